@@ -1,0 +1,107 @@
+"""Settings from environment variables (prefix `HOLLYWOOD_GIN_`), with defaults.
+
+A bad value stops start-up with a message naming the variable, never a
+traceback deep inside the app.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ENV_PREFIX = "HOLLYWOOD_GIN_"
+REPO_ROOT = Path(__file__).resolve().parent.parent
+
+
+class SettingsError(ValueError):
+    """A setting from the environment could not be used."""
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    data_file: Path = Path("./data/tables.sqlite3")
+    # The public base URL (e.g. https://gin.example.org); otherwise from the request.
+    public_url: str | None = None
+    # Extra origins allowed to open WebSockets, besides the host's own.
+    allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # Tables idle longer than this are removed from memory and disk.
+    table_expiry_days: float = Field(default=30.0, gt=0)
+    # Limits: each answered with its error code (PROTOCOL.md).
+    ws_max_message_bytes: int = Field(default=4096, ge=256)
+    ws_messages_per_second: float = Field(default=10.0, gt=0)
+    ws_burst: int = Field(default=30, ge=1)
+    max_tabs_per_seat: int = Field(default=5, ge=1)
+    max_spectators: int = Field(default=20, ge=0)
+    tables_per_hour_per_address: int = Field(default=60, ge=1)
+    # Honour X-Forwarded-For / X-Forwarded-Proto from these proxy addresses.
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Test hooks (a chosen deck order); never on in production.
+    test_hooks: bool = False
+    commit: str | None = None
+
+    @field_validator("allowed_origins", "trusted_proxies", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        """Read the environment; raise SettingsError naming each bad variable."""
+        env = dict(os.environ if environ is None else environ)
+        values = {
+            key[len(ENV_PREFIX) :].lower(): value
+            for key, value in env.items()
+            if key.startswith(ENV_PREFIX)
+        }
+        try:
+            # Values passed explicitly, so a test's dict never mixes with os.environ.
+            return cls.model_validate(values) if environ is not None else cls()
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                field = str(err["loc"][0]) if err["loc"] else "?"
+                problems.append(f"{ENV_PREFIX}{field.upper()}: {err['msg']}")
+            raise SettingsError("bad setting: " + "; ".join(problems)) from None
+
+    @property
+    def table_expiry_seconds(self) -> float:
+        return self.table_expiry_days * 86400.0
+
+
+def read_commit(settings: Settings) -> str | None:
+    """The short commit: the setting, else git, else None."""
+    if settings.commit:
+        return settings.commit[:12]
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit or None

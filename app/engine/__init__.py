@@ -1,0 +1,1 @@
+"""The rules engine: pure Gin Rummy, no I/O, no asyncio, no web imports."""

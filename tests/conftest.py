@@ -1,0 +1,64 @@
+"""Shared test helpers: a free loopback port and a real `python -m app` server."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import httpx
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def running_server(
+    data_file: Path, port: int | None = None, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start `python -m app` on a loopback port; yield (base_url, process)."""
+    port = port or free_port()
+    full_env = dict(os.environ)
+    full_env.update(
+        {
+            "HOLLYWOOD_GIN_HOST": "127.0.0.1",
+            "HOLLYWOOD_GIN_PORT": str(port),
+            "HOLLYWOOD_GIN_DATA_FILE": str(data_file),
+            "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
+        }
+    )
+    full_env.update(env or {})
+    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=REPO, env=full_env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 30
+        while True:
+            if proc.poll() is not None:
+                raise RuntimeError(f"server exited with {proc.returncode}")
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError("server did not answer /healthz within 30 s")
+            time.sleep(0.1)
+        yield base, proc
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()

@@ -1,0 +1,51 @@
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from app import __version__
+from app.config import Settings
+from app.main import create_app
+from tests.conftest import REPO, running_server
+
+
+@pytest.mark.anyio
+async def test_healthz_through_asgi(tmp_path: Path) -> None:
+    app = create_app(Settings(data_file=tmp_path / "t.sqlite3", commit="abc1234"))
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        r = await client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json() == {"ok": True, "version": __version__, "commit": "abc1234"}
+    assert r.headers["x-content-type-options"] == "nosniff"
+    assert r.headers["referrer-policy"] == "no-referrer"
+    assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+
+
+def test_real_server_answers_healthz(tmp_path: Path) -> None:
+    with running_server(tmp_path / "t.sqlite3") as (base, _proc):
+        r = httpx.get(base + "/healthz", timeout=5)
+    assert r.status_code == 200
+    assert r.json()["ok"] is True
+    assert r.json()["version"] == __version__
+
+
+def test_bad_setting_stops_start_up_with_a_clear_message() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "app"],
+        cwd=REPO,
+        env={"HOLLYWOOD_GIN_PORT": "not-a-port", "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2
+    assert "HOLLYWOOD_GIN_PORT" in out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
