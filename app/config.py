@@ -44,6 +44,8 @@ class Settings(BaseSettings):
     tables_per_hour_per_address: int = Field(default=60, ge=1)
     # Honour X-Forwarded-For / X-Forwarded-Proto from these proxy addresses.
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # The computer opponent waits this long before each move, so a person can follow.
+    bot_delay_seconds: float = Field(default=0.8, ge=0)
     # Test hooks (a chosen deck order); never on in production.
     test_hooks: bool = False
     commit: str | None = None
