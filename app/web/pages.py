@@ -1,0 +1,220 @@
+"""HTML pages: home, rules, variants, the table page shell, the 404 page.
+
+Every content page exists once per language at `/{lang}/...`; a path without a
+language redirects by cookie, then `Accept-Language`, then English. The table
+page keeps the table's URL and takes its language from `?lang=`, the cookie or
+the header. No game data is rendered here beyond a table's public facts: the
+page script gets everything else over the WebSocket.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import segno
+from fastapi import FastAPI, Request, Response
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.staticfiles import StaticFiles
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from markupsafe import Markup
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.middleware.gzip import GZipMiddleware
+
+from app.config import REPO_ROOT, Settings
+from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, Catalogs, negotiate
+
+TEMPLATES_DIR = REPO_ROOT / "templates"
+STATIC_DIR = REPO_ROOT / "static"
+LANG_COOKIE = "gin_lang"
+LANG_COOKIE_MAX_AGE = 365 * 86400
+VARIANTS = ("hollywood", "straight", "oklahoma")
+# Content pages: path after `/{lang}/` -> template.
+PAGES: dict[str, str] = {
+    "": "home.html",
+    "rules": "rules.html",
+    **{f"variants/{v}": f"variant_{v}.html" for v in VARIANTS},
+}
+# Paths that answer JSON, never the HTML 404 page.
+MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
+
+
+def make_environment(catalogs: Catalogs, lang: str) -> Environment:
+    """One Jinja2 environment per language, its gettext installed once."""
+    env = Environment(
+        loader=FileSystemLoader(TEMPLATES_DIR),
+        autoescape=select_autoescape(["html"]),
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.policies["ext.i18n.trimmed"] = True
+    env.install_gettext_translations(catalogs.translations(lang), newstyle=True)  # type: ignore[attr-defined]
+    return env
+
+
+class Site:
+    """Renders pages; hangs off `app.state.site`."""
+
+    def __init__(self, settings: Settings, version: str, commit: str | None) -> None:
+        self.settings = settings
+        self.version = version
+        self.commit = commit
+        self.catalogs = Catalogs()
+        self.environments = {lang: make_environment(self.catalogs, lang) for lang in LANGUAGES}
+
+    def base_url(self, request: Request) -> str:
+        return self.settings.public_url or str(request.base_url).rstrip("/")
+
+    def request_language(self, request: Request) -> str:
+        """`?lang=`, else the cookie, else `Accept-Language`, else English."""
+        asked = request.query_params.get("lang")
+        if asked in LANGUAGES:
+            return str(asked)
+        cookie = request.cookies.get(LANG_COOKIE)
+        if cookie in LANGUAGES:
+            return str(cookie)
+        return negotiate(request.headers.get("accept-language")) or DEFAULT_LANGUAGE
+
+    def render(
+        self,
+        request: Request,
+        lang: str,
+        template: str,
+        *,
+        page_path: Callable[[str], str],
+        status_code: int = 200,
+        **context: Any,
+    ) -> HTMLResponse:
+        base = self.base_url(request)
+        env = self.environments[lang]
+        html = env.get_template(template).render(
+            lang=lang,
+            languages=[(code, LANGUAGE_NAMES[code]) for code in LANGUAGES],
+            page_path=page_path,
+            base_url=base,
+            version=self.version,
+            commit=self.commit,
+            **context,
+        )
+        response = HTMLResponse(html, status_code=status_code)
+        response.headers["Content-Language"] = lang
+        response.headers["Cache-Control"] = "no-store" if template == "table.html" else "no-cache"
+        # Remember the language the player reads, for paths without one.
+        response.set_cookie(
+            LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, path="/", samesite="lax"
+        )
+        return response
+
+    def not_found(self, request: Request) -> HTMLResponse:
+        first = request.url.path.strip("/").split("/")[0]
+        lang = first if first in LANGUAGES else self.request_language(request)
+        return self.render(
+            request,
+            lang,
+            "404.html",
+            page_path=lambda code: f"/{code}/",
+            status_code=404,
+        )
+
+
+def qr_svg(text: str, title: str) -> Markup:
+    """The link as an SVG QR code, drawn here so no image comes from elsewhere."""
+    svg = segno.make(text, error="m").svg_inline(
+        scale=4, border=2, dark="#000", light="#fff", title=title, svgclass="qr"
+    )
+    return Markup(svg)
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Mount `/static`, add the page routes and the HTML 404 page."""
+    site = Site(settings, str(app.state.version), app.state.commit)
+    app.state.site = site
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Pages and scripts are text: compressed they are a fraction of the bytes.
+    app.add_middleware(GZipMiddleware, minimum_size=512)
+
+    def add_content_page(lang: str, path: str, template: str) -> None:
+        def page_path(code: str) -> str:
+            return f"/{code}/{path}"
+
+        async def content_page(request: Request) -> HTMLResponse:
+            return site.render(request, lang, template, page_path=page_path, page=path)
+
+        app.add_api_route(f"/{lang}/{path}", content_page, methods=["GET"], include_in_schema=False)
+
+    for lang in LANGUAGES:
+        for path, template in PAGES.items():
+            add_content_page(lang, path, template)
+
+    def redirect_to_language(path: str) -> Callable[[Request], Awaitable[Response]]:
+        async def redirect(request: Request) -> Response:
+            lang = site.request_language(request)
+            return RedirectResponse(f"/{lang}/{path}", status_code=302)
+
+        return redirect
+
+    for path in PAGES:
+        app.add_api_route(
+            f"/{path}", redirect_to_language(path), methods=["GET"], include_in_schema=False
+        )
+    for lang in LANGUAGES:
+        app.add_api_route(
+            f"/{lang}",
+            redirect_to_language(""),
+            methods=["GET"],
+            include_in_schema=False,
+        )
+
+    @app.get("/t/{table_id}", include_in_schema=False)
+    async def table_page(request: Request, table_id: str) -> Response:
+        registry: Any = getattr(request.app.state, "registry", None)
+        table = await _maybe_await(registry.get(table_id)) if registry is not None else None
+        if registry is None or table is None:
+            return site.not_found(request)
+        lang = site.request_language(request)
+        public: dict[str, Any] = dict(table.public()) if hasattr(table, "public") else {}
+        base = site.base_url(request)
+        share_url = f"{base}/t/{table_id}"
+        seat_url = None
+        token = request.cookies.get(f"gin_seat_{table_id}")
+        if token:
+            seat = await _maybe_await(registry.seat_for_token(table_id, token))
+            if seat is not None:
+                seat_url = f"{base}/t/{table_id}/seat/{token}"
+        config = {
+            "table_id": table_id,
+            "ws": f"/ws/tables/{table_id}",
+            "api": f"/api/tables/{table_id}",
+            "share_url": share_url,
+        }
+        return site.render(
+            request,
+            lang,
+            "table.html",
+            page_path=lambda code: f"/t/{table_id}?lang={code}",
+            page="table",
+            table_id=table_id,
+            public=public,
+            players=[p for p in public.get("players", []) if isinstance(p, dict)],
+            share_url=share_url,
+            seat_url=seat_url,
+            qr=qr_svg(share_url, site.catalogs.gettext(lang, "QR code of the table link")),
+            client_strings=site.catalogs.client_strings(lang),
+            config=config,
+        )
+
+    async def pages_not_found(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        path = request.url.path
+        if exc.status_code != 404 or path.startswith(MACHINE_PREFIXES):
+            return await http_exception_handler(request, exc)
+        return site.not_found(request)
+
+    app.add_exception_handler(StarletteHTTPException, pages_not_found)
