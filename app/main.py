@@ -10,7 +10,7 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.config import Settings, read_commit
-from app.web import security
+from app.web import pages, security
 
 log = logging.getLogger("hollywood_gin")
 
@@ -36,6 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.version = __version__
     app.state.commit = commit
     security.install(app, settings)
+    pages.install(app, settings)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, object]:
