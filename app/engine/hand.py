@@ -1,0 +1,436 @@
+"""One hand of Gin Rummy as a state machine (RULES.md §4–§6).
+
+Deal from a deck order, the upcard offer, draw and discard turns, knock and
+gin with lay-offs, the end of the stock. A move is checked in full by
+`Hand.validate` (which raises a `RuleError` and changes nothing) and only then
+carried out by `Hand.commit`, so a refused move never leaves a half-done state.
+
+Glossary: the *stock* is the face-down pile; the *discard pile* is the
+face-up one, its first card the *upcard*; *deadwood* is the value of the
+cards in no meld; the *knock limit* is the most deadwood a knock may leave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from app.engine.cards import Card, format_cards, mask_of, parse_cards
+from app.engine.errors import BadAction, IllegalAction, NotYourTurn
+from app.engine.melds import arrange, discard_deadwoods, is_meld, lay_off
+from app.engine.scoring import HandKind, score_hand
+
+Rules = Literal["standard", "straight", "oklahoma"]
+Phase = Literal["upcard_offer", "draw", "discard", "over"]
+
+HAND_SIZE = 10
+DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
+UPCARD_POSITION = DEAL_SIZE  # card 20
+WALL = 2  # game/hollywood: the last two stock cards are never drawn
+
+PLAY_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
+MATCH_KINDS = ("next_hand", "new_match")
+_FIELDS: dict[str, frozenset[str]] = {
+    **{k: frozenset() for k in ("take_upcard", "pass", "draw_stock", "draw_discard")},
+    **{k: frozenset() for k in MATCH_KINDS},
+    "discard": frozenset({"card"}),
+    # `deadwood` is what `legal` shows for display; sent back, it is ignored.
+    "knock": frozenset({"discard", "melds", "deadwood"}),
+}
+_REQUIRED: dict[str, frozenset[str]] = {
+    "discard": frozenset({"card"}),
+    "knock": frozenset({"discard"}),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Action:
+    """A parsed wire action. `card` is the discard of `discard` and of `knock`."""
+
+    kind: str
+    card: Card | None = None
+    melds: tuple[tuple[Card, ...], ...] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        """The normalised wire form (what the log and hand records keep)."""
+        out: dict[str, Any] = {"kind": self.kind}
+        if self.kind == "discard":
+            out["card"] = str(self.card)
+        elif self.kind == "knock":
+            out["discard"] = str(self.card)
+            if self.melds is not None:
+                out["melds"] = [format_cards(m) for m in self.melds]
+        return out
+
+
+def parse_action(action: object) -> Action:
+    """Check the shape of a wire action.
+
+    :raises BadAction: not a mapping, unknown kind, missing or extra fields.
+    :raises BadCard: a card field that is not card notation.
+    """
+    if not isinstance(action, Mapping):
+        raise BadAction("an action is an object with a `kind`")
+    kind = action.get("kind")
+    if not isinstance(kind, str) or kind not in _FIELDS:
+        raise BadAction(f"unknown action kind: {str(kind)[:20]!r}")
+    keys = set(action) - {"kind"}
+    extra = keys - _FIELDS[kind]
+    if extra:
+        raise BadAction(f"{kind} takes no field {sorted(map(str, extra))[0][:20]!r}")
+    missing = _REQUIRED.get(kind, frozenset()) - keys
+    if missing:
+        raise BadAction(f"{kind} needs `{sorted(missing)[0]}`")
+    if kind == "discard":
+        return Action(kind, Card.parse(action["card"]))
+    if kind == "knock":
+        melds = action.get("melds")
+        parsed: tuple[tuple[Card, ...], ...] | None = None
+        if melds is not None:
+            if not isinstance(melds, list | tuple) or not all(
+                isinstance(m, list | tuple) for m in melds
+            ):
+                raise BadAction("`melds` is a list of card lists")
+            parsed = tuple(tuple(parse_cards(m)) for m in melds)
+        return Action(kind, Card.parse(action["discard"]), parsed)
+    return Action(kind)
+
+
+def knock_limit(rules: str, upcard: Card) -> int:
+    """Most deadwood a knock may leave: standard 10, straight 0 (gin only),
+    oklahoma the first upcard's value, except an ace, which means gin only."""
+    if rules == "standard":
+        return 10
+    if rules == "straight":
+        return 0
+    return 0 if upcard.rank == 1 else upcard.value
+
+
+def deck_commitment(deck: Sequence[Card], salt: str) -> str:
+    """Hex SHA-256 of `salt + ":" + ",".join(deck)` (PROTOCOL.md)."""
+    text = salt + ":" + ",".join(str(c) for c in deck)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """A seat's ten cards as laid out at the end of a hand."""
+
+    melds: list[list[Card]]
+    deadwood: list[Card]
+    deadwood_value: int
+    layoffs: list[tuple[Card, int]] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "melds": [format_cards(m) for m in self.melds],
+            "deadwood": format_cards(self.deadwood),
+            "deadwood_value": self.deadwood_value,
+            "layoffs": [{"card": str(c), "meld": i} for c, i in self.layoffs],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    kind: HandKind
+    knocker: int | None
+    winner: int | None
+    points: int
+    seats: tuple[SeatResult, SeatResult]
+    knock_discard: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A validated move, ready to commit (a knock carries its computed result)."""
+
+    seat: int
+    action: Action
+    result: HandResult | None = None
+
+
+def _laid_out(cards: Sequence[Card]) -> SeatResult:
+    melds, dead = arrange(cards)
+    return SeatResult(melds, sorted(dead), sum(c.value for c in dead))
+
+
+class Hand:
+    """One hand, from the deal to its result.
+
+    `cards[seat]` is that seat's hand in the order the seat arranged it (a
+    drawn card goes to the end). `stock[-1]` is the top of the stock and
+    `discard[-1]` the top of the discard pile.
+    """
+
+    def __init__(
+        self,
+        *,
+        number: int,
+        dealer: int,
+        deck: Sequence[Card],
+        salt: str,
+        rules: str,
+        wall: bool,
+    ) -> None:
+        if len(deck) != 52 or len(set(deck)) != 52:
+            raise BadAction("a deck order is the 52 cards, each once")
+        self.number = number
+        self.dealer = dealer
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.salt = salt
+        self.rules = rules
+        self.wall = wall
+        non_dealer = 1 - dealer
+        self.cards: list[list[Card]] = [[], []]
+        # Cards 0-19 alternate, the non-dealer taking the even positions.
+        self.cards[non_dealer] = list(deck[0:DEAL_SIZE:2])
+        self.cards[dealer] = list(deck[1:DEAL_SIZE:2])
+        upcard = deck[UPCARD_POSITION]
+        self.discard: list[Card] = [upcard]
+        self.stock: list[Card] = list(reversed(deck[UPCARD_POSITION + 1 :]))
+        self.knock_limit = knock_limit(rules, upcard)
+        self.commitment = deck_commitment(deck, salt)
+        self.turn: int | None = non_dealer
+        self.phase: Phase = "upcard_offer"
+        self.must_draw_stock = False  # both passed the upcard: the first draw is from the stock
+        self.taken_from_discard: Card | None = None  # may not be discarded this turn
+        self.last_action: dict[str, Any] | None = None
+        self.result: HandResult | None = None
+        self.actions: list[dict[str, Any]] = []
+        self.reshuffles: list[dict[str, Any]] = []
+        self._discard_deadwoods: dict[int, dict[Card, int]] = {}
+
+    # -- queries ---------------------------------------------------------
+
+    @property
+    def non_dealer(self) -> int:
+        return 1 - self.dealer
+
+    def discard_deadwoods(self, seat: int) -> dict[Card, int]:
+        """For each card of an 11-card hand, the deadwood left after discarding it.
+
+        Cached by the hand's card mask for the life of this hand, so `legal`
+        and `view` for every connection cost one solve per change, not one each.
+        """
+        mask = mask_of(self.cards[seat])
+        known = self._discard_deadwoods.get(mask)
+        if known is None:
+            known = discard_deadwoods(self.cards[seat])
+            self._discard_deadwoods[mask] = known
+        return known
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        """The play actions open to `seat` now, each as it would be sent."""
+        if self.phase == "over" or seat != self.turn:
+            return []
+        if self.phase == "upcard_offer":
+            return [{"kind": "take_upcard"}, {"kind": "pass"}]
+        if self.phase == "draw":
+            out: list[dict[str, Any]] = [{"kind": "draw_stock"}]
+            if not self.must_draw_stock and self.discard:
+                out.append({"kind": "draw_discard"})
+            return out
+        allowed = [c for c in self.cards[seat] if c != self.taken_from_discard]
+        out = [{"kind": "discard", "card": str(c)} for c in allowed]
+        left = self.discard_deadwoods(seat)
+        out += [
+            {"kind": "knock", "discard": str(c), "deadwood": left[c]}
+            for c in allowed
+            if left[c] <= self.knock_limit
+        ]
+        return out
+
+    def needs_reshuffle(self, plan: Plan) -> bool:
+        """`hand` scoring: a draw from an empty stock first turns the discard
+        pile (all but its top card) into a new stock."""
+        return plan.action.kind == "draw_stock" and not self.stock
+
+    def all_cards(self) -> list[Card]:
+        """Every card of the deck, wherever it is now (for checks)."""
+        out = [*self.cards[0], *self.cards[1], *self.stock, *self.discard]
+        if self.result is not None and self.result.knock_discard is not None:
+            out.append(self.result.knock_discard)
+        return out
+
+    # -- moves -------------------------------------------------------------
+
+    def validate(self, seat: int, action: Action) -> Plan:
+        """Check a play action completely; change nothing.
+
+        :raises IllegalAction: the hand is over, or the move is not open now.
+        :raises NotYourTurn: a play action by the seat whose turn it is not.
+        """
+        if self.phase == "over":
+            raise IllegalAction("the hand is over")
+        if action.kind not in PLAY_KINDS:
+            raise IllegalAction(f"{action.kind} is not open while a hand is played")
+        if seat != self.turn:
+            raise NotYourTurn("it is the other player's turn")
+        kind = action.kind
+        if self.phase == "upcard_offer":
+            if kind not in ("take_upcard", "pass"):
+                raise IllegalAction("first take the upcard or pass")
+            return Plan(seat, action)
+        if self.phase == "draw":
+            if kind == "draw_stock":
+                return Plan(seat, action)
+            if kind == "draw_discard":
+                if self.must_draw_stock:
+                    raise IllegalAction("both passed the upcard: draw from the stock")
+                if not self.discard:
+                    raise IllegalAction("the discard pile is empty")
+                return Plan(seat, action)
+            raise IllegalAction("draw first, from the stock or the discard pile")
+        # phase == "discard"
+        if kind not in ("discard", "knock"):
+            raise IllegalAction("discard or knock now")
+        card = action.card
+        assert card is not None  # parse_action guarantees it for both kinds
+        if card not in self.cards[seat]:
+            raise IllegalAction(f"{card} is not in your hand")
+        if card == self.taken_from_discard:
+            raise IllegalAction(f"{card} was just taken from the discard pile")
+        if kind == "discard":
+            return Plan(seat, action)
+        return Plan(seat, action, self._knock_result(seat, card, action.melds))
+
+    def _knock_result(
+        self, seat: int, discard: Card, named: tuple[tuple[Card, ...], ...] | None
+    ) -> HandResult:
+        ten = [c for c in self.cards[seat] if c != discard]
+        if named is None:
+            knocker = _laid_out(ten)
+        else:
+            used: set[Card] = set()
+            for meld in named:
+                if not is_meld(meld):
+                    raise IllegalAction(f"not a meld: {' '.join(map(str, meld))}")
+                for c in meld:
+                    if c not in ten:
+                        raise IllegalAction(f"{c} is not among your ten cards")
+                    if c in used:
+                        raise IllegalAction(f"{c} is in two melds")
+                    used.add(c)
+            dead = sorted(c for c in ten if c not in used)
+            knocker = SeatResult([sorted(m) for m in named], dead, sum(c.value for c in dead))
+        k = knocker.deadwood_value
+        if k > self.knock_limit:
+            raise IllegalAction(f"deadwood {k} is over the knock limit {self.knock_limit}")
+        other = 1 - seat
+        if k == 0:
+            # After gin the defender may not lay off.
+            defender = _laid_out(self.cards[other])
+        else:
+            lo = lay_off(knocker.melds, self.cards[other])
+            defender = SeatResult(
+                [sorted(m) for m in lo.melds], sorted(lo.deadwood), lo.deadwood_value, lo.layoffs
+            )
+        score = score_hand(k, defender.deadwood_value)
+        seats = (knocker, defender) if seat == 0 else (defender, knocker)
+        winner = seat if score.knocker_wins else other
+        return HandResult(score.kind, seat, winner, score.points, seats, discard)
+
+    def reshuffle(self, order: Sequence[Card]) -> dict[str, Any]:
+        """Turn the discard pile, except its top card, into a new stock.
+
+        `order` is the new stock, top card first (a shuffle chosen by the
+        caller, so the log can record it and a replay repeat it).
+        """
+        if self.stock:
+            raise IllegalAction("the stock is not empty")
+        under = self.discard[:-1]
+        if len(order) != len(under) or set(order) != set(under):
+            raise BadAction("a reshuffle is a permutation of the discard pile under its top")
+        self.stock = list(reversed(order))
+        self.discard = self.discard[-1:]
+        record = {"after": len(self.actions), "stock": format_cards(order)}
+        self.reshuffles.append(record)
+        return record
+
+    def commit(self, plan: Plan) -> None:
+        """Carry out a move that `validate` accepted."""
+        seat, action = plan.seat, plan.action
+        kind = action.kind
+        hand = self.cards[seat]
+        self.actions.append({"seat": seat, "action": action.to_dict()})
+        last: dict[str, Any] = {"seat": seat, "kind": kind}
+        if kind == "take_upcard":
+            card = self.discard.pop()
+            hand.append(card)
+            self.taken_from_discard = card
+            self.phase = "discard"
+            last["card"] = str(card)
+        elif kind == "pass":
+            if seat == self.non_dealer:
+                self.turn = self.dealer
+            else:
+                self.turn = self.non_dealer
+                self.phase = "draw"
+                self.must_draw_stock = True
+        elif kind == "draw_stock":
+            hand.append(self.stock.pop())  # the card stays out of `last`: it is private
+            self.phase = "discard"
+        elif kind == "draw_discard":
+            card = self.discard.pop()
+            hand.append(card)
+            self.taken_from_discard = card
+            self.phase = "discard"
+            last["card"] = str(card)
+        elif kind == "discard":
+            assert action.card is not None
+            hand.remove(action.card)
+            self.discard.append(action.card)
+            last["card"] = str(action.card)
+            self._end_turn()
+            if self.wall and len(self.stock) == WALL:
+                self._end_as_draw()
+        else:  # knock
+            assert action.card is not None and plan.result is not None
+            hand.remove(action.card)
+            self.result = plan.result
+            self.phase = "over"
+            self.turn = None
+        self.last_action = last
+
+    def _end_turn(self) -> None:
+        assert self.turn is not None
+        self.turn = 1 - self.turn
+        self.phase = "draw"
+        self.must_draw_stock = False
+        self.taken_from_discard = None
+
+    def _end_as_draw(self) -> None:
+        seats = (_laid_out(self.cards[0]), _laid_out(self.cards[1]))
+        self.result = HandResult("draw", None, None, 0, seats)
+        self.phase = "over"
+        self.turn = None
+
+    def arrange(self, seat: int, cards: Sequence[object]) -> None:
+        """Store the order the seat keeps its cards in.
+
+        :raises BadAction: not a permutation of the seat's cards.
+        """
+        if not isinstance(cards, list | tuple):
+            raise BadAction("`cards` is a list of cards")
+        order = parse_cards(cards)
+        if len(order) != len(self.cards[seat]) or set(order) != set(self.cards[seat]):
+            raise BadAction("arrange takes exactly the cards in your hand")
+        self.cards[seat] = order
+
+    # -- output ------------------------------------------------------------
+
+    def result_dict(self) -> dict[str, Any] | None:
+        r = self.result
+        if r is None:
+            return None
+        return {
+            "kind": r.kind,
+            "knocker": r.knocker,
+            "winner": r.winner,
+            "points": r.points,
+            "seats": [s.to_dict() for s in r.seats],
+            "knock_discard": None if r.knock_discard is None else str(r.knock_discard),
+            "deck_reveal": {"deck": format_cards(self.deck), "salt": self.salt},
+        }

@@ -1,0 +1,367 @@
+"""A table's match: options, hands in sequence, who deals, the sheet, `view(seat)`.
+
+`Match` is the engine's one stateful object. The tables layer creates it,
+calls `start()` once both seats are taken, then `apply(seat, action)` for
+every move and `view(seat)` for every connection. `view` is the only place
+where hidden information is decided.
+
+Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
+reshuffle) comes from the injected `rng` and is written to `log`, so
+`Match.replay(options, log)` rebuilds the same state without it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import deque
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from app.engine.cards import Card, full_deck, parse_cards
+from app.engine.errors import BadAction, IllegalAction, NotSeated, StaleVersion
+from app.engine.hand import Hand, parse_action
+from app.engine.scoring import Sheet
+
+Status = Literal["waiting", "playing", "hand_over", "match_over"]
+RULES = ("standard", "straight", "oklahoma")
+SCORINGS = ("hand", "game", "hollywood")
+TARGETS = (100, 250)
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The table choices of RULES.md §3 (defaults: standard, hand, 100)."""
+
+    rules: str = "standard"
+    scoring: str = "hand"
+    target: int = 100
+
+    def __post_init__(self) -> None:
+        if self.rules not in RULES:
+            raise BadAction(f"rules is one of {', '.join(RULES)}")
+        if self.scoring not in SCORINGS:
+            raise BadAction(f"scoring is one of {', '.join(SCORINGS)}")
+        if isinstance(self.target, bool) or self.target not in TARGETS:
+            raise BadAction("target is 100 or 250")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> Options:
+        """Options from `{"rules", "scoring", "target"}`; missing keys take the defaults.
+
+        :raises BadAction: an unknown key or a value outside RULES.md §3.
+        """
+        extra = set(d) - {"rules", "scoring", "target"}
+        if extra:
+            raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
+        rules = d.get("rules", "standard")
+        scoring = d.get("scoring", "hand")
+        target = d.get("target", 100)
+        if not isinstance(rules, str) or not isinstance(scoring, str):
+            raise BadAction("rules and scoring are strings")
+        if not isinstance(target, int):
+            raise BadAction("target is 100 or 250")
+        return cls(rules, scoring, target)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+
+
+def _check_seat(seat: object) -> int:
+    if isinstance(seat, bool) or seat not in (0, 1):
+        raise NotSeated("a seat is 0 or 1")
+    return 0 if seat == 0 else 1
+
+
+class Match:
+    """A match at one table: hands dealt in turn, scored on one sheet.
+
+    Statuses: `waiting` (before `start`), `playing`, `hand_over` (both seats
+    send `next_hand`; the second one deals) and `match_over` (both send
+    `new_match`: a fresh sheet, the last hand's winner deals).
+    """
+
+    def __init__(
+        self,
+        options: Options,
+        rng: random.Random | None = None,
+        deck_orders: Iterable[Sequence[Card | str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> None:
+        self.options = options
+        self._rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self._deck_orders: Iterator[Sequence[Card | str]] | None = (
+            iter(deck_orders) if deck_orders is not None else None
+        )
+        self._first_dealer = None if first_dealer is None else _check_seat(first_dealer)
+        self.version = 0
+        self.status: Status = "waiting"
+        self.hand: Hand | None = None
+        self.hand_games: list[int] = []  # sheet games the last result went into
+        self.sheet = Sheet(options.scoring, options.target)
+        self.ready = [False, False]
+        self.log: list[dict[str, Any]] = []
+        self._hands_dealt = 0
+        self._next_dealer: int | None = None
+        self._records: dict[int, dict[str, Any]] = {}
+        # Set only while `replay` runs: recorded deals and reshuffles, used
+        # instead of the rng.
+        self._replay_deals: deque[Mapping[str, Any]] | None = None
+        self._replay_reshuffles: deque[Mapping[str, Any]] | None = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> None:
+        """Both seats are taken: choose the first dealer and deal hand 1.
+
+        :raises IllegalAction: the match has already started.
+        """
+        if self.status != "waiting":
+            raise IllegalAction("the match has already started")
+        if self._replay_deals is not None:
+            dealer = _check_seat(self._replay_deals[0]["dealer"]) if self._replay_deals else 0
+        elif self._first_dealer is not None:
+            dealer = self._first_dealer
+        else:
+            dealer = self._rng.randrange(2)
+        self.log.append({"event": "start"})
+        self._deal(dealer)
+        self.version += 1
+
+    def _new_deck(self) -> list[Card]:
+        if self._deck_orders is not None:
+            order = next(self._deck_orders, None)
+            if order is not None:
+                return [c if isinstance(c, Card) else Card.parse(c) for c in order]
+            self._deck_orders = None  # used up: shuffle from now on
+        deck = full_deck()
+        self._rng.shuffle(deck)
+        return deck
+
+    def _deal(self, dealer: int) -> None:
+        number = self._hands_dealt + 1
+        if self._replay_deals is not None:
+            if not self._replay_deals:
+                raise BadAction("the log ends before this deal")
+            event = self._replay_deals.popleft()
+            if event.get("hand") != number or event.get("dealer") != dealer:
+                raise BadAction(f"the log's deal {number} does not follow from its actions")
+            deck = parse_cards(event["deck"])
+            salt = str(event["salt"])
+        else:
+            deck = self._new_deck()
+            salt = f"{self._rng.getrandbits(128):032x}"
+        hand = Hand(
+            number=number,
+            dealer=dealer,
+            deck=deck,
+            salt=salt,
+            rules=self.options.rules,
+            wall=self.options.scoring != "hand",
+        )
+        self._hands_dealt = number
+        self.hand = hand
+        self.hand_games = []
+        self.status = "playing"
+        self.ready = [False, False]
+        self.log.append(
+            {
+                "event": "deal",
+                "hand": number,
+                "dealer": dealer,
+                "deck": [str(c) for c in deck],
+                "salt": salt,
+            }
+        )
+
+    def apply(self, seat: int, action: Mapping[str, object], version: int | None = None) -> None:
+        """Apply one wire action for `seat`; on success `version` goes up by one.
+
+        :raises StaleVersion: `version` is given and is not the current one
+            (checked before anything else).
+        :raises NotSeated: `seat` is not 0 or 1.
+        :raises BadAction: the action's shape is wrong (`BadCard` for notation).
+        :raises NotYourTurn: a play action out of turn.
+        :raises IllegalAction: well formed, but not open now.
+        """
+        if version is not None and version != self.version:
+            raise StaleVersion(f"the state is at version {self.version}, not {version}")
+        seat = _check_seat(seat)
+        act = parse_action(action)
+        if act.kind in ("next_hand", "new_match"):
+            wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
+            if act.kind != wanted:
+                raise IllegalAction(f"{act.kind} is not open now")
+            if self.ready[seat]:
+                raise IllegalAction(f"you have already sent {act.kind}; waiting for the other")
+            self.log.append({"event": "action", "seat": seat, "action": act.to_dict()})
+            self.ready[seat] = True
+            if all(self.ready):
+                if act.kind == "new_match":
+                    self.sheet = Sheet(self.options.scoring, self.options.target)
+                assert self._next_dealer is not None
+                self._deal(self._next_dealer)
+            self.version += 1
+            return
+        if self.status != "playing" or self.hand is None:
+            raise IllegalAction("no hand is being played")
+        hand = self.hand
+        plan = hand.validate(seat, act)
+        if hand.needs_reshuffle(plan):
+            self._reshuffle(hand)
+        self.log.append({"event": "action", "seat": seat, "action": act.to_dict()})
+        hand.commit(plan)
+        self.version += 1
+        if hand.phase == "over":
+            self._end_hand(hand)
+
+    def _reshuffle(self, hand: Hand) -> None:
+        if self._replay_reshuffles is not None:
+            if not self._replay_reshuffles:
+                raise BadAction("the log lacks a reshuffle here")
+            event = self._replay_reshuffles.popleft()
+            order = parse_cards(event["stock"])
+        else:
+            order = hand.discard[:-1]
+            self._rng.shuffle(order)
+        record = hand.reshuffle(order)
+        self.log.append({"event": "reshuffle", "hand": hand.number, **record})
+
+    def _end_hand(self, hand: Hand) -> None:
+        result = hand.result
+        assert result is not None
+        if result.winner is None:
+            self.hand_games = []
+            self._next_dealer = hand.dealer  # a drawn hand: the same dealer again
+        else:
+            self.hand_games = self.sheet.record(result.winner, result.points)
+            self._next_dealer = result.winner  # the winner deals next
+        self.status = "match_over" if self.sheet.match_over else "hand_over"
+        self.ready = [False, False]
+        self._records[hand.number] = {
+            "options": self.options.to_dict(),
+            "number": hand.number,
+            "dealer": hand.dealer,
+            "deck": [str(c) for c in hand.deck],
+            "salt": hand.salt,
+            "actions": [dict(a, action=dict(a["action"])) for a in hand.actions],
+            "reshuffles": [dict(r) for r in hand.reshuffles],
+            "result": self._result_dict(hand),
+        }
+
+    def arrange(self, seat: int, cards: Sequence[object]) -> None:
+        """Keep `seat`'s cards in this order. Not an action: `version` stays.
+
+        :raises BadAction: no hand yet, or not a permutation of the seat's cards.
+        """
+        seat = _check_seat(seat)
+        if self.hand is None:
+            raise BadAction("no cards have been dealt yet")
+        self.hand.arrange(seat, cards)
+        self.log.append({"event": "arrange", "seat": seat, "cards": [str(c) for c in cards]})
+
+    # -- queries -----------------------------------------------------------
+
+    def legal(self, seat: int) -> list[dict[str, Any]]:
+        """Exactly the actions open to `seat` now, each as it would be sent."""
+        seat = _check_seat(seat)
+        if self.status == "playing" and self.hand is not None:
+            return self.hand.legal(seat)
+        if self.status == "hand_over" and not self.ready[seat]:
+            return [{"kind": "next_hand"}]
+        if self.status == "match_over" and not self.ready[seat]:
+            return [{"kind": "new_match"}]
+        return []
+
+    def _result_dict(self, hand: Hand) -> dict[str, Any] | None:
+        out = hand.result_dict()
+        if out is not None:
+            out["games"] = list(self.hand_games) if hand is self.hand else []
+        return out
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """The `state` body of PROTOCOL.md for `seat` (None: a spectator).
+
+        Never contains the other seat's cards before the result, any stock
+        card, or the card the other seat drew from the stock.
+        """
+        if seat is not None:
+            seat = _check_seat(seat)
+        out: dict[str, Any] = {
+            "version": self.version,
+            "you": seat,
+            "table": {**self.options.to_dict(), "status": self.status},
+        }
+        hand = self.hand
+        if hand is not None:
+            h: dict[str, Any] = {
+                "number": hand.number,
+                "dealer": hand.dealer,
+                "turn": hand.turn,
+                "phase": hand.phase,
+                "knock_limit": hand.knock_limit,
+                "stock_count": len(hand.stock),
+                "discard_top": str(hand.discard[-1]) if hand.discard else None,
+                "discard_count": len(hand.discard),
+            }
+            if seat is not None:
+                h["my_cards"] = [str(c) for c in hand.cards[seat]]
+                h["opponent_card_count"] = len(hand.cards[1 - seat])
+            h["card_counts"] = [len(hand.cards[0]), len(hand.cards[1])]
+            h["deck_commitment"] = hand.commitment
+            h["last_action"] = None if hand.last_action is None else dict(hand.last_action)
+            if hand.phase == "over":
+                h["result"] = self._result_dict(hand)
+            out["hand"] = h
+        out["legal"] = [] if seat is None else self.legal(seat)
+        out["sheet"] = self.sheet.to_dict()
+        out["ready"] = list(self.ready)
+        return out
+
+    def hand_record(self, n: int) -> dict[str, Any] | None:
+        """The full record of finished hand `n` (1-based, counted over the
+        table's life), or None while it is unknown or still being played."""
+        record = self._records.get(n)
+        if record is None:
+            return None
+        return {
+            **record,
+            "actions": [dict(a, action=dict(a["action"])) for a in record["actions"]],
+            "reshuffles": [dict(r) for r in record["reshuffles"]],
+        }
+
+    # -- replay --------------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        options: Options,
+        log: Iterable[Mapping[str, Any]],
+        rng: random.Random | None = None,
+    ) -> Match:
+        """Rebuild a match from its `log`: the same state, views and version.
+
+        Deals and reshuffles come from the log, not from `rng`; `rng` serves
+        the hands dealt after the replay.
+
+        :raises RuleError: the log does not describe a possible match.
+        """
+        events = list(log)
+        match = cls(options, rng=rng)
+        match._replay_deals = deque(e for e in events if e.get("event") == "deal")
+        match._replay_reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
+        for event in events:
+            kind = event.get("event")
+            if kind == "start":
+                match.start()
+            elif kind == "action":
+                match.apply(event["seat"], event["action"])
+            elif kind == "arrange":
+                match.arrange(event["seat"], event["cards"])
+            elif kind not in ("deal", "reshuffle"):
+                raise BadAction(f"unknown log event {str(kind)[:20]!r}")
+        if match._replay_deals or match._replay_reshuffles:
+            raise BadAction("the log has deals or reshuffles that its actions do not reach")
+        match._replay_deals = match._replay_reshuffles = None
+        return match
