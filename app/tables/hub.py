@@ -1,0 +1,191 @@
+"""Connections per table, presence, and the broadcast of each seat's own view.
+
+The hub never touches a socket: each `Connection` is an outbox that the web
+layer's writer task drains. So a slow or stalled browser can delay only its
+own outbox, never the table's lock or the other players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+Seat = int | None
+
+# Close codes (RFC 6455 and the 4000-4999 private range).
+CLOSE_POLICY = 1008
+CLOSE_TRY_AGAIN = 1013
+CLOSE_RESTART = 1012
+CLOSE_GONE = 4404
+
+
+class Viewable(Protocol):
+    """What the hub needs of a table: its id, its seats' players and a view per seat."""
+
+    @property
+    def id(self) -> str: ...
+
+    def view(self, seat: Seat) -> dict[str, Any]: ...
+
+    def players(self) -> list[dict[str, Any]]: ...
+
+
+def state_message(table: Viewable, seat: Seat) -> dict[str, Any]:
+    """The `state` body of PROTOCOL.md: the engine's view plus the table's identity."""
+    view = table.view(seat)
+    return {
+        "type": "state",
+        **view,
+        "table": {**view["table"], "id": table.id, "players": table.players()},
+    }
+
+
+class Connection:
+    """One open socket's outbox. States replace each other: only the newest waits."""
+
+    def __init__(self, seat: Seat, *, max_pending: int = 64) -> None:
+        self.seat: Seat = seat
+        self.max_pending = max_pending
+        self._frames: deque[tuple[bool, bytes]] = deque()
+        self._wake = asyncio.Event()
+        self.close_code: int | None = None
+        self.close_reason = ""
+        self.sent_states = 0
+
+    @property
+    def closed(self) -> bool:
+        return self.close_code is not None
+
+    def send(self, frame: bytes, *, state: bool = False) -> None:
+        if self.closed:
+            return
+        if state and self._frames:
+            # A state is the whole view, never a diff: an unsent older one is worthless.
+            self._frames = deque(f for f in self._frames if not f[0])
+        self._frames.append((state, frame))
+        if len(self._frames) > self.max_pending:
+            self.close(CLOSE_POLICY, "not reading")
+        self._wake.set()
+
+    def send_message(self, message: dict[str, Any]) -> None:
+        self.send(orjson.dumps(message))
+
+    def close(self, code: int, reason: str = "") -> None:
+        if self.close_code is None:
+            self.close_code = code
+            self.close_reason = reason
+        self._wake.set()
+
+    async def next_frame(self) -> bytes | None:
+        """The next frame to send, or None when the socket is to be closed."""
+        while True:
+            if self.close_code is not None:
+                return None
+            if self._frames:
+                state, frame = self._frames.popleft()
+                if state:
+                    self.sent_states += 1
+                return frame
+            self._wake.clear()
+            await self._wake.wait()
+
+
+class TooManyConnections(Exception):
+    """The seat already has `max_tabs_per_seat` tabs, or spectators are full."""
+
+
+@dataclass
+class _TableConnections:
+    by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
+
+    def all(self) -> Iterable[Connection]:
+        for conns in self.by_seat.values():
+            yield from conns
+
+
+class Hub:
+    """In-process broadcast. A multi-process hub (Redis) would keep these calls."""
+
+    def __init__(self, *, max_tabs_per_seat: int, max_spectators: int) -> None:
+        self.max_tabs_per_seat = max_tabs_per_seat
+        self.max_spectators = max_spectators
+        self._tables: dict[str, _TableConnections] = {}
+        # Counts encodings, so tests can check "once per seat per change".
+        self.encodings = 0
+
+    def connected(self, table_id: str, seat: int) -> bool:
+        conns = self._tables.get(table_id)
+        return bool(conns and conns.by_seat.get(seat))
+
+    def count(self, table_id: str) -> int:
+        conns = self._tables.get(table_id)
+        return sum(len(c) for c in conns.by_seat.values()) if conns else 0
+
+    def room_for(self, table_id: str, seat: Seat) -> bool:
+        conns = self._tables.get(table_id)
+        have = len(conns.by_seat.get(seat, ())) if conns else 0
+        limit = self.max_spectators if seat is None else self.max_tabs_per_seat
+        return have < limit
+
+    def attach(self, table: Viewable, conn: Connection) -> None:
+        """Add a connection and send the table its news; raise TooManyConnections."""
+        if not self.room_for(table.id, conn.seat):
+            raise TooManyConnections(conn.seat)
+        conns = self._tables.setdefault(table.id, _TableConnections())
+        was_connected = conn.seat is not None and bool(conns.by_seat.get(conn.seat))
+        conns.by_seat.setdefault(conn.seat, set()).add(conn)
+        if conn.seat is not None and not was_connected:
+            self.broadcast(table)  # presence changed: everybody's players list differs
+        else:
+            conn.send(self._encode(table, conn.seat), state=True)
+
+    def detach(self, table: Viewable, conn: Connection) -> None:
+        conns = self._tables.get(table.id)
+        if conns is None:
+            return
+        seat_conns = conns.by_seat.get(conn.seat)
+        if not seat_conns or conn not in seat_conns:
+            return
+        seat_conns.discard(conn)
+        if not seat_conns:
+            del conns.by_seat[conn.seat]
+        if not conns.by_seat:
+            del self._tables[table.id]
+        if conn.seat is not None and not seat_conns:
+            self.broadcast(table)
+
+    def _encode(self, table: Viewable, seat: Seat) -> bytes:
+        self.encodings += 1
+        return orjson.dumps(state_message(table, seat))
+
+    def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
+        """Send every connection (of `seats`, default all) its own state, encoded once per seat."""
+        conns = self._tables.get(table.id)
+        if conns is None:
+            return
+        wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
+        for seat in wanted:
+            frame = self._encode(table, seat)
+            for conn in conns.by_seat[seat]:
+                conn.send(frame, state=True)
+
+    def send_state(self, table: Viewable, conn: Connection) -> None:
+        conn.send(self._encode(table, conn.seat), state=True)
+
+    def close_table(self, table_id: str, code: int, reason: str = "") -> None:
+        conns = self._tables.pop(table_id, None)
+        for conn in conns.all() if conns else ():
+            conn.close(code, reason)
+
+    def close_all(self, code: int, reason: str = "") -> None:
+        for table_id in list(self._tables):
+            self.close_table(table_id, code, reason)
+
+    def each(self, table_id: str, where: Callable[[Connection], bool]) -> list[Connection]:
+        conns = self._tables.get(table_id)
+        return [c for c in conns.all() if where(c)] if conns else []

@@ -1,0 +1,527 @@
+"""Tables, seats and tokens: the one writer of every table's match.
+
+Every change follows ARCHITECTURE.md's path: take the table's lock, let the
+engine apply it (a refusal raises a `RuleError` and changes nothing), store
+the new `match.log` entries, and only then let the hub send each connection
+its own view. A restart rebuilds every table with `Match.replay`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import logging
+import random
+import secrets
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from app.config import Settings
+from app.engine.errors import RuleError
+from app.engine.match import Match, Options
+from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
+from app.tables.store import SeatRecord, SqliteStore, TableRecord, TableStore
+
+log = logging.getLogger("hollywood_gin.tables")
+
+STRENGTHS = ("easy", "normal", "hard")
+DEFAULT_NAMES = ("Player 1", "Player 2")
+
+Clock = Callable[[], float]
+# The computer's policy: a seat's view (what its browser gets) -> one of its `legal` entries.
+Policy = Callable[[dict[str, Any], str, random.Random | None], dict[str, Any]]
+
+
+class TableError(Exception):
+    """A refusal by the tables layer; `code` is the wire error code."""
+
+    code = "bad_request"
+
+
+class UnknownTable(TableError):
+    code = "unknown_table"
+
+
+class TableFull(TableError):
+    code = "table_full"
+
+
+class UnknownHand(TableError):
+    code = "unknown_hand"
+
+
+def new_table_id() -> str:
+    """128 random bits, URL-safe (PROTOCOL.md asks for at least 96)."""
+    return secrets.token_urlsafe(16)
+
+
+def new_token() -> str:
+    """256 random bits: the seat's secret."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def short(table_id: str) -> str:
+    """Log lines name a table by a prefix: a full id is enough to watch it."""
+    return table_id[:8]
+
+
+@dataclass
+class SeatHolder:
+    name: str
+    token_hash: str
+    computer: str | None = None
+
+    def record(self) -> SeatRecord:
+        return SeatRecord(self.name, self.token_hash, self.computer)
+
+
+class Table:
+    """One table: options, seats, its match, its lock. Small on purpose."""
+
+    def __init__(
+        self,
+        table_id: str,
+        options: Options,
+        match: Match,
+        seats: list[SeatHolder],
+        *,
+        hub: Hub,
+        created: float,
+        last_active: float,
+        hooks: dict[str, Any] | None = None,
+        logged: int = 0,
+    ) -> None:
+        self.id = table_id
+        self.options = options
+        self.match = match
+        self.seats = seats
+        self.hub = hub
+        self.created = created
+        self.last_active = last_active
+        self.hooks = hooks or {}
+        self.lock = asyncio.Lock()
+        # How many `match.log` entries are durable in the store.
+        self.logged = logged
+        self.computer_task: asyncio.Task[None] | None = None
+
+    @property
+    def status(self) -> str:
+        return str(self.match.status)
+
+    @property
+    def version(self) -> int:
+        return int(self.match.version)
+
+    def computer_seat(self) -> int | None:
+        for seat, holder in enumerate(self.seats):
+            if holder.computer is not None:
+                return seat
+        return None
+
+    def view(self, seat: Seat) -> dict[str, Any]:
+        return dict(self.match.view(seat))
+
+    def players(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": seat,
+                "name": holder.name,
+                # The computer never leaves; a person is there while any tab is open.
+                "connected": holder.computer is not None or self.hub.connected(self.id, seat),
+                "computer": holder.computer,
+            }
+            for seat, holder in enumerate(self.seats)
+        ]
+
+    def public(self) -> dict[str, Any]:
+        """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
+        options = self.options.to_dict()
+        return {
+            "id": self.id,
+            "rules": options["rules"],
+            "scoring": options["scoring"],
+            "target": options["target"],
+            "status": self.status,
+            "version": self.version,
+            "players": self.players(),
+            "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+        }
+
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        found = None
+        for seat, holder in enumerate(self.seats):
+            # Compare every seat, in constant time, so timing tells nothing.
+            if hmac.compare_digest(digest, holder.token_hash):
+                found = seat
+        return found
+
+    def record(self) -> TableRecord:
+        return TableRecord(
+            table_id=self.id,
+            options=self.options.to_dict(),
+            seats=[h.record() for h in self.seats],
+            created=self.created,
+            last_active=self.last_active,
+            log=list(self.match.log),
+            hooks=self.hooks,
+        )
+
+
+def _deck_orders(decks: Sequence[Sequence[str]] | None) -> Iterator[list[str]] | None:
+    return iter([list(d) for d in decks]) if decks else None
+
+
+class Registry:
+    """All live tables of this process, by id."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        hub: Hub,
+        *,
+        expiry_seconds: float,
+        clock: Clock = time.time,
+        rng: random.Random | None = None,
+        policy: Policy | None = None,
+        computer_delay: float = 0.8,
+        computer_rng: random.Random | None = None,
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.expiry_seconds = expiry_seconds
+        self.clock = clock
+        self.rng = rng
+        self.policy = policy
+        self.computer_delay = computer_delay
+        self.computer_rng = computer_rng
+        self._tables: dict[str, Table] = {}
+        self._expiry_task: asyncio.Task[None] | None = None
+        # Called after every change (tests, benchmarks); must not raise.
+        self.on_change: list[Callable[[Table], Awaitable[None] | None]] = []
+
+    # --- look-ups (the pages layer uses these) -------------------------------------
+    def get(self, table_id: str) -> Table | None:
+        return self._tables.get(table_id)
+
+    def seat_for_token(self, table_id: str, token: str) -> int | None:
+        table = self._tables.get(table_id)
+        return table.seat_for_token(token) if table else None
+
+    def __len__(self) -> int:
+        return len(self._tables)
+
+    def tables(self) -> list[Table]:
+        return list(self._tables.values())
+
+    # --- start-up and shut-down -----------------------------------------------------
+    async def load(self) -> int:
+        """Rebuild every stored table by replaying its log; return how many."""
+        for record in await self.store.load_all():
+            options = Options.from_dict(record.options)
+            match = Match.replay(options, record.log, rng=self.rng)
+            table = Table(
+                record.table_id,
+                options,
+                match,
+                [SeatHolder(s.name, s.token_hash, s.computer) for s in record.seats],
+                hub=self.hub,
+                created=record.created,
+                last_active=record.last_active,
+                hooks=record.hooks,
+                logged=len(record.log),
+            )
+            self._tables[table.id] = table
+        for table in self._tables.values():
+            self._kick_computer(table)
+        return len(self._tables)
+
+    def start_expiry(self, interval: float) -> None:
+        async def sweep() -> None:
+            while True:
+                await asyncio.sleep(interval)
+                try:
+                    await self.expire()
+                except Exception:  # a failed sweep must not end the sweeping
+                    log.exception("expiry sweep failed")
+
+        self._expiry_task = asyncio.get_running_loop().create_task(sweep())
+
+    async def close(self) -> None:
+        tasks = [t.computer_task for t in self._tables.values() if t.computer_task]
+        if self._expiry_task:
+            tasks.append(self._expiry_task)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- creating and seating -------------------------------------------------------
+    def _new_match(
+        self,
+        options: Options,
+        test_decks: Sequence[Sequence[str]] | None,
+        first_dealer: int | None,
+    ) -> Match:
+        return Match(
+            options,
+            rng=self.rng,
+            deck_orders=_deck_orders(test_decks),
+            first_dealer=first_dealer,
+        )
+
+    async def create(
+        self,
+        options: Mapping[str, Any],
+        name: str | None,
+        *,
+        computer: str | None = None,
+        test_decks: Sequence[Sequence[str]] | None = None,
+        first_dealer: int | None = None,
+    ) -> tuple[Table, str]:
+        """A new table with its creator at seat 0; returns it and the creator's token."""
+        opts = Options.from_dict(dict(options))
+        if computer is not None and computer not in STRENGTHS:
+            raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
+        token = new_token()
+        now = self.clock()
+        seats = [SeatHolder(name or DEFAULT_NAMES[0], hash_token(token))]
+        if computer is not None:
+            seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
+        hooks: dict[str, Any] = {}
+        if test_decks:
+            hooks["test_decks"] = [list(d) for d in test_decks]
+        if first_dealer is not None:
+            hooks["first_dealer"] = first_dealer
+        table_id = new_table_id()
+        match = self._new_match(opts, test_decks, first_dealer)
+        if computer is not None:
+            match.start()
+        table = Table(
+            table_id, opts, match, seats, hub=self.hub, created=now, last_active=now, hooks=hooks
+        )
+        await self.store.create(table.record())
+        table.logged = len(match.log)
+        self._tables[table_id] = table
+        log.info(
+            "table %s created: %s/%s/%d%s",
+            short(table_id),
+            opts.rules,
+            opts.scoring,
+            opts.target,
+            f", computer {computer}" if computer else "",
+        )
+        self._kick_computer(table)
+        return table, token
+
+    async def join(self, table_id: str, name: str | None) -> tuple[int, str]:
+        """Seat a person in the free seat and start the match; return (seat, token)."""
+        table = self._require(table_id)
+        token = new_token()
+        await self._take_seat(table, SeatHolder(name or DEFAULT_NAMES[1], hash_token(token)))
+        return 1, token
+
+    async def seat_computer(self, table_id: str, strength: str) -> int:
+        if strength not in STRENGTHS:
+            raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
+        table = self._require(table_id)
+        holder = SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
+        await self._take_seat(table, holder)
+        return 1
+
+    async def _take_seat(self, table: Table, holder: SeatHolder) -> None:
+        async with table.lock:
+            if len(table.seats) >= 2:
+                raise TableFull("both seats are taken")
+            table.seats.append(holder)
+            try:
+                await self.store.save_seats(table.id, [h.record() for h in table.seats])
+            except BaseException:
+                table.seats.pop()
+                raise
+            table.match.start()
+            await self._commit(table)
+            log.info(
+                "table %s seat %d taken%s",
+                short(table.id),
+                len(table.seats) - 1,
+                f" by the computer ({holder.computer})" if holder.computer else "",
+            )
+            await self._changed(table)
+
+    def _require(self, table_id: str) -> Table:
+        table = self._tables.get(table_id)
+        if table is None:
+            raise UnknownTable("no such table")
+        return table
+
+    # --- playing --------------------------------------------------------------------
+    async def act(
+        self, table: Table, seat: int, action: Mapping[str, Any], version: int | None
+    ) -> None:
+        """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused."""
+        async with table.lock:
+            self._apply(table, lambda: table.match.apply(seat, action, version))
+            await self._commit(table)
+            await self._changed(table)
+
+    async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
+        """Store the seat's card order; only that seat's connections get a new state."""
+        async with table.lock:
+            self._apply(table, lambda: table.match.arrange(seat, list(cards)))
+            await self._commit(table)
+            self.hub.broadcast(table, seats=[seat])
+
+    def _apply(self, table: Table, change: Callable[[], object]) -> None:
+        before = table.status
+        change()
+        after = table.status
+        if after != before and after in ("hand_over", "match_over"):
+            number = (table.match.view(None).get("hand") or {}).get("number")
+            log.info(
+                "table %s hand %s over%s",
+                short(table.id),
+                number,
+                ", match over" if after == "match_over" else "",
+            )
+
+    async def _commit(self, table: Table) -> None:
+        """Make the new log entries durable, before anybody sees their effect."""
+        entries = table.match.log[table.logged :]
+        now = self.clock()
+        if entries:
+            try:
+                await self.store.append(table.id, table.logged, entries, now)
+            except BaseException:
+                # Not durable, so it did not happen: rebuild from the durable prefix.
+                table.match = Match.replay(
+                    table.options, table.match.log[: table.logged], rng=self.rng
+                )
+                raise
+            table.logged += len(entries)
+        table.last_active = now
+
+    async def _changed(self, table: Table) -> None:
+        self.hub.broadcast(table)
+        self._kick_computer(table)
+        for hook in self.on_change:
+            result = hook(table)
+            if result is not None:
+                await result
+
+    async def touch(self, table: Table) -> None:
+        table.last_active = self.clock()
+        await self.store.touch(table.id, table.last_active)
+
+    # --- finished hands and expiry ----------------------------------------------------
+    def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
+        table = self._require(table_id)
+        record = table.match.hand_record(number) if number >= 1 else None
+        if record is None:
+            raise UnknownHand("that hand is not finished (or does not exist)")
+        return dict(record)
+
+    async def expire(self, now: float | None = None) -> list[str]:
+        """Remove tables idle longer than the expiry, from memory and from disk."""
+        now = self.clock() if now is None else now
+        before = now - self.expiry_seconds
+        for table in self._tables.values():
+            # Somebody is looking at it: not idle, whatever the last move's age.
+            if table.last_active < before and self.hub.count(table.id):
+                await self.touch(table)
+        gone = await self.store.expire(before)
+        for table_id in gone:
+            gone_table = self._tables.pop(table_id, None)
+            if gone_table is not None and gone_table.computer_task:
+                gone_table.computer_task.cancel()
+            self.hub.close_table(table_id, CLOSE_GONE, "table expired")
+            log.info("table %s expired", short(table_id))
+        return gone
+
+    # --- the computer opponent --------------------------------------------------------
+    def _kick_computer(self, table: Table) -> None:
+        seat = table.computer_seat()
+        if seat is None or not table.match.legal(seat):
+            return
+        if table.computer_task is None or table.computer_task.done():
+            table.computer_task = asyncio.get_running_loop().create_task(
+                self._drive_computer(table, seat)
+            )
+
+    async def _drive_computer(self, table: Table, seat: int) -> None:
+        """Move for the computer while it has legal actions, like a person would."""
+        strength = table.seats[seat].computer or "normal"
+        while self._tables.get(table.id) is table:
+            legal = table.match.legal(seat)
+            if not legal:
+                return
+            await asyncio.sleep(self.computer_delay)
+            view = table.view(seat)
+            version = int(view["version"])
+            legal = list(view["legal"])
+            if not legal:
+                continue
+            kinds = {entry["kind"] for entry in legal}
+            if kinds & {"next_hand", "new_match"}:
+                # It always agrees to go on; the person decides when.
+                action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
+            else:
+                action = await self._choose(view, strength, legal)
+            try:
+                await self.act(table, seat, action, version)
+            except RuleError as exc:
+                if exc.code != "stale_version":
+                    log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
+                    await self.act(table, seat, legal[0], version)
+            except Exception:
+                log.exception("table %s: computer move failed", short(table.id))
+                return
+
+    async def _choose(
+        self, view: dict[str, Any], strength: str, legal: list[dict[str, Any]]
+    ) -> dict[str, Any]:
+        policy = self.policy or _default_policy()
+        if policy is None:
+            return legal[0]
+        # The policy can search: keep it off the event loop.
+        return await asyncio.to_thread(policy, view, strength, self.computer_rng)
+
+
+def _default_policy() -> Policy | None:
+    try:
+        from app.bots import choose_action  # type: ignore[attr-defined,unused-ignore]
+    except ImportError:
+        return None
+    policy: Policy = choose_action
+    return policy
+
+
+@asynccontextmanager
+async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
+    """The lifespan's part: open the store, load every live table, sweep; close all at the end."""
+    store = SqliteStore(settings.data_file)
+    await store.open()
+    hub = Hub(max_tabs_per_seat=settings.max_tabs_per_seat, max_spectators=settings.max_spectators)
+    registry = Registry(
+        store,
+        hub,
+        expiry_seconds=settings.table_expiry_seconds,
+        computer_delay=settings.bot_delay_seconds,
+    )
+    try:
+        count = await registry.load()
+        log.info("loaded %d live tables from %s", count, settings.data_file)
+        registry.start_expiry(min(3600.0, max(1.0, settings.table_expiry_seconds / 10)))
+        yield registry
+    finally:
+        # Browsers reconnect by themselves after 1012 (service restart).
+        hub.close_all(CLOSE_RESTART, "server restart")
+        await registry.close()
+        await store.close()

@@ -1,0 +1,338 @@
+"""Durable table storage: the `TableStore` protocol, SQLite (the default) and memory.
+
+What is stored is enough to rebuild every live table after a restart or a
+crash: the options, the seats (names, token hashes, computer strength), the
+engine's `match.log` (replayed with `Match.replay`) and two timestamps. The
+store never sees a token in clear and never decides a rule.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import functools
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol, TypeVar
+
+import orjson
+
+T = TypeVar("T")
+
+
+@dataclass
+class SeatRecord:
+    """One taken seat as stored: never the token itself, only its SHA-256."""
+
+    name: str
+    token_hash: str
+    computer: str | None = None
+
+
+@dataclass
+class TableRecord:
+    """Everything needed to rebuild one table."""
+
+    table_id: str
+    options: dict[str, Any]
+    seats: list[SeatRecord]
+    created: float
+    last_active: float
+    log: list[dict[str, Any]] = field(default_factory=list)
+    # Test hooks (deck orders still to deal, first dealer); empty in production.
+    hooks: dict[str, Any] = field(default_factory=dict)
+
+
+class TableStore(Protocol):
+    """The seam for another store (Redis, PostgreSQL) behind the same calls.
+
+    Every method returns once its change is durable, so a caller that awaits
+    `append` before broadcasting never shows a player an unrecorded move.
+    """
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def load_all(self) -> list[TableRecord]: ...
+
+    async def create(self, record: TableRecord) -> None: ...
+
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None: ...
+
+    async def append(
+        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+    ) -> None: ...
+
+    async def touch(self, table_id: str, now: float) -> None: ...
+
+    async def expire(self, before: float) -> list[str]: ...
+
+    async def delete(self, table_id: str) -> None: ...
+
+
+def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
+    return orjson.dumps(
+        [{"name": s.name, "token_hash": s.token_hash, "computer": s.computer} for s in seats]
+    )
+
+
+def _seats_from(raw: bytes | str) -> list[SeatRecord]:
+    return [
+        SeatRecord(name=s["name"], token_hash=s["token_hash"], computer=s.get("computer"))
+        for s in orjson.loads(raw)
+    ]
+
+
+class MemoryStore:
+    """In-memory store for tests: same behaviour, nothing durable."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, TableRecord] = {}
+        self.commits = 0
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def load_all(self) -> list[TableRecord]:
+        return [copy.deepcopy(r) for r in self.records.values()]
+
+    async def create(self, record: TableRecord) -> None:
+        self.records[record.table_id] = copy.deepcopy(record)
+        self.commits += 1
+
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None:
+        self.records[table_id].seats = copy.deepcopy(list(seats))
+        self.commits += 1
+
+    async def append(
+        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+    ) -> None:
+        record = self.records[table_id]
+        if len(record.log) != first_seq:
+            raise RuntimeError(f"log of {table_id} has {len(record.log)} entries, not {first_seq}")
+        record.log.extend(copy.deepcopy(list(entries)))
+        record.last_active = now
+        self.commits += 1
+
+    async def touch(self, table_id: str, now: float) -> None:
+        if table_id in self.records:
+            self.records[table_id].last_active = now
+
+    async def expire(self, before: float) -> list[str]:
+        gone = [t for t, r in self.records.items() if r.last_active < before]
+        for table_id in gone:
+            del self.records[table_id]
+        return gone
+
+    async def delete(self, table_id: str) -> None:
+        self.records.pop(table_id, None)
+
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    options TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    hooks TEXT NOT NULL,
+    created REAL NOT NULL,
+    last_active REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
+"""
+
+Write = Callable[[sqlite3.Connection], object]
+
+
+class SqliteStore:
+    """The embedded default: one SQLite file in WAL mode, synchronous=NORMAL.
+
+    All SQL runs on one worker thread, so the event loop never waits on the
+    disk. Writes that arrive while a commit is in progress are grouped into the
+    next transaction (group commit): each caller still returns only after the
+    transaction holding its write has committed.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[Write, asyncio.Future[None]]] = []
+        self._flushing = False
+        self.commits = 0
+        self.writes = 0
+
+    # --- running SQL on the worker thread -------------------------------------------
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, fn)
+
+    def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            raise RuntimeError("store is not open")
+        return fn(self._db)
+
+    def _connect(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a killed process (not a power cut): ARCHITECTURE.md.
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA foreign_keys=ON")
+        db.executescript(SCHEMA)
+        self._db = db
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._connect)
+
+    async def close(self) -> None:
+        while self._flushing or self._pending:
+            await asyncio.sleep(0.005)
+
+        def shut(db: sqlite3.Connection) -> None:
+            db.close()
+
+        if self._db is not None:
+            await self._run(shut)
+            self._db = None
+        self._executor.shutdown(wait=True)
+
+    async def _write(self, fn: Write) -> None:
+        """Queue a write; return when the transaction holding it has committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((fn, future))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush())
+        await future
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                try:
+                    writes = [w for w, _ in batch]
+                    await self._run(functools.partial(self._commit_batch, writes=writes))
+                except Exception as exc:  # every waiter of a failed batch learns of it
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_exception(exc)
+                else:
+                    for _, future in batch:
+                        if not future.done():
+                            future.set_result(None)
+        finally:
+            self._flushing = False
+
+    def _commit_batch(self, db: sqlite3.Connection, writes: list[Write]) -> None:
+        db.execute("BEGIN")
+        try:
+            for write in writes:
+                write(db)
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
+        self.commits += 1
+        self.writes += len(writes)
+
+    # --- the protocol ------------------------------------------------------------------
+    async def load_all(self) -> list[TableRecord]:
+        def load(db: sqlite3.Connection) -> list[TableRecord]:
+            records: dict[str, TableRecord] = {}
+            rows = db.execute(
+                "SELECT id, options, seats, hooks, created, last_active"
+                " FROM tables ORDER BY created"
+            )
+            for table_id, options, seats, hooks, created, last_active in rows:
+                records[table_id] = TableRecord(
+                    table_id=table_id,
+                    options=orjson.loads(options),
+                    seats=_seats_from(seats),
+                    created=created,
+                    last_active=last_active,
+                    hooks=orjson.loads(hooks),
+                )
+            for table_id, entry in db.execute(
+                "SELECT table_id, entry FROM events ORDER BY table_id, seq"
+            ):
+                if table_id in records:
+                    records[table_id].log.append(orjson.loads(entry))
+            return list(records.values())
+
+        return await self._run(load)
+
+    async def create(self, record: TableRecord) -> None:
+        row = (
+            record.table_id,
+            orjson.dumps(record.options).decode(),
+            _seats_json(record.seats).decode(),
+            orjson.dumps(record.hooks).decode(),
+            record.created,
+            record.last_active,
+        )
+        events = [
+            (record.table_id, seq, orjson.dumps(entry).decode())
+            for seq, entry in enumerate(record.log)
+        ]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?)", row)
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
+
+        await self._write(write)
+
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None:
+        text = _seats_json(seats).decode()
+        await self._write(
+            lambda db: db.execute("UPDATE tables SET seats = ? WHERE id = ?", (text, table_id))
+        )
+
+    async def append(
+        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+    ) -> None:
+        rows = [
+            (table_id, first_seq + i, orjson.dumps(entry).decode())
+            for i, entry in enumerate(entries)
+        ]
+
+        def write(db: sqlite3.Connection) -> None:
+            # The primary key (table_id, seq) refuses a gap-free log being written twice.
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
+            db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
+
+        await self._write(write)
+
+    async def touch(self, table_id: str, now: float) -> None:
+        await self._write(
+            lambda db: db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
+        )
+
+    async def expire(self, before: float) -> list[str]:
+        gone: list[str] = []
+
+        def write(db: sqlite3.Connection) -> None:
+            ids = [
+                r[0] for r in db.execute("SELECT id FROM tables WHERE last_active < ?", (before,))
+            ]
+            db.executemany("DELETE FROM tables WHERE id = ?", [(i,) for i in ids])
+            gone.extend(ids)
+
+        await self._write(write)
+        return gone
+
+    async def delete(self, table_id: str) -> None:
+        await self._write(lambda db: db.execute("DELETE FROM tables WHERE id = ?", (table_id,)))

@@ -1,0 +1,218 @@
+"""`/api/*` routes, the personal seat link, and JSON error bodies everywhere.
+
+Every error is `{"error": code, "message": text}`, including FastAPI's own 422
+(with the field named), 404 and 405.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from typing import Any, TypeVar
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel, ValidationError
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from app.config import Settings
+from app.engine.errors import RuleError
+from app.tables.registry import Registry, TableError
+from app.web.messages import (
+    ComputerSeated,
+    CreateTable,
+    CreateTableWithHooks,
+    JoinTable,
+    SeatComputer,
+    SeatTaken,
+    TableCreated,
+)
+from app.web.security import ClientAddress, WindowLimiter
+
+M = TypeVar("M", bound=BaseModel)
+
+COOKIE_MAX_AGE = 400 * 86400  # the longest lifetime browsers keep (RFC 6265bis)
+STATUS = {
+    "unknown_table": 404,
+    "unknown_hand": 404,
+    "unknown_seat": 404,
+    "table_full": 409,
+    "rate_limited": 429,
+}
+
+
+def cookie_name(table_id: str) -> str:
+    return f"gin_seat_{table_id}"
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+
+
+def validation_message(errors: list[Any]) -> tuple[str, str]:
+    """(field, message) of the first problem, the field as a dotted path."""
+    if not errors:
+        return "", "bad request"
+    first = errors[0]
+    loc = [str(p) for p in first.get("loc", ()) if p != "body"]
+    field = ".".join(loc)
+    msg = str(first.get("msg", "invalid"))
+    return field, f"{field}: {msg}" if field else msg
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+async def parse_body(request: Request, model: type[M]) -> M:
+    """Validate the JSON body with `model`; an absent body means all defaults."""
+    raw = await request.body()
+    try:
+        return model.model_validate_json(raw or b"{}")
+    except ValidationError as exc:
+        field, message = validation_message(exc.errors(include_url=False))
+        raise ApiError(422, "bad_request", message, field=field) from None
+
+
+def registry_of(request: Request) -> Registry:
+    registry: Registry = request.app.state.registry
+    return registry
+
+
+def base_url(request: Request, settings: Settings) -> str:
+    return settings.public_url or str(request.base_url).rstrip("/")
+
+
+def set_seat_cookie(response: Response, table_id: str, token: str, settings: Settings) -> None:
+    response.set_cookie(
+        cookie_name(table_id),
+        token,
+        max_age=COOKIE_MAX_AGE,
+        path="/",
+        httponly=True,
+        samesite="lax",
+        secure=bool(settings.public_url and settings.public_url.startswith("https://")),
+    )
+
+
+def build_router(settings: Settings) -> APIRouter:
+    router = APIRouter()
+    create_model: type[CreateTable] = CreateTableWithHooks if settings.test_hooks else CreateTable
+    addresses = ClientAddress(settings.trusted_proxies)
+    limiter = WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic)
+
+    @router.post("/api/tables", status_code=201)
+    async def create_table(request: Request) -> Response:
+        body = await parse_body(request, create_model)
+        peer = request.client.host if request.client else None
+        address = addresses.of(peer, request.headers.get("x-forwarded-for"))
+        if not limiter.allow(address):
+            raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+        hooks = body if isinstance(body, CreateTableWithHooks) else None
+        table, token = await registry_of(request).create(
+            {"rules": body.rules, "scoring": body.scoring, "target": body.target},
+            body.name,
+            computer=body.computer,
+            test_decks=hooks.test_decks if hooks else None,
+            first_dealer=hooks.test_first_dealer if hooks else None,
+        )
+        answer = TableCreated(
+            table_id=table.id,
+            url=f"{base_url(request, settings)}/t/{table.id}",
+            seat=0,
+            token=token,
+        )
+        response = JSONResponse(answer.model_dump(), status_code=201)
+        set_seat_cookie(response, table.id, token, settings)
+        return response
+
+    @router.post("/api/tables/{table_id}/seats", status_code=201)
+    async def join_table(table_id: str, request: Request) -> Response:
+        body = await parse_body(request, JoinTable)
+        _seat, token = await registry_of(request).join(table_id, body.name)
+        response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
+        set_seat_cookie(response, table_id, token, settings)
+        return response
+
+    @router.post("/api/tables/{table_id}/computer", status_code=201)
+    async def seat_computer(table_id: str, request: Request) -> Response:
+        body = await parse_body(request, SeatComputer)
+        await registry_of(request).seat_computer(table_id, body.strength)
+        answer = ComputerSeated(seat=1, computer=body.strength)
+        return JSONResponse(answer.model_dump(), status_code=201)
+
+    @router.get("/api/tables/{table_id}")
+    async def table_facts(table_id: str, request: Request) -> Response:
+        table = registry_of(request).get(table_id)
+        if table is None:
+            raise ApiError(404, "unknown_table", "no such table")
+        return JSONResponse(table.public())
+
+    @router.get("/api/tables/{table_id}/hands/{number}")
+    async def hand_record(table_id: str, number: int, request: Request) -> Response:
+        return JSONResponse(registry_of(request).hand_record(table_id, number))
+
+    @router.get("/t/{table_id}/seat/{token}")
+    async def seat_link(table_id: str, token: str, request: Request) -> Response:
+        if registry_of(request).seat_for_token(table_id, token) is None:
+            raise ApiError(404, "unknown_seat", "this seat link is not valid")
+        response = RedirectResponse(f"/t/{table_id}", status_code=303)
+        set_seat_cookie(response, table_id, token, settings)
+        return response
+
+    return router
+
+
+# Paths whose every error is JSON (the pages layer shows HTML elsewhere).
+MACHINE_PREFIXES = ("/api/", "/ws/", "/healthz")
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Add the routes and the handlers of the errors they raise."""
+    app.include_router(build_router(settings))
+
+    @app.exception_handler(ApiError)
+    async def api_error(request: Request, exc: ApiError) -> Response:
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+
+    @app.exception_handler(TableError)
+    async def table_error(request: Request, exc: TableError) -> Response:
+        return error_response(STATUS.get(exc.code, 422), exc.code, str(exc))
+
+    @app.exception_handler(RuleError)
+    async def rule_error(request: Request, exc: RuleError) -> Response:
+        return error_response(422, "bad_request", str(exc))
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
+        field, message = validation_message(list(exc.errors()))
+        return error_response(422, "bad_request", message, field=field)
+
+
+def install_errors(app: FastAPI) -> None:
+    """Make 404/405/... JSON `{"error", "message"}`; call after the pages are installed.
+
+    A 404 outside the machine paths goes to the handler installed before (the
+    pages' friendly HTML page), so a person never meets a JSON 404.
+    """
+    previous = app.exception_handlers.get(StarletteHTTPException)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        machine = request.url.path.startswith(MACHINE_PREFIXES)
+        if exc.status_code == 404 and not machine and previous is not None:
+            answer = previous(request, exc)
+            return await answer if inspect.isawaitable(answer) else answer
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+        response = error_response(exc.status_code, code, str(exc.detail))
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    app.add_exception_handler(StarletteHTTPException, http_error)

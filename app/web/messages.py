@@ -1,0 +1,364 @@
+"""Every wire message as a pydantic model: the one source of the JSON Schemas.
+
+Inbound models forbid extra fields and are parsed once, at the edge, through
+one `TypeAdapter`. Outbound models allow extra fields, because the engine may
+add to a view (PROTOCOL.md: fields may be added, never renamed or removed);
+they document the shapes and tests validate every sent state against them.
+`docs/protocol.md` is generated from this module by `scripts/gen_protocol.py`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    model_validator,
+)
+
+NAME_MAX = 24
+TOKEN_MAX = 128
+
+Card = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A2-9TJQK][CDHS]$"),
+    Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
+]
+SeatNumber = Annotated[int, Field(ge=0, le=1)]
+Rules = Literal["standard", "straight", "oklahoma"]
+Scoring = Literal["hand", "game", "hollywood"]
+Target = Literal[100, 250]
+Strength = Literal["easy", "normal", "hard"]
+Status = Literal["waiting", "playing", "hand_over", "match_over"]
+ErrorCode = Literal[
+    "bad_message",
+    "not_seated",
+    "not_your_turn",
+    "illegal_action",
+    "stale_version",
+    "unknown_table",
+    "rate_limited",
+    "too_large",
+]
+HttpErrorCode = Literal[
+    "bad_request",
+    "unknown_table",
+    "unknown_hand",
+    "unknown_seat",
+    "table_full",
+    "rate_limited",
+    "not_found",
+    "method_not_allowed",
+]
+
+# Unicode's "bidi" controls can make a name display as someone else's.
+_BIDI = set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def clean_name(value: str) -> str | None:
+    """Trim; refuse control characters and names over 24 characters; empty means default."""
+    name = value.strip()
+    for ch in name:
+        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI:
+            raise ValueError("a name may not contain control characters")
+    if len(name) > NAME_MAX:
+        raise ValueError(f"a name has at most {NAME_MAX} characters")
+    return name or None
+
+
+Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 to 24 characters")]
+
+
+class Inbound(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Outbound(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# --- actions (the `action` of an action message; `legal` lists them) ----------------
+class TakeUpcard(Inbound):
+    kind: Literal["take_upcard"]
+
+
+class Pass(Inbound):
+    kind: Literal["pass"]
+
+
+class DrawStock(Inbound):
+    kind: Literal["draw_stock"]
+
+
+class DrawDiscard(Inbound):
+    kind: Literal["draw_discard"]
+
+
+class Discard(Inbound):
+    kind: Literal["discard"]
+    card: Card
+
+
+class Knock(Inbound):
+    kind: Literal["knock"]
+    discard: Card
+    melds: list[Annotated[list[Card], Field(min_length=3, max_length=10)]] | None = Field(
+        default=None, max_length=3, description="the knocker's own arrangement; default: the best"
+    )
+    deadwood: int | None = Field(
+        default=None, description="in `legal` only, for display; ignored when sent"
+    )
+
+
+class NextHand(Inbound):
+    kind: Literal["next_hand"]
+
+
+class NewMatch(Inbound):
+    kind: Literal["new_match"]
+
+
+Action = Annotated[
+    TakeUpcard | Pass | DrawStock | DrawDiscard | Discard | Knock | NextHand | NewMatch,
+    Field(discriminator="kind"),
+]
+
+
+def action_dict(action: BaseModel) -> dict[str, Any]:
+    """The engine's form of an action: the wire dict, without display-only fields."""
+    data = action.model_dump(exclude_none=True)
+    data.pop("deadwood", None)
+    return data
+
+
+# --- client to server -----------------------------------------------------------------
+class Hello(Inbound):
+    type: Literal["hello"]
+    token: Annotated[str, StringConstraints(max_length=TOKEN_MAX)] | None = None
+    version: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="the last state version this client saw (0 or absent: none)"
+    )
+
+
+class ActionMessage(Inbound):
+    type: Literal["action"]
+    version: Annotated[int, Field(ge=0)] = Field(
+        description="the state version the action was chosen on"
+    )
+    action: Action
+
+
+class Arrange(Inbound):
+    type: Literal["arrange"]
+    cards: list[Card] = Field(max_length=11, description="a permutation of your cards")
+
+
+class Ping(Inbound):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | ActionMessage | Arrange | Ping, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping] = TypeAdapter(ClientMessage)
+
+
+# --- server to client -----------------------------------------------------------------
+class ErrorMessage(Outbound):
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    version: int | None = Field(description="the table's current state version")
+
+
+class Pong(Outbound):
+    type: Literal["pong"] = "pong"
+
+
+class Player(Outbound):
+    seat: SeatNumber
+    name: str
+    connected: bool = Field(description="a person: any tab open; a computer: always")
+    computer: Strength | None = Field(description="the computer's strength; null for a person")
+
+
+class TableInfo(Outbound):
+    id: str
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    status: Status
+    players: list[Player]
+
+
+class LastAction(Outbound):
+    seat: SeatNumber
+    kind: str
+    card: Card | None = Field(default=None, description="only where it was public")
+
+
+class LayOff(Outbound):
+    card: Card
+    meld: int = Field(description="index into the knocker's melds")
+
+
+class SeatResult(Outbound):
+    melds: list[list[Card]]
+    deadwood: list[Card]
+    deadwood_value: int
+    layoffs: list[LayOff]
+
+
+class DeckReveal(Outbound):
+    deck: list[Card] = Field(min_length=52, max_length=52)
+    salt: str
+
+
+class HandResult(Outbound):
+    kind: Literal["gin", "knock", "undercut", "draw"]
+    knocker: SeatNumber | None
+    winner: SeatNumber | None
+    points: int
+    seats: list[SeatResult]
+    deck_reveal: DeckReveal
+    games: list[int] = Field(default_factory=list, description="sheet games the points went to")
+
+
+class HandView(Outbound):
+    number: int
+    dealer: SeatNumber
+    turn: SeatNumber | None
+    phase: Literal["upcard_offer", "draw", "discard", "over"]
+    knock_limit: int
+    stock_count: int
+    discard_top: Card | None
+    discard_count: int
+    my_cards: list[Card] | None = Field(default=None, description="absent for spectators")
+    opponent_card_count: int
+    deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
+    last_action: LastAction | None = None
+    result: HandResult | None = Field(default=None, description="when phase is over")
+
+
+class SheetSeat(Outbound):
+    entries: list[int]
+    points: int
+    bonus: int
+
+
+class SheetGame(Outbound):
+    seats: list[SheetSeat]
+    finished: bool
+    winner: SeatNumber | None
+
+
+class Sheet(Outbound):
+    games: list[SheetGame]
+    totals: list[int]
+    match_winner: SeatNumber | None
+
+
+class StateMessage(Outbound):
+    """The whole view of one seat (or a spectator), sent after every change: never a diff."""
+
+    type: Literal["state"] = "state"
+    version: int
+    you: SeatNumber | None
+    table: TableInfo
+    hand: HandView | None = Field(default=None, description="absent before the first deal")
+    legal: list[Action]
+    sheet: Sheet
+    ready: list[bool] = Field(description="who has sent next_hand / new_match")
+
+
+ServerMessage = Annotated[StateMessage | ErrorMessage | Pong, Field(discriminator="type")]
+
+
+# --- HTTP bodies ------------------------------------------------------------------------
+class CreateTable(Inbound):
+    rules: Rules = "standard"
+    scoring: Scoring = "hand"
+    target: Target = 100
+    name: Name | None = None
+    computer: Strength | None = Field(
+        default=None, description="seat a computer opponent at seat 1 and start at once"
+    )
+
+
+class CreateTableWithHooks(CreateTable):
+    """`POST /api/tables` when the server runs with test hooks on; never in production."""
+
+    test_decks: list[Annotated[list[Card], Field(min_length=52, max_length=52)]] | None = Field(
+        default=None, max_length=200, description="deck orders for the successive deals"
+    )
+    test_first_dealer: SeatNumber | None = None
+
+    @model_validator(mode="after")
+    def _whole_decks(self) -> CreateTableWithHooks:
+        for deck in self.test_decks or ():
+            if len(set(deck)) != 52:
+                raise ValueError("each test deck holds the 52 cards once each")
+        return self
+
+
+class TableCreated(Outbound):
+    table_id: str
+    url: str = Field(description="the share link, /t/{id} on this host")
+    seat: Literal[0]
+    token: str
+
+
+class JoinTable(Inbound):
+    name: Name | None = None
+
+
+class SeatTaken(Outbound):
+    seat: Literal[1]
+    token: str
+
+
+class SeatComputer(Inbound):
+    strength: Strength = "normal"
+
+
+class ComputerSeated(Outbound):
+    seat: Literal[1]
+    computer: Strength
+
+
+class TablePublic(Outbound):
+    """`GET /api/tables/{id}`: public facts only, never a card or a token."""
+
+    id: str
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    status: Status
+    version: int
+    players: list[Player]
+    open_seats: list[SeatNumber]
+
+
+class RecordedAction(Outbound):
+    seat: SeatNumber
+    action: dict[str, Any]
+
+
+class HandRecord(Outbound):
+    """`GET /api/tables/{id}/hands/{n}`: everything needed to replay a finished hand."""
+
+    options: dict[str, Any]
+    number: int
+    dealer: SeatNumber
+    deck: list[Card]
+    salt: str
+    actions: list[RecordedAction]
+
+
+class ErrorBody(Outbound):
+    error: HttpErrorCode
+    message: str
