@@ -10,7 +10,8 @@ from fastapi import FastAPI
 
 from app import __version__
 from app.config import Settings, read_commit
-from app.web import pages, security
+from app.tables.registry import open_tables
+from app.web import api, pages, security, ws
 
 log = logging.getLogger("hollywood_gin")
 
@@ -22,7 +23,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
-        yield
+        async with open_tables(settings) as registry:
+            app.state.registry = registry
+            yield
         log.info("stopped")
 
     app = FastAPI(
@@ -36,7 +39,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.version = __version__
     app.state.commit = commit
     security.install(app, settings)
+    api.install(app, settings)
+    ws.install(app)
     pages.install(app, settings)
+    # After the pages: JSON errors on machine paths, the pages' 404 page elsewhere.
+    api.install_errors(app)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, object]:
