@@ -34,10 +34,12 @@ __all__ = [
     "arrange",
     "arrange_mask",
     "best_discards",
+    "best_discards_mask",
     "deadwood",
     "deadwood_mask",
     "defender_deadwood",
     "discard_deadwoods",
+    "discard_deadwoods_mask",
     "is_meld",
     "lay_off",
 ]
@@ -71,35 +73,51 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
 
 
 _RUN_DEADWOOD, _RUN_CHOICE = _build_run_tables()
+_NONE = 1000  # stands for "no card to discard" in the tables below; above any deadwood
 
 
-def _suits(mask: int) -> tuple[int, int, int, int]:
+def _build_discard_tables() -> tuple[list[int], list[int]]:
+    """For every 13-bit pattern: the least run-only deadwood after removing one of its
+    cards, and the bits of the cards whose removal reaches it."""
+    least = [_NONE] * (1 << 13)
+    which = [0] * (1 << 13)
+    t = _RUN_DEADWOOD
+    for p in range(1, 1 << 13):
+        rest = p
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            v = t[p ^ low]
+            if v < least[p]:
+                least[p], which[p] = v, low
+            elif v == least[p]:
+                which[p] |= low
+    return least, which
+
+
+_DROP_DEADWOOD, _DROP_CARDS = _build_discard_tables()
+_BIT = tuple(1 << i for i in range(52))
+
+State = tuple[int, int, int, int]  # the four suit patterns (C D H S) left after some sets
+
+
+def _suits(mask: int) -> State:
     return mask & _SUIT, (mask >> 13) & _SUIT, (mask >> 26) & _SUIT, mask >> 39
 
 
-def _set_options(c: int, d: int, h: int, s: int, r: int) -> list[tuple[int, int, int, int]]:
-    """The suit bits a set of rank bit `r` can take: none, each three, all four."""
-    if c & d & h & s & r:
-        return [(0, 0, 0, 0), (r, r, r, 0), (r, r, 0, r), (r, 0, r, r), (0, r, r, r), (r, r, r, r)]
-    return [(0, 0, 0, 0), (c & r, d & r, h & r, s & r)]
+def _set_states(c: int, d: int, h: int, s: int, three: int) -> list[State]:
+    """The suit patterns left by every choice of sets among the ranks in `three`.
 
-
-def deadwood_mask(mask: int) -> int:
-    """Least deadwood of the cards in a 52-bit mask (the hot path; no checks)."""
-    t = _RUN_DEADWOOD
-    c = mask & _SUIT
-    d = (mask >> 13) & _SUIT
-    h = (mask >> 26) & _SUIT
-    s = mask >> 39
-    three = (c & d & (h | s)) | (h & s & (c | d))  # ranks held in 3 or 4 suits
-    if not three:
-        return t[c] + t[d] + t[h] + t[s]
+    Per rank: no set, or the set of its three cards; with four cards, no set,
+    each set of three (a set of four may be split to free a card for a run),
+    or the set of four.
+    """
     states = [(c, d, h, s)]
     while three:
         r = three & -three
         three ^= r
+        nr = ~r
         if c & d & h & s & r:
-            nr = ~r
             states = [
                 q
                 for a, b, e, f in states
@@ -113,11 +131,61 @@ def deadwood_mask(mask: int) -> int:
                 )
             ]
         else:
-            nr = ~r
             states = [
                 q for a, b, e, f in states for q in ((a, b, e, f), (a & nr, b & nr, e & nr, f & nr))
             ]
-    return min([t[a] + t[b] + t[e] + t[f] for a, b, e, f in states])
+    return states
+
+
+def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
+    """Least deadwood of the cards in a 52-bit mask (the hot path: no checks)."""
+    c = mask & 8191
+    d = mask >> 13 & 8191
+    h = mask >> 26 & 8191
+    s = mask >> 39
+    three = (c & d & (h | s)) | (h & s & (c | d))  # ranks held in 3 or 4 suits
+    if not three:
+        return _t[c] + _t[d] + _t[h] + _t[s]
+    if not three & (three - 1) and not c & d & h & s:
+        # the most common case with a set: one rank in exactly three suits
+        r = ~three
+        a = _t[c] + _t[d] + _t[h] + _t[s]
+        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
+        return a if a < b else b
+    return min([_t[a] + _t[b] + _t[e] + _t[f] for a, b, e, f in _set_states(c, d, h, s, three)])
+
+
+def deadwood(
+    cards: Iterable[Card], *, _bit: tuple[int, ...] = _BIT, _t: list[int] = _RUN_DEADWOOD
+) -> int:
+    """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card.
+
+    (`deadwood_mask` inlined: this is called for every move; the keyword-only
+    defaults are the tables, bound as locals for speed, not for callers.)
+    """
+    try:
+        n = len(cards)  # type: ignore[arg-type]
+    except TypeError:
+        cards = list(cards)
+        n = len(cards)
+    mask = 0
+    for card in cards:
+        mask += _bit[card.index]
+    if mask.bit_count() != n:  # adding a bit twice carries, and loses a bit
+        raise BadCard("the same card appears twice")
+    c = mask & 8191
+    d = mask >> 13 & 8191
+    h = mask >> 26 & 8191
+    s = mask >> 39
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    if not three:
+        return _t[c] + _t[d] + _t[h] + _t[s]
+    if not three & (three - 1) and not c & d & h & s:
+        r = ~three
+        a = _t[c] + _t[d] + _t[h] + _t[s]
+        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
+        return a if a < b else b
+    return min([_t[a] + _t[b] + _t[e] + _t[f] for a, b, e, f in _set_states(c, d, h, s, three)])
 
 
 def _runs_of(pattern: int, suit: int) -> list[int]:
@@ -141,45 +209,38 @@ def _runs_of(pattern: int, suit: int) -> list[int]:
     return runs
 
 
+def _join(state: State) -> int:
+    return state[0] | state[1] << 13 | state[2] << 26 | state[3] << 39
+
+
 def arrange_mask(mask: int) -> tuple[int, list[int], int]:
     """One least-deadwood arrangement of a mask: (deadwood, meld masks, deadwood mask)."""
     c, d, h, s = _suits(mask)
     three = (c & d & (h | s)) | (h & s & (c | d))
-    best: tuple[int, int] | None = None  # (deadwood, set cards mask)
-    ranks = []
+    t = _RUN_DEADWOOD
+    best = min(_set_states(c, d, h, s, three), key=lambda q: t[q[0]] + t[q[1]] + t[q[2]] + t[q[3]])
+    sets = mask & ~_join(best)
+    melds: list[int] = []
+    rank_cards = 1 | 1 << 13 | 1 << 26 | 1 << 39
     while three:
         r = three & -three
         three ^= r
-        ranks.append(r)
-    for choice in product(*(_set_options(c, d, h, s, r) for r in ranks)):
-        sets = 0
-        for rc, rd, rh, rs in choice:
-            sets |= rc | rd << 13 | rh << 26 | rs << 39
-        rest = _suits(mask & ~sets)
-        value = sum(_RUN_DEADWOOD[p] for p in rest)
-        if best is None or value < best[0]:
-            best = (value, sets)
-    assert best is not None  # product() of no options still yields one empty choice
-    value, sets = best
-    melds: list[int] = []
-    for r in ranks:
-        shift = r.bit_length() - 1
-        in_set = sets & (1 << shift | 1 << (shift + 13) | 1 << (shift + 26) | 1 << (shift + 39))
+        in_set = sets & rank_cards << (r.bit_length() - 1)
         if in_set:
             melds.append(in_set)
-    for suit, pattern in enumerate(_suits(mask & ~sets)):
+    for suit, pattern in enumerate(best):
         melds.extend(_runs_of(pattern, suit))
     melded = 0
     for m in melds:
         melded |= m
-    return value, melds, mask & ~melded
+    return sum(t[p] for p in best), melds, mask & ~melded
 
 
 def _mask_checked(cards: Iterable[Card]) -> int:
     mask = 0
     n = 0
     for card in cards:
-        mask |= 1 << card.index
+        mask += _BIT[card.index]
         n += 1
     if mask.bit_count() != n:
         raise BadCard("the same card appears twice")
@@ -199,9 +260,10 @@ def _by_rank(cards: list[Card]) -> list[Card]:
     return sorted(cards, key=lambda c: (c.rank, c.index))
 
 
-def deadwood(cards: Iterable[Card]) -> int:
-    """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card."""
-    return deadwood_mask(_mask_checked(cards))
+def _shown(melds: list[int]) -> list[list[Card]]:
+    shown = [_by_rank(_cards(m)) for m in melds]
+    shown.sort(key=lambda m: (m[0].rank, m[0].index))
+    return shown
 
 
 def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
@@ -213,33 +275,41 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
     Raises BadCard on a repeated card.
     """
     _, melds, dead = arrange_mask(_mask_checked(cards))
-    shown = [_by_rank(_cards(m)) for m in melds]
-    shown.sort(key=lambda m: (m[0].rank, m[0].index))
-    return shown, _by_rank(_cards(dead))
+    return _shown(melds), _by_rank(_cards(dead))
 
 
-def _discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
-    """(card index, deadwood after discarding it) for each card of the mask."""
+def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
+    """(card index, least deadwood after discarding it) for each card, in index order.
+
+    One search for all discards: discarding x leaves some choice of sets that
+    does not use x, so each set choice of the whole hand is scored once with
+    each of its free cards removed from that card's suit.
+    """
+    t = _RUN_DEADWOOD
     c, d, h, s = _suits(mask)
-    out = []
-    if not (c & d & (h | s)) | (h & s & (c | d)):
-        # no rank in three suits, and removing a card cannot make one: only
-        # the discarded card's suit changes
-        t = _RUN_DEADWOOD
-        total = t[c] + t[d] + t[h] + t[s]
-        for suit, p in enumerate((c, d, h, s)):
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    states = _set_states(c, d, h, s, three) if three else [(c, d, h, s)]
+    least = [_NONE] * 52
+    for state in states:
+        total = t[state[0]] + t[state[1]] + t[state[2]] + t[state[3]]
+        offset = 0
+        for p in state:
             base = total - t[p]
             rest = p
             while rest:
                 low = rest & -rest
                 rest ^= low
-                out.append((suit * 13 + low.bit_length() - 1, base + t[p ^ low]))
-        return out
-    rest = mask
-    while rest:
-        low = rest & -rest
-        rest ^= low
-        out.append((low.bit_length() - 1, deadwood_mask(mask ^ low)))
+                v = base + t[p ^ low]
+                i = offset + low.bit_length() - 1
+                if v < least[i]:
+                    least[i] = v
+            offset += 13
+    out = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        i = low.bit_length() - 1
+        out.append((i, least[i]))
     return out
 
 
@@ -249,7 +319,44 @@ def discard_deadwoods(cards: Iterable[Card]) -> dict[Card, int]:
     With 11 cards these are the knock entries of `legal`. Raises BadCard on a
     repeated card.
     """
-    return {CARDS[i]: v for i, v in _discard_deadwoods_mask(_mask_checked(cards))}
+    return {CARDS[i]: v for i, v in discard_deadwoods_mask(_mask_checked(cards))}
+
+
+def best_discards_mask(mask: int) -> tuple[int, int]:
+    """(least deadwood after one discard, mask of the discards that reach it).
+
+    As in `discard_deadwoods_mask`, but only the best: per set choice and suit,
+    the tables give the best removal from that suit directly.
+    """
+    t = _RUN_DEADWOOD
+    drop = _DROP_DEADWOOD
+    which = _DROP_CARDS
+    c, d, h, s = _suits(mask)
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    states = _set_states(c, d, h, s, three) if three else [(c, d, h, s)]
+    best = _NONE
+    cards = 0
+    for a, b, e, f in states:
+        ta, tb, te, tf = t[a], t[b], t[e], t[f]
+        total = ta + tb + te + tf
+        va = total - ta + drop[a]
+        vb = total - tb + drop[b]
+        ve = total - te + drop[e]
+        vf = total - tf + drop[f]
+        v = min(va, vb, ve, vf)
+        if v > best:
+            continue
+        if v < best:
+            best, cards = v, 0
+        if va == v:
+            cards |= which[a]
+        if vb == v:
+            cards |= which[b] << 13
+        if ve == v:
+            cards |= which[e] << 26
+        if vf == v:
+            cards |= which[f] << 39
+    return best, cards
 
 
 def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
@@ -257,11 +364,11 @@ def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
 
     Raises BadCard on a repeated card.
     """
-    found = _discard_deadwoods_mask(_mask_checked(cards))
-    if not found:
+    mask = _mask_checked(cards)
+    if not mask:
         return []
-    least = min(v for _, v in found)
-    return [(CARDS[i], v) for i, v in found if v == least]
+    value, which = best_discards_mask(mask)
+    return [(card, value) for card in _cards(which)]
 
 
 def is_meld(cards: Iterable[Card]) -> bool:
@@ -367,9 +474,9 @@ def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Ca
     assert best is not None  # the combination of no lay-offs is always there
     value, _, laid, pairs = best
     _, own, dead = arrange_mask(defender & ~laid)
-    shown = [_by_rank(_cards(m)) for m in own]
-    shown.sort(key=lambda m: (m[0].rank, m[0].index))
-    return LayOff(melds=shown, deadwood=_by_rank(_cards(dead)), layoffs=pairs, deadwood_value=value)
+    return LayOff(
+        melds=_shown(own), deadwood=_by_rank(_cards(dead)), layoffs=pairs, deadwood_value=value
+    )
 
 
 def defender_deadwood(

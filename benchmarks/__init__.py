@@ -1,0 +1,1 @@
+"""Benchmarks: run on demand (`python -m benchmarks.<name>`); each prints its figures."""
