@@ -351,16 +351,19 @@ class Match:
         match = cls(options, rng=rng)
         match._replay_deals = deque(e for e in events if e.get("event") == "deal")
         match._replay_reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
-        for event in events:
-            kind = event.get("event")
-            if kind == "start":
-                match.start()
-            elif kind == "action":
-                match.apply(event["seat"], event["action"])
-            elif kind == "arrange":
-                match.arrange(event["seat"], event["cards"])
-            elif kind not in ("deal", "reshuffle"):
-                raise BadAction(f"unknown log event {str(kind)[:20]!r}")
+        try:
+            for event in events:
+                kind = event.get("event")
+                if kind == "start":
+                    match.start()
+                elif kind == "action":
+                    match.apply(event["seat"], event["action"])
+                elif kind == "arrange":
+                    match.arrange(event["seat"], event["cards"])
+                elif kind not in ("deal", "reshuffle"):
+                    raise BadAction(f"unknown log event {str(kind)[:20]!r}")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc
         if match._replay_deals or match._replay_reshuffles:
             raise BadAction("the log has deals or reshuffles that its actions do not reach")
         match._replay_deals = match._replay_reshuffles = None
