@@ -224,6 +224,7 @@ class HandResult(Outbound):
     winner: SeatNumber | None
     points: int
     seats: list[SeatResult]
+    knock_discard: Card | None = Field(default=None, description="the face-down discard")
     deck_reveal: DeckReveal
     games: list[int] = Field(default_factory=list, description="sheet games the points went to")
 
@@ -238,7 +239,8 @@ class HandView(Outbound):
     discard_top: Card | None
     discard_count: int
     my_cards: list[Card] | None = Field(default=None, description="absent for spectators")
-    opponent_card_count: int
+    opponent_card_count: int | None = Field(default=None, description="absent for spectators")
+    card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
     deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
     last_action: LastAction | None = None
     result: HandResult | None = Field(default=None, description="when phase is over")

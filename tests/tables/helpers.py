@@ -1,0 +1,66 @@
+"""Shared helpers for the tables and web tests: settings, a known deal, snapshots."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+from starlette.testclient import WebSocketTestSession
+
+from app.config import Settings
+from app.engine.cards import full_deck
+from app.tables.registry import Table
+
+# The 52 cards in index order. With seat 0 dealing, seat 1 (the non-dealer) gets the
+# even positions 0..18 and seat 0 the odd ones 1..19; position 20 is the upcard.
+INDEX_DECK = [str(c) for c in full_deck()]
+SEAT1_CARDS = INDEX_DECK[0:20:2]  # AC 3C 5C 7C 9C JC KC 2D 4D 6D
+SEAT0_CARDS = INDEX_DECK[1:20:2]  # 2C 4C 6C 8C TC QC AD 3D 5D 7D
+UPCARD = INDEX_DECK[20]  # 8D
+STOCK_TOP = INDEX_DECK[21]  # 9D
+
+
+def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "data_file": tmp_path / "tables.sqlite3",
+        "test_hooks": True,
+        "bot_delay_seconds": 0.0,
+        "log_level": "warning",
+    }
+    values.update(overrides)
+    return Settings(**values)
+
+
+def snapshot(table: Table) -> tuple[int, int, bytes]:
+    """Everything a refusal must leave unchanged: version, log length, every view."""
+    views = [table.view(0), table.view(1), table.view(None)] if table.seats[1:] else []
+    return table.version, len(table.match.log), orjson.dumps(views)
+
+
+def exchange(
+    ws: WebSocketTestSession, message: dict[str, Any] | str | bytes
+) -> list[dict[str, Any]]:
+    """Send one frame, then a ping; return every frame received up to the pong."""
+    if isinstance(message, dict):
+        ws.send_json(message)
+    elif isinstance(message, bytes):
+        ws.send_bytes(message)
+    else:
+        ws.send_text(message)
+    return until_pong(ws)
+
+
+def until_pong(ws: WebSocketTestSession) -> list[dict[str, Any]]:
+    ws.send_json({"type": "ping"})
+    frames = []
+    for _ in range(100):
+        frame = ws.receive_json()
+        if frame == {"type": "pong"}:
+            return frames
+        frames.append(frame)
+    raise AssertionError("no pong after 100 frames")
+
+
+def of_type(frames: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
+    return [f for f in frames if f.get("type") == kind]
