@@ -1,0 +1,209 @@
+"""What a seat knows: built only from the `state` views it has been sent.
+
+`Seen` is one decision's knowledge as plain masks (a card's bit is
+`1 << card.index`, as in `app.engine.cards`). `BotMemory` folds a seat's
+successive views into a `Seen`: which cards lie in the discard pile (in
+order), which cards the opponent took from it and still holds, and which
+cards the opponent threw or declined (a hint of what it does not collect).
+Nothing here ever looks at anything but the views, so hidden cards cannot
+leak into a decision.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from app.engine.cards import Card
+
+FULL = (1 << 52) - 1
+TAKES = ("take_upcard", "draw_discard")
+
+
+def bit(text: object) -> int:
+    """The mask bit of a card in notation; 0 for anything that is not a card."""
+    if not isinstance(text, str):
+        return 0
+    try:
+        return Card.parse(text).bit
+    except ValueError:
+        return 0
+
+
+def index_of(text: object) -> int:
+    """A card's index, or -1 for anything that is not a card."""
+    b = bit(text)
+    return b.bit_length() - 1 if b else -1
+
+
+def mask_of_texts(texts: object) -> int:
+    mask = 0
+    if isinstance(texts, list | tuple):
+        for t in texts:
+            mask |= bit(t)
+    return mask
+
+
+@dataclass(slots=True)
+class Seen:
+    """One seat's knowledge at one decision (all cards as indices or masks)."""
+
+    me: int
+    hand: int  # my cards
+    pile: tuple[int, ...]  # the discard pile cards known, bottom to top (top last)
+    dead: int  # the same cards as a mask
+    pile_count: int  # how many cards the pile holds (some may be unknown)
+    opp_has: int  # cards the opponent took from the pile and still holds
+    opp_threw: int  # cards the opponent discarded or declined this hand
+    opp_count: int
+    stock_count: int
+    knock_limit: int
+    wall: bool  # game/hollywood: the last two stock cards are never drawn
+    phase: str
+    dealer: int
+    turn: int | None
+    forbidden: int = -1  # the card I just took from the pile: not discardable this turn
+
+    @property
+    def top(self) -> int:
+        return self.pile[-1] if self.pile else -1
+
+    @property
+    def drawable(self) -> int:
+        """Stock draws left before the hand ends (the wall keeps two)."""
+        return max(0, self.stock_count - (2 if self.wall else 0))
+
+
+class BotMemory:
+    """Folds one seat's views of one table into what that seat has seen.
+
+    Feed it every `state` view the seat receives, in order (`observe`); a view
+    seen twice (same version, e.g. after an `arrange`) is ignored. A gap in the
+    views costs only precision: the pile is then known from its top alone.
+    """
+
+    def __init__(self) -> None:
+        self._hand_key: tuple[object, object] | None = None
+        self._version: object = None
+        self._pile: list[int] = []
+        self._opp_has = 0
+        self._opp_threw = 0
+        self._stock_count = -1
+        self._top = -1
+
+    def observe(self, view: Mapping[str, Any]) -> None:
+        hand = view.get("hand")
+        if not isinstance(hand, Mapping):
+            return
+        me = view.get("you")
+        key = (hand.get("number"), hand.get("deck_commitment"))
+        top = index_of(hand.get("discard_top"))
+        stock_count = hand.get("stock_count")
+        if not isinstance(stock_count, int):
+            stock_count = 0
+        if key != self._hand_key:
+            self._hand_key = key
+            self._pile = [top] if top >= 0 else []
+            self._opp_has = 0
+            self._opp_threw = 0
+            self._version = view.get("version")
+            self._stock_count = stock_count
+            self._top = top
+            self._note_last(hand, me, fresh=True)
+            self._settle(hand, top)
+            return
+        if view.get("version") == self._version:
+            return
+        self._version = view.get("version")
+        if self._stock_count >= 0 and stock_count > self._stock_count:
+            # `hand` scoring turned the pile under its top into a new stock
+            self._pile = self._pile[-1:]
+        self._note_last(hand, me, fresh=False)
+        self._stock_count = stock_count
+        self._settle(hand, top)
+
+    def _note_last(self, hand: Mapping[str, Any], me: object, *, fresh: bool) -> None:
+        last = hand.get("last_action")
+        if not isinstance(last, Mapping):
+            return
+        kind = last.get("kind")
+        card = index_of(last.get("card"))
+        mine = last.get("seat") == me
+        if kind in TAKES and card >= 0:
+            if self._pile and self._pile[-1] == card:
+                self._pile.pop()
+            elif card in self._pile:
+                self._pile.remove(card)
+            if not mine:
+                self._opp_has |= 1 << card
+        elif kind == "discard" and card >= 0:
+            if not fresh or not self._pile or self._pile[-1] != card:
+                if card in self._pile:
+                    self._pile.remove(card)
+                self._pile.append(card)
+            if not mine:
+                self._opp_has &= ~(1 << card)
+                self._opp_threw |= 1 << card
+        elif kind in ("pass", "draw_stock") and not mine and self._top >= 0 and not fresh:
+            # the opponent could have had this card and did not want it
+            self._opp_threw |= 1 << self._top
+
+    def _settle(self, hand: Mapping[str, Any], top: int) -> None:
+        """Make the memory agree with the view, trusting the view where they differ."""
+        count = hand.get("discard_count")
+        if not isinstance(count, int):
+            count = len(self._pile)
+        if top < 0:
+            self._pile = []
+        elif not self._pile or self._pile[-1] != top or len(self._pile) > count:
+            self._pile = [top]
+        mine = mask_of_texts(hand.get("my_cards"))
+        self._opp_has &= ~mine
+        for i in self._pile:
+            self._opp_has &= ~(1 << i)
+        self._top = top
+
+    def seen(self, view: Mapping[str, Any]) -> Seen | None:
+        """The knowledge for the current decision of this view (None outside a hand)."""
+        self.observe(view)
+        hand = view.get("hand")
+        me = view.get("you")
+        if not isinstance(hand, Mapping) or not isinstance(me, int):
+            return None
+        table = view.get("table")
+        scoring = table.get("scoring") if isinstance(table, Mapping) else None
+        phase = str(hand.get("phase"))
+        forbidden = -1
+        last = hand.get("last_action")
+        if (
+            phase == "discard"
+            and isinstance(last, Mapping)
+            and last.get("seat") == me
+            and last.get("kind") in TAKES
+        ):
+            forbidden = index_of(last.get("card"))
+        count = hand.get("discard_count")
+        opp_count = hand.get("opponent_card_count")
+        turn = hand.get("turn")
+        return Seen(
+            me=me,
+            hand=mask_of_texts(hand.get("my_cards")),
+            pile=tuple(self._pile),
+            dead=sum(1 << i for i in self._pile),
+            pile_count=count if isinstance(count, int) else len(self._pile),
+            opp_has=self._opp_has,
+            opp_threw=self._opp_threw,
+            opp_count=opp_count if isinstance(opp_count, int) else 10,
+            stock_count=self._stock_count,
+            knock_limit=_int(hand.get("knock_limit"), 10),
+            wall=scoring in ("game", "hollywood"),
+            phase=phase,
+            dealer=_int(hand.get("dealer"), 0),
+            turn=turn if isinstance(turn, int) else None,
+            forbidden=forbidden,
+        )
+
+
+def _int(value: object, default: int) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) else default

@@ -1,0 +1,356 @@
+"""The hard policy: determinisation search over a lean simulator of one hand.
+
+For each decision with more than one sensible choice, deal the unseen cards
+at random in a way that agrees with everything seen (the opponent holds the
+cards it took from the pile; the rest of its hand, the unknown pile cards
+and the stock come from the cards nobody has shown), play each candidate out
+to the end of the hand with the normal policy on both sides, and pick the
+candidate with the best average points. Every candidate meets the same
+deals (common random numbers), so their difference is measured, not their
+luck. The search stops at its sample budget or its time budget, whichever
+comes first.
+
+The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
+engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
+it against `app.engine` on whole hands.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from app.bots.knowledge import FULL, Seen
+from app.bots.policy import (
+    WEIGHTS,
+    Weights,
+    indices,
+    normal_discard,
+    normal_take,
+    ranked_discards,
+)
+from app.engine.cards import cards_of
+from app.engine.melds import arrange_mask, deadwood_mask, defender_deadwood
+from app.engine.scoring import score_hand
+
+OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
+WALL = 2
+MAX_TURNS = 80  # a playout that has not ended by then counts as a draw
+
+# A decision: ("take", bool) for the upcard offer and the draw, ("discard", card, knock).
+Decision = tuple[str, int, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much the hard policy may think per move."""
+
+    samples: int = 400  # deals per decision, at most
+    seconds: float | None = 0.4  # wall time per decision, at most (None: samples only)
+    candidates: int = 4  # plain discards tried besides the normal choice and the knock
+
+
+@dataclass(slots=True)
+class World:
+    """One hand as the simulator plays it (every card known)."""
+
+    hands: list[int]
+    stock: list[int]  # top last
+    pile: list[int]  # top last
+    turn: int
+    dealer: int
+    phase: str
+    knock_limit: int
+    wall: bool
+    reshuffle: bool  # `hand` scoring: an empty stock takes the pile under its top
+    must_draw_stock: bool = False
+    forbidden: int = -1
+    took: list[int] = field(default_factory=lambda: [0, 0])
+    threw: list[int] = field(default_factory=lambda: [0, 0])
+    winner: int | None = None
+    points: int = 0
+
+    def copy(self) -> World:
+        return World(
+            list(self.hands),
+            list(self.stock),
+            list(self.pile),
+            self.turn,
+            self.dealer,
+            self.phase,
+            self.knock_limit,
+            self.wall,
+            self.reshuffle,
+            self.must_draw_stock,
+            self.forbidden,
+            list(self.took),
+            list(self.threw),
+            self.winner,
+            self.points,
+        )
+
+    def seen(self, seat: int) -> Seen:
+        """What `seat` knows here (the simulator's players see only this)."""
+        dead = 0
+        for i in self.pile:
+            dead |= 1 << i
+        other = 1 - seat
+        return Seen(
+            me=seat,
+            hand=self.hands[seat],
+            pile=tuple(self.pile),
+            dead=dead,
+            pile_count=len(self.pile),
+            opp_has=self.took[other] & self.hands[other],
+            opp_threw=self.threw[other],
+            opp_count=self.hands[other].bit_count(),
+            stock_count=len(self.stock),
+            knock_limit=self.knock_limit,
+            wall=self.wall,
+            phase=self.phase,
+            dealer=self.dealer,
+            turn=self.turn,
+            forbidden=self.forbidden if seat == self.turn else -1,
+        )
+
+    def value_for(self, seat: int) -> int:
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == seat else -self.points
+
+    # -- the rules -----------------------------------------------------------
+
+    def can_draw_stock(self) -> bool:
+        if self.stock:
+            return not self.wall or len(self.stock) > WALL
+        return self.reshuffle and len(self.pile) > 1
+
+    def take(self, rng: random.Random, taken: bool) -> None:
+        """The upcard offer or the draw: take the pile's top, or not."""
+        s = self.turn
+        top = self.pile[-1] if self.pile else -1
+        if self.phase == OFFER:
+            if taken:
+                self._take_top(s)
+                return
+            self.threw[s] |= 1 << top
+            if s != self.dealer:
+                self.turn = self.dealer
+            else:
+                self.turn = 1 - self.dealer
+                self.phase = DRAW
+                self.must_draw_stock = True
+            return
+        if taken and top >= 0 and not self.must_draw_stock:
+            self._take_top(s)
+            return
+        if not self.can_draw_stock():
+            if top >= 0 and not self.must_draw_stock:
+                self._take_top(s)
+            else:
+                self.phase = OVER  # nothing to draw: cannot happen in a real hand
+            return
+        if top >= 0 and not self.must_draw_stock:
+            self.threw[s] |= 1 << top
+        if not self.stock:
+            under = self.pile[:-1]
+            rng.shuffle(under)
+            self.stock = under
+            self.pile = self.pile[-1:]
+        self.hands[s] |= 1 << self.stock.pop()
+        self.phase = DISCARD
+        self.must_draw_stock = False
+
+    def _take_top(self, s: int) -> None:
+        card = self.pile.pop()
+        self.hands[s] |= 1 << card
+        self.took[s] |= 1 << card
+        self.forbidden = card
+        self.phase = DISCARD
+
+    def discard(self, card: int, knock: bool) -> None:
+        s = self.turn
+        if knock:
+            self._knock(s, card)
+            return
+        self.hands[s] &= ~(1 << card)
+        self.took[s] &= ~(1 << card)
+        self.threw[s] |= 1 << card
+        self.pile.append(card)
+        self.turn = 1 - s
+        self.phase = DRAW
+        self.forbidden = -1
+        self.must_draw_stock = False
+        if self.wall and len(self.stock) == WALL:
+            self.phase = OVER  # a draw: nobody scores
+
+    def _knock(self, s: int, card: int) -> None:
+        ten = self.hands[s] & ~(1 << card)
+        k, melds, _ = arrange_mask(ten)
+        other = self.hands[1 - s]
+        if k == 0:
+            d = deadwood_mask(other)
+        else:
+            d = defender_deadwood([cards_of(m) for m in melds], cards_of(other))
+        score = score_hand(k, d)
+        self.winner = s if score.knocker_wins else 1 - s
+        self.points = score.points
+        self.phase = OVER
+
+
+Policy = Callable[[Seen, World], Decision]
+
+
+def normal_policy(w: Weights = WEIGHTS) -> Policy:
+    def decide(seen: Seen, world: World) -> Decision:
+        if world.phase == DISCARD:
+            card, knock = normal_discard(seen, w)
+            return ("discard", card, knock)
+        can_take = bool(world.pile) and not world.must_draw_stock
+        taken = can_take and (not world.can_draw_stock() or normal_take(seen, world.pile[-1], w))
+        return ("take", int(taken), False)
+
+    return decide
+
+
+def apply(world: World, decision: Decision, rng: random.Random) -> None:
+    if decision[0] == "take":
+        world.take(rng, bool(decision[1]))
+    else:
+        world.discard(decision[1], decision[2])
+
+
+def play_out(world: World, policies: tuple[Policy, Policy], rng: random.Random) -> World:
+    """Play the hand to its end (or MAX_TURNS turns, then it counts as a draw)."""
+    steps = 0
+    while world.phase != OVER and steps < 3 * MAX_TURNS:
+        seat = world.turn
+        apply(world, policies[seat](world.seen(seat), world), rng)
+        steps += 1
+    if world.phase != OVER:
+        world.phase = OVER
+        world.winner = None
+    return world
+
+
+# -- determinisation -----------------------------------------------------------------
+
+
+def sample_world(seen: Seen, rng: random.Random, *, must_draw_stock: bool = False) -> World | None:
+    """Deal the unseen cards consistently with `seen`; None if the counts disagree.
+
+    `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
+    """
+    unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
+    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
+    pile_unknown = seen.pile_count - len(seen.pile)
+    pool = indices(unseen)
+    if (
+        seen.turn is None
+        or opp_unknown < 0
+        or pile_unknown < 0
+        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
+    ):
+        return None
+    rng.shuffle(pool)
+    opp = seen.opp_has
+    for i in pool[:opp_unknown]:
+        opp |= 1 << i
+    pile = pool[opp_unknown : opp_unknown + pile_unknown] + list(seen.pile)
+    stock = pool[opp_unknown + pile_unknown :]
+    hands = [0, 0]
+    hands[seen.me] = seen.hand
+    hands[1 - seen.me] = opp
+    took = [0, 0]
+    took[1 - seen.me] = seen.opp_has
+    threw = [0, 0]
+    threw[1 - seen.me] = seen.opp_threw
+    return World(
+        hands=hands,
+        stock=stock,
+        pile=pile,
+        turn=seen.turn,
+        dealer=seen.dealer,
+        phase=seen.phase,
+        knock_limit=seen.knock_limit,
+        wall=seen.wall,
+        reshuffle=not seen.wall,
+        must_draw_stock=must_draw_stock,
+        forbidden=seen.forbidden,
+        took=took,
+        threw=threw,
+    )
+
+
+def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) -> list[Decision]:
+    """The choices worth playing out, the normal policy's own choice first."""
+    if seen.phase in (OFFER, DRAW):
+        if not {"take_upcard", "draw_discard"} & legal_kinds:
+            return [("take", 0, False)]
+        if seen.phase == DRAW and "draw_stock" not in legal_kinds:
+            return [("take", 1, False)]
+        first = int(normal_take(seen, seen.top, w))
+        return [("take", first, False), ("take", 1 - first, False)]
+    card, knock = normal_discard(seen, w)
+    out: list[Decision] = [("discard", card, knock)]
+    if "knock" in legal_kinds:
+        ten = [(deadwood_mask(seen.hand ^ (1 << i)), i) for i in indices(seen.hand)]
+        ten = [(d, i) for d, i in ten if i != seen.forbidden and d <= seen.knock_limit]
+        if ten:
+            knock_card = min(ten)[1]
+            if ("discard", knock_card, True) not in out:
+                out.append(("discard", knock_card, True))
+    for _, i in ranked_discards(seen, w)[: budget.candidates]:
+        if ("discard", i, False) not in out:
+            out.append(("discard", i, False))
+    return out
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """What the last search did (for the benchmark and for curious tests)."""
+
+    samples: int = 0
+    candidates: int = 0
+    seconds: float = 0.0
+
+
+def hard_decide(
+    seen: Seen,
+    legal_kinds: set[str],
+    rng: random.Random,
+    *,
+    budget: Budget,
+    weights: Weights = WEIGHTS,
+    clock: Callable[[], float] = time.perf_counter,
+    stats: SearchStats | None = None,
+) -> Decision:
+    start = clock()
+    options = candidates(seen, legal_kinds, budget, weights)
+    policy = normal_policy(weights)
+    policies = (policy, policy)
+    totals = [0.0] * len(options)
+    must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
+    done = 0
+    if len(options) > 1:
+        for _ in range(budget.samples):
+            world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
+            if world is None:
+                break
+            seed = rng.getrandbits(32)
+            for j, option in enumerate(options):
+                w = world.copy()
+                playout_rng = random.Random(seed)
+                apply(w, option, playout_rng)
+                totals[j] += play_out(w, policies, playout_rng).value_for(seen.me)
+            done += 1
+            if budget.seconds is not None and clock() - start >= budget.seconds:
+                break
+    if stats is not None:
+        stats.samples = done
+        stats.candidates = len(options)
+        stats.seconds = clock() - start
+    best = max(range(len(options)), key=lambda j: (totals[j], -j))
+    return options[best]
