@@ -64,3 +64,17 @@ def until_pong(ws: WebSocketTestSession) -> list[dict[str, Any]]:
 
 def of_type(frames: list[dict[str, Any]], kind: str) -> list[dict[str, Any]]:
     return [f for f in frames if f.get("type") == kind]
+
+
+# Seat 1 (non-dealer when seat 0 deals) holds AC..9C and KS; the upcard TC makes a
+# 10-card club run: take it, knock discarding KS, and it is gin in two actions.
+GIN_SEAT1 = ["AC", "2C", "3C", "4C", "5C", "6C", "7C", "8C", "9C", "KS"]
+GIN_UPCARD = "TC"
+
+
+def gin_deck() -> list[str]:
+    rest = [c for c in INDEX_DECK if c not in [*GIN_SEAT1, GIN_UPCARD]]
+    deck: list[str] = []
+    for i in range(10):
+        deck += [GIN_SEAT1[i], rest[i]]
+    return [*deck, GIN_UPCARD, *rest[10:]]
