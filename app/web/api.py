@@ -55,7 +55,9 @@ def validation_message(errors: list[Any]) -> tuple[str, str]:
     if not errors:
         return "", "bad request"
     first = errors[0]
-    loc = [str(p) for p in first.get("loc", ()) if p != "body"]
+    loc = [str(p) for p in first.get("loc", ())]
+    if loc and loc[0] in ("body", "path", "query"):
+        loc = loc[1:]
     field = ".".join(loc)
     msg = str(first.get("msg", "invalid"))
     return field, f"{field}: {msg}" if field else msg
