@@ -1,0 +1,187 @@
+"""`view(seat)`: the state body of PROTOCOL.md, and what it must never show."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import pytest
+
+from app.engine import BadAction, BadCard, Match
+from tests.engine.helpers import act, cards, new_match
+from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
+
+
+def text(m: Match, seat: int | None) -> str:
+    return json.dumps(m.view(seat))
+
+
+def hidden_from(m: Match, seat: int | None) -> set[str]:
+    """Cards `seat` must not see now: the stock, and the hands it does not hold."""
+    assert m.hand is not None
+    out = {str(c) for c in m.hand.stock}
+    for s in (0, 1):
+        if s != seat:
+            out |= {str(c) for c in m.hand.cards[s]}
+    return out
+
+
+def assert_hides(m: Match, seat: int | None, cards_: set[str]) -> None:
+    t = text(m, seat)
+    shown = {c for c in cards_ if f'"{c}"' in t}
+    assert not shown, f"view({seat}) shows {sorted(shown)}"
+
+
+def test_view_shape_for_a_seat_and_a_spectator() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    v = m.view(0)
+    assert set(v) == {"version", "you", "table", "hand", "legal", "sheet", "ready"}
+    assert v["you"] == 0 and v["version"] == 1
+    assert v["table"] == {
+        "rules": "standard",
+        "scoring": "hand",
+        "target": 100,
+        "status": "playing",
+    }
+    h = v["hand"]
+    assert set(h) == {
+        "number",
+        "dealer",
+        "turn",
+        "phase",
+        "knock_limit",
+        "stock_count",
+        "discard_top",
+        "discard_count",
+        "my_cards",
+        "opponent_card_count",
+        "card_counts",
+        "deck_commitment",
+        "last_action",
+    }
+    assert h["last_action"] is None and h["opponent_card_count"] == 10
+    assert h["card_counts"] == [10, 10]
+    s = m.view(None)
+    assert s["you"] is None and s["legal"] == []
+    assert "my_cards" not in s["hand"] and "opponent_card_count" not in s["hand"]
+    assert v["sheet"] == {
+        "games": [
+            {
+                "seats": [
+                    {"entries": [], "points": 0, "bonus": 0},
+                    {"entries": [], "points": 0, "bonus": 0},
+                ],
+                "finished": False,
+                "winner": None,
+            }
+        ],
+        "totals": [0, 0],
+        "match_winner": None,
+    }
+    json.dumps(v)
+
+
+def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    mine = cards(A_NON_DEALER)
+    order = mine[5:] + mine[:5]
+    m.arrange(0, order)
+    assert m.view(0)["hand"]["my_cards"] == order
+    assert m.log[-1] == {"event": "arrange", "seat": 0, "cards": order}
+    act(m, 0, "pass")
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")
+    assert m.view(0)["hand"]["my_cards"] == [*order, "QC"]
+    act(m, 0, "discard", card="5S")
+    assert m.view(0)["hand"]["my_cards"] == [c for c in [*order, "QC"] if c != "5S"]
+    # Seat 1 may arrange while it is not its turn; it changes only seat 1's cards.
+    m.arrange(1, sorted(cards(A_DEALER)))
+    assert m.view(1)["hand"]["my_cards"] == sorted(cards(A_DEALER))
+
+
+@pytest.mark.parametrize(
+    ("order", "error"),
+    [
+        (cards(A_NON_DEALER)[:9], BadAction),  # one missing
+        ([*cards(A_NON_DEALER), "QC"], BadAction),  # one extra
+        ([*cards(A_NON_DEALER)[:9], "QC"], BadAction),  # one not held
+        ([*cards(A_NON_DEALER)[:9], "AC"], BadCard),  # a card twice
+        ([*cards(A_NON_DEALER)[:9], "ZZ"], BadCard),
+        ("AC 2C", BadAction),
+        (None, BadAction),
+    ],
+)
+def test_arrange_takes_only_a_permutation(order: object, error: type) -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    before = (m.view(0), len(m.log), m.version)
+    with pytest.raises(error):
+        m.arrange(0, order)  # type: ignore[arg-type]
+    assert (m.view(0), len(m.log), m.version) == before
+
+
+def test_last_action_names_only_public_cards() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "pass")
+    assert m.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "pass"}
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")  # QC, from the stock
+    for seat in (1, None):
+        assert m.view(seat)["hand"]["last_action"] == {"seat": 0, "kind": "draw_stock"}
+        assert '"QC"' not in text(m, seat)
+    assert m.view(0)["hand"]["my_cards"][-1] == "QC"  # the drawer sees it in the hand
+    act(m, 0, "discard", card="QC")
+    assert m.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "discard", "card": "QC"}
+    act(m, 1, "draw_discard")
+    assert m.view(0)["hand"]["last_action"] == {"seat": 1, "kind": "draw_discard", "card": "QC"}
+    m2 = new_match(dealer=1, deck=A_DECK)
+    act(m2, 0, "take_upcard")
+    assert m2.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "take_upcard", "card": "4D"}
+
+
+def test_views_hide_the_other_hand_and_the_stock_until_the_result() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "take_upcard")
+    for seat in (0, 1, None):
+        hidden = hidden_from(m, seat) - {"4D"}  # 4D was taken face up: public
+        assert len(hidden) >= 31
+        assert_hides(m, seat, hidden)
+    # The knock's discard is face down; the result then shows everything.
+    act(m, 0, "knock", discard="KD")
+    r = m.view(1)["hand"]["result"]
+    assert r["knock_discard"] == "KD"
+    assert r["deck_reveal"]["deck"] == A_DECK
+    shown0 = [c for meld in r["seats"][0]["melds"] for c in meld] + r["seats"][0]["deadwood"]
+    assert sorted(shown0) == sorted(c for c in [*cards(A_NON_DEALER), "4D"] if c != "KD")
+    d = r["seats"][1]
+    shown1 = [c for meld in d["melds"] for c in meld] + d["deadwood"]
+    shown1 += [x["card"] for x in d["layoffs"]]
+    assert sorted(shown1) == sorted(cards(A_DEALER))
+
+
+def test_deck_commitment_is_the_salted_hash_of_the_dealt_order() -> None:
+    m = new_match(dealer=1, deck=[A_DECK, A_DECK], scoring="game")
+    commitment = m.view(None)["hand"]["deck_commitment"]
+    assert "result" not in m.view(None)["hand"]
+    act(m, 0, "take_upcard")
+    assert m.view(1)["hand"]["deck_commitment"] == commitment  # fixed at the deal
+    act(m, 0, "knock", discard="KD")
+    reveal = m.view(None)["hand"]["result"]["deck_reveal"]
+    salt = reveal["salt"]
+    assert len(salt) == 32 and all(ch in "0123456789abcdef" for ch in salt)
+    text_ = salt + ":" + ",".join(reveal["deck"])
+    assert hashlib.sha256(text_.encode("utf-8")).hexdigest() == commitment
+    act(m, 0, "next_hand")
+    act(m, 1, "next_hand")
+    # Same deck order, new salt: a new commitment.
+    assert m.view(None)["hand"]["deck_commitment"] != commitment
+
+
+def test_a_spectator_sees_the_result_but_no_hand_before() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "take_upcard")
+    assert_hides(m, None, hidden_from(m, None) - {"4D"})
+    act(m, 0, "knock", discard="KD")
+    s = m.view(None)
+    assert s["hand"]["result"]["points"] == 39 and s["legal"] == []
+    assert s["hand"]["turn"] is None and s["hand"]["phase"] == "over"
+    assert s["table"]["status"] == "match_over"
