@@ -223,31 +223,43 @@ class SqliteStore:
         try:
             while self._pending:
                 batch, self._pending = self._pending, []
+                writes = [w for w, _ in batch]
                 try:
-                    writes = [w for w, _ in batch]
-                    await self._run(functools.partial(self._commit_batch, writes=writes))
-                except Exception as exc:  # every waiter of a failed batch learns of it
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_exception(exc)
-                else:
-                    for _, future in batch:
-                        if not future.done():
-                            future.set_result(None)
+                    failures = await self._run(functools.partial(self._commit_batch, writes=writes))
+                except Exception as exc:  # the whole transaction failed: tell every waiter
+                    failures = [exc] * len(batch)
+                for (_, future), failure in zip(batch, failures, strict=True):
+                    if future.done():
+                        continue
+                    if failure is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(failure)
         finally:
             self._flushing = False
 
-    def _commit_batch(self, db: sqlite3.Connection, writes: list[Write]) -> None:
+    def _commit_batch(self, db: sqlite3.Connection, writes: list[Write]) -> list[Exception | None]:
+        """One transaction for the batch; a failing write is undone alone (a savepoint)."""
+        failures: list[Exception | None] = []
         db.execute("BEGIN")
         try:
             for write in writes:
-                write(db)
+                db.execute("SAVEPOINT one")
+                try:
+                    write(db)
+                except Exception as exc:
+                    db.execute("ROLLBACK TO one")
+                    failures.append(exc)
+                else:
+                    failures.append(None)
+                db.execute("RELEASE one")
         except BaseException:
             db.execute("ROLLBACK")
             raise
         db.execute("COMMIT")
         self.commits += 1
         self.writes += len(writes)
+        return failures
 
     # --- the protocol ------------------------------------------------------------------
     async def load_all(self) -> list[TableRecord]:
@@ -310,7 +322,13 @@ class SqliteStore:
         ]
 
         def write(db: sqlite3.Connection) -> None:
-            # The primary key (table_id, seq) refuses a gap-free log being written twice.
+            # A log is gap-free: the next entry's seq is one past the stored last one
+            # (and the primary key refuses a seq written twice).
+            (last,) = db.execute(
+                "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            if (-1 if last is None else last) + 1 != first_seq:
+                raise RuntimeError(f"log of {table_id} ends at {last}, not {first_seq - 1}")
             db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
             db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
 

@@ -1,0 +1,171 @@
+"""The stores: SQLite on a real file (reopened to prove durability) and memory."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.tables.store import MemoryStore, SeatRecord, SqliteStore, TableRecord, TableStore
+
+
+def record(table_id: str, last_active: float = 100.0) -> TableRecord:
+    return TableRecord(
+        table_id=table_id,
+        options={"rules": "standard", "scoring": "hand", "target": 100},
+        seats=[SeatRecord("Ann", "a" * 64)],
+        created=50.0,
+        last_active=last_active,
+        log=[{"event": "start"}],
+        hooks={"first_dealer": 0},
+    )
+
+
+@pytest.fixture(params=["sqlite", "memory"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = request.param
+    return kind
+
+
+def make_store(kind: str, path: Path) -> TableStore:
+    return SqliteStore(path) if kind == "sqlite" else MemoryStore()
+
+
+async def roundtrip(store: TableStore) -> list[TableRecord]:
+    await store.create(record("t1"))
+    await store.create(record("t2", last_active=10.0))
+    await store.save_seats("t1", [SeatRecord("Ann", "a" * 64), SeatRecord("Bob", "b" * 64, None)])
+    await store.append("t1", 1, [{"event": "deal", "deck": ["AC"]}, {"event": "action"}], 120.0)
+    await store.append("t1", 3, [{"event": "arrange"}], 130.0)
+    await store.touch("t2", 20.0)
+    return await store.load_all()
+
+
+def test_create_seats_append_load(store_kind: str, tmp_path: Path) -> None:
+    async def main() -> list[TableRecord]:
+        store = make_store(store_kind, tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            return await roundtrip(store)
+        finally:
+            await store.close()
+
+    loaded = {r.table_id: r for r in asyncio.run(main())}
+    t1 = loaded["t1"]
+    assert [e["event"] for e in t1.log] == ["start", "deal", "action", "arrange"]
+    assert [s.name for s in t1.seats] == ["Ann", "Bob"]
+    assert t1.last_active == 130.0 and t1.created == 50.0
+    assert t1.hooks == {"first_dealer": 0}
+    assert loaded["t2"].last_active == 20.0
+
+
+def test_sqlite_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
+    path = tmp_path / "deep" / "s.sqlite3"  # the folder is made on open
+
+    async def write() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        await roundtrip(store)
+        await store.close()
+
+    async def read() -> list[TableRecord]:
+        store = SqliteStore(path)
+        await store.open()
+        try:
+            return await store.load_all()
+        finally:
+            await store.close()
+
+    asyncio.run(write())
+    loaded = {r.table_id: r for r in asyncio.run(read())}
+    assert len(loaded["t1"].log) == 4
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+
+
+def test_a_gap_or_a_repeat_in_the_log_is_refused(store_kind: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        store = make_store(store_kind, tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("t1"))
+            with pytest.raises(RuntimeError):
+                await store.append("t1", 0, [{"event": "again"}], 1.0)  # seq 0 exists
+            with pytest.raises(RuntimeError):
+                await store.append("t1", 2, [{"event": "gap"}], 1.0)  # seq 1 is missing
+            # The failed write left nothing behind; the next one goes through.
+            await store.append("t1", 1, [{"event": "next"}], 1.0)
+            (loaded,) = await store.load_all()
+            assert [e["event"] for e in loaded.log] == ["start", "next"]
+        finally:
+            await store.close()
+
+    asyncio.run(main())
+
+
+def test_expire_removes_idle_tables_and_their_events(store_kind: str, tmp_path: Path) -> None:
+    async def main() -> tuple[list[str], list[str]]:
+        store = make_store(store_kind, tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("old", last_active=10.0))
+            await store.create(record("new", last_active=100.0))
+            gone = await store.expire(before=50.0)
+            return gone, [r.table_id for r in await store.load_all()]
+        finally:
+            await store.close()
+
+    gone, left = asyncio.run(main())
+    assert gone == ["old"] and left == ["new"]
+    if store_kind == "sqlite":
+        with sqlite3.connect(tmp_path / "s.sqlite3") as db:
+            assert db.execute("SELECT COUNT(*) FROM events WHERE table_id='old'").fetchone() == (0,)
+
+
+def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) -> None:
+    async def main() -> tuple[int, int, int]:
+        store = SqliteStore(tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            for i in range(20):
+                await store.create(record(f"t{i}"))
+            base_commits, base_writes = store.commits, store.writes
+            await asyncio.gather(
+                *(store.append(f"t{i}", 1, [{"event": "action", "n": i}], 1.0) for i in range(20))
+            )
+            loaded = await store.load_all()
+            assert all(len(r.log) == 2 for r in loaded)
+            return store.commits - base_commits, store.writes - base_writes, len(loaded)
+        finally:
+            await store.close()
+
+    commits, writes, tables = asyncio.run(main())
+    assert writes == 20 and tables == 20
+    # The first append commits alone; the 19 queued behind it share one transaction.
+    assert commits < writes, (commits, writes)
+
+
+def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> None:
+    async def main() -> list[object]:
+        store = SqliteStore(tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("t1"))
+            await store.create(record("t2"))
+            results = await asyncio.gather(
+                store.append("t1", 1, [{"event": "a"}], 1.0),
+                store.append("t1", 1, [{"event": "b"}], 1.0),  # same seq: refused
+                store.append("t2", 1, [{"event": "x"}], 1.0),  # another table: unaffected
+                return_exceptions=True,
+            )
+            loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
+            return [*results, loaded]
+        finally:
+            await store.close()
+
+    first, second, third, loaded = asyncio.run(main())
+    assert first is None and third is None
+    assert isinstance(second, RuntimeError)
+    assert loaded == {"t1": ["start", "a"], "t2": ["start", "x"]}
