@@ -175,8 +175,11 @@ class Match:
             }
         )
 
-    def apply(self, seat: int, action: Mapping[str, object], version: int | None = None) -> None:
+    def apply(self, seat: int, action: Mapping[str, object], version: int | None = None) -> Match:
         """Apply one wire action for `seat`; on success `version` goes up by one.
+
+        Returns the match itself, now in its new state (`view(seat)` gives
+        each seat's body of it).
 
         :raises StaleVersion: `version` is given and is not the current one
             (checked before anything else).
@@ -203,7 +206,7 @@ class Match:
                 assert self._next_dealer is not None
                 self._deal(self._next_dealer)
             self.version += 1
-            return
+            return self
         if self.status != "playing" or self.hand is None:
             raise IllegalAction("no hand is being played")
         hand = self.hand
@@ -215,6 +218,7 @@ class Match:
         self.version += 1
         if hand.phase == "over":
             self._end_hand(hand)
+        return self
 
     def _reshuffle(self, hand: Hand) -> None:
         if self._replay_reshuffles is not None:

@@ -77,7 +77,7 @@ def test_version_goes_up_by_one_per_applied_action_only() -> None:
     assert m.version == 2
     act(m, 1, "pass")
     assert m.version == 3
-    m.apply(0, {"kind": "draw_stock"})  # no version given: not checked
+    assert m.apply(0, {"kind": "draw_stock"}) is m  # no version given: not checked
     assert m.version == 4
 
 
