@@ -107,6 +107,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "copy_failed": N_("Select the link and copy it"),
     "moved": N_("{card} moved to place {n}"),
     "dealer": N_("dealer"),
+    "knock_limit": N_("knock limit {n}"),
     # hand end
     "outcome.gin": N_("{name} went gin"),
     "outcome.knock": N_("{name} knocked and won"),

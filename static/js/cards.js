@@ -1,0 +1,48 @@
+// Cards drawn with CSS: rank and suit symbol (so colour is never the only clue).
+import { cardName, rankLabel, SUIT_SYMBOLS } from "./i18n.js";
+
+export const RANK_ORDER = "A23456789TJQK";
+export const SUIT_ORDER = "CDHS";
+
+export function cardElement(card, { tag = "span", mini = false } = {}) {
+  const el = document.createElement(tag);
+  el.className = `card s-${card[1]}` + ("DH".includes(card[1]) ? " red" : "") + (mini ? " mini" : "");
+  el.dataset.card = card;
+  if (tag === "button") el.type = "button";
+  el.setAttribute(tag === "button" ? "aria-label" : "title", cardName(card));
+  if (tag !== "button") {
+    el.setAttribute("role", "img");
+    el.setAttribute("aria-label", cardName(card));
+  }
+  const corner = document.createElement("span");
+  corner.className = "corner";
+  corner.setAttribute("aria-hidden", "true");
+  const rank = document.createElement("span");
+  rank.textContent = rankLabel(card);
+  const suit = document.createElement("span");
+  suit.textContent = SUIT_SYMBOLS[card[1]];
+  corner.append(rank, suit);
+  const pip = document.createElement("span");
+  pip.className = "pip";
+  pip.setAttribute("aria-hidden", "true");
+  pip.textContent = SUIT_SYMBOLS[card[1]];
+  el.append(corner, pip);
+  return el;
+}
+
+export function backElement() {
+  const el = document.createElement("span");
+  el.className = "card-back";
+  return el;
+}
+
+const rankIndex = (c) => RANK_ORDER.indexOf(c[0]);
+const suitIndex = (c) => SUIT_ORDER.indexOf(c[1]);
+
+export function sortByRank(cards) {
+  return [...cards].sort((a, b) => rankIndex(a) - rankIndex(b) || suitIndex(a) - suitIndex(b));
+}
+
+export function sortBySuit(cards) {
+  return [...cards].sort((a, b) => suitIndex(a) - suitIndex(b) || rankIndex(a) - rankIndex(b));
+}

@@ -1,0 +1,188 @@
+// Rendering of the parts of a state that need no input handling: the opponent,
+// the piles, the status words, the hand end and the sheet.
+import { backElement, cardElement } from "./cards.js";
+import { cardName, t } from "./i18n.js";
+
+export const $ = (id) => document.getElementById(id);
+
+export function playerName(state, seat) {
+  const player = (state.table.players || []).find((p) => p.seat === seat);
+  return player?.name || `${seat + 1}`;
+}
+
+export function player(state, seat) {
+  return (state.table.players || []).find((p) => p.seat === seat) || null;
+}
+
+// "Bob" or "You" for the line under the table.
+export function who(state, seat) {
+  return seat === state.you ? t("you") : playerName(state, seat);
+}
+
+export function renderSeatHead(state, seat, prefix) {
+  const p = player(state, seat);
+  const connected = Boolean(p?.connected) || Boolean(p?.computer);
+  $(`${prefix}-dot`).classList.toggle("on", connected);
+  $(`${prefix}-dot`).title = connected ? t("online") : t("offline");
+  $(`${prefix}-name`).textContent = playerName(state, seat);
+  const notes = [];
+  if (p?.computer) notes.push(t("computer", { strength: t(`strength.${p.computer}`) }));
+  if (state.hand && state.hand.dealer === seat) notes.push(t("dealer"));
+  if (p && p.name && !connected) notes.push(t("offline_waits", { name: playerName(state, seat) }));
+  const note = $(`${prefix}-note`);
+  if (note) note.textContent = notes.length ? `(${notes.join(", ")})` : "";
+  return connected;
+}
+
+export function renderBacks(container, count) {
+  container.replaceChildren(...Array.from({ length: count }, () => backElement()));
+}
+
+export function renderPiles(state, legalKinds) {
+  const hand = state.hand;
+  const stock = $("stock");
+  const canStock = legalKinds.has("draw_stock");
+  stock.disabled = !canStock;
+  stock.classList.toggle("can", canStock);
+  $("stock-count").textContent = String(hand.stock_count);
+  stock.setAttribute("aria-label", t(canStock ? "stock" : "stock_plain", { n: hand.stock_count }));
+  const pile = $("discard");
+  const canDiscard = legalKinds.has("draw_discard") || legalKinds.has("take_upcard");
+  pile.disabled = !canDiscard;
+  pile.classList.toggle("can", canDiscard);
+  pile.classList.toggle("empty", !hand.discard_top);
+  if (hand.discard_top) {
+    pile.replaceChildren(cardElement(hand.discard_top));
+    const name = cardName(hand.discard_top);
+    pile.setAttribute("aria-label", t(canDiscard ? "discard_pile" : "discard_plain", { card: name }));
+  } else {
+    pile.replaceChildren();
+    pile.setAttribute("aria-label", t("discard_empty"));
+  }
+}
+
+// What just happened, in words, from `last_action`.
+export function describeAction(state) {
+  const action = state.hand?.last_action;
+  if (!action || action.seat === undefined || action.seat === null) return "";
+  const key = `did.${action.kind}`;
+  const text = t(key, { name: who(state, action.seat), card: action.card ? cardName(action.card) : "" });
+  return text === key ? "" : text;
+}
+
+export function describeTurn(state, legalKinds) {
+  const hand = state.hand;
+  if (state.table.status === "waiting") return t("turn.waiting");
+  if (!hand || hand.phase === "over") return "";
+  if (state.you !== null && hand.turn === state.you) {
+    if (legalKinds.has("take_upcard") || legalKinds.has("pass")) return t("turn.upcard");
+    if (legalKinds.has("draw_stock") || legalKinds.has("draw_discard")) return t("turn.draw");
+    if (legalKinds.has("discard")) return t("turn.discard");
+  }
+  return t("turn.other", { name: playerName(state, hand.turn) });
+}
+
+function group(cards, className, markLayoffs = new Set()) {
+  const box = document.createElement("div");
+  box.className = `group ${className}`;
+  for (const card of cards) {
+    const el = cardElement(card, { mini: true });
+    if (markLayoffs.has(card)) {
+      el.classList.add("layoff");
+      el.setAttribute("aria-label", `${cardName(card)} (${t("laid_off")})`);
+    }
+    box.append(el);
+  }
+  return box;
+}
+
+export function renderResult(state) {
+  const result = state.hand.result;
+  const knocker = result.knocker;
+  const winnerName = result.winner === null ? "" : playerName(state, result.winner);
+  const kind = result.kind;
+  const title =
+    kind === "draw" ? t("outcome.draw") : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker) });
+  $("result-title").textContent = title;
+  $("result-points").textContent = result.winner === null ? "" : t("points", { name: winnerName, points: result.points });
+  const games = result.games || [];
+  let where = "";
+  if (result.winner !== null && state.table.scoring !== "hand") {
+    where = games.length ? t("went_into", { games: games.map((g) => g + 1).join(", ") }) : t("went_nowhere");
+  }
+  $("result-games").textContent = where;
+  const seats = [0, 1];
+  if (knocker === 1) seats.reverse();
+  const boxes = seats.map((seat) => {
+    const info = result.seats[seat];
+    const box = document.createElement("div");
+    box.className = "result-seat";
+    const h = document.createElement("h3");
+    h.textContent = t("deadwood_of", { name: playerName(state, seat), n: info.deadwood_value }) + (seat === knocker ? ` · ${t("knocker")}` : "");
+    const melds = document.createElement("div");
+    melds.className = "result-melds";
+    const other = result.seats[1 - seat];
+    (info.melds || []).forEach((meld, index) => {
+      // The defender's lay-offs are shown on the knocker's melds, marked.
+      const added = seat === knocker ? (other.layoffs || []).filter((l) => l.meld === index).map((l) => l.card) : [];
+      melds.append(group([...meld, ...added], "meld", new Set(added)));
+    });
+    if (seat !== knocker && info.layoffs?.length) {
+      const note = document.createElement("p");
+      note.className = "hint";
+      note.textContent = `${t("laid_off")}: ${info.layoffs.map((l) => cardName(l.card)).join(", ")}`;
+      box.append(h, melds, note);
+    } else {
+      box.append(h, melds);
+    }
+    if (info.deadwood?.length) melds.append(group(info.deadwood, "dead"));
+    return box;
+  });
+  $("result-hands").replaceChildren(...boxes);
+  return [title, $("result-points").textContent, where].filter(Boolean).join(". ");
+}
+
+export function renderSheet(state) {
+  const sheet = state.sheet;
+  const games = sheet?.games || [];
+  const names = [playerName(state, 0), playerName(state, 1)];
+  const boxes = games.map((game, index) => {
+    const box = document.createElement("div");
+    box.className = "sheet-game" + (game.finished ? " finished" : "");
+    const table = document.createElement("table");
+    const caption = document.createElement("caption");
+    caption.textContent = t("game_n", { n: index + 1 }) + (game.finished && game.winner !== null ? ` · ${t("won_by", { name: names[game.winner] })}` : "");
+    const head = document.createElement("thead");
+    const headRow = head.insertRow();
+    for (const name of names) {
+      const th = document.createElement("th");
+      th.scope = "col";
+      th.textContent = name;
+      headRow.append(th);
+    }
+    const body = document.createElement("tbody");
+    const rows = Math.max(game.seats[0].entries.length, game.seats[1].entries.length);
+    for (let r = 0; r < rows; r += 1) {
+      const row = body.insertRow();
+      for (const s of [0, 1]) row.insertCell().textContent = game.seats[s].entries[r] ?? "";
+    }
+    const foot = document.createElement("tfoot");
+    const points = foot.insertRow();
+    for (const s of [0, 1]) points.insertCell().textContent = String(game.seats[s].points);
+    if (game.finished) {
+      const bonus = foot.insertRow();
+      for (const s of [0, 1]) bonus.insertCell().textContent = `+${game.seats[s].bonus}`;
+      bonus.title = t("bonus");
+    }
+    table.append(caption, head, body, foot);
+    box.append(table);
+    return box;
+  });
+  $("sheet-games").replaceChildren(...boxes);
+  const totals = sheet?.totals || [0, 0];
+  let text = `${t("total")}: ${names[0]} ${totals[0]} · ${names[1]} ${totals[1]}`;
+  if (sheet && sheet.match_winner !== null && sheet.match_winner !== undefined) {
+    text += ` — ${t("match_winner", { name: names[sheet.match_winner] })}`;
+  }
+  $("sheet-totals").textContent = text;
+}
