@@ -72,6 +72,10 @@ class Connection:
             self.close(CLOSE_POLICY, "not reading")
         self._wake.set()
 
+    def pending(self) -> list[bytes]:
+        """The frames not yet taken by the writer (tests and diagnostics)."""
+        return [frame for _, frame in self._frames]
+
     def send_message(self, message: dict[str, Any]) -> None:
         self.send(orjson.dumps(message))
 

@@ -9,6 +9,7 @@ its own view. A restart rebuilds every table with `Match.replay`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import hmac
 import logging
@@ -477,8 +478,10 @@ class Registry:
             try:
                 await self.act(table, seat, action, version)
             except RuleError as exc:
-                if exc.code != "stale_version":
-                    log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
+                if exc.code == "stale_version":
+                    continue  # the person moved meanwhile: look again
+                log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
+                with contextlib.suppress(RuleError):
                     await self.act(table, seat, legal[0], version)
             except Exception:
                 log.exception("table %s: computer move failed", short(table.id))

@@ -1,0 +1,319 @@
+"""The registry and hub without any web layer: the path of a move, restarts, expiry."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+import pytest
+
+from app.engine.errors import RuleError
+from app.tables.hub import Connection, Hub
+from app.tables.registry import Registry, Table, TableFull, UnknownTable
+from app.tables.store import MemoryStore
+from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
+
+OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+
+
+class FakeClock:
+    def __init__(self, now: float = 1_000.0) -> None:
+        self.now = now
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def make_registry(store: MemoryStore | None = None, **kw: Any) -> Registry:
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    kw.setdefault("expiry_seconds", 100.0)
+    kw.setdefault("computer_delay", 0.0)
+    return Registry(store or MemoryStore(), hub, **kw)
+
+
+async def two_seats(registry: Registry, decks: Sequence[Sequence[str]] = (INDEX_DECK,)) -> Table:
+    table, _ = await registry.create(OPTIONS, "Ann", test_decks=decks, first_dealer=0)
+    await registry.join(table.id, "Bob")
+    return table
+
+
+def versions(conn: Connection) -> list[int]:
+    return [orjson.loads(f)["version"] for f in conn.pending()]
+
+
+def test_create_join_full_unknown() -> None:
+    async def main() -> None:
+        registry = make_registry()
+        table, token = await registry.create(OPTIONS, None)
+        assert registry.get(table.id) is table
+        assert registry.seat_for_token(table.id, token) == 0
+        assert table.status == "waiting" and table.version == 0
+        assert [p["name"] for p in table.players()] == ["Player 1"]
+        seat, token1 = await registry.join(table.id, None)
+        assert seat == 1 and registry.seat_for_token(table.id, token1) == 1
+        assert table.status == "playing" and table.version == 1
+        with pytest.raises(TableFull):
+            await registry.join(table.id, "Cy")
+        with pytest.raises(UnknownTable):
+            await registry.join("nope", "Cy")
+        assert registry.get("nope") is None and registry.seat_for_token("nope", token) is None
+        # The store has the seats by hash only.
+        stored = registry.store.records[table.id]  # type: ignore[attr-defined]
+        assert token not in repr(stored) and token1 not in repr(stored)
+
+    asyncio.run(main())
+
+
+def test_the_store_has_the_move_before_any_connection_sees_it() -> None:
+    seen_at_commit: list[list[int]] = []
+
+    class Watching(MemoryStore):
+        conn: Connection | None = None
+
+        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+            if self.conn is not None:
+                seen_at_commit.append(versions(self.conn))
+            await super().append(table_id, first_seq, entries, now)
+
+    async def main() -> None:
+        store = Watching()
+        registry = make_registry(store)
+        table = await two_seats(registry)
+        conn = Connection(0)
+        registry.hub.attach(table, conn)
+        store.conn = conn
+        await registry.act(table, 1, {"kind": "pass"}, 1)
+        await registry.act(table, 0, {"kind": "pass"}, 2)
+        # At each commit the socket had only older versions; right after, the new one.
+        assert seen_at_commit == [[1], [2]]
+        assert versions(conn) == [3]  # states replace each other while unsent
+
+    asyncio.run(main())
+
+
+def test_a_refused_move_changes_nothing_and_sends_nothing() -> None:
+    async def main() -> None:
+        registry = make_registry()
+        table = await two_seats(registry)
+        conn = Connection(None)
+        registry.hub.attach(table, conn)
+        before, sent = snapshot(table), conn.pending()
+        for seat, action, version in (
+            (0, {"kind": "pass"}, 1),  # not seat 0's turn
+            (1, {"kind": "draw_stock"}, 1),  # upcard offer, not a draw
+            (1, {"kind": "pass"}, 0),  # stale
+            (1, {"kind": "discard", "card": "AC"}, 1),
+        ):
+            with pytest.raises(RuleError):
+                await registry.act(table, seat, action, version)
+            assert snapshot(table) == before
+        assert conn.pending() == sent
+        assert registry.store.commits == 3  # type: ignore[attr-defined]  # create, seats, deal
+
+    asyncio.run(main())
+
+
+def test_a_failed_commit_undoes_the_move() -> None:
+    class Failing(MemoryStore):
+        fail = False
+
+        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+            if self.fail:
+                raise OSError("disk full")
+            await super().append(table_id, first_seq, entries, now)
+
+    async def main() -> None:
+        store = Failing()
+        registry = make_registry(store)
+        table = await two_seats(registry)
+        conn = Connection(1)
+        registry.hub.attach(table, conn)
+        before, sent = snapshot(table), conn.pending()
+        store.fail = True
+        with pytest.raises(OSError):
+            await registry.act(table, 1, {"kind": "pass"}, 1)
+        assert snapshot(table) == before and conn.pending() == sent
+        store.fail = False
+        await registry.act(table, 1, {"kind": "pass"}, 1)  # the same move, now durable
+        assert table.version == 2
+
+    asyncio.run(main())
+
+
+def test_a_restart_rebuilds_every_table_exactly() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        registry = make_registry(store)
+        table = await two_seats(registry)
+        waiting, waiting_token = await registry.create({"scoring": "hollywood"}, "Solo")
+        await registry.act(table, 1, {"kind": "pass"}, 1)
+        await registry.act(table, 0, {"kind": "take_upcard"}, 2)
+        await registry.arrange(table, 0, list(reversed(table.view(0)["hand"]["my_cards"])))
+        await registry.act(table, 0, {"kind": "discard", "card": SEAT0_CARDS[0]}, 3)
+        again = make_registry(store)
+        assert await again.load() == 2
+        rebuilt = again.get(table.id)
+        assert rebuilt is not None
+        assert snapshot(rebuilt) == snapshot(table)
+        assert [p["name"] for p in rebuilt.players()] == ["Ann", "Bob"]
+        assert again.seat_for_token(waiting.id, waiting_token) == 0
+        rebuilt_waiting = again.get(waiting.id)
+        assert rebuilt_waiting is not None and rebuilt_waiting.status == "waiting"
+        # And play goes on from there, stored as before.
+        await again.act(rebuilt, 1, {"kind": "draw_stock"}, 4)
+        assert rebuilt.version == 5 and len(store.records[table.id].log) == len(rebuilt.match.log)
+
+    asyncio.run(main())
+
+
+def test_expiry_removes_idle_tables_only(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "hollywood_gin.tables")
+
+    async def main() -> None:
+        clock = FakeClock(1_000.0)
+        store = MemoryStore()
+        registry = make_registry(store, clock=clock)
+        idle, _ = await registry.create(OPTIONS, "Idle")
+        busy = await two_seats(registry)
+        watched, _ = await registry.create(OPTIONS, "Watched")
+        conn = Connection(None)
+        registry.hub.attach(watched, conn)
+        clock.now = 1_090.0
+        await registry.act(busy, 1, {"kind": "pass"}, 1)
+        assert await registry.expire() == []  # nobody idle for 100 s yet
+        clock.now = 1_150.0
+        # idle: 150 s; busy: 60 s; watched: idle 150 s but a socket is open.
+        assert await registry.expire() == [idle.id]
+        assert registry.get(idle.id) is None and idle.id not in store.records
+        assert registry.get(busy.id) is busy and registry.get(watched.id) is watched
+        clock.now = 1_300.0
+        registry.hub.detach(watched, conn)
+        assert sorted(await registry.expire()) == sorted([busy.id, watched.id])
+        assert len(registry) == 0 and store.records == {}
+
+    asyncio.run(main())
+    lines = [r.getMessage() for r in caplog.records]
+    assert sum("expired" in line for line in lines) == 3
+    assert sum("created" in line for line in lines) == 3
+    assert any("seat 1 taken" in line for line in lines)
+
+
+def test_each_change_encodes_one_state_per_seat_not_per_connection() -> None:
+    async def main() -> None:
+        registry = make_registry()
+        table = await two_seats(registry)
+        conns = [Connection(0) for _ in range(3)] + [Connection(1) for _ in range(2)]
+        conns += [Connection(None) for _ in range(4)]
+        for conn in conns:
+            registry.hub.attach(table, conn)
+        before = registry.hub.encodings
+        await registry.act(table, 1, {"kind": "pass"}, 1)
+        assert registry.hub.encodings - before == 3  # seat 0, seat 1, spectators
+        assert all(versions(c)[-1] == 2 for c in conns)
+        frames = {c.seat: c.pending()[-1] for c in conns}
+        assert all(c.pending()[-1] is frames[c.seat] for c in conns)  # the same bytes object
+
+    asyncio.run(main())
+
+
+def test_hand_over_is_logged(caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, "hollywood_gin.tables")
+
+    async def main() -> None:
+        registry = make_registry()
+        table = await two_seats(registry, decks=[gin_deck()])
+        await registry.act(table, 1, {"kind": "take_upcard"}, 1)
+        await registry.act(table, 1, {"kind": "knock", "discard": "KS"}, 2)
+        assert registry.hand_record(table.id, 1)["result"]["kind"] == "gin"
+
+    asyncio.run(main())
+    assert any("hand 1 over" in r.getMessage() for r in caplog.records)
+
+
+def first_legal(view: dict[str, Any], strength: str, rng: random.Random | None) -> dict[str, Any]:
+    """A test-only policy: the computer plays the first legal action."""
+    legal: list[dict[str, Any]] = view["legal"]
+    return legal[0]
+
+
+async def play_against_computer(registry: Registry, table: Table, rng: random.Random) -> int:
+    """A person (seat 0) plays random legal moves until the match is over; return moves."""
+    moves = 0
+    for _ in range(20_000):
+        if table.status == "match_over":
+            return moves
+        legal = table.match.legal(0)
+        if not legal:
+            await asyncio.sleep(0.001)  # the computer's turn: let its driver run
+            continue
+        # Knock whenever allowed, so that hands end; otherwise any legal move.
+        knocks = [a for a in legal if a["kind"] == "knock"]
+        try:
+            await registry.act(table, 0, knocks[0] if knocks else rng.choice(legal), table.version)
+            moves += 1
+        except RuleError as exc:
+            assert exc.code == "stale_version"  # the computer moved first
+    raise AssertionError("the match did not end")
+
+
+@pytest.mark.parametrize("scoring", ["hand", "game"])
+def test_the_computer_plays_through_the_same_path(scoring: str) -> None:
+    async def main() -> None:
+        registry = make_registry(policy=first_legal)
+        table, _ = await registry.create(
+            {"scoring": scoring}, "Ann", computer="easy", first_dealer=1
+        )
+        assert table.status == "playing" and table.players()[1]["connected"] is True
+        conn = Connection(None)
+        registry.hub.attach(table, conn)
+        await play_against_computer(registry, table, random.Random(5))
+        log = table.match.log
+        computer_moves = [e for e in log if e.get("event") == "action" and e["seat"] == 1]
+        assert computer_moves, "the computer never moved"
+        # Every computer move went through the store, like a person's.
+        assert len(registry.store.records[table.id].log) == len(log)  # type: ignore[attr-defined]
+        # It agrees to the rematch by itself.
+        for _ in range(200):
+            if table.match.ready[1]:
+                break
+            await asyncio.sleep(0)
+        assert table.match.ready[1] is True
+        await registry.close()
+
+    asyncio.run(main())
+
+
+def test_the_real_policy_plays_a_hand() -> None:
+    async def main() -> None:
+        registry = make_registry(computer_rng=random.Random(3))  # app.bots.choose_action
+        table, _ = await registry.create({"scoring": "hand"}, "Ann", computer="easy")
+        await play_against_computer(registry, table, random.Random(8))
+        assert table.status == "match_over"
+        await registry.close()
+
+    asyncio.run(main())
+
+
+def test_a_computer_can_join_a_waiting_table_and_restarts_keep_it() -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        registry = make_registry(store, policy=first_legal, computer_delay=3600.0)
+        table, _ = await registry.create(OPTIONS, "Ann", first_dealer=0)
+        assert await registry.seat_computer(table.id, "normal") == 1
+        with pytest.raises(TableFull):
+            await registry.seat_computer(table.id, "normal")
+        assert table.players()[1]["name"] == "Computer (normal)"
+        await registry.close()
+        again = make_registry(store, policy=first_legal, computer_delay=3600.0)
+        await again.load()
+        rebuilt = again.get(table.id)
+        assert rebuilt is not None and rebuilt.players()[1]["computer"] == "normal"
+        # Seat 1 (the computer) has the upcard offer: its driver is waiting to move.
+        assert rebuilt.computer_task is not None and not rebuilt.computer_task.done()
+        await again.close()
+
+    asyncio.run(main())
