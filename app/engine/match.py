@@ -12,6 +12,7 @@ reshuffle) comes from the injected `rng` and is written to `log`, so
 
 from __future__ import annotations
 
+import copy
 import random
 import secrets
 from collections import deque
@@ -249,8 +250,8 @@ class Match:
             "dealer": hand.dealer,
             "deck": [str(c) for c in hand.deck],
             "salt": hand.salt,
-            "actions": [dict(a, action=dict(a["action"])) for a in hand.actions],
-            "reshuffles": [dict(r) for r in hand.reshuffles],
+            "actions": copy.deepcopy(hand.actions),
+            "reshuffles": copy.deepcopy(hand.reshuffles),
             "result": self._result_dict(hand),
         }
 
@@ -327,13 +328,8 @@ class Match:
         """The full record of finished hand `n` (1-based, counted over the
         table's life), or None while it is unknown or still being played."""
         record = self._records.get(n)
-        if record is None:
-            return None
-        return {
-            **record,
-            "actions": [dict(a, action=dict(a["action"])) for a in record["actions"]],
-            "reshuffles": [dict(r) for r in record["reshuffles"]],
-        }
+        # A deep copy: the caller may change what it gets without touching the record.
+        return None if record is None else copy.deepcopy(record)
 
     # -- replay --------------------------------------------------------------
 

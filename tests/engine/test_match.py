@@ -253,7 +253,10 @@ def test_hand_record() -> None:
     assert rec["reshuffles"] == []
     assert rec["result"]["points"] == 39
     rec["actions"].clear()  # a copy: the match's record is not changed
-    assert len(m.hand_record(1)["actions"]) == 2  # type: ignore[index]
+    rec["result"]["seats"].clear()
+    again = m.hand_record(1)
+    assert again is not None
+    assert len(again["actions"]) == 2 and len(again["result"]["seats"]) == 2
     assert m.hand_record(2) is None and m.hand_record(0) is None
     json.dumps(rec)
 
