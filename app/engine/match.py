@@ -126,8 +126,9 @@ class Match:
             dealer = self._first_dealer
         else:
             dealer = self._rng.randrange(2)
+        hand = self._new_hand(dealer)
         self.log.append({"event": "start"})
-        self._deal(dealer)
+        self._deal(hand)
         self.version += 1
 
     def _new_deck(self) -> list[Card]:
@@ -140,7 +141,8 @@ class Match:
         self._rng.shuffle(deck)
         return deck
 
-    def _deal(self, dealer: int) -> None:
+    def _new_hand(self, dealer: int) -> Hand:
+        """The next hand, dealt but not yet in play (raises before any change)."""
         number = self._hands_dealt + 1
         if self._replay_deals is not None:
             if not self._replay_deals:
@@ -153,7 +155,7 @@ class Match:
         else:
             deck = self._new_deck()
             salt = f"{self._rng.getrandbits(128):032x}"
-        hand = Hand(
+        return Hand(
             number=number,
             dealer=dealer,
             deck=deck,
@@ -161,7 +163,9 @@ class Match:
             rules=self.options.rules,
             wall=self.options.scoring != "hand",
         )
-        self._hands_dealt = number
+
+    def _deal(self, hand: Hand) -> None:
+        self._hands_dealt = hand.number
         self.hand = hand
         self.hand_games = []
         self.status = "playing"
@@ -169,10 +173,10 @@ class Match:
         self.log.append(
             {
                 "event": "deal",
-                "hand": number,
-                "dealer": dealer,
-                "deck": [str(c) for c in deck],
-                "salt": salt,
+                "hand": hand.number,
+                "dealer": hand.dealer,
+                "deck": [str(c) for c in hand.deck],
+                "salt": hand.salt,
             }
         )
 
@@ -199,13 +203,18 @@ class Match:
                 raise IllegalAction(f"{act.kind} is not open now")
             if self.ready[seat]:
                 raise IllegalAction(f"you have already sent {act.kind}; waiting for the other")
+            dealt: Hand | None = None
+            if self.ready[1 - seat]:
+                # The second one deals; build the hand first, so that a bad
+                # deck order raises before anything has changed.
+                assert self._next_dealer is not None
+                dealt = self._new_hand(self._next_dealer)
             self.log.append({"event": "action", "seat": seat, "action": act.to_dict()})
             self.ready[seat] = True
-            if all(self.ready):
+            if dealt is not None:
                 if act.kind == "new_match":
                     self.sheet = Sheet(self.options.scoring, self.options.target)
-                assert self._next_dealer is not None
-                self._deal(self._next_dealer)
+                self._deal(dealt)
             self.version += 1
             return self
         if self.status != "playing" or self.hand is None:

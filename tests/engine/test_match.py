@@ -333,3 +333,16 @@ def test_options() -> None:
     ):
         with pytest.raises(BadAction):
             Options.from_dict(bad)
+
+
+def test_a_bad_deck_order_is_refused_before_anything_changes() -> None:
+    short = A_DECK[:51]
+    m = new_match(dealer=1, deck=[A_DECK, short], scoring="game")
+    knock_a(m)
+    act(m, 0, "next_hand")
+    before = snapshot(m)
+    with pytest.raises(BadAction):
+        act(m, 1, "next_hand")
+    assert snapshot(m) == before
+    with pytest.raises(BadAction):
+        new_match(dealer=1, deck=[[*A_DECK[:51], A_DECK[0]]])  # a card twice
