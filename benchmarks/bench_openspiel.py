@@ -2,7 +2,8 @@
 
 Run: `pip install -e '.[bench]' && python -m benchmarks.bench_openspiel`
 
-Same seeded hands as `bench_engine`, cold. Checks that both agree on the
+Same seeded hands as `bench_engine`, cold; CPU time, median of 3, ours and
+OpenSpiel measured in turn. Checks that both agree on the
 least deadwood of every 10-card hand, and counts how often OpenSpiel's
 11-card `min_deadwood` (melds of all 11, then drop the highest deadwood card)
 differs from the exact least deadwood after the best discard.
@@ -16,7 +17,7 @@ import pyspiel
 
 from app.engine import melds
 from app.engine.cards import Card
-from benchmarks.bench_engine import dense_hands, random_hands, table, us_per_call
+from benchmarks.bench_engine import dense_hands, random_hands, table, us_per_call_pair
 
 UTILS = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
 # OpenSpiel's suits are s c d h (index suit*13 + rank-1); ours are C D H S.
@@ -92,8 +93,7 @@ def main() -> None:
         ),
     ):
         os_inputs = [to_openspiel(h) for h in hands]
-        ours = us_per_call(ours_fn, hands)
-        theirs = us_per_call(os_fn, os_inputs)
+        ours, theirs = us_per_call_pair(ours_fn, hands, os_fn, os_inputs)
         rows.append((name, len(hands), ours, theirs, f"{theirs / ours:.1f}x"))
     table(
         "Ours (pure Python, list of Card) vs OpenSpiel C++ (list of int), µs per call, median of 3",

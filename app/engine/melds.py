@@ -313,13 +313,36 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     return out
 
 
-def discard_deadwoods(cards: Iterable[Card]) -> dict[Card, int]:
+def discard_deadwoods(
+    cards: Iterable[Card], *, _bit: tuple[int, ...] = _BIT, _t: list[int] = _RUN_DEADWOOD
+) -> dict[Card, int]:
     """For each card, the least deadwood of the others after discarding it.
 
     With 11 cards these are the knock entries of `legal`. Raises BadCard on a
-    repeated card.
+    repeated card. (The keyword-only defaults are tables bound for speed.)
     """
-    return {CARDS[i]: v for i, v in discard_deadwoods_mask(_mask_checked(cards))}
+    held = list(cards)
+    mask = 0
+    for card in held:
+        mask += _bit[card.index]
+    if mask.bit_count() != len(held):
+        raise BadCard("the same card appears twice")
+    c = mask & 8191
+    d = mask >> 13 & 8191
+    h = mask >> 26 & 8191
+    s = mask >> 39
+    if (c & d & (h | s)) | (h & s & (c | d)):
+        return {CARDS[i]: v for i, v in discard_deadwoods_mask(mask)}
+    # no possible set: only the discarded card's suit changes
+    total = _t[c] + _t[d] + _t[h] + _t[s]
+    suits = (c, d, h, s)
+    out = {}
+    for card in held:
+        i = card.index
+        k = i // 13
+        p = suits[k]
+        out[card] = total - _t[p] + _t[p ^ 1 << (i - 13 * k)]
+    return out
 
 
 def best_discards_mask(mask: int) -> tuple[int, int]:
