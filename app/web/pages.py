@@ -164,12 +164,16 @@ def install(app: FastAPI, settings: Settings) -> None:
         app.add_api_route(
             f"/{path}", redirect_to_language(path), methods=["GET"], include_in_schema=False
         )
+
+    def redirect_to_root(lang: str) -> Callable[[Request], Awaitable[Response]]:
+        async def redirect(request: Request) -> Response:
+            return RedirectResponse(f"/{lang}/", status_code=302)
+
+        return redirect
+
     for lang in LANGUAGES:
         app.add_api_route(
-            f"/{lang}",
-            redirect_to_language(""),
-            methods=["GET"],
-            include_in_schema=False,
+            f"/{lang}", redirect_to_root(lang), methods=["GET"], include_in_schema=False
         )
 
     @app.get("/t/{table_id}", include_in_schema=False)
