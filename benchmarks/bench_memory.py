@@ -1,0 +1,216 @@
+"""Memory per table (no sockets) and per open WebSocket (the real server).
+
+Run: `pip install -e '.[bench]' && python -m benchmarks.bench_memory --quick`
+(full: `python -m benchmarks.bench_memory`, 10,000 tables and 1,000 sockets).
+
+Tables: a fresh child process builds N tables through the real `Registry`
+(hub, engine, locks; a store that keeps nothing, as SQLite keeps nothing in
+this process), seats both players and plays `--moves` legal moves each, so
+every table is mid-hand; it reports the RSS growth and, in a second child
+with `tracemalloc` on, the traced bytes, each divided by N.
+
+Sockets: the real server (`python -m app`) with a few tables; N idle
+spectator sockets open (each gets its first state, then waits); the server's
+RSS growth divided by N, with permessage-deflate on and off (the client
+offers it, as browsers do).
+
+Each figure is the median of `--repeats` fresh processes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import random
+import statistics
+import subprocess
+import sys
+import time
+import tracemalloc
+from collections.abc import Sequence
+from typing import Any
+
+import httpx
+import orjson
+import psutil
+
+from benchmarks.serve import REPO, app_server, raise_open_files
+
+
+class NullStore:
+    """The `TableStore` calls, keeping nothing (the real store keeps rows on disk)."""
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def load_all(self) -> list[Any]:
+        return []
+
+    async def create(self, record: Any) -> None:
+        return None
+
+    async def save_seats(self, table_id: str, seats: Sequence[Any]) -> None:
+        return None
+
+    async def append(
+        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+    ) -> None:
+        return None
+
+    async def touch(self, table_id: str, now: float) -> None:
+        return None
+
+    async def expire(self, before: float) -> list[str]:
+        return []
+
+    async def delete(self, table_id: str) -> None:
+        return None
+
+
+async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
+    from app.tables.hub import Hub
+    from app.tables.registry import Registry
+
+    rng = random.Random(seed)
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    registry = Registry(NullStore(), hub, expiry_seconds=86400.0)
+    tables = []
+    for _ in range(count):
+        table, _token = await registry.create({}, "Ann")
+        await registry.join(table.id, "Bob")
+        for _ in range(moves):
+            seat = next(s for s in (0, 1) if table.match.legal(s))
+            legal = [a for a in table.match.legal(seat) if a["kind"] != "knock"]
+            await registry.act(table, seat, rng.choice(legal), table.version)
+        tables.append(table)
+    # Keep the registry alive with its tables: what a running server holds.
+    return [registry, *tables]
+
+
+def child_tables(count: int, moves: int, trace: bool) -> dict[str, Any]:
+    """Run in a fresh process: memory growth of building `count` tables."""
+    import app.tables.registry  # noqa: F401 - imports are not the tables' cost
+
+    # Warm the engine's caches (meld tables) before the baseline.
+    asyncio.run(build_tables(20, moves, seed=1))
+    gc.collect()
+    me = psutil.Process()
+    if trace:
+        tracemalloc.start()
+    rss0 = me.memory_info().rss
+    traced0 = tracemalloc.get_traced_memory()[0] if trace else 0
+    keep = asyncio.run(build_tables(count, moves, seed=2))
+    gc.collect()
+    out: dict[str, Any] = {"count": count, "rss_per_table": (me.memory_info().rss - rss0) / count}
+    if trace:
+        snapshot = tracemalloc.take_snapshot()
+        out["traced_per_table"] = (tracemalloc.get_traced_memory()[0] - traced0) / count
+        top = snapshot.statistics("filename")[:6]
+        out["top_files"] = [
+            (str(s.traceback[0].filename).split("/work/main/")[-1], s.size / count) for s in top
+        ]
+        out["state_bytes"] = len(orjson.dumps(keep[1].view(0)))
+        out["log_entries"] = len(keep[1].match.log)
+    del keep
+    return out
+
+
+def run_child(args: list[str]) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "benchmarks.bench_memory", "--child", *args]
+    out = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, check=True, timeout=1800)
+    result: dict[str, Any] = json.loads(out.stdout)
+    return result
+
+
+async def socket_cost(base: str, pid: int, count: int, tables: int) -> float:
+    """Server RSS growth per socket for `count` idle spectators over `tables` tables."""
+    from websockets.asyncio.client import connect
+
+    async with httpx.AsyncClient(base_url=base) as http:
+        ids = []
+        for _ in range(tables):
+            ids.append((await http.post("/api/tables", json={})).json()["table_id"])
+            http.cookies.clear()
+    ws_base = base.replace("http://", "ws://")
+    # One socket first, so what a first connection builds lazily is not counted.
+    first = await connect(f"{ws_base}/ws/tables/{ids[0]}", ping_interval=None)
+    await first.recv()
+    await asyncio.sleep(0.5)
+    server = psutil.Process(pid)
+    rss0 = server.memory_info().rss
+    gate = asyncio.Semaphore(64)
+
+    async def one(i: int) -> Any:
+        async with gate:
+            ws = await connect(f"{ws_base}/ws/tables/{ids[i % len(ids)]}", ping_interval=None)
+            await ws.recv()  # its first state: the socket is fully set up
+            return ws
+
+    socks = await asyncio.gather(*(one(i) for i in range(count)))
+    await asyncio.sleep(1.0)
+    grown = (server.memory_info().rss - rss0) / count
+    await asyncio.gather(*(s.close() for s in socks), return_exceptions=True)
+    await first.close()
+    return float(grown)
+
+
+def per_socket(count: int, deflate: bool) -> float:
+    env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "true" if deflate else "false"}
+    with app_server(env) as (base, proc):
+        return asyncio.run(socket_cost(base, proc.pid, count, tables=20))
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=10_000)
+    parser.add_argument("--moves", type=int, default=6, help="legal moves played per table")
+    parser.add_argument("--sockets", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        count, moves, trace = int(args.child[0]), int(args.child[1]), args.child[2] == "trace"
+        print(json.dumps(child_tables(count, moves, trace)))
+        return 0
+    if args.quick:
+        args.tables, args.sockets = 2000, 300
+    raise_open_files()
+    started = time.perf_counter()
+    plain = [run_child([str(args.tables), str(args.moves), "plain"]) for _ in range(args.repeats)]
+    traced = [run_child([str(args.tables), str(args.moves), "trace"]) for _ in range(args.repeats)]
+    rss = statistics.median(r["rss_per_table"] for r in plain)
+    tm = statistics.median(r["traced_per_table"] for r in traced)
+    sockets = {
+        deflate: statistics.median(per_socket(args.sockets, deflate) for _ in range(args.repeats))
+        for deflate in (True, False)
+    }
+    print(f"\nMemory per table: {args.tables} tables mid-hand ({args.moves} moves), one process")
+    print("\n| measure | bytes per table | KB per table | goal |")
+    print("|---|---:|---:|---|")
+    print(f"| RSS growth | {rss:.0f} | {rss / 1024:.1f} | at most 20 KB |")
+    print(f"| tracemalloc | {tm:.0f} | {tm / 1024:.1f} | at most 20 KB |")
+    example = traced[0]
+    print(
+        f"\nOne table's seat state: {example['state_bytes']} B of JSON, "
+        f"{example['log_entries']} log entries. Traced bytes per table by file:"
+    )
+    for name, size in example["top_files"]:
+        print(f"  {size:8.0f} B  {name}")
+    print(f"\nMemory per open socket: {args.sockets} idle spectators, server RSS growth")
+    print("\n| permessage-deflate | bytes per socket | KB per socket | goal |")
+    print("|---|---:|---:|---|")
+    for deflate, size in sockets.items():
+        label = "on" if deflate else "off"
+        print(f"| {label} | {size:.0f} | {size / 1024:.1f} | at most 70 KB |")
+    print(f"\n(medians of {args.repeats}; {time.perf_counter() - started:.0f} s)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
