@@ -23,6 +23,7 @@ def main() -> int:
         port=settings.port,
         log_level=settings.log_level,
         ws_max_size=settings.ws_max_message_bytes * 4,
+        ws_per_message_deflate=settings.ws_per_message_deflate,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
         timeout_graceful_shutdown=5,
