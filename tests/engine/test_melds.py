@@ -15,15 +15,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.cards import CARDS, Card, parse_cards
+from app.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
 from app.engine.errors import BadAction, BadCard
 from app.engine.melds import (
     LayOff,
     arrange,
+    arrange_mask,
     best_discards,
+    best_discards_mask,
     deadwood,
+    deadwood_mask,
     defender_deadwood,
     discard_deadwoods,
+    discard_deadwoods_mask,
     is_meld,
     lay_off,
 )
@@ -504,3 +508,27 @@ def test_lay_off_is_legal_and_optimal(case: tuple[list[list[Card]], list[Card]])
     assert result.deadwood_value == reference_defender_deadwood(knocker, defender)
     assert defender_deadwood(knocker, defender) == result.deadwood_value
     assert result.deadwood_value <= deadwood(defender)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(hand(10), hand(11)))
+def test_the_mask_forms_agree(held: list[Card]) -> None:
+    mask = mask_of(held)
+    assert deadwood_mask(mask) == deadwood(held)
+    value, meld_masks, dead = arrange_mask(mask)
+    assert value == deadwood(held) == sum(c.value for c in cards_of(dead))
+    assert sorted(sorted(cards_of(m)) for m in meld_masks) == sorted(
+        sorted(m) for m in arrange(held)[0]
+    )
+    assert discard_deadwoods_mask(mask) == [
+        (c.index, v) for c, v in sorted(discard_deadwoods(held).items())
+    ]
+    least, which = best_discards_mask(mask)
+    assert [(c, least) for c in cards_of(which)] == best_discards(held)
+
+
+def test_a_set_of_four_is_one_meld() -> None:
+    hand = cards("9C 9D 9H 9S 2C 4D 6H 8S KC QD")
+    # the 9s; the rest is 2+4+6+8+10+10 = 40
+    assert deadwood(hand) == 40
+    assert arrange(hand)[0] == [cards("9C 9D 9H 9S")]
