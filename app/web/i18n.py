@@ -114,6 +114,8 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "outcome.undercut": N_("Undercut: {name} wins the hand"),
     "outcome.draw": N_("The hand is a draw: no points, the same dealer deals again"),
     "points": N_("{name} scores {points} points"),
+    "points_one": N_("{name} scores 1 point"),
+    "knock_discard": N_("Discarded face down: {card}"),
     "went_into": N_("Entered in game {games}"),
     "went_nowhere": N_("Recorded nowhere: those games are already finished"),
     "deadwood_of": N_("{name}: deadwood {n}"),

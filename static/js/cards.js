@@ -9,11 +9,10 @@ export function cardElement(card, { tag = "span", mini = false } = {}) {
   el.className = `card s-${card[1]}` + ("DH".includes(card[1]) ? " red" : "") + (mini ? " mini" : "");
   el.dataset.card = card;
   if (tag === "button") el.type = "button";
-  el.setAttribute(tag === "button" ? "aria-label" : "title", cardName(card));
-  if (tag !== "button") {
-    el.setAttribute("role", "img");
-    el.setAttribute("aria-label", cardName(card));
-  }
+  // The spoken name is the element's text; the drawn face is hidden from readers.
+  const name = document.createElement("span");
+  name.className = "sr-only";
+  name.textContent = cardName(card);
   const corner = document.createElement("span");
   corner.className = "corner";
   corner.setAttribute("aria-hidden", "true");
@@ -26,7 +25,7 @@ export function cardElement(card, { tag = "span", mini = false } = {}) {
   pip.className = "pip";
   pip.setAttribute("aria-hidden", "true");
   pip.textContent = SUIT_SYMBOLS[card[1]];
-  el.append(corner, pip);
+  el.append(name, corner, pip);
   return el;
 }
 

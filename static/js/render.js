@@ -28,9 +28,13 @@ export function renderSeatHead(state, seat, prefix) {
   const notes = [];
   if (p?.computer) notes.push(t("computer", { strength: t(`strength.${p.computer}`) }));
   if (state.hand && state.hand.dealer === seat) notes.push(t("dealer"));
-  if (p && p.name && !connected) notes.push(t("offline_waits", { name: playerName(state, seat) }));
   const note = $(`${prefix}-note`);
   if (note) note.textContent = notes.length ? `(${notes.join(", ")})` : "";
+  const away = $(`${prefix}-away`);
+  if (away) {
+    away.hidden = !(p && p.name && !connected);
+    away.textContent = away.hidden ? "" : t("offline_waits", { name: playerName(state, seat) });
+  }
   return connected;
 }
 
@@ -52,7 +56,9 @@ export function renderPiles(state, legalKinds) {
   pile.classList.toggle("can", canDiscard);
   pile.classList.toggle("empty", !hand.discard_top);
   if (hand.discard_top) {
-    pile.replaceChildren(cardElement(hand.discard_top));
+    const face = cardElement(hand.discard_top);
+    face.setAttribute("aria-hidden", "true"); // the pile's own label names the card
+    pile.replaceChildren(face);
     const name = cardName(hand.discard_top);
     pile.setAttribute("aria-label", t(canDiscard ? "discard_pile" : "discard_plain", { card: name }));
   } else {
@@ -89,7 +95,7 @@ function group(cards, className, markLayoffs = new Set()) {
     const el = cardElement(card, { mini: true });
     if (markLayoffs.has(card)) {
       el.classList.add("layoff");
-      el.setAttribute("aria-label", `${cardName(card)} (${t("laid_off")})`);
+      el.querySelector(".sr-only").textContent = `${cardName(card)} (${t("laid_off")})`;
     }
     box.append(el);
   }
@@ -104,7 +110,8 @@ export function renderResult(state) {
   const title =
     kind === "draw" ? t("outcome.draw") : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker) });
   $("result-title").textContent = title;
-  $("result-points").textContent = result.winner === null ? "" : t("points", { name: winnerName, points: result.points });
+  $("result-points").textContent =
+    result.winner === null ? "" : t(result.points === 1 ? "points_one" : "points", { name: winnerName, points: result.points });
   const games = result.games || [];
   let where = "";
   if (result.winner !== null && state.table.scoring !== "hand") {
@@ -136,6 +143,12 @@ export function renderResult(state) {
       box.append(h, melds);
     }
     if (info.deadwood?.length) melds.append(group(info.deadwood, "dead"));
+    if (seat === knocker && result.knock_discard) {
+      const thrown = document.createElement("p");
+      thrown.className = "hint";
+      thrown.textContent = t("knock_discard", { card: cardName(result.knock_discard) });
+      box.append(thrown);
+    }
     return box;
   });
   $("result-hands").replaceChildren(...boxes);
