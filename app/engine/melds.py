@@ -137,6 +137,43 @@ def _set_states(c: int, d: int, h: int, s: int, three: int) -> list[State]:
     return states
 
 
+def _least_with_sets(c: int, d: int, h: int, s: int, three: int) -> int:
+    """Least deadwood over every choice of sets among the ranks in `three`.
+
+    The highest such rank is scored in place for each choice of the others,
+    rather than expanded into states: that saves building the largest list.
+    """
+    t = _RUN_DEADWOOD
+    last = 1 << (three.bit_length() - 1)
+    rest = three ^ last
+    states = _set_states(c, d, h, s, rest) if rest else [(c, d, h, s)]
+    nr = ~last
+    best = _NONE
+    if c & d & h & s & last:
+        for a, b, e, f in states:
+            ta, tb, te, tf = t[a], t[b], t[e], t[f]
+            na, nb, ne, nf = t[a & nr], t[b & nr], t[e & nr], t[f & nr]
+            v = min(
+                ta + tb + te + tf,  # no set
+                na + nb + ne + tf,  # each set of three
+                na + nb + te + nf,
+                na + tb + ne + nf,
+                ta + nb + ne + nf,
+                na + nb + ne + nf,  # the set of four
+            )
+            if v < best:
+                best = v
+    else:
+        for a, b, e, f in states:
+            v = t[a] + t[b] + t[e] + t[f]
+            w = t[a & nr] + t[b & nr] + t[e & nr] + t[f & nr]
+            if w < v:
+                v = w
+            if v < best:
+                best = v
+    return best
+
+
 def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
     """Least deadwood of the cards in a 52-bit mask (the hot path: no checks)."""
     c = mask & 8191
@@ -152,7 +189,7 @@ def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
         a = _t[c] + _t[d] + _t[h] + _t[s]
         b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
         return a if a < b else b
-    return min([_t[a] + _t[b] + _t[e] + _t[f] for a, b, e, f in _set_states(c, d, h, s, three)])
+    return _least_with_sets(c, d, h, s, three)
 
 
 def deadwood(
@@ -185,7 +222,7 @@ def deadwood(
         a = _t[c] + _t[d] + _t[h] + _t[s]
         b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
         return a if a < b else b
-    return min([_t[a] + _t[b] + _t[e] + _t[f] for a, b, e, f in _set_states(c, d, h, s, three)])
+    return _least_with_sets(c, d, h, s, three)
 
 
 def _runs_of(pattern: int, suit: int) -> list[int]:
