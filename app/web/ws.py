@@ -44,6 +44,12 @@ def frame_text(message: dict[str, Any]) -> str:
     return orjson.dumps(message).decode()
 
 
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Mark a side's exception as seen: a socket's end is routine, not a loose error."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Session:
     """One socket's conversation with one table."""
 
@@ -90,17 +96,24 @@ class Session:
             await self.registry.touch(self.table)
             writer = asyncio.create_task(self._write())
             reader = asyncio.create_task(self._read())
-            done, pending = await asyncio.wait({writer, reader}, return_when="FIRST_COMPLETED")
+            for task in (writer, reader):
+                task.add_done_callback(_retrieve)
+            try:
+                done, pending = await asyncio.wait({writer, reader}, return_when="FIRST_COMPLETED")
+            except asyncio.CancelledError:
+                # The server is going away: end both sides, then let the cancellation go on.
+                writer.cancel()
+                reader.cancel()
+                raise
             for task in pending:
                 task.cancel()
             for task in pending:
                 with contextlib.suppress(asyncio.CancelledError, Exception):
                     await task
             for task in done:
-                if not task.cancelled() and task.exception() is not None:
-                    exc = task.exception()
-                    if not isinstance(exc, WebSocketDisconnect):
-                        log.warning("socket ended by %r", exc)
+                exc = None if task.cancelled() else task.exception()
+                if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
+                    log.warning("socket ended by %r", exc)
         finally:
             hub.detach(self.table, self.conn)
 
