@@ -7,15 +7,24 @@ of `best_discards()` / `discard_deadwoods()` on 11-card hands, the same for the
 brute-force reference of `tests/engine/test_melds.py` (on fewer hands: it is
 slow), the ratios, and µs per random-play hand of the engine's `Match`.
 Each figure is the median of 3 repetitions, in CPU time.
+
+`python -m benchmarks.bench_engine --versions 7c43207 HEAD` instead compares
+the solver as it was at those commits (what each optimisation bought).
 """
 
 from __future__ import annotations
 
+import argparse
+import importlib.util
 import random
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from collections.abc import Callable, Sequence
 from itertools import combinations
+from pathlib import Path
 from typing import Any
 
 from app.engine import melds
@@ -238,7 +247,62 @@ def bench_match() -> None:
     )
 
 
+def bench_versions(commits: Sequence[str]) -> None:
+    """The same figures for `app/engine/melds.py` as it was at each commit, in turn."""
+    versions = []
+    with tempfile.TemporaryDirectory() as folder:
+        for commit in commits:
+            source = subprocess.run(
+                ["git", "show", f"{commit}:app/engine/melds.py"],
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            path = Path(folder) / f"melds_{len(versions)}.py"
+            path.write_text(source)
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[spec.name] = module  # dataclasses look their module up there
+            spec.loader.exec_module(module)
+            versions.append(module)
+    r10 = random_hands(10_000, 10, seed=1)
+    d10 = dense_hands(2_000, 10, seed=2)
+    r11 = random_hands(10_000, 11, seed=3)
+    d11 = dense_hands(2_000, 11, seed=4)
+    rows = []
+    for call, name, hands in (
+        ("deadwood", "random 10", r10),
+        ("deadwood", "dense 10", d10),
+        ("best_discards", "random 11", r11),
+        ("best_discards", "dense 11", d11),
+        ("discard_deadwoods", "random 11", r11),
+        ("discard_deadwoods", "dense 11", d11),
+    ):
+        runs = [[once(getattr(v, call), hands) for v in versions] for _ in range(REPEATS)]
+        rows.append(
+            [f"{call}, {name}"]
+            + [statistics.median(r[i] for r in runs) for i in range(len(versions))]
+        )
+    table(
+        "app/engine/melds.py by commit, µs per call (CPU time, median of 3, measured in turn)",
+        ["call", *commits],
+        rows,
+    )
+
+
 def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument(
+        "--versions",
+        nargs="+",
+        metavar="COMMIT",
+        help="instead, compare the solver as it was at these commits",
+    )
+    args = parser.parse_args()
+    if args.versions:
+        bench_versions(args.versions)
+        return
     bench_solver()
     bench_match()
 
