@@ -25,7 +25,7 @@ let order = []; // this seat's cards in the order shown (kept by the server)
 let focusIndex = 0;
 let lastSpoken = "";
 let verifiedHand = null;
-let dealtHand = null;
+let lastOppConnected = null;
 
 const socket = new TableSocket(config.ws, {
   onState: (message) => {
@@ -134,12 +134,13 @@ function renderBoard(previous) {
   $("status").textContent = line;
   const actor = hand.last_action?.seat;
   if (newDeal || (happened && actor !== me) || (turn && seated && hand.turn === me && happened)) say(line);
-  if (!oppConnected && seated) say(t("offline_waits", { name: playerName(state, top) }));
+  // Announce a change of presence once, not on every state.
+  if (seated && oppConnected !== lastOppConnected && !oppConnected) say(t("offline_waits", { name: playerName(state, top) }));
+  lastOppConnected = oppConnected;
 
   if (hand.deck_commitment) {
     $("fingerprint").textContent = t("fingerprint", { hash: hand.deck_commitment.slice(0, 16) });
     $("fingerprint").title = hand.deck_commitment;
-    dealtHand = hand.number;
   }
 }
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -266,3 +267,34 @@ def test_visible_text_has_no_catalog_gaps(client: TestClient) -> None:
     text = visible_text(client.get("/de/").text)
     assert "Create a table" not in text
     assert "Tisch anlegen" in text
+
+
+def page_assets(client: TestClient, html: str) -> dict[str, bytes]:
+    """Every /static file a page loads: links, scripts and the modules they import."""
+    found: dict[str, bytes] = {}
+    todo = [u.split("?")[0] for u in re.findall(r'(?:src|href)="(/static/[^"]+)"', html)]
+    while todo:
+        url = todo.pop()
+        if url in found:
+            continue
+        found[url] = client.get(url).content
+        if url.endswith(".js"):
+            base = url.rsplit("/", 1)[0]
+            text = found[url].decode()
+            todo += [f"{base}/{m}" for m in re.findall(r'from "\./([\w.]+)"', text)]
+    return found
+
+
+def test_page_weight(client: TestClient) -> None:
+    """Gzip bytes of each page with all its assets; the table page under 60 KB."""
+    table = client.post("/api/tables", json={"name": "Ann"}).json()
+    weights = {}
+    for path in ["/en/", "/de/rules", "/hu/variants/hollywood", f"/t/{table['table_id']}"]:
+        html = client.get(path).content
+        assets = page_assets(client, html.decode())
+        total = len(gzip.compress(html)) + sum(len(gzip.compress(b)) for b in assets.values())
+        weights[path] = (total, sorted(assets))
+        print(f"page weight {path}: {total} gzip bytes, {len(assets)} assets")
+    table_total, table_assets = weights[f"/t/{table['table_id']}"]
+    assert "/static/js/socket.js" in table_assets and "/static/js/render.js" in table_assets
+    assert table_total < 60 * 1024
