@@ -227,8 +227,16 @@ class Registry:
     async def load(self) -> int:
         """Rebuild every stored table by replaying its log; return how many."""
         for record in await self.store.load_all():
-            options = Options.from_dict(record.options)
-            match = Match.replay(options, record.log, rng=self.rng)
+            try:
+                options = Options.from_dict(record.options)
+                match = Match.replay(options, record.log, rng=self.rng)
+            except RuleError as exc:
+                # One unreadable table must not keep every other one offline; it stays
+                # on disk for a person to look at.
+                log.error(
+                    "table %s could not be rebuilt (%s); skipped", short(record.table_id), exc
+                )
+                continue
             table = Table(
                 record.table_id,
                 options,

@@ -317,3 +317,53 @@ def test_a_computer_can_join_a_waiting_table_and_restarts_keep_it() -> None:
         await again.close()
 
     asyncio.run(main())
+
+
+def test_a_table_whose_log_cannot_be_replayed_is_skipped(caplog: pytest.LogCaptureFixture) -> None:
+    async def main() -> None:
+        store = MemoryStore()
+        registry = make_registry(store)
+        good = await two_seats(registry)
+        bad = await two_seats(registry)
+        # A log that describes no possible match: seat 0 acting out of turn.
+        store.records[bad.id].log.append({"event": "action", "seat": 0, "action": {"kind": "pass"}})
+        again = make_registry(store)
+        assert await again.load() == 1
+        assert again.get(good.id) is not None and again.get(bad.id) is None
+        assert bad.id in store.records  # kept on disk
+
+    asyncio.run(main())
+    assert any("could not be rebuilt" in r.getMessage() for r in caplog.records)
+
+
+def test_two_people_racing_for_the_last_seat() -> None:
+    async def main() -> list[object]:
+        registry = make_registry()
+        table, _ = await registry.create(OPTIONS, "Ann")
+        results = await asyncio.gather(
+            registry.join(table.id, "Bob"), registry.join(table.id, "Cy"), return_exceptions=True
+        )
+        assert table.players()[0]["name"] == "Ann" and len(table.seats) == 2
+        assert table.version == 1  # dealt once
+        return results
+
+    results = asyncio.run(main())
+    assert sum(isinstance(r, TableFull) for r in results) == 1
+    assert sum(isinstance(r, tuple) for r in results) == 1
+
+
+def test_the_expiry_sweep_runs_by_itself() -> None:
+    async def main() -> None:
+        clock = FakeClock()
+        registry = make_registry(clock=clock, expiry_seconds=10.0)
+        table, _ = await registry.create(OPTIONS, "Ann")
+        clock.now += 11.0
+        registry.start_expiry(0.01)
+        for _ in range(500):  # bounded: at most about 5 s
+            if registry.get(table.id) is None:
+                break
+            await asyncio.sleep(0.01)
+        assert registry.get(table.id) is None
+        await registry.close()
+
+    asyncio.run(main())
