@@ -143,6 +143,9 @@ class Session:
                     await self.websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
                 return
             await self.websocket.send_text(frame.decode())
+            # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
+            # waiting for its next frame must not hold the last one.
+            del frame
 
     async def _read(self) -> None:
         while True:
