@@ -124,13 +124,13 @@ NewContext = Callable[..., tuple[BrowserContext, Watch]]
 @pytest.fixture
 def new_context(browser: Browser, server: Server) -> Iterator[NewContext]:
     made: list[BrowserContext] = []
-    host = urlsplit(server.base).netloc
 
     def make(**options: Any) -> tuple[BrowserContext, Watch]:
         options.setdefault("viewport", {"width": 1280, "height": 900})
-        context = browser.new_context(base_url=server.base, **options)
+        options.setdefault("base_url", server.base)
+        context = browser.new_context(**options)
         context.set_default_timeout(10_000)
-        watch = Watch(host)
+        watch = Watch(urlsplit(options["base_url"]).netloc)
         context.on("page", watch.attach)
         made.append(context)
         return context, watch

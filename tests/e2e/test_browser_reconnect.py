@@ -1,0 +1,59 @@
+"""Connection trouble: the server goes away and comes back; the opponent leaves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.conftest import free_port, running_server
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck
+
+ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
+
+
+def test_page_reconnects_after_a_restart_and_continues(
+    tmp_path: Path, new_context: NewContext
+) -> None:
+    data = tmp_path / "tables.sqlite3"
+    port = free_port()
+    with running_server(data, port=port, env=ENV) as (base, _proc):
+        api = Server(base)
+        table = api.create_table(
+            name="Ann", test_decks=[deck(ANN, BOB, "4H", [])], test_first_dealer=1
+        )
+        api.join(table["table_id"], "Bob")
+        context, _watch = new_context(base_url=base)
+        page = context.new_page()
+        page.goto(f"{base}/t/{table['table_id']}/seat/{table['token']}")
+        expect(page.locator("#hand button.card")).to_have_count(10)
+        page.locator("#sort-rank").click()
+        expect(page.locator("#connection")).to_be_hidden()
+    # The server is gone: the page says so and keeps trying.
+    expect(page.locator("#connection")).to_be_visible()
+    expect(page.locator("#connection")).to_have_text("Reconnecting…")
+    with running_server(data, port=port, env=ENV) as (base, _proc):
+        # The network is back: the page tries at once instead of waiting its backoff.
+        page.evaluate("window.dispatchEvent(new Event('online'))")
+        expect(page.locator("#connection")).to_be_hidden()
+        expect(page.locator("#hand button.card")).to_have_count(10)
+        expect(page.locator("#hand button.card").first).to_have_attribute("data-card", "AC")
+        assert httpx.get(f"{base}/api/tables/{table['table_id']}").status_code == 200
+
+
+def test_opponent_offline_is_shown(server: Server, new_context: NewContext) -> None:
+    table = server.create_table(name="Ann", test_decks=[deck(ANN, BOB, "4H", [])])
+    bob_seat = server.join(table["table_id"], "Bob")
+    ann_context, _ = new_context()
+    ann = ann_context.new_page()
+    ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    bob_context, _ = new_context()
+    bob = bob_context.new_page()
+    bob.goto(f"/t/{table['table_id']}/seat/{bob_seat['token']}")
+    expect(ann.locator("#opp-away")).to_be_hidden()
+    expect(ann.locator("#opp-dot")).to_have_class("dot on")
+    bob.close()
+    expect(ann.locator("#opp-away")).to_have_text("Bob is offline — the game waits")
+    expect(ann.locator("#opp-dot")).to_have_class("dot")
+    expect(ann.locator("#live")).to_have_text("Bob is offline — the game waits")
