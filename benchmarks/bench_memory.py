@@ -165,31 +165,12 @@ def per_socket(count: int, deflate: bool) -> float:
         return asyncio.run(socket_cost(base, proc.pid, count, tables=20))
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--tables", type=int, default=10_000)
-    parser.add_argument("--moves", type=int, default=6, help="legal moves played per table")
-    parser.add_argument("--sockets", type=int, default=1000)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
-    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
-    args = parser.parse_args()
-    if args.child is not None:
-        count, moves, trace = int(args.child[0]), int(args.child[1]), args.child[2] == "trace"
-        print(json.dumps(child_tables(count, moves, trace)))
-        return 0
-    if args.quick:
-        args.tables, args.sockets = 2000, 300
-    raise_open_files()
-    started = time.perf_counter()
-    plain = [run_child([str(args.tables), str(args.moves), "plain"]) for _ in range(args.repeats)]
-    traced = [run_child([str(args.tables), str(args.moves), "trace"]) for _ in range(args.repeats)]
+def report_tables(args: argparse.Namespace) -> None:
+    child = [str(args.tables), str(args.moves)]
+    plain = [run_child([*child, "plain"]) for _ in range(args.repeats)]
+    traced = [run_child([*child, "trace"]) for _ in range(args.repeats)]
     rss = statistics.median(r["rss_per_table"] for r in plain)
     tm = statistics.median(r["traced_per_table"] for r in traced)
-    sockets = {
-        deflate: statistics.median(per_socket(args.sockets, deflate) for _ in range(args.repeats))
-        for deflate in (True, False)
-    }
     print(f"\nMemory per table: {args.tables} tables mid-hand ({args.moves} moves), one process")
     print("\n| measure | bytes per table | KB per table | goal |")
     print("|---|---:|---:|---|")
@@ -202,12 +183,43 @@ def main() -> int:
     )
     for name, size in example["top_files"]:
         print(f"  {size:8.0f} B  {name}")
+
+
+def report_sockets(args: argparse.Namespace) -> None:
+    sockets = {
+        deflate: statistics.median(per_socket(args.sockets, deflate) for _ in range(args.repeats))
+        for deflate in (True, False)
+    }
     print(f"\nMemory per open socket: {args.sockets} idle spectators, server RSS growth")
     print("\n| permessage-deflate | bytes per socket | KB per socket | goal |")
     print("|---|---:|---:|---|")
     for deflate, size in sockets.items():
         label = "on" if deflate else "off"
         print(f"| {label} | {size:.0f} | {size / 1024:.1f} | at most 70 KB |")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=10_000)
+    parser.add_argument("--moves", type=int, default=6, help="legal moves played per table")
+    parser.add_argument("--sockets", type=int, default=1000)
+    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
+    parser.add_argument("--only", choices=("tables", "sockets"), help="one half only")
+    parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        count, moves, trace = int(args.child[0]), int(args.child[1]), args.child[2] == "trace"
+        print(json.dumps(child_tables(count, moves, trace)))
+        return 0
+    if args.quick:
+        args.tables, args.sockets = 2000, 300
+    raise_open_files()
+    started = time.perf_counter()
+    if args.only != "sockets":
+        report_tables(args)
+    if args.only != "tables":
+        report_sockets(args)
     print(f"\n(medians of {args.repeats}; {time.perf_counter() - started:.0f} s)")
     return 0
 
