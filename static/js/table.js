@@ -26,6 +26,7 @@ let focusIndex = 0;
 let lastSpoken = "";
 let verifiedHand = null;
 let lastOppConnected = null;
+let arrived = []; // the card this seat just drew, marked in the hand
 
 const socket = new TableSocket(config.ws, {
   onState: (message) => {
@@ -113,6 +114,14 @@ function renderBoard(previous) {
 
   if (seated && hand.my_cards) {
     const mine = hand.my_cards;
+    if (previous?.hand?.number !== hand.number) arrived = [];
+    else {
+      const before = previous.hand.my_cards || [];
+      // An `arrange` resends the same cards: keep the mark on the card drawn.
+      if (mine.length !== before.length || mine.some((c) => !before.includes(c))) {
+        arrived = mine.filter((c) => !before.includes(c));
+      }
+    }
     order = mine.slice();
     renderHand();
   } else {
@@ -164,7 +173,7 @@ function renderHand() {
   box.classList.remove("backs");
   box.setAttribute("aria-label", t("your_hand"));
   const discardable = new Set(legalFor("discard").map((a) => a.card));
-  const drawn = state.hand.last_action?.seat === state.you && state.hand.last_action?.kind === "draw_discard" ? state.hand.last_action.card : null;
+  const drawn = new Set(state.hand.phase === "discard" && state.hand.turn === state.you ? arrived : []);
   const children = [];
   focusIndex = Math.min(focusIndex, order.length - 1);
   let index = 0;
@@ -178,7 +187,7 @@ function renderHand() {
       el.dataset.index = String(index);
       el.tabIndex = index === focusIndex ? 0 : -1;
       if (discardable.has(card)) el.classList.add("can");
-      if (card === drawn) el.classList.add("drawn");
+      if (drawn.has(card)) el.classList.add("drawn");
       el.setAttribute("aria-disabled", discardable.has(card) ? "false" : "true");
       wrap.append(el);
       index += 1;

@@ -88,6 +88,11 @@ def test_play_the_computer_from_the_home_page(server: Server, new_context: NewCo
     context, watch = new_context()
     page = context.new_page()
     page.goto("/en/")
+    # The target only shows where it applies.
+    page.check('input[name="scoring"][value="hand"]')
+    expect(page.locator("#target-field")).to_be_hidden()
+    page.check('input[name="scoring"][value="game"]')
+    expect(page.locator("#target-field")).to_be_visible()
     page.select_option("#strength", "easy")
     page.get_by_role("button", name="Play the computer").click()
     page.wait_for_url(re.compile(r"/t/[\w-]+$"))

@@ -42,7 +42,8 @@ def assert_no_english(page: Page, lang: str, leftovers: list[str]) -> None:
 
 def test_every_page_in_every_language(server: Server, new_context: NewContext) -> None:
     table = server.create_table(name="Ann")
-    context, watch = new_context()
+    # A phone-sized window: no page may scroll sideways in any language.
+    context, watch = new_context(viewport={"width": 360, "height": 740})
     page = context.new_page()
     for lang in LANGUAGES:
         leftovers = english_leftovers(lang) if lang != "en" else []
@@ -51,12 +52,14 @@ def test_every_page_in_every_language(server: Server, new_context: NewContext) -
             assert answer is not None and answer.status == 200, (lang, path)
             assert page.locator("html").get_attribute("lang") == lang
             assert_no_english(page, lang, leftovers)
+            assert page.evaluate("document.documentElement.scrollWidth") <= 360, page.url
         # The table page, with its script running (a spectator may join).
         answer = page.goto(f"/t/{table['table_id']}?lang={lang}")
         assert answer is not None and answer.status == 200
         expect(page.locator("#join")).to_be_visible()
         assert page.locator("html").get_attribute("lang") == lang
         assert_no_english(page, lang, leftovers)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 360, page.url
         answer = page.goto(f"/{lang}/no-such-page")
         assert answer is not None and answer.status == 404
         assert page.locator("html").get_attribute("lang") == lang

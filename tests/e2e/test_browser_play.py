@@ -183,3 +183,20 @@ def test_take_the_upcard_and_knock(server: Server, new_context: NewContext) -> N
     # Bob's five of clubs is shown as his deadwood, Ann's melds as melds.
     expect(page.locator("#result-hands")).to_contain_text("Bob: deadwood 5")
     expect(page.locator("#result-hands")).to_contain_text("Ann: deadwood 2 · knocker")
+
+
+def test_undercut_with_a_lay_off(server: Server, new_context: NewContext) -> None:
+    # Bob holds 4C instead of 5C: it extends Ann's AC-2C-3C. Ann takes 2S and knocks
+    # with 2; Bob lays off 4C and has 0, which undercuts: Bob wins 2 - 0 + 25 = 27.
+    bob = [c if c != "5C" else "4C" for c in BOB]
+    page = seated_page(server, new_context, [deck(ANN, bob, "2S", [])])
+    page.locator("#take").click()
+    page.locator("#knock").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#result-title")).to_have_text("Undercut: Bob wins the hand")
+    expect(page.locator("#result-points")).to_have_text("Bob scores 27 points")
+    laid_off = page.locator("#result-hands .card.layoff")
+    expect(laid_off).to_have_count(1)
+    expect(laid_off).to_have_attribute("data-card", "4C")
+    expect(laid_off).to_contain_text("four of clubs (laid off)")
+    expect(page.locator("#result-hands")).to_contain_text("Discarded face down: king of spades")
