@@ -482,7 +482,12 @@ class Registry:
                 # It always agrees to go on; the person decides when.
                 action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
             else:
-                action = await self._choose(view, strength, legal)
+                try:
+                    action = await self._choose(view, strength, legal)
+                except Exception:
+                    # A broken policy must not stall the person: play something legal.
+                    log.exception("table %s: computer policy failed", short(table.id))
+                    action = legal[0]
             try:
                 await self.act(table, seat, action, version)
             except RuleError as exc:

@@ -367,3 +367,20 @@ def test_the_expiry_sweep_runs_by_itself() -> None:
         await registry.close()
 
     asyncio.run(main())
+
+
+def test_a_failing_policy_still_lets_the_game_go_on() -> None:
+    def broken(view: dict[str, Any], strength: str, rng: random.Random | None) -> dict[str, Any]:
+        raise ValueError("policy bug")
+
+    async def main() -> None:
+        registry = make_registry(policy=broken)
+        table, _ = await registry.create(OPTIONS, "Ann", computer="easy", first_dealer=0)
+        for _ in range(500):  # the computer (seat 1, non-dealer) answers the upcard offer
+            if table.version > 1:
+                break
+            await asyncio.sleep(0.01)
+        assert table.version == 2
+        await registry.close()
+
+    asyncio.run(main())
