@@ -138,7 +138,6 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "won_by": N_("won by {name}"),
     "bonus": N_("Bonus"),
     "total": N_("Total"),
-    "no_points": N_("No points yet"),
     # errors by code (PROTOCOL.md)
     "error.bad_message": N_("The server did not understand that."),
     "error.not_seated": N_("You are watching; only players can do that."),
