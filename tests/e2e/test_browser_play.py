@@ -200,3 +200,27 @@ def test_undercut_with_a_lay_off(server: Server, new_context: NewContext) -> Non
     expect(laid_off).to_have_attribute("data-card", "4C")
     expect(laid_off).to_contain_text("four of clubs (laid off)")
     expect(page.locator("#result-hands")).to_contain_text("Discarded face down: king of spades")
+
+
+def test_single_hand_scoring_ends_the_match_with_the_hand(
+    server: Server, new_context: NewContext
+) -> None:
+    # `hand` scoring: the gin (5 + 25 = 30) is the whole game; a rematch follows.
+    table = server.create_table(
+        name="Ann", scoring="hand", test_decks=[deck(ANN, BOB, "TH", [])], test_first_dealer=1
+    )
+    server.join(table["table_id"], "Bob")
+    context, watch = new_context()
+    page = context.new_page()
+    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    page.locator("#take").click()
+    page.locator("#gin").click()
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#result-title")).to_have_text("Ann went gin")
+    expect(page.locator("#result-games")).to_have_text("")  # one hand: no games to name
+    expect(page.locator("#ready-status")).to_have_text("Ann wins the match")
+    expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 30 · Bob 0 — Ann wins the match")
+    expect(page.locator(".sheet-game")).to_have_count(1)
+    expect(page.locator("#rematch")).to_be_visible()
+    expect(page.locator("#next-hand")).to_be_hidden()
+    watch.assert_clean()
