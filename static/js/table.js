@@ -178,10 +178,14 @@ function renderHand() {
   focusIndex = Math.min(focusIndex, order.length - 1);
   let index = 0;
   for (const g of meldGroups()) {
-    const wrap = document.createElement("div");
-    wrap.className = "group" + (g.meld !== null ? " meld" : "");
-    if (g.meld !== null) wrap.setAttribute("aria-label", t("meld"));
-    wrap.setAttribute("role", "group");
+    // A meld is a highlighted group; loose cards sit directly in the hand.
+    let wrap = null;
+    if (g.meld !== null) {
+      wrap = document.createElement("div");
+      wrap.className = "group meld";
+      wrap.setAttribute("role", "group");
+      wrap.setAttribute("aria-label", t("meld"));
+    }
     for (const card of g.cards) {
       const el = cardElement(card, { tag: "button" });
       el.dataset.index = String(index);
@@ -189,10 +193,11 @@ function renderHand() {
       if (discardable.has(card)) el.classList.add("can");
       if (drawn.has(card)) el.classList.add("drawn");
       el.setAttribute("aria-disabled", discardable.has(card) ? "false" : "true");
-      wrap.append(el);
+      if (wrap) wrap.append(el);
+      else children.push(el);
       index += 1;
     }
-    children.push(wrap);
+    if (wrap) children.push(wrap);
   }
   const hadFocus = box.contains(document.activeElement);
   box.replaceChildren(...children);
