@@ -254,7 +254,11 @@ async function renderEnd(previous) {
   link.href = `${config.api}/hands/${hand.number}`;
   link.setAttribute("download", `hollywood-gin-${config.table_id}-hand-${hand.number}.json`);
   link.textContent = t("download", { n: hand.number });
-  if (!previous?.hand || previous.hand.phase !== "over" || previous.hand.number !== hand.number) say(summary);
+  if (!previous?.hand || previous.hand.phase !== "over" || previous.hand.number !== hand.number) {
+    say(summary);
+    // On a phone the result is below the table: bring it into view once.
+    if (previous) box.scrollIntoView({ block: "nearest" });
+  }
   if (verifiedHand !== hand.number) {
     verifiedHand = hand.number;
     const ok = await deckMatches(hand.deck_commitment, hand.result.deck_reveal);
