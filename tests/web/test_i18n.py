@@ -50,9 +50,9 @@ def template() -> Catalog:
 
 def source_msgids() -> set[str]:
     """Extract from the sources now, with the repository's own babel.cfg."""
-    method_map = [("app/**.py", "python"), ("templates/**.html", "jinja2")]
+    method_map = [("app/web/**.py", "python"), ("templates/**.html", "jinja2")]
     options = {
-        "app/**.py": {},
+        "app/web/**.py": {},
         "templates/**.html": {
             "extensions": "jinja2.ext.i18n",
             "trimmed": "true",
@@ -70,7 +70,7 @@ def source_msgids() -> set[str]:
 
 def test_babel_cfg_is_in_the_repository() -> None:
     text = (REPO / "babel.cfg").read_text()
-    assert "[python: app/**.py]" in text
+    assert "[python: app/web/**.py]" in text
     assert "[jinja2: templates/**.html]" in text
 
 
