@@ -162,7 +162,12 @@ def test_take_the_upcard_and_go_gin(server: Server, new_context: NewContext) -> 
     expect(page.locator("#deadwood")).to_have_text("Deadwood: 0")
     page.locator("#gin").click()
     expect(page.locator("#confirm-text")).to_have_text("Go gin by discarding the king of spades?")
-    page.locator("#confirm-no").click()  # asking again is fine; nothing was sent
+    expect(page.locator("#confirm-yes")).to_be_focused()
+    page.keyboard.press("Escape")  # cancelled: nothing was sent, the focus goes back
+    expect(page.locator("#confirm")).to_be_hidden()
+    expect(page.locator("#gin")).to_be_focused()
+    page.locator("#gin").click()
+    page.locator("#confirm-no").click()
     expect(page.locator("#result")).to_be_hidden()
     page.locator("#gin").click()
     page.locator("#confirm-yes").click()

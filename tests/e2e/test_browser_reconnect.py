@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import httpx
+import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import free_port, running_server
@@ -13,8 +14,15 @@ from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
 
 
+@pytest.mark.parametrize(
+    "wake",
+    [
+        "window.dispatchEvent(new Event('online'))",
+        "document.dispatchEvent(new Event('visibilitychange'))",
+    ],
+)
 def test_page_reconnects_after_a_restart_and_continues(
-    tmp_path: Path, new_context: NewContext
+    tmp_path: Path, new_context: NewContext, wake: str
 ) -> None:
     data = tmp_path / "tables.sqlite3"
     port = free_port()
@@ -34,8 +42,9 @@ def test_page_reconnects_after_a_restart_and_continues(
     expect(page.locator("#connection")).to_be_visible()
     expect(page.locator("#connection")).to_have_text("Reconnecting…")
     with running_server(data, port=port, env=ENV) as (base, _proc):
-        # The network is back: the page tries at once instead of waiting its backoff.
-        page.evaluate("window.dispatchEvent(new Event('online'))")
+        # The network is back or the phone wakes the tab: the page tries at once
+        # instead of waiting out its backoff.
+        page.evaluate(wake)
         expect(page.locator("#connection")).to_be_hidden()
         expect(page.locator("#hand button.card")).to_have_count(10)
         expect(page.locator("#hand button.card").first).to_have_attribute("data-card", "AC")
@@ -57,3 +66,24 @@ def test_opponent_offline_is_shown(server: Server, new_context: NewContext) -> N
     expect(ann.locator("#opp-away")).to_have_text("Bob is offline — the game waits")
     expect(ann.locator("#opp-dot")).to_have_class("dot")
     expect(ann.locator("#live")).to_have_text("Bob is offline — the game waits")
+
+
+def test_personal_seat_link_continues_on_another_device(
+    server: Server, new_context: NewContext
+) -> None:
+    table = server.create_table(
+        name="Ann", test_decks=[deck(ANN, BOB, "4H", [])], test_first_dealer=1
+    )
+    server.join(table["table_id"], "Bob")
+    phone, _ = new_context()
+    first = phone.new_page()
+    first.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    link = first.locator("#seat-link").get_attribute("href")
+    assert link is not None and link.endswith(f"/t/{table['table_id']}/seat/{table['token']}")
+    laptop, _ = new_context()
+    second = laptop.new_page()
+    second.goto(link)
+    second.wait_for_url(f"**/t/{table['table_id']}")
+    expect(second.locator("#me-name")).to_have_text("Ann")
+    expect(second.locator("#hand button.card")).to_have_count(10)
+    expect(second.locator("#take")).to_be_visible()
