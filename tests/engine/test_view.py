@@ -8,7 +8,7 @@ import json
 import pytest
 
 from app.engine import BadAction, BadCard, Match
-from tests.engine.helpers import act, cards, new_match
+from tests.engine.helpers import act, cards, deck_order, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
 
 
@@ -55,6 +55,8 @@ def test_view_shape_for_a_seat_and_a_spectator() -> None:
         "discard_count",
         "my_cards",
         "opponent_card_count",
+        "my_melds",
+        "my_deadwood",
         "card_counts",
         "deck_commitment",
         "last_action",
@@ -185,3 +187,20 @@ def test_a_spectator_sees_the_result_but_no_hand_before() -> None:
     assert s["hand"]["result"]["points"] == 39 and s["legal"] == []
     assert s["hand"]["turn"] is None and s["hand"]["phase"] == "over"
     assert s["table"]["status"] == "match_over"
+
+
+def test_my_melds_and_my_deadwood_group_the_seats_own_cards() -> None:
+    # Non-dealer (seat 0) holds 7H 8H 9H (run), QS QD QC (set), and 2C 3D 5S KH.
+    # Least deadwood: both melds kept, 2 + 3 + 5 + 10 = 20.
+    deck = deck_order(
+        dealer="AC AD AH AS 4C 4D 4H 4S 6C 6D",
+        non_dealer="7H 8H 9H QS QD QC 2C 3D 5S KH",
+        upcard="TD",
+    )
+    m = new_match(dealer=1, deck=deck)
+    h = m.view(0)["hand"]
+    assert sorted(map(sorted, h["my_melds"])) == [["7H", "8H", "9H"], ["QC", "QD", "QS"]]
+    assert h["my_deadwood"] == 20
+    # The dealer (seat 1): sets of aces and of fours, 6C 6D left: 6 + 6 = 12.
+    assert m.view(1)["hand"]["my_deadwood"] == 12
+    assert "my_melds" not in m.view(None)["hand"]
