@@ -95,38 +95,41 @@ class Weights:
 WEIGHTS = Weights()
 
 
+def _neighbour(i: int, step: int) -> int:
+    """The bit of the card `step` ranks above `i` in its suit (0 off the suit's end)."""
+    r = i % 13 + step
+    return 1 << (i + step) if 0 <= r <= 12 else 0
+
+
+_UP1 = tuple(_neighbour(i, 1) for i in range(52))
+_UP2 = tuple(_neighbour(i, 2) for i in range(52))
+_DN1 = tuple(_neighbour(i, -1) for i in range(52))
+_DN2 = tuple(_neighbour(i, -2) for i in range(52))
+_MATES = tuple(RANK_BITS[i % 13] & ~(1 << i) for i in range(52))
+_RANK_OF = tuple(RANK_BITS[i % 13] for i in range(52))
+
+
 def _relief(hand: int, loose: int, live: int, q: float) -> float:
     """Expected deadwood removed by future draws: for each loose card, its value
     times the chance that one of the live cards melding it arrives."""
+    miss = 1.0 - q
     total = 0.0
     m = loose
     while m:
         low = m & -m
         m ^= low
         i = low.bit_length() - 1
-        r = i % 13
-        outs = 0
-        if loose & RANK_BITS[r] & ~low:
-            outs |= live & RANK_BITS[r]  # a pair: either missing card makes a set
-        up1 = r <= 11 and hand >> (i + 1) & 1
-        dn1 = r >= 1 and hand >> (i - 1) & 1
-        if up1:
-            if r >= 1:
-                outs |= live & (1 << (i - 1))
-            if r <= 10:
-                outs |= live & (1 << (i + 2))
-        if dn1:
-            if r >= 2:
-                outs |= live & (1 << (i - 2))
-            if r <= 11:
-                outs |= live & (1 << (i + 1))
-        if r <= 10 and not up1 and hand >> (i + 2) & 1:
-            outs |= live & (1 << (i + 1))  # a gap: only the middle card
-        if r >= 2 and not dn1 and hand >> (i - 2) & 1:
-            outs |= live & (1 << (i - 1))
-        n = outs.bit_count()
-        if n:
-            total += VALUE[i] * (1.0 - (1.0 - q) ** n)
+        outs = live & _RANK_OF[i] if loose & _MATES[i] else 0  # a pair: a third makes a set
+        if hand & _UP1[i]:
+            outs |= live & (_DN1[i] | _UP2[i])  # two in a row: either end
+        elif hand & _UP2[i]:
+            outs |= live & _UP1[i]  # a gap: only the middle card
+        if hand & _DN1[i]:
+            outs |= live & (_DN2[i] | _UP1[i])
+        elif hand & _DN2[i]:
+            outs |= live & _DN1[i]
+        if outs:
+            total += VALUE[i] * (1.0 - miss ** outs.bit_count())
     return total
 
 
