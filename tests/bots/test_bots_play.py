@@ -1,0 +1,275 @@
+"""Bots against each other through the real engine: legal moves only, views only,
+whole matches, and the hard search's simulator agreeing with the engine."""
+
+from __future__ import annotations
+
+import itertools
+import random
+from collections.abc import Mapping
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.bots import Bot, Budget, NoLegalAction, choose_action
+from app.bots.arena import RandomPlayer, play_hand, play_match
+from app.bots.search import World, normal_policy, play_out
+from app.engine.cards import Card, full_deck
+from app.engine.hand import knock_limit
+from app.engine.match import Match, Options
+
+RULES = ("standard", "straight", "oklahoma")
+SCORINGS = ("hand", "game", "hollywood")
+# small and without a clock, so the tests are deterministic and quick
+QUICK = Budget(samples=6, seconds=None, candidates=2)
+
+
+class Checked:
+    """Wraps a player: every action it returns must be an entry of `legal`."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.moves = 0
+
+    def observe(self, view: Mapping[str, Any]) -> None:
+        self.inner.observe(view)
+
+    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]:
+        action = self.inner.choose(view)
+        assert action in view["legal"], (action, view["legal"])
+        self.moves += 1
+        return action
+
+
+def deck(seed: int) -> list[Card]:
+    cards = full_deck()
+    random.Random(seed).shuffle(cards)
+    return cards
+
+
+def bot(strength: str, seed: int) -> Bot:
+    return Bot(strength, random.Random(seed), budget=QUICK)
+
+
+@pytest.mark.parametrize(("rules", "scoring"), list(itertools.product(RULES, SCORINGS)))
+def test_only_legal_moves_in_every_option_combination(rules: str, scoring: str) -> None:
+    options = Options(rules, scoring, 100)
+    pairs = [("easy", "normal"), ("normal", "hard"), ("hard", "easy")]
+    for seed in range(6):
+        a, b = pairs[seed % 3]
+        players = (Checked(bot(a, seed)), Checked(bot(b, seed + 100)))
+        match = Match(options, rng=random.Random(seed), deck_orders=[deck(seed)])
+        match.start()
+        outcome = play_hand(match, players)  # Match.apply raises on anything illegal
+        assert outcome.kind in ("gin", "knock", "undercut", "draw")
+        assert players[0].moves + players[1].moves == outcome.actions
+
+
+@pytest.mark.parametrize(("a", "b"), [("easy", "normal"), ("normal", "hard"), ("hard", "easy")])
+def test_each_strength_finishes_a_whole_hollywood_match(a: str, b: str) -> None:
+    match = Match(Options("standard", "hollywood", 100), rng=random.Random(7))
+    match.start()
+    players = (Checked(bot(a, 1)), Checked(bot(b, 2)))
+    hands = play_match(match, players, max_hands=80)
+    sheet = match.view(0)["sheet"]
+    assert match.status == "match_over"
+    assert sheet["match_winner"] in (0, 1)
+    assert all(game["finished"] for game in sheet["games"])
+    # game 3 takes some player's third won hand, so at least three hands
+    assert len(hands) >= 3
+
+
+def test_easy_beats_a_random_player() -> None:
+    # easy knocks as soon as it may; a random player almost never gets under 10
+    wins = 0
+    for seed in range(10):
+        match = Match(Options(), rng=random.Random(seed), deck_orders=[deck(seed)])
+        match.start()
+        outcome = play_hand(match, (bot("easy", seed), RandomPlayer(random.Random(seed))))
+        wins += outcome.winner == 0
+    assert wins >= 9
+
+
+def _replay_with_hidden_cards_moved(match: Match, seen_cards: set[str], seed: int) -> Match:
+    """The same table and actions, but a deck in which every card seat 0 has not
+    seen (the opponent's hidden cards, the stock) has swapped places."""
+    events = [e for e in match.log if e["event"] in ("deal", "action")]
+    deal = events[0]
+    original = list(deal["deck"])
+    hidden = [p for p, c in enumerate(original) if c not in seen_cards]
+    moved = [original[p] for p in hidden]
+    random.Random(seed).shuffle(moved)
+    order = list(original)
+    for p, c in zip(hidden, moved, strict=True):
+        order[p] = c
+    assert order != original
+    other = Match(match.options, rng=random.Random(0), deck_orders=[order])
+    other.start()
+    return other
+
+
+def _seen_by_seat0(view: Mapping[str, Any], into: set[str]) -> None:
+    hand = view.get("hand") or {}
+    into.update(hand.get("my_cards") or [])
+    if hand.get("discard_top"):
+        into.add(hand["discard_top"])
+    last = hand.get("last_action") or {}
+    if last.get("card"):
+        into.add(last["card"])
+
+
+@pytest.mark.parametrize("strength", ["easy", "normal", "hard"])
+@pytest.mark.parametrize("seed", [11, 12, 13])
+def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int) -> None:
+    """Seat 0 is the bot. Play a hand until the opponent's first discard after
+    some turns; then rebuild the same public history from a deck where every
+    card seat 0 never saw has moved: seat 0's views are the same (all but
+    the deck commitment), and so must be every one of its choices."""
+    options = Options("standard", "game", 100)
+    match = Match(options, rng=random.Random(seed), deck_orders=[deck(seed)], first_dealer=1)
+    match.start()
+    me = Bot(strength, random.Random(99), budget=QUICK)
+    opponent = Bot("normal", random.Random(5))
+    seen: set[str] = set()
+    choices: list[dict[str, Any]] = []
+    steps = 0
+    while match.status == "playing" and steps < 14:
+        views = [match.view(0), match.view(1)]
+        _seen_by_seat0(views[0], seen)
+        me.observe(views[0])
+        opponent.observe(views[1])
+        seat = 0 if views[0]["legal"] else 1
+        if seat == 0:
+            action = me.choose(views[0])
+            choices.append(action)
+        else:
+            action = opponent.choose(views[1])
+        if action["kind"] == "knock":
+            break  # the result would reveal the hands
+        match.apply(seat, action)
+        steps += 1
+    assert len(choices) >= 3
+    actions = [e for e in match.log if e["event"] == "action"]
+    other = _replay_with_hidden_cards_moved(match, seen, seed)
+    again = Bot(strength, random.Random(99), budget=QUICK)
+    replayed: list[dict[str, Any]] = []
+    for event in actions:
+        view = other.view(0)
+        again.observe(view)
+        if event["seat"] == 0:
+            replayed.append(again.choose(view))
+        other.apply(event["seat"], event["action"])
+    # the one remaining choice, if the loop above stopped at a knock by seat 0
+    if len(replayed) < len(choices):
+        view = other.view(0)
+        again.observe(view)
+        replayed.append(again.choose(view))
+    assert other.view(0)["hand"]["deck_commitment"] != match.view(0)["hand"]["deck_commitment"]
+    assert replayed == choices
+
+
+def test_choose_action_uses_the_one_view_given() -> None:
+    match = Match(Options(), rng=random.Random(2), first_dealer=0)
+    match.start()
+    view = match.view(1)  # the non-dealer holds the upcard offer
+    for strength in ("easy", "normal", "hard"):
+        action = choose_action(view, strength, random.Random(1))
+        assert action in view["legal"]
+    with pytest.raises(ValueError):
+        choose_action(view, "expert")
+    with pytest.raises(NoLegalAction):
+        choose_action(match.view(0), "normal")  # not seat 0's turn
+
+
+def test_hand_over_and_match_over_answers_are_the_legal_ones() -> None:
+    match = Match(Options(), rng=random.Random(4), deck_orders=[deck(4)])
+    match.start()
+    players = (bot("normal", 1), bot("normal", 2))
+    play_hand(match, players)
+    assert match.status == "match_over"  # `hand` scoring: one hand is the game
+    for seat in (0, 1):
+        assert players[seat].choose(match.view(seat)) == {"kind": "new_match"}
+
+
+def test_hard_search_stops_at_its_time_budget() -> None:
+    """A fake clock that moves 0.2 s per reading: a 0.5 s budget allows two
+    or three deals, never the 400 of the sample budget."""
+    ticks = itertools.count()
+    clock = lambda: next(ticks) * 0.2  # noqa: E731
+    hard = Bot("hard", random.Random(1), budget=Budget(samples=400, seconds=0.5), clock=clock)
+    match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
+    match.start()
+    while match.status == "playing":
+        seat = 0 if match.view(0)["legal"] else 1
+        view = match.view(seat)
+        action = hard.choose(view) if seat == 1 else choose_action(view, "easy")
+        if seat == 1 and hard.last_search.candidates > 1:
+            assert 1 <= hard.last_search.samples <= 3
+            return
+        match.apply(seat, action)
+    pytest.fail("the hand ended before the hard bot had a real choice")
+
+
+def test_the_simulator_agrees_with_the_engine() -> None:
+    """The same deals played by the normal policy in the hard search's simulator
+    and through `Match`: the same winner, points and kind, hand after hand."""
+    policy = normal_policy()
+    for seed, scoring in zip(range(40), itertools.cycle(SCORINGS), strict=False):
+        order = deck(seed)
+        idx = [c.index for c in order]
+        hands = [0, 0]
+        for p in range(20):
+            hands[1 if p % 2 == 0 else 0] |= 1 << idx[p]  # dealer 0: seat 1 gets the even ones
+        world = World(
+            hands=hands,
+            stock=list(reversed(idx[21:])),
+            pile=[idx[20]],
+            turn=1,
+            dealer=0,
+            phase="upcard_offer",
+            knock_limit=knock_limit("standard", order[20]),
+            wall=scoring != "hand",
+            reshuffle=scoring == "hand",
+        )
+        sim = play_out(world, (policy, policy), random.Random(seed))
+        match = Match(
+            Options("standard", scoring, 100),
+            rng=random.Random(seed),
+            deck_orders=[order],
+            first_dealer=0,
+        )
+        match.start()
+        outcome = play_hand(match, (Bot("normal"), Bot("normal")))
+        if outcome.result.get("kind") == "draw" or outcome.winner is None:
+            assert sim.winner is None
+        else:
+            assert (sim.winner, sim.points) == (outcome.winner, outcome.points)
+
+
+@settings(max_examples=25, deadline=None)
+@given(
+    seed=st.integers(0, 10**6),
+    moves=st.integers(0, 40),
+    strength=st.sampled_from(["easy", "normal", "hard"]),
+    rules=st.sampled_from(RULES),
+    scoring=st.sampled_from(SCORINGS),
+)
+def test_any_reachable_position_gets_a_legal_answer(
+    seed: int, moves: int, strength: str, rules: str, scoring: str
+) -> None:
+    """Random legal play for a while, then ask a fresh bot (one view only)."""
+    rng = random.Random(seed)
+    match = Match(Options(rules, scoring, 100), rng=rng)
+    match.start()
+    for _ in range(moves):
+        if match.status != "playing":
+            break
+        seat = 0 if match.view(0)["legal"] else 1
+        match.apply(seat, rng.choice(match.view(seat)["legal"]))
+    for seat in (0, 1):
+        view = match.view(seat)
+        if view["legal"]:
+            action = Bot(strength, random.Random(seed), budget=QUICK).choose(view)
+            assert action in view["legal"]
+            match.apply(seat, action)  # and the engine accepts it
