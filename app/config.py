@@ -39,9 +39,9 @@ class Settings(BaseSettings):
     ws_max_message_bytes: int = Field(default=4096, ge=256)
     ws_messages_per_second: float = Field(default=10.0, gt=0)
     ws_burst: int = Field(default=30, ge=1)
-    # permessage-deflate on WebSockets: fewer bytes on the wire, more memory and CPU
-    # per socket (docs/performance.md measures both).
-    ws_per_message_deflate: bool = True
+    # permessage-deflate on WebSockets: a state shrinks to ~4%, but each socket costs
+    # ~38 KB more and each action more CPU (docs/performance.md); off by default.
+    ws_per_message_deflate: bool = False
     max_tabs_per_seat: int = Field(default=5, ge=1)
     max_spectators: int = Field(default=20, ge=0)
     tables_per_hour_per_address: int = Field(default=60, ge=1)
