@@ -25,6 +25,7 @@ import platform
 import statistics
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -69,16 +70,29 @@ def run_client(
     return result
 
 
+def deflated_sizes(frames: list[str]) -> tuple[float, float]:
+    """Mean bytes of frames sent as they are and through permessage-deflate as uvicorn
+    sets it up (window 2**12, memLevel 5, the context kept from frame to frame)."""
+    if not frames:
+        return float("nan"), float("nan")
+    packer = zlib.compressobj(wbits=-12, memLevel=5)
+    # Each message ends with a sync flush whose last 4 bytes are not sent (RFC 7692).
+    packed = [
+        len(packer.compress(f.encode()) + packer.flush(zlib.Z_SYNC_FLUSH)) - 4 for f in frames
+    ]
+    return statistics.mean(len(f.encode()) for f in frames), statistics.mean(packed)
+
+
 def median_of(phases: list[dict[str, Any]], name: str, key: str) -> float:
     return statistics.median(p[key] for p in phases if p["phase"].startswith(name))
 
 
-def ratio(phases: list[dict[str, Any]], top: str, bottom: str) -> float:
+def ratio(phases: list[dict[str, Any]], top: str, bottom: str, key: str = "per_second") -> float:
     """Median over repetitions of the ratio within each repetition."""
     by_rep: dict[int, dict[str, float]] = {}
     for p in phases:
         if "repeat" in p:
-            by_rep.setdefault(p["repeat"], {})[p["mode"]] = p["per_second"]
+            by_rep.setdefault(p["repeat"], {})[p["mode"]] = p[key]
     return statistics.median(r[top] / r[bottom] for r in by_rep.values())
 
 
@@ -114,7 +128,7 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="T=100, 5 s paced, 3 s windows")
     parser.add_argument(
-        "--no-deflate", action="store_true", help="servers refuse permessage-deflate"
+        "--deflate", action="store_true", help="servers accept permessage-deflate (default: off)"
     )
     parser.add_argument("--json", type=Path, help="also write every figure here")
     args = parser.parse_args()
@@ -122,17 +136,17 @@ def main() -> int:
         args.tables, args.seconds, args.flat_seconds = "100", 5.0, 3.0
     counts = [int(t) for t in args.tables.split(",")]
     print(f"open files limit {raise_open_files()}")
-    env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false" if args.no_deflate else "true"}
+    env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "true" if args.deflate else "false"}
     where = machine()
     results = []
     for tables in counts:
         with (
             app_server(env) as (app, app_proc),
-            echo_server(deflate=not args.no_deflate) as (echo, echo_proc),
+            echo_server(deflate=args.deflate) as (echo, echo_proc),
         ):
             results.append(run_client(app, app_proc.pid, echo, echo_proc.pid, args, tables))
 
-    print(f"\nMachine: {where}; permessage-deflate {'off' if args.no_deflate else 'on'}")
+    print(f"\nMachine: {where}; permessage-deflate {'on' if args.deflate else 'off'}")
     if args.seconds > 0:
         rows = []
         for r in results:
@@ -162,7 +176,12 @@ def main() -> int:
             ],
             rows,
         )  # fmt: skip
+    for r in results:
+        for p in r["phases"]:
+            server = "app" if p["mode"] == "app" else "echo"
+            p["us_per_action"] = p[f"{server}_cpu"] / max(p["per_second"], 1e-9) * 1e6
     rows = []
+    cpu_rows = []
     for r in results:
         ph = r["phases"]
         rows.append(
@@ -175,22 +194,47 @@ def main() -> int:
                 f"{ratio(ph, 'app', 'relay'):.2f}",
                 f"{median_of(ph, 'flat app', 'p50_ms'):.1f}",
                 f"{median_of(ph, 'flat app', 'p99_ms'):.1f}",
+                trouble(r, "app"),
+            ]
+        )
+        cpu_rows.append(
+            [
+                r["tables"],
+                f"{median_of(ph, 'flat app', 'us_per_action'):.0f}",
+                f"{median_of(ph, 'flat relay', 'us_per_action'):.0f}",
+                f"{median_of(ph, 'flat echo', 'us_per_action'):.0f}",
+                f"{ratio(ph, 'echo', 'app', 'us_per_action'):.2f}",
+                f"{ratio(ph, 'relay', 'app', 'us_per_action'):.2f}",
                 f"{median_of(ph, 'flat app', 'app_cpu'):.2f}",
-                f"{median_of(ph, 'flat app', 'client_cpu'):.2f}",
                 f"{median_of(ph, 'flat echo', 'echo_cpu'):.2f}",
+                f"{median_of(ph, 'flat app', 'client_cpu'):.2f}",
             ]
         )
     print_table(
         f"Flat out: medians of {args.repeats} windows of {args.flat_seconds:.0f} s",
         [
             "T", "app actions/s", "relay round trips/s", "echo round trips/s",
-            "app / echo", "app / relay", "app p50 ms", "app p99 ms",
-            "app CPU", "client CPU (app)", "echo CPU",
+            "app / echo", "app / relay", "app p50 ms", "app p99 ms", "errors",
         ],
         rows,
     )  # fmt: skip
+    print_table(
+        "Flat out, server CPU per action (µs of CPU per completed action or round trip;"
+        " a ratio is what the throughputs would be with a whole core each)",
+        [
+            "T", "app µs/action", "relay µs/round trip", "echo µs/round trip",
+            "echo µs / app µs", "relay µs / app µs", "app CPU", "echo CPU", "client CPU (app)",
+        ],
+        cpu_rows,
+    )  # fmt: skip
     state_sizes = ", ".join(f"T={r['tables']}: {r['state_bytes_mean']:.0f} B" for r in results)
-    print(f"\nMean state frame (uncompressed JSON): {state_sizes}")
+    print(f"\nMean first state on connecting (uncompressed JSON): {state_sizes}")
+    sample = [f for r in results for f in r.get("state_sample") or []]
+    plain, packed = deflated_sizes(sample)
+    print(
+        f"Seat states of one table ({len(sample)} frames): {plain:.0f} B each as sent, "
+        f"{packed:.0f} B through permessage-deflate ({packed / plain:.0%})"
+    )
     if args.json:
         args.json.write_text(json.dumps({"machine": where, "results": results}, indent=1))
     return 0

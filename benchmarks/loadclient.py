@@ -83,6 +83,8 @@ class Table:
         self._done: asyncio.Future[float] | None = None
         self.closing = False
         self.rng = random.Random(key)
+        # Seat 0's state frames, kept on one table to size permessage-deflate's gain.
+        self.sample: list[str] | None = None
 
     def socks(self) -> list[Sock]:
         return self.seats + ([self.spectator] if self.spectator else [])
@@ -109,6 +111,8 @@ class Table:
                 message = orjson.loads(raw)
                 kind = message.get("type")
                 if kind == "state":
+                    if self.sample is not None and sock.seat == 0 and len(self.sample) < 200:
+                        self.sample.append(raw if isinstance(raw, str) else raw.decode())
                     sock.state = message
                     sock.version = message["version"]
                     self.check()
@@ -343,6 +347,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         plans.append((table, parts))
     say(f"T={args.tables}: connecting {sum(len(p) for _, p in plans)} app sockets")
     readers = await connect_all(plans)
+    app_tables[0].sample = []
     sizes = [len(orjson.dumps(s.state)) for t in app_tables for s in t.seats if s.state]
     # Echo replies as large as the app's frames of the last app phase (the first
     # states until then); the reply's own fields take about 40 bytes.
@@ -398,6 +403,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         "setup_seconds": setup,
         "dropped": dropped,
         "phases": phases,
+        "state_sample": app_tables[0].sample,
     }
 
 

@@ -106,7 +106,7 @@ def app_server(env: dict[str, str] | None = None) -> Iterator[tuple[str, subproc
 
 
 @contextmanager
-def echo_server(*, deflate: bool = True) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def echo_server(*, deflate: bool = False) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     port = free_port()
     args = [sys.executable, "-m", "benchmarks.serve", "--echo", "--port", str(port)]
     if not deflate:
