@@ -30,7 +30,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bots import Bot, Budget
-from app.bots.arena import Player, RandomPlayer, play_hand
+from app.bots.arena import Player, RandomPlayer, TooLong, play_hand
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
 
@@ -57,6 +57,7 @@ class Timed:
 class Tally:
     hands: int = 0
     draws: int = 0
+    stalled: int = 0  # `hand` scoring: neither side can ever knock (counted as draws)
     wins: list[int] = field(default_factory=lambda: [0, 0])
     points_by_deal: list[tuple[int, int]] = field(default_factory=list)
     times: list[list[float]] = field(default_factory=lambda: [[], []])
@@ -104,8 +105,13 @@ def duel(
             players = (b, a) if swap else (a, b)
             match = Match(options, rng=random.Random(d), deck_orders=[deck], first_dealer=0)
             match.start()
-            outcome = play_hand(match, players)
             tally.hands += 1
+            try:
+                outcome = play_hand(match, players, max_actions=1000)
+            except TooLong:
+                tally.stalled += 1
+                tally.draws += 1
+                continue
             if outcome.winner is None:
                 tally.draws += 1
                 continue
@@ -141,8 +147,9 @@ def main() -> None:
         + (f", at most {args.hard_seconds} s" if args.hard_seconds else ", no time limit")
     )
     header = (
-        "| A vs B | hands | draws | A wins (of decided) | 95% CI | A points share | 95% CI "
-        "| points/hand A / B | think ms A mean/max | think ms B mean/max |"
+        "| A vs B | hands | draws (stalled) | A wins (of decided) | 95% CI "
+        "| A points share | 95% CI | points/hand A / B "
+        "| think ms A mean/max | think ms B mean/max |"
     )
     print(header)
     print("|---" * 10 + "|")
@@ -164,7 +171,8 @@ def main() -> None:
             return f"{1000 * sum(times) / len(times):.2f} / {1000 * max(times):.1f}"
 
         print(
-            f"| {a} vs {b} | {t.hands} | {t.draws} | {t.wins[0] / max(1, decided):.1%} "
+            f"| {a} vs {b} | {t.hands} | {t.draws} ({t.stalled}) "
+            f"| {t.wins[0] / max(1, decided):.1%} "
             f"| {lo:.1%}–{hi:.1%} | {pa / max(1, pa + pb):.1%} | {slo:.1%}–{shi:.1%} "
             f"| {pa / t.hands:.1f} / {pb / t.hands:.1f} | {ms(t.times[0])} | {ms(t.times[1])} |",
             flush=True,
