@@ -11,9 +11,10 @@ in its simulator without building views:
 Easy is the rules text of the task: take a card only when it makes a meld,
 throw the highest deadwood card, knock as soon as the rules allow.
 
-Normal scores a 10-card keep as deadwood minus the expected relief from the
-cards that can still come (live: not in my hand, not in the pile, not known
-in the opponent's hand), plus a danger for the card thrown (how well it fits
+Normal scores a 10-card keep by its expected deadwood one draw ahead,
+drawing from the live cards (not in my hand, not in the pile, not known in
+the opponent's hand: cards gone are counted), a keep that may knock
+counting better; plus a danger for the card thrown (how well it fits
 what the opponent can still hold, more when it took such cards from the pile,
 less when it threw or declined their neighbours). It knocks early while the
 stock is full and asks for less deadwood as the stock runs out, and at the
@@ -82,11 +83,11 @@ def easy_discard(seen: Seen) -> tuple[int, bool]:
 
 @dataclass(frozen=True, slots=True)
 class Weights:
-    """The normal policy's knobs (tuned with `benchmarks/bench_bots.py --tune`)."""
+    """The normal policy's knobs (chosen by duplicate-deal runs against easy)."""
 
-    relief: float = 0.6  # how much expected relief from live cards counts against deadwood
     danger: float = 1.2  # points per unit of "the opponent can use this card"
-    take_margin: float = 0.5  # a pile card must beat a blind draw by this much
+    take_margin: float = 2.0  # a pile card must beat a blind stock draw by this much
+    knock_bonus: float = 5.0  # a keep that may knock counts this much better
     wall_knock: int = 5  # at the wall, knock with at most this deadwood
     late: float = 1.0  # knock limit lowered by this per two stock cards below 16
     opp_penalty: float = 1.5  # and by this per card the opponent took from the pile (two at most)
@@ -95,55 +96,45 @@ class Weights:
 WEIGHTS = Weights()
 
 
-def _neighbour(i: int, step: int) -> int:
-    """The bit of the card `step` ranks above `i` in its suit (0 off the suit's end)."""
-    r = i % 13 + step
-    return 1 << (i + step) if 0 <= r <= 12 else 0
+def _worth(deadwood: int, limit: int, w: Weights) -> float:
+    """A keep's deadwood, counted better when it may knock (lower is better)."""
+    return deadwood - w.knock_bonus if deadwood <= limit else float(deadwood)
 
 
-_UP1 = tuple(_neighbour(i, 1) for i in range(52))
-_UP2 = tuple(_neighbour(i, 2) for i in range(52))
-_DN1 = tuple(_neighbour(i, -1) for i in range(52))
-_DN2 = tuple(_neighbour(i, -2) for i in range(52))
-_MATES = tuple(RANK_BITS[i % 13] & ~(1 << i) for i in range(52))
-_RANK_OF = tuple(RANK_BITS[i % 13] for i in range(52))
+def after_one_draw(ten: int, live: int, limit: int, w: Weights = WEIGHTS) -> float:
+    """The mean `_worth` of a 10-card keep after one more draw from the live cards
+    (each equally likely) and the best discard then.
 
-
-def _relief(hand: int, loose: int, live: int, q: float) -> float:
-    """Expected deadwood removed by future draws: for each loose card, its value
-    times the chance that one of the live cards melding it arrives."""
-    miss = 1.0 - q
+    Only a card that melds with the keep can change the arrangement; any other
+    card x just replaces the keep's worst card if that helps, which is the best
+    nine-card deadwood plus x's value. That leaves a full solve for the few
+    cards that meld.
+    """
+    dw = deadwood_mask(ten)
+    cards = indices(ten)
+    if not live:
+        return _worth(dw, limit, w)
+    nine = min(deadwood_mask(ten ^ (1 << y)) for y in cards)
     total = 0.0
-    m = loose
+    n = 0
+    m = live
     while m:
         low = m & -m
         m ^= low
-        i = low.bit_length() - 1
-        outs = live & _RANK_OF[i] if loose & _MATES[i] else 0  # a pair: a third makes a set
-        if hand & _UP1[i]:
-            outs |= live & (_DN1[i] | _UP2[i])  # two in a row: either end
-        elif hand & _UP2[i]:
-            outs |= live & _UP1[i]  # a gap: only the middle card
-        if hand & _DN1[i]:
-            outs |= live & (_DN2[i] | _UP1[i])
-        elif hand & _DN2[i]:
-            outs |= live & _DN1[i]
-        if outs:
-            total += VALUE[i] * (1.0 - miss ** outs.bit_count())
-    return total
+        x = low.bit_length() - 1
+        if makes_meld(ten, x):
+            eleven = ten | low
+            best = min(deadwood_mask(eleven ^ (1 << y)) for y in cards)
+        else:
+            best = nine + VALUE[x]
+        total += _worth(min(dw, best), limit, w)
+        n += 1
+    return total / n
 
 
-def keep_score(seen: Seen, ten: int, thrown: int = 0, w: Weights = WEIGHTS) -> float:
-    """How bad a 10-card keep is (lower is better): deadwood minus expected relief."""
-    dw, _, loose = arrange_mask(ten)
-    if dw == 0:
-        return 0.0
-    live = FULL & ~(ten | seen.dead | seen.opp_has | thrown)
-    unseen = live.bit_count()
-    if not unseen:
-        return float(dw)
-    q = min(1.0, seen.drawable / 2 / unseen)
-    return dw - w.relief * _relief(ten, loose, live, q)
+def _live(seen: Seen, ten: int, thrown: int) -> int:
+    """Cards I may still draw: not mine, not in the pile, not known to be the opponent's."""
+    return FULL & ~(ten | seen.dead | seen.opp_has | thrown)
 
 
 def danger(seen: Seen, i: int, keep: int) -> float:
@@ -193,36 +184,36 @@ def normal_take(seen: Seen, top: int, w: Weights = WEIGHTS) -> bool:
         # a stock draw now leaves two: my discard then ends the hand as a draw,
         # while taking the pile card gives the opponent the last draw
         return any(should_knock(seen, deadwood_mask(eleven ^ (1 << c)), w) for c in indices(hand))
-    now = keep_score(seen, hand, 0, w)
-    best = min(
-        keep_score(seen, eleven ^ (1 << c), 1 << c, w)
+    # taking: a known keep now; the stock: the expected keep after one draw
+    blind = after_one_draw(hand, _live(seen, hand, 0), seen.knock_limit, w)
+    taken = min(
+        _worth(deadwood_mask(eleven ^ (1 << c)), seen.knock_limit, w)
         + w.danger * danger(seen, c, eleven ^ (1 << c))
         for c in indices(hand)
     )
-    return best + w.take_margin < now
+    return taken + w.take_margin < blind
+
+
+def ranked_discards(seen: Seen, w: Weights = WEIGHTS) -> list[tuple[float, int]]:
+    """Every discard with its one-draw score (plus danger), best first."""
+    hand = seen.hand
+    out = []
+    for i in indices(hand):
+        if i == seen.forbidden:
+            continue
+        keep = hand ^ (1 << i)
+        score = after_one_draw(keep, _live(seen, keep, 1 << i), seen.knock_limit, w)
+        out.append((score + w.danger * danger(seen, i, keep), i))
+    out.sort()
+    return out
 
 
 def normal_discard(seen: Seen, w: Weights = WEIGHTS) -> tuple[int, bool]:
+    """Knock when `should_knock` says so; else the discard whose keep looks best
+    one draw ahead, danger included."""
     hand = seen.hand
     options = _discard_options(seen, hand)
     least = min(options, key=lambda i: (options[i], -VALUE[i], -i))
     if should_knock(seen, options[least], w):
         return least, True
-    best, best_score = least, float("inf")
-    for i in options:
-        keep = hand ^ (1 << i)
-        score = keep_score(seen, keep, 1 << i, w) + w.danger * danger(seen, i, keep)
-        if score < best_score:
-            best, best_score = i, score
-    return best, False
-
-
-def ranked_discards(seen: Seen, w: Weights = WEIGHTS) -> list[tuple[float, int]]:
-    """Every discard with its normal score, best first (the hard search's candidates)."""
-    hand = seen.hand
-    out = []
-    for i in _discard_options(seen, hand):
-        keep = hand ^ (1 << i)
-        out.append((keep_score(seen, keep, 1 << i, w) + w.danger * danger(seen, i, keep), i))
-    out.sort()
-    return out
+    return ranked_discards(seen, w)[0][1], False

@@ -56,8 +56,8 @@ def bot(strength: str, seed: int) -> Bot:
 def test_only_legal_moves_in_every_option_combination(rules: str, scoring: str) -> None:
     options = Options(rules, scoring, 100)
     pairs = [("easy", "normal"), ("normal", "hard"), ("hard", "easy")]
-    for seed in range(6):
-        a, b = pairs[seed % 3]
+    for seed in range(3):
+        a, b = pairs[seed]
         players = (Checked(bot(a, seed)), Checked(bot(b, seed + 100)))
         match = Match(options, rng=random.Random(seed), deck_orders=[deck(seed)])
         match.start()
@@ -150,6 +150,7 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
         match.apply(seat, action)
         steps += 1
     assert len(choices) >= 3
+    _seen_by_seat0(match.view(0), seen)  # the card of the last action counts as seen too
     actions = [e for e in match.log if e["event"] == "action"]
     other = _replay_with_hidden_cards_moved(match, seen, seed)
     again = Bot(strength, random.Random(99), budget=QUICK)
@@ -215,7 +216,7 @@ def test_the_simulator_agrees_with_the_engine() -> None:
     """The same deals played by the normal policy in the hard search's simulator
     and through `Match`: the same winner, points and kind, hand after hand."""
     policy = normal_policy()
-    for seed, scoring in zip(range(40), itertools.cycle(SCORINGS), strict=False):
+    for seed, scoring in zip(range(24), itertools.cycle(SCORINGS), strict=False):
         order = deck(seed)
         idx = [c.index for c in order]
         hands = [0, 0]
