@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from app.engine.cards import CARDS, Card
+from app.engine.cards import CARDS, Card, cards_of
 from app.engine.errors import BadAction, BadCard
 
 __all__ = [
@@ -284,21 +284,12 @@ def _mask_checked(cards: Iterable[Card]) -> int:
     return mask
 
 
-def _cards(mask: int) -> list[Card]:
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(CARDS[low.bit_length() - 1])
-        mask ^= low
-    return out
-
-
 def _by_rank(cards: list[Card]) -> list[Card]:
     return sorted(cards, key=lambda c: (c.rank, c.index))
 
 
 def _shown(melds: list[int]) -> list[list[Card]]:
-    shown = [_by_rank(_cards(m)) for m in melds]
+    shown = [_by_rank(cards_of(m)) for m in melds]
     shown.sort(key=lambda m: (m[0].rank, m[0].index))
     return shown
 
@@ -312,7 +303,7 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
     Raises BadCard on a repeated card.
     """
     _, melds, dead = arrange_mask(_mask_checked(cards))
-    return _shown(melds), _by_rank(_cards(dead))
+    return _shown(melds), _by_rank(cards_of(dead))
 
 
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
@@ -428,7 +419,7 @@ def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
     if not mask:
         return []
     value, which = best_discards_mask(mask)
-    return [(card, value) for card in _cards(which)]
+    return [(card, value) for card in cards_of(which)]
 
 
 def is_meld(cards: Iterable[Card]) -> bool:
@@ -535,7 +526,7 @@ def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Ca
     value, _, laid, pairs = best
     _, own, dead = arrange_mask(defender & ~laid)
     return LayOff(
-        melds=_shown(own), deadwood=_by_rank(_cards(dead)), layoffs=pairs, deadwood_value=value
+        melds=_shown(own), deadwood=_by_rank(cards_of(dead)), layoffs=pairs, deadwood_value=value
     )
 
 
