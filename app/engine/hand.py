@@ -356,7 +356,8 @@ class Hand:
         hand = self.cards[seat]
         self.actions.append({"seat": seat, "action": action.to_dict()})
         last: dict[str, Any] = {"seat": seat, "kind": kind}
-        if kind == "take_upcard":
+        if kind in ("take_upcard", "draw_discard"):
+            # Both take the top of the discard pile, face up, and ban it as this turn's discard.
             card = self.discard.pop()
             hand.append(card)
             self.taken_from_discard = card
@@ -372,12 +373,6 @@ class Hand:
         elif kind == "draw_stock":
             hand.append(self.stock.pop())  # the card stays out of `last`: it is private
             self.phase = "discard"
-        elif kind == "draw_discard":
-            card = self.discard.pop()
-            hand.append(card)
-            self.taken_from_discard = card
-            self.phase = "discard"
-            last["card"] = str(card)
         elif kind == "discard":
             assert action.card is not None
             hand.remove(action.card)
