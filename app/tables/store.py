@@ -9,8 +9,10 @@ store never sees a token in clear and never decides a rule.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import functools
+import logging
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -21,6 +23,8 @@ from typing import Any, Protocol, TypeVar
 import orjson
 
 T = TypeVar("T")
+
+log = logging.getLogger("hollywood_gin.store")
 
 
 @dataclass
@@ -163,11 +167,21 @@ class SqliteStore:
     disk. Writes that arrive while a commit is in progress are grouped into the
     next transaction (group commit): each caller still returns only after the
     transaction holding its write has committed.
+
+    WAL checkpoints, the only fsyncs under synchronous=NORMAL, run every
+    `checkpoint_seconds` on a second connection and thread: inside a commit (SQLite's
+    automatic checkpoint) one took up to 480 ms here and held up every move
+    behind it (docs/performance.md).
     """
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, checkpoint_seconds: float = 1.0) -> None:
         self.path = path
+        self.checkpoint_seconds = checkpoint_seconds
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-wal")
+        self._checkpoint_db: sqlite3.Connection | None = None
+        self._checkpoint_task: asyncio.Task[None] | None = None
+        self.checkpoints = 0
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[Write, asyncio.Future[None]]] = []
         self._flushing = False
@@ -191,14 +205,49 @@ class SqliteStore:
         # NORMAL in WAL mode survives a killed process (not a power cut): ARCHITECTURE.md.
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA foreign_keys=ON")
+        db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer does it, off this path
         db.executescript(SCHEMA)
         self._db = db
+        self._checkpoint_db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False
+        )
 
     async def open(self) -> None:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(self._executor, self._connect)
+        self._checkpoint_task = loop.create_task(self._checkpoints())
+
+    def _checkpoint(self) -> tuple[int, int, int]:
+        """PASSIVE: copies what it can without waiting for, or blocking, the writer."""
+        if self._checkpoint_db is None:
+            return (0, 0, 0)
+        busy, log_frames, done = self._checkpoint_db.execute(
+            "PRAGMA wal_checkpoint(PASSIVE)"
+        ).fetchone()
+        self.checkpoints += 1
+        return int(busy), int(log_frames), int(done)
+
+    async def _checkpoints(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.checkpoint_seconds)
+            try:
+                await loop.run_in_executor(self._checkpointer, self._checkpoint)
+            except sqlite3.Error:  # the next one copies what this one could not
+                log.warning("WAL checkpoint failed", exc_info=True)
 
     async def close(self) -> None:
+        if self._checkpoint_task is not None:
+            self._checkpoint_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpoint_task
+            self._checkpoint_task = None
+        if self._checkpoint_db is not None:
+            await asyncio.get_running_loop().run_in_executor(
+                self._checkpointer, self._checkpoint_db.close
+            )
+            self._checkpoint_db = None
+        self._checkpointer.shutdown(wait=True)
         while self._flushing or self._pending:
             await asyncio.sleep(0.005)
 
