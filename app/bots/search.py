@@ -279,7 +279,34 @@ def play_out(world: World, policies: tuple[Policy, Policy], rng: random.Random) 
 # -- determinisation -----------------------------------------------------------------
 
 
-def sample_world(seen: Seen, rng: random.Random, *, must_draw_stock: bool = False) -> World | None:
+def _turns_played(seen: Seen) -> int:
+    """About how many draws the opponent has made (the stock starts at 31)."""
+    return max(0, 31 - seen.stock_count) // 2
+
+
+def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random) -> int:
+    """Give a uniformly dealt opponent hand the play it has had: for each turn
+    played, it draws an unseen card and throws its worst (never a card it is
+    known to hold). The thrown card goes back among the unseen, so the deal
+    stays consistent; only the likelihood moves toward organised hands, which
+    is what a hand that has drawn and thrown for some turns looks like."""
+    for _ in range(min(turns, 8)):
+        j = rng.randrange(len(rest))
+        x = rest[j]
+        hand = opp | (1 << x)
+        worst, least = x, 999
+        for y in indices(hand & ~known):
+            d = deadwood_mask(hand ^ (1 << y))
+            if d < least:
+                worst, least = y, d
+        opp = hand & ~(1 << worst)
+        rest[j] = worst
+    return opp
+
+
+def sample_world(
+    seen: Seen, rng: random.Random, *, must_draw_stock: bool = False, shaping: bool = True
+) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
     `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
@@ -299,8 +326,12 @@ def sample_world(seen: Seen, rng: random.Random, *, must_draw_stock: bool = Fals
     opp = seen.opp_has
     for i in pool[:opp_unknown]:
         opp |= 1 << i
-    pile = pool[opp_unknown : opp_unknown + pile_unknown] + list(seen.pile)
-    stock = pool[opp_unknown + pile_unknown :]
+    rest = pool[opp_unknown:]
+    if shaping and rest:
+        opp = _shape(opp, seen.opp_has, rest, _turns_played(seen), rng)
+        rng.shuffle(rest)
+    pile = rest[:pile_unknown] + list(seen.pile)
+    stock = rest[pile_unknown:]
     hands = [0, 0]
     hands[seen.me] = seen.hand
     hands[1 - seen.me] = opp
