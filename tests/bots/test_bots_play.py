@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from app.bots import Bot, Budget, NoLegalAction, choose_action
 from app.bots.arena import RandomPlayer, play_hand, play_match
-from app.bots.search import World, normal_policy, play_out
+from app.bots.knowledge import BotMemory
+from app.bots.search import World, normal_policy, play_out, sample_world
 from app.engine.cards import Card, full_deck
 from app.engine.hand import knock_limit
 from app.engine.match import Match, Options
@@ -274,3 +275,41 @@ def test_any_reachable_position_gets_a_legal_answer(
             action = Bot(strength, random.Random(seed), budget=QUICK).choose(view)
             assert action in view["legal"]
             match.apply(seat, action)  # and the engine accepts it
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 10**6), moves=st.integers(0, 30))
+def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None:
+    """The hard search's deals: my cards as they are, the opponent holding what it
+    took from the pile and as many cards as it has, the known pile on top, the
+    stock as long as it is, and every card exactly once."""
+    rng = random.Random(seed)
+    match = Match(Options("standard", "game", 100), rng=rng)
+    match.start()
+    memory = BotMemory()
+    memory.observe(match.view(0))
+    for _ in range(moves):
+        if match.status != "playing":
+            break
+        seat = 0 if match.view(0)["legal"] else 1
+        match.apply(seat, rng.choice(match.view(seat)["legal"]))
+        memory.observe(match.view(0))
+    if match.status != "playing":
+        return
+    view = match.view(0)
+    seen = memory.seen(view)
+    assert seen is not None
+    world = sample_world(seen, random.Random(seed))
+    assert world is not None
+    hand = view["hand"]
+    assert world.hands[0] == seen.hand
+    assert world.hands[1] & seen.opp_has == seen.opp_has
+    assert world.hands[1].bit_count() == hand["opponent_card_count"]
+    assert len(world.stock) == hand["stock_count"]
+    assert len(world.pile) == hand["discard_count"]
+    assert world.pile[len(world.pile) - len(seen.pile) :] == list(seen.pile)
+    everything = world.hands[0] | world.hands[1]
+    for i in world.stock + world.pile:
+        assert not everything >> i & 1
+        everything |= 1 << i
+    assert everything == (1 << 52) - 1
