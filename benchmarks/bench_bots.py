@@ -119,6 +119,8 @@ def duel(
             tally.wins[who] += 1
             points[who] += outcome.points
         tally.points_by_deal.append((points[0], points[1]))
+        if (d - seed + 1) % 100 == 0:
+            print(f"  {d - seed + 1} deals", file=sys.stderr, flush=True)
     return tally
 
 
