@@ -165,6 +165,7 @@ def main() -> int:
                         f"{p[server + '_cpu']:.2f}",
                         f"{p[server + '_rss_mb']:.0f}",
                         f"{p['client_cpu']:.2f}",
+                        f"{p.get('client_max_stall_ms', float('nan')):.0f}",
                         trouble(r, p["mode"]) if p["mode"] == "app" else "",
                     ]
                 )
@@ -172,7 +173,7 @@ def main() -> int:
             f"Paced: each table one action per second for {args.seconds:.0f} s",
             [
                 "T", "server", "actions/s", "p50 ms", "p95 ms", "p99 ms",
-                "server CPU", "server RSS MB", "client CPU", "errors",
+                "server CPU", "server RSS MB", "client CPU", "client stall ms", "errors",
             ],
             rows,
         )  # fmt: skip
