@@ -3,12 +3,16 @@
 For each decision with more than one sensible choice, deal the unseen cards
 at random in a way that agrees with everything seen (the opponent holds the
 cards it took from the pile; the rest of its hand, the unknown pile cards
-and the stock come from the cards nobody has shown), play each candidate out
-to the end of the hand with the normal policy on both sides, and pick the
-candidate with the best average points. Every candidate meets the same
-deals (common random numbers), so their difference is measured, not their
-luck. The search stops at its sample budget or its time budget, whichever
-comes first.
+and the stock come from the cards nobody has shown; the opponent's hand is
+then "shaped" by the turns it has played, see `_shape`), play each candidate
+out to the end of the hand with the lean policy on both sides (normal's
+knock and wall rules on a plain deadwood count; `Budget.rollout="normal"`
+plays the full normal policy, 40 times slower), and keep the normal choice
+unless another candidate is better on average by more than
+`Budget.confidence` standard errors. Every candidate meets the same deals
+(common random numbers), so their difference is measured, not their luck.
+The search stops at its sample budget or its time budget, whichever comes
+first.
 
 The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
 engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
