@@ -221,6 +221,22 @@ class Hand:
             self._discard_deadwoods[mask] = known
         return known
 
+    def grouping(self, seat: int) -> tuple[list[list[Card]], int]:
+        """The seat's own melds and deadwood for display.
+
+        Ten cards: their least-deadwood arrangement. Eleven (about to discard):
+        the arrangement of the ten kept after the best allowed discard, so the
+        count says what the player will have, as the knock buttons do.
+        """
+        cards = self.cards[seat]
+        if len(cards) == 11:
+            left = self.discard_deadwoods(seat)
+            allowed = [c for c in cards if c != self.taken_from_discard]
+            best = min(allowed, key=lambda c: (left[c], -c.value))
+            cards = [c for c in cards if c != best]
+        melds, dead = arrange(cards)
+        return melds, sum(c.value for c in dead)
+
     def legal(self, seat: int) -> list[dict[str, Any]]:
         """The play actions open to `seat` now, each as it would be sent."""
         if self.phase == "over" or seat != self.turn:

@@ -23,7 +23,6 @@ from typing import Any, Literal
 from app.engine.cards import Card, full_deck, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotSeated, StaleVersion
 from app.engine.hand import Hand, parse_action
-from app.engine.melds import arrange
 from app.engine.scoring import Sheet
 
 Status = Literal["waiting", "playing", "hand_over", "match_over"]
@@ -324,11 +323,10 @@ class Match:
                 mine = hand.cards[seat]
                 h["my_cards"] = [str(c) for c in mine]
                 h["opponent_card_count"] = len(hand.cards[1 - seat])
-                # The least-deadwood grouping of the seat's own cards, so the page can
-                # highlight melds and show the live deadwood without a solver of its own.
-                my_melds, my_deadwood = arrange(mine)
+                # The seat's own grouping, so the page can highlight melds and show
+                # the live deadwood without a solver of its own.
+                my_melds, h["my_deadwood"] = hand.grouping(seat)
                 h["my_melds"] = [[str(c) for c in meld] for meld in my_melds]
-                h["my_deadwood"] = sum(c.value for c in my_deadwood)
             h["card_counts"] = [len(hand.cards[0]), len(hand.cards[1])]
             h["deck_commitment"] = hand.commitment
             h["last_action"] = None if hand.last_action is None else dict(hand.last_action)

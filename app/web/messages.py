@@ -241,10 +241,10 @@ class HandView(Outbound):
     my_cards: list[Card] | None = Field(default=None, description="absent for spectators")
     opponent_card_count: int | None = Field(default=None, description="absent for spectators")
     my_melds: list[list[Card]] | None = Field(
-        default=None, description="a least-deadwood grouping of my_cards; absent for spectators"
+        default=None, description="my melds for display (holding 11: of the ten kept)"
     )
     my_deadwood: int | None = Field(
-        default=None, description="deadwood value of my_cards as grouped; absent for spectators"
+        default=None, description="my deadwood (holding 11: after the best allowed discard)"
     )
     card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
     deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')

@@ -204,3 +204,20 @@ def test_my_melds_and_my_deadwood_group_the_seats_own_cards() -> None:
     # The dealer (seat 1): sets of aces and of fours, 6C 6D left: 6 + 6 = 12.
     assert m.view(1)["hand"]["my_deadwood"] == 12
     assert "my_melds" not in m.view(None)["hand"]
+
+
+def test_holding_eleven_the_count_is_after_the_best_allowed_discard() -> None:
+    # Seat 0 (non-dealer) holds 7H 8H 9H, QS QD QC, 2C 3D 5S KH and takes the upcard TH.
+    # Eleven cards; the best discard is KH (10): kept 7H-8H-9H-TH run, Q set, and
+    # 2C 3D 5S = 10 deadwood. TH was just taken, so it may not be the discard.
+    deck = deck_order(
+        dealer="AC AD AH AS 4C 4D 4H 4S 6C 6D",
+        non_dealer="7H 8H 9H QS QD QC 2C 3D 5S KH",
+        upcard="TH",
+    )
+    m = new_match(dealer=1, deck=deck)
+    act(m, 0, kind="take_upcard")
+    h = m.view(0)["hand"]
+    assert h["my_deadwood"] == 10
+    assert sorted(map(sorted, h["my_melds"])) == [["7H", "8H", "9H", "TH"], ["QC", "QD", "QS"]]
+    assert not any("KH" in meld for meld in h["my_melds"])
