@@ -21,6 +21,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from app.bots import Bot
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.engine.match import Match, Options
@@ -112,6 +113,8 @@ class Table:
         # How many `match.log` entries are durable in the store.
         self.logged = logged
         self.computer_task: asyncio.Task[None] | None = None
+        # The computer seat's player, with its memory of the views it was sent.
+        self.computer_bot: Bot | None = None
 
     @property
     def status(self) -> str:
@@ -457,7 +460,16 @@ class Registry:
     # --- the computer opponent --------------------------------------------------------
     def _kick_computer(self, table: Table) -> None:
         seat = table.computer_seat()
-        if seat is None or not table.match.legal(seat):
+        if seat is None:
+            return
+        if self.policy is None:
+            # The computer remembers what its seat was shown (the discard pile, what the
+            # opponent took): feed it every state, as a browser would get it.
+            if table.computer_bot is None:
+                strength = table.seats[seat].computer or "normal"
+                table.computer_bot = Bot(strength, rng=self.computer_rng)
+            table.computer_bot.observe(table.view(seat))
+        if not table.match.legal(seat):
             return
         if table.computer_task is None or table.computer_task.done():
             table.computer_task = asyncio.get_running_loop().create_task(
@@ -483,7 +495,7 @@ class Registry:
                 action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
             else:
                 try:
-                    action = await self._choose(view, strength, legal)
+                    action = await self._choose(table, view, strength, legal)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))
@@ -501,22 +513,15 @@ class Registry:
                 return
 
     async def _choose(
-        self, view: dict[str, Any], strength: str, legal: list[dict[str, Any]]
+        self, table: Table, view: dict[str, Any], strength: str, legal: list[dict[str, Any]]
     ) -> dict[str, Any]:
-        policy = self.policy or _default_policy()
-        if policy is None:
-            return legal[0]
         # The policy can search: keep it off the event loop.
-        return await asyncio.to_thread(policy, view, strength, self.computer_rng)
-
-
-def _default_policy() -> Policy | None:
-    try:
-        from app.bots import choose_action  # type: ignore[attr-defined,unused-ignore]
-    except ImportError:
-        return None
-    policy: Policy = choose_action
-    return policy
+        if self.policy is not None:
+            return await asyncio.to_thread(self.policy, view, strength, self.computer_rng)
+        bot = table.computer_bot
+        if bot is None:
+            return legal[0]
+        return await asyncio.to_thread(bot.choose, view)
 
 
 @asynccontextmanager

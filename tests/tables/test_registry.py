@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from app.engine.cards import Card
 from app.engine.errors import RuleError
 from app.tables.hub import Connection, Hub
 from app.tables.registry import Registry, Table, TableFull, UnknownTable
@@ -382,6 +383,31 @@ def test_a_failing_policy_still_lets_the_game_go_on() -> None:
             await asyncio.sleep(0.01)
         moves = [e for e in table.match.log if e.get("event") == "action"]
         assert moves and moves[0]["seat"] == 1  # it moved, with legal[0] in place of the policy
+        await registry.close()
+
+    asyncio.run(main())
+
+
+def test_the_computer_is_fed_every_state_of_its_seat() -> None:
+    """The real computer remembers what its seat was shown: here, that the person
+    took the upcard, which no later view alone would tell it once it is buried."""
+
+    async def main() -> None:
+        # A long delay: the computer observes but does not move during the test.
+        registry = make_registry(computer_delay=3600.0)
+        table, _ = await registry.create(
+            {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=1
+        )
+        upcard = INDEX_DECK[20]  # RULES.md §4.1: card 20 is the upcard
+        await registry.act(table, 0, {"kind": "take_upcard"}, table.version)
+        # Ann (seat 0, the non-dealer) now throws another card on top of it.
+        discard = next(a for a in table.match.legal(0) if a["kind"] == "discard")
+        await registry.act(table, 0, discard, table.version)
+        bot = table.computer_bot
+        assert bot is not None
+        seen = bot.memory.seen(table.view(1))
+        assert seen is not None
+        assert seen.opp_has & (1 << Card.parse(upcard).index), "the upcard pick was forgotten"
         await registry.close()
 
     asyncio.run(main())
