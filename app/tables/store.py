@@ -160,6 +160,19 @@ CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
 Write = Callable[[sqlite3.Connection], object]
 
 
+@dataclass(frozen=True, slots=True)
+class _Append:
+    """An append as data, so a batch of them is one `executemany` (see `_commit_batch`)."""
+
+    table_id: str
+    first_seq: int
+    rows: list[tuple[str, int, str]]
+    now: float
+
+
+_Job = Write | _Append
+
+
 class SqliteStore:
     """The embedded default: one SQLite file in WAL mode, synchronous=NORMAL.
 
@@ -183,7 +196,11 @@ class SqliteStore:
         self._checkpoint_task: asyncio.Task[None] | None = None
         self.checkpoints = 0
         self._db: sqlite3.Connection | None = None
-        self._pending: list[tuple[Write, asyncio.Future[None]]] = []
+        self._pending: list[tuple[_Job, asyncio.Future[None]]] = []
+        # Each table's last stored seq, known to the worker thread only (it alone runs
+        # SQL): the gap check without a query per append. Updated after each commit.
+        self._last_seq: dict[str, int] = {}
+        self._txn_seqs: dict[str, int] = {}
         self._flushing = False
         self.commits = 0
         self.writes = 0
@@ -259,7 +276,7 @@ class SqliteStore:
             self._db = None
         self._executor.shutdown(wait=True)
 
-    async def _write(self, fn: Write) -> None:
+    async def _write(self, fn: _Job) -> None:
         """Queue a write; return when the transaction holding it has committed."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append((fn, future))
@@ -287,12 +304,26 @@ class SqliteStore:
         finally:
             self._flushing = False
 
-    def _commit_batch(self, db: sqlite3.Connection, writes: list[Write]) -> list[Exception | None]:
-        """One transaction for the batch; a failing write is undone alone (a savepoint)."""
+    def _commit_batch(self, db: sqlite3.Connection, writes: list[_Job]) -> list[Exception | None]:
+        """One transaction for the batch; a failing write is undone alone (a savepoint).
+
+        Consecutive appends go in as one `executemany` of events and one of
+        `last_active`, their gap check done against `_last_seq`; only when that
+        fails are they retried one by one, each in its own savepoint.
+        """
         failures: list[Exception | None] = []
+        seqs: dict[str, int] = {}  # this transaction's new ends, kept only if it commits
+        self._txn_seqs = seqs
         db.execute("BEGIN")
         try:
+            run: list[_Append] = []
             for write in writes:
+                if isinstance(write, _Append):
+                    run.append(write)
+                    continue
+                if run:
+                    failures.extend(self._appends(db, run, seqs))
+                    run = []
                 db.execute("SAVEPOINT one")
                 try:
                     write(db)
@@ -302,13 +333,91 @@ class SqliteStore:
                 else:
                     failures.append(None)
                 db.execute("RELEASE one")
+            if run:
+                failures.extend(self._appends(db, run, seqs))
         except BaseException:
+            self._last_seq.clear()
             db.execute("ROLLBACK")
             raise
-        db.execute("COMMIT")
+        try:
+            db.execute("COMMIT")
+        except BaseException:
+            self._last_seq.clear()
+            raise
+        self._last_seq.update(seqs)
         self.commits += 1
         self.writes += len(writes)
         return failures
+
+    def _forget(self, table_ids: Sequence[str]) -> None:
+        """On the worker thread: these tables' events were created or deleted."""
+        for table_id in table_ids:
+            self._last_seq.pop(table_id, None)
+            self._txn_seqs.pop(table_id, None)
+
+    def _stored_last(self, db: sqlite3.Connection, table_id: str, seqs: dict[str, int]) -> int:
+        last = seqs.get(table_id)
+        if last is None:
+            last = self._last_seq.get(table_id)
+        if last is None:
+            (found,) = db.execute(
+                "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
+            ).fetchone()
+            last = -1 if found is None else int(found)
+        return last
+
+    def _appends(
+        self, db: sqlite3.Connection, run: list[_Append], seqs: dict[str, int]
+    ) -> list[Exception | None]:
+        """Write a run of appends; a refused one fails alone, the others go through."""
+        failures: list[Exception | None] = []
+        ends = dict(seqs)
+        rows: list[tuple[str, int, str]] = []
+        touched: list[tuple[float, str]] = []
+        for a in run:
+            # A log is gap-free: the next entry's seq is one past the stored last one
+            # (and the primary key refuses a seq written twice).
+            last = self._stored_last(db, a.table_id, ends)
+            if last + 1 != a.first_seq:
+                failures.append(
+                    RuntimeError(f"log of {a.table_id} ends at {last}, not {a.first_seq - 1}")
+                )
+                continue
+            failures.append(None)
+            rows.extend(a.rows)
+            touched.append((a.now, a.table_id))
+            ends[a.table_id] = a.first_seq + len(a.rows) - 1
+        db.execute("SAVEPOINT run")
+        try:
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
+            db.executemany("UPDATE tables SET last_active = ? WHERE id = ?", touched)
+        except sqlite3.Error:
+            # One of them is refused by SQLite itself (say its table is gone): find
+            # which, one savepoint each, as if they had come one by one.
+            db.execute("ROLLBACK TO run")
+            db.execute("RELEASE run")
+            return [self._one_append(db, a, seqs) for a in run]
+        db.execute("RELEASE run")
+        seqs.update(ends)
+        return failures
+
+    def _one_append(
+        self, db: sqlite3.Connection, a: _Append, seqs: dict[str, int]
+    ) -> Exception | None:
+        last = self._stored_last(db, a.table_id, seqs)
+        if last + 1 != a.first_seq:
+            return RuntimeError(f"log of {a.table_id} ends at {last}, not {a.first_seq - 1}")
+        db.execute("SAVEPOINT one")
+        try:
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", a.rows)
+            db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (a.now, a.table_id))
+        except Exception as exc:
+            db.execute("ROLLBACK TO one")
+            db.execute("RELEASE one")
+            return exc
+        db.execute("RELEASE one")
+        seqs[a.table_id] = a.first_seq + len(a.rows) - 1
+        return None
 
     # --- the protocol ------------------------------------------------------------------
     async def load_all(self) -> list[TableRecord]:
@@ -351,6 +460,7 @@ class SqliteStore:
         ]
 
         def write(db: sqlite3.Connection) -> None:
+            self._forget([record.table_id])
             db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?)", row)
             db.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
 
@@ -369,19 +479,7 @@ class SqliteStore:
             (table_id, first_seq + i, orjson.dumps(entry).decode())
             for i, entry in enumerate(entries)
         ]
-
-        def write(db: sqlite3.Connection) -> None:
-            # A log is gap-free: the next entry's seq is one past the stored last one
-            # (and the primary key refuses a seq written twice).
-            (last,) = db.execute(
-                "SELECT MAX(seq) FROM events WHERE table_id = ?", (table_id,)
-            ).fetchone()
-            if (-1 if last is None else last) + 1 != first_seq:
-                raise RuntimeError(f"log of {table_id} ends at {last}, not {first_seq - 1}")
-            db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
-            db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
-
-        await self._write(write)
+        await self._write(_Append(table_id, first_seq, rows, now))
 
     async def touch(self, table_id: str, now: float) -> None:
         await self._write(
@@ -395,6 +493,7 @@ class SqliteStore:
             ids = [
                 r[0] for r in db.execute("SELECT id FROM tables WHERE last_active < ?", (before,))
             ]
+            self._forget(ids)
             db.executemany("DELETE FROM tables WHERE id = ?", [(i,) for i in ids])
             gone.extend(ids)
 
@@ -402,4 +501,8 @@ class SqliteStore:
         return gone
 
     async def delete(self, table_id: str) -> None:
-        await self._write(lambda db: db.execute("DELETE FROM tables WHERE id = ?", (table_id,)))
+        def write(db: sqlite3.Connection) -> None:
+            self._forget([table_id])
+            db.execute("DELETE FROM tables WHERE id = ?", (table_id,))
+
+        await self._write(write)

@@ -169,3 +169,50 @@ def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> None:
     assert first is None and third is None
     assert isinstance(second, RuntimeError)
     assert loaded == {"t1": ["start", "a"], "t2": ["start", "x"]}
+
+
+def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(tmp_path: Path) -> None:
+    """The batched insert falls back to one append at a time when SQLite refuses one."""
+
+    async def main() -> list[object]:
+        store = SqliteStore(tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("t1"))
+            await store.create(record("t2"))
+            results = await asyncio.gather(
+                store.append("t1", 1, [{"event": "a"}], 1.0),
+                store.append("nowhere", 0, [{"event": "z"}], 1.0),  # no such table: refused
+                store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0),
+                store.append("t1", 2, [{"event": "b"}], 1.0),  # follows the first one
+                return_exceptions=True,
+            )
+            loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
+            return [*results, loaded]
+        finally:
+            await store.close()
+
+    a, nowhere, x, b, loaded = asyncio.run(main())
+    assert a is None and x is None and b is None
+    assert isinstance(nowhere, sqlite3.IntegrityError)
+    assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"]}
+
+
+def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path) -> None:
+    async def main() -> list[str]:
+        store = SqliteStore(tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("t1"))
+            await store.append("t1", 1, [{"event": "a"}, {"event": "b"}], 1.0)  # ends at 2
+            await store.delete("t1")
+            await store.create(record("t1"))  # ends at 0 again
+            with pytest.raises(RuntimeError):
+                await store.append("t1", 3, [{"event": "stale"}], 1.0)
+            await store.append("t1", 1, [{"event": "fresh"}], 1.0)
+            (loaded,) = await store.load_all()
+            return [e["event"] for e in loaded.log]
+        finally:
+            await store.close()
+
+    assert asyncio.run(main()) == ["start", "fresh"]
