@@ -121,6 +121,8 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "deadwood_of": N_("{name}: deadwood {n}"),
     "laid_off": N_("laid off"),
     "knocker": N_("knocker"),
+    "seat.0": N_("Player 1"),
+    "seat.1": N_("Player 2"),
     "next_hand": N_("Next hand"),
     "wait_for": N_("Waiting for {name} to press Next hand"),
     "waits_for_you": N_("{name} is waiting for you"),

@@ -7,7 +7,7 @@ export const $ = (id) => document.getElementById(id);
 
 export function playerName(state, seat) {
   const player = (state.table.players || []).find((p) => p.seat === seat);
-  return player?.name || `${seat + 1}`;
+  return player?.name || t(`seat.${seat}`); // an empty seat: "Player 2"
 }
 
 export function player(state, seat) {
@@ -171,6 +171,7 @@ export function renderSheet(state) {
       const th = document.createElement("th");
       th.scope = "col";
       th.textContent = name;
+      th.title = name; // narrow columns cut long names with an ellipsis
       headRow.append(th);
     }
     const body = document.createElement("tbody");
