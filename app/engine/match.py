@@ -110,6 +110,11 @@ class Match:
         # instead of the rng.
         self._replay_deals: deque[Mapping[str, Any]] | None = None
         self._replay_reshuffles: deque[Mapping[str, Any]] | None = None
+        # `view` is asked for every seat on every change: what a change leaves alone
+        # is kept. Per seat, the grouping with the cards it came from (only the mover's
+        # cards change); the sheet's dict with the version it is of.
+        self._groupings: dict[int, tuple[object, tuple[list[list[str]], int]]] = {}
+        self._sheet_dict: tuple[int, dict[str, Any]] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -298,7 +303,8 @@ class Match:
         """The `state` body of PROTOCOL.md for `seat` (None: a spectator).
 
         Never contains the other seat's cards before the result, any stock
-        card, or the card the other seat drew from the stock.
+        card, or the card the other seat drew from the stock. Read-only: the
+        views of one version share their `sheet`.
         """
         if seat is not None:
             seat = _check_seat(seat)
@@ -325,8 +331,8 @@ class Match:
                 h["opponent_card_count"] = len(hand.cards[1 - seat])
                 # The seat's own grouping, so the page can highlight melds and show
                 # the live deadwood without a solver of its own.
-                my_melds, h["my_deadwood"] = hand.grouping(seat)
-                h["my_melds"] = [[str(c) for c in meld] for meld in my_melds]
+                my_melds, h["my_deadwood"] = self._grouping(hand, seat)
+                h["my_melds"] = [list(meld) for meld in my_melds]
             h["card_counts"] = [len(hand.cards[0]), len(hand.cards[1])]
             h["deck_commitment"] = hand.commitment
             h["last_action"] = None if hand.last_action is None else dict(hand.last_action)
@@ -334,9 +340,30 @@ class Match:
                 h["result"] = self._result_dict(hand)
             out["hand"] = h
         out["legal"] = [] if seat is None else self.legal(seat)
-        out["sheet"] = self.sheet.to_dict()
+        out["sheet"] = self._sheet()
         out["ready"] = list(self.ready)
         return out
+
+    def _grouping(self, hand: Hand, seat: int) -> tuple[list[list[str]], int]:
+        # Everything `Hand.grouping` reads: the hand, the seat's cards in order, the
+        # card it may not discard.
+        key = (hand, tuple(hand.cards[seat]), hand.taken_from_discard)
+        known = self._groupings.get(seat)
+        if known is not None and known[0] == key:
+            return known[1]
+        melds, deadwood = hand.grouping(seat)
+        found = ([[str(c) for c in meld] for meld in melds], deadwood)
+        self._groupings[seat] = (key, found)
+        return found
+
+    def _sheet(self) -> dict[str, Any]:
+        """The sheet's dict, built once per version: every view of it shares the dict
+        (a copy would cost four times the building)."""
+        known = self._sheet_dict
+        if known is None or known[0] != self.version:
+            known = (self.version, self.sheet.to_dict())
+            self._sheet_dict = known
+        return known[1]
 
     def hand_record(self, n: int) -> dict[str, Any] | None:
         """The full record of finished hand `n` (1-based, counted over the

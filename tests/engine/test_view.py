@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import random
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from app.engine import BadAction, BadCard, Match
+from app.engine import BadAction, BadCard, Match, Options
 from tests.engine.helpers import act, cards, deck_order, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
 
@@ -221,3 +224,29 @@ def test_holding_eleven_the_count_is_after_the_best_allowed_discard() -> None:
     assert h["my_deadwood"] == 10
     assert sorted(map(sorted, h["my_melds"])) == [["7H", "8H", "9H", "TH"], ["QC", "QD", "QS"]]
     assert not any("KH" in meld for meld in h["my_melds"])
+
+
+@given(seed=st.integers(0, 2**32))
+@settings(max_examples=10, deadline=None)
+def test_the_kept_grouping_and_sheet_are_what_a_fresh_solve_gives(seed: int) -> None:
+    """`view` keeps each seat's grouping and the sheet between changes; after every
+    action and rearrangement they equal `Hand.grouping` and `Sheet.to_dict` afresh."""
+    rng = random.Random(seed)
+    m = Match(Options("standard", "hollywood", 100), rng=random.Random(seed + 1))
+    m.start()
+    for _ in range(300):
+        if m.status == "match_over":
+            break
+        assert m.hand is not None
+        for s in (0, 1):
+            view = m.view(s)
+            melds, deadwood = m.hand.grouping(s)
+            assert view["hand"]["my_melds"] == [[str(c) for c in meld] for meld in melds]
+            assert view["hand"]["my_deadwood"] == deadwood
+            assert view["sheet"] == m.sheet.to_dict()
+        seat = next(s for s in (0, 1) if m.legal(s))
+        if rng.random() < 0.1:
+            mine = m.view(seat)["hand"]["my_cards"]
+            m.arrange(seat, rng.sample(mine, len(mine)))
+        else:
+            m.apply(seat, rng.choice(m.legal(seat)))
