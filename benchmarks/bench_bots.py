@@ -9,6 +9,7 @@ hand, and thinking time per move (mean, max).
     python benchmarks/bench_bots.py                       # 1000 deals = 2000 hands each
     python benchmarks/bench_bots.py --deals 200 --hard-deals 100 --hard-samples 40
     python benchmarks/bench_bots.py --pairs hard-normal --hard-seconds 0.4
+    python benchmarks/bench_bots.py --jobs 2       # the deals split over two processes
 
 The hard bot at its real budget (0.4 s a move) needs hours for 2000 hands on
 a shared 2-core machine; `--hard-samples N` with `--hard-seconds 0` gives it a
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import multiprocessing
 import random
 import sys
 import time
@@ -124,6 +126,30 @@ def duel(
     return tally
 
 
+def maker(name: str, budget: Budget) -> Callable[[int], Player]:
+    if name == "random":
+        return lambda d: RandomPlayer(random.Random(d))
+    return lambda d: Bot(name, random.Random(d * 7919 + 1), budget=budget)
+
+
+def duel_part(job: tuple[str, str, int, int, Options, Budget]) -> Tally:
+    """One process's share of a pairing (`--jobs`): deals `seed`..`seed + deals - 1`."""
+    a, b, deals, seed, options, budget = job
+    return duel((maker(a, budget), maker(b, budget)), deals, options, seed)
+
+
+def merged(parts: list[Tally]) -> Tally:
+    t = Tally()
+    for p in parts:
+        t.hands += p.hands
+        t.draws += p.draws
+        t.stalled += p.stalled
+        t.wins = [t.wins[0] + p.wins[0], t.wins[1] + p.wins[1]]
+        t.points_by_deal += p.points_by_deal
+        t.times = [t.times[0] + p.times[0], t.times[1] + p.times[1]]
+    return t
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--deals", type=int, default=1000, help="deals per pairing (2 hands each)")
@@ -134,14 +160,12 @@ def main() -> None:
     ap.add_argument("--scoring", default="hand")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--pairs", default="easy-random,normal-easy,hard-normal")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="processes, each playing a slice of the deals"
+    )
     args = ap.parse_args()
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(samples=args.hard_samples, seconds=args.hard_seconds or None)
-
-    def maker(name: str) -> Callable[[int], Player]:
-        if name == "random":
-            return lambda d: RandomPlayer(random.Random(d))
-        return lambda d: Bot(name, random.Random(d * 7919 + 1), budget=budget)
 
     print(
         f"# rules={args.rules} scoring={args.scoring}; hard budget: "
@@ -160,7 +184,16 @@ def main() -> None:
         a, b = pair.split("-")
         deals = args.hard_deals if "hard" in (a, b) and args.hard_deals else args.deals
         start = time.perf_counter()
-        t = duel((maker(a), maker(b)), deals, options, args.seed)
+        if args.jobs > 1:
+            cuts = [deals * k // args.jobs for k in range(args.jobs + 1)]
+            jobs = [
+                (a, b, cuts[k + 1] - cuts[k], args.seed + cuts[k], options, budget)
+                for k in range(args.jobs)
+            ]
+            with multiprocessing.Pool(args.jobs) as pool:
+                t = merged(pool.map(duel_part, jobs))
+        else:
+            t = duel((maker(a, budget), maker(b, budget)), deals, options, args.seed)
         decided = t.wins[0] + t.wins[1]
         lo, hi = wilson(t.wins[0], decided)
         pa = sum(x for x, _ in t.points_by_deal)
