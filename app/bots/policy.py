@@ -89,8 +89,16 @@ class Weights:
     take_margin: float = 2.0  # a pile card must beat a blind stock draw by this much
     knock_bonus: float = 5.0  # a keep that may knock counts this much better
     wall_knock: int = 5  # at the wall, knock with at most this deadwood
-    late: float = 1.0  # knock limit lowered by this per two stock cards below 16
-    opp_penalty: float = 1.5  # and by this per card the opponent took from the pile (two at most)
+    # Knocking late and low: a knock is worth D - K, but a hand kept low also
+    # undercuts the opponent's knock (K - D + 25), which against a bot that
+    # knocks as soon as it may is worth more than knocking first.
+    early: float = 6.0  # knock limit lowered by this from the start
+    late: float = 2.0  # and by this per two stock cards below 16
+    opp_penalty: float = 5.0  # and by this per card the opponent took from the pile (two at most)
+    # the keep's deadwood now counts too, more as the opponent's turns pass:
+    # it is what the opponent's knock would cost me (and what undercuts it)
+    hold: float = 1.0
+    hold_turns: float = 8.0  # turns the opponent must have played for `hold` to count fully
 
 
 WEIGHTS = Weights()
@@ -161,20 +169,25 @@ def danger(seen: Seen, i: int, keep: int) -> float:
     return score
 
 
+def knock_target(seen: Seen, w: Weights = WEIGHTS) -> float:
+    """The most deadwood normal knocks with here (away from the wall)."""
+    left = seen.drawable
+    threshold = seen.knock_limit - w.early - w.late * max(0.0, (16 - left) / 2)
+    # cards the opponent took from the pile are usually melds: it is closer
+    threshold -= w.opp_penalty * min(2, seen.opp_has.bit_count())
+    return max(1.0, threshold)
+
+
 def should_knock(seen: Seen, deadwood: int, w: Weights = WEIGHTS) -> bool:
     """Knock early while the opponent's hand is still loose; later ask for less."""
     if deadwood > seen.knock_limit:
         return False
     if deadwood == 0:
         return True
-    left = seen.drawable
-    if seen.wall and left == 0:
+    if seen.wall and seen.drawable == 0:
         # a plain discard now ends the hand as a draw, worth nothing to either
         return deadwood <= w.wall_knock
-    threshold = seen.knock_limit - w.late * max(0.0, (16 - left) / 2)
-    # cards the opponent took from the pile are usually melds: it is closer
-    threshold -= w.opp_penalty * min(2, seen.opp_has.bit_count())
-    return deadwood <= max(1.0, threshold)
+    return deadwood <= knock_target(seen, w)
 
 
 def normal_take(seen: Seen, top: int, w: Weights = WEIGHTS) -> bool:
@@ -198,11 +211,15 @@ def ranked_discards(seen: Seen, w: Weights = WEIGHTS) -> list[tuple[float, int]]
     """Every discard with its one-draw score (plus danger), best first."""
     hand = seen.hand
     out = []
+    risk = min(1.0, max(0, 31 - seen.stock_count) / 2 / w.hold_turns)
+    limit = seen.knock_limit
     for i in indices(hand):
         if i == seen.forbidden:
             continue
         keep = hand ^ (1 << i)
-        score = after_one_draw(keep, _live(seen, keep, 1 << i), seen.knock_limit, w)
+        score = after_one_draw(keep, _live(seen, keep, 1 << i), limit, w)
+        if w.hold:
+            score += w.hold * risk * deadwood_mask(keep)
         out.append((score + w.danger * danger(seen, i, keep), i))
     out.sort()
     return out

@@ -215,8 +215,11 @@ def test_hard_search_stops_at_its_time_budget() -> None:
 
 def test_the_simulator_agrees_with_the_engine() -> None:
     """The same deals played by the normal policy in the hard search's simulator
-    and through `Match`: the same winner, points and kind, hand after hand."""
+    and through `Match`: the same winner, points and kind, hand after hand.
+    A `hand`-scoring hand that reshuffles the pile is left out: the new stock's
+    order comes from the engine's rng there and from the simulator's here."""
     policy = normal_policy()
+    compared = 0
     for seed, scoring in zip(range(24), itertools.cycle(SCORINGS), strict=False):
         order = deck(seed)
         idx = [c.index for c in order]
@@ -243,10 +246,14 @@ def test_the_simulator_agrees_with_the_engine() -> None:
         )
         match.start()
         outcome = play_hand(match, (Bot("normal"), Bot("normal")))
+        if any(event.get("event") == "reshuffle" for event in match.log):
+            continue
+        compared += 1
         if outcome.result.get("kind") == "draw" or outcome.winner is None:
             assert sim.winner is None
         else:
             assert (sim.winner, sim.points) == (outcome.winner, outcome.points)
+    assert compared >= 20
 
 
 @settings(max_examples=25, deadline=None)

@@ -91,17 +91,37 @@ def test_normal_goes_gin() -> None:
     assert (card, knock) == (i("8H"), True)
 
 
-def test_normal_knocks_early_but_asks_for_less_late() -> None:
+def test_normal_knocks_low_and_asks_for_less_late() -> None:
     early = seen("AC", stock=30)
-    late = seen("AC", stock=4)
-    # limit 10, full stock: any deadwood up to 10 knocks
-    assert should_knock(early, 9)
-    # 4 stock cards: threshold 10 - (16 - 4) / 2 = 4
-    assert should_knock(late, 4)
-    assert not should_knock(late, 5)
+    late = seen("AC", stock=8)
+    # limit 10, full stock: threshold 10 - 6 (early) = 4
+    assert should_knock(early, 4)
+    assert not should_knock(early, 5)
+    # 8 stock cards: threshold 10 - 6 - 2 * (16 - 8) / 2 = -4, floored at 1
+    assert should_knock(late, 1)
+    assert not should_knock(late, 2)
+    # 14 stock cards: 10 - 6 - 2 * (16 - 14) / 2 = 2
+    assert should_knock(seen("AC", stock=14), 2)
+    assert not should_knock(seen("AC", stock=14), 3)
+    # the opponent took one pile card: 10 - 6 - 5 = -1, floored at 1
+    took = seen("AC", stock=30, opp_has=m("7S"))
+    assert should_knock(took, 1)
+    assert not should_knock(took, 2)
     # straight gin (limit 0): only gin
     assert not should_knock(seen("AC", stock=30, limit=0), 1)
     assert should_knock(seen("AC", stock=30, limit=0), 0)
+
+
+def test_normal_throws_its_high_card_once_the_opponent_may_knock() -> None:
+    # Runs 5C 6C 7C and 5H 6H 7H; loose 2H 3H 3C 9H JD (2 + 3 + 3 + 9 + 10 = 27).
+    # Throwing 9H leaves 18 and keeps JD; throwing JD leaves 17 and keeps 9H.
+    # Before anyone has drawn (stock 31) normal keeps the cards with more
+    # chances one draw ahead and throws 9H; with the stock at 13 (nine turns
+    # played) the deadwood it would pay on the opponent's knock counts in
+    # full, and it throws JD.
+    hand = "7H 7C 9H 3H 5H 6C JD 6H 3C 2H 5C"
+    assert normal_discard(seen(hand, stock=31)) == (i("9H"), False)
+    assert normal_discard(seen(hand, stock=13)) == (i("JD"), False)
 
 
 def test_normal_at_the_wall_knocks_only_when_it_likely_wins() -> None:
@@ -130,5 +150,5 @@ def test_normal_keeps_the_card_the_opponent_would_use() -> None:
     # took 8S and TS from the pile, so 9S fits its cards; normal throws 9H.
     base = "2C 3C 4C 5D 6D 7D JH QH KH 9H 9S"
     s = seen(base, opp_has=m("8S TS"))
-    # (no knock: 9 is over 10 - 1.5 * 2 = 7, the opponent having taken two cards)
+    # (no knock: 9 is over 10 - 6 = 4, and the opponent has taken two cards)
     assert normal_discard(s) == (i("9H"), False)
