@@ -112,9 +112,9 @@ class Match:
         self._replay_reshuffles: deque[Mapping[str, Any]] | None = None
         # `view` is asked for every seat on every change: what a change leaves alone
         # is kept. Per seat, the grouping with the cards it came from (only the mover's
-        # cards change); the sheet's dict with the version it is of.
+        # cards change); the sheet's dict with the sheet and won hands it is of.
         self._groupings: dict[int, tuple[object, tuple[list[list[str]], int]]] = {}
-        self._sheet_dict: tuple[int, dict[str, Any]] | None = None
+        self._sheet_dict: tuple[object, dict[str, Any]] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -304,7 +304,7 @@ class Match:
 
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock. Read-only: the
-        views of one version share their `sheet`.
+        views share their `sheet` until it changes.
         """
         if seat is not None:
             seat = _check_seat(seat)
@@ -345,9 +345,10 @@ class Match:
         return out
 
     def _grouping(self, hand: Hand, seat: int) -> tuple[list[list[str]], int]:
-        # Everything `Hand.grouping` reads: the hand, the seat's cards in order, the
-        # card it may not discard.
-        key = (hand, tuple(hand.cards[seat]), hand.taken_from_discard)
+        # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
+        # holding eleven, the card it may not discard.
+        cards = hand.cards[seat]
+        key = (hand, tuple(cards), hand.taken_from_discard if len(cards) == 11 else None)
         known = self._groupings.get(seat)
         if known is not None and known[0] == key:
             return known[1]
@@ -357,11 +358,14 @@ class Match:
         return found
 
     def _sheet(self) -> dict[str, Any]:
-        """The sheet's dict, built once per version: every view of it shares the dict
+        """The sheet's dict, built once per change of the sheet: every view shares it
         (a copy would cost four times the building)."""
+        # `Sheet.record` is its only change and always counts a won hand; a new
+        # match is a new sheet.
+        key = (self.sheet, *self.sheet.wins)
         known = self._sheet_dict
-        if known is None or known[0] != self.version:
-            known = (self.version, self.sheet.to_dict())
+        if known is None or known[0] != key:
+            known = (key, self.sheet.to_dict())
             self._sheet_dict = known
         return known[1]
 
