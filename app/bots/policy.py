@@ -86,6 +86,9 @@ class Weights:
     """The normal policy's knobs (chosen by duplicate-deal runs against easy)."""
 
     danger: float = 1.2  # points per unit of "the opponent can use this card"
+    # danger only from evidence (cards the opponent took): the "any card may fit"
+    # part made normal keep high cards, which cost more than it saved
+    danger_base: float = 0.0
     take_margin: float = 2.0  # a pile card must beat a blind stock draw by this much
     knock_bonus: float = 5.0  # a keep that may knock counts this much better
     wall_knock: int = 5  # at the wall, knock with at most this deadwood
@@ -145,7 +148,7 @@ def _live(seen: Seen, ten: int, thrown: int) -> int:
     return FULL & ~(ten | seen.dead | seen.opp_has | thrown)
 
 
-def danger(seen: Seen, i: int, keep: int) -> float:
+def danger(seen: Seen, i: int, keep: int, base: float = 1.0) -> float:
     """How well card `i` fits cards the opponent may hold (0: it cannot meld it)."""
     possible = FULL & ~(keep | seen.dead | (1 << i))
     known = seen.opp_has
@@ -154,7 +157,7 @@ def danger(seen: Seen, i: int, keep: int) -> float:
     score = 0.0
     mates = RANK_BITS[r] & ~(1 << i)
     if (mates & possible).bit_count() >= 2:
-        s = 0.5 + 2.0 * (mates & known).bit_count()
+        s = 0.5 * base + 2.0 * (mates & known).bit_count()
         if mates & threw:
             s *= 0.3
         score += s
@@ -162,7 +165,7 @@ def danger(seen: Seen, i: int, keep: int) -> float:
         if 0 <= r + a <= 12 and 0 <= r + b <= 12:
             pair = (1 << (i + a)) | (1 << (i + b))
             if pair & possible == pair:
-                s = 0.4 + 2.0 * (pair & known).bit_count()
+                s = 0.4 * base + 2.0 * (pair & known).bit_count()
                 if pair & threw:
                     s *= 0.4
                 score += s
@@ -201,7 +204,7 @@ def normal_take(seen: Seen, top: int, w: Weights = WEIGHTS) -> bool:
     blind = after_one_draw(hand, _live(seen, hand, 0), seen.knock_limit, w)
     taken = min(
         _worth(deadwood_mask(eleven ^ (1 << c)), seen.knock_limit, w)
-        + w.danger * danger(seen, c, eleven ^ (1 << c))
+        + w.danger * danger(seen, c, eleven ^ (1 << c), w.danger_base)
         for c in indices(hand)
     )
     return taken + w.take_margin < blind
@@ -220,7 +223,7 @@ def ranked_discards(seen: Seen, w: Weights = WEIGHTS) -> list[tuple[float, int]]
         score = after_one_draw(keep, _live(seen, keep, 1 << i), limit, w)
         if w.hold:
             score += w.hold * risk * deadwood_mask(keep)
-        out.append((score + w.danger * danger(seen, i, keep), i))
+        out.append((score + w.danger * danger(seen, i, keep, w.danger_base), i))
     out.sort()
     return out
 

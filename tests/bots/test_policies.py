@@ -113,15 +113,15 @@ def test_normal_knocks_low_and_asks_for_less_late() -> None:
 
 
 def test_normal_throws_its_high_card_once_the_opponent_may_knock() -> None:
-    # Runs 5C 6C 7C and 5H 6H 7H; loose 2H 3H 3C 9H JD (2 + 3 + 3 + 9 + 10 = 27).
-    # Throwing 9H leaves 18 and keeps JD; throwing JD leaves 17 and keeps 9H.
-    # Before anyone has drawn (stock 31) normal keeps the cards with more
-    # chances one draw ahead and throws 9H; with the stock at 13 (nine turns
-    # played) the deadwood it would pay on the opponent's knock counts in
-    # full, and it throws JD.
-    hand = "7H 7C 9H 3H 5H 6C JD 6H 3C 2H 5C"
-    assert normal_discard(seen(hand, stock=31)) == (i("9H"), False)
-    assert normal_discard(seen(hand, stock=13)) == (i("JD"), False)
+    # Run 9S TS JS QS KS; loose 3C 3H AH 2S 9H 8C (3 + 3 + 1 + 2 + 9 + 8 = 26).
+    # Throwing 8C leaves 18 and keeps 9H (a 9 more makes a set with 9S, the
+    # run keeping T-K); throwing 9H leaves 17. Before anyone has drawn (stock
+    # 31) normal keeps the card with more chances one draw ahead and throws
+    # 8C; with the stock at 13 (nine turns played) the deadwood it would pay
+    # on the opponent's knock counts in full, and it throws 9H.
+    hand = "JS KS QS 3C AH 3H 2S TS 9H 9S 8C"
+    assert normal_discard(seen(hand, stock=31)) == (i("8C"), False)
+    assert normal_discard(seen(hand, stock=13)) == (i("9H"), False)
 
 
 def test_normal_at_the_wall_knocks_only_when_it_likely_wins() -> None:
