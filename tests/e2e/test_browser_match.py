@@ -184,3 +184,43 @@ def test_share_box_copy_and_narrow_sheet(server: Server, new_context: NewContext
     expect(page.locator("#sheet")).to_be_visible()
     expect(page.locator("#sheet-toggle")).to_have_attribute("aria-expanded", "true")
     watch.assert_clean()
+
+
+# Dealt to the computer in hands 2 and 3: no meld, and the upcard TH fits none
+# (no other ten; JH needs 9H, which Ann holds, or QH): K Q J x2 = 60, 9 + 9 + 8 + 7
+# = 33, so 93 deadwood and Ann's gin scores 93 + 25 = 118.
+COMPUTER_LOW = ["KC", "QD", "JH", "9S", "9C", "8D", "KH", "QS", "JD", "7C"]
+
+
+def test_a_whole_hollywood_match_against_the_computer(
+    server: Server, new_context: NewContext
+) -> None:
+    table = server.create_table(
+        name="Ann",
+        scoring="hollywood",
+        computer="easy",
+        # Hand 1: the computer deals, Ann has the offer. Then Ann (the winner) deals:
+        # the computer passes the upcard (it makes no meld for it), Ann takes it.
+        test_decks=[FIRST, deck(COMPUTER_LOW, ANN, "TH", []), deck(COMPUTER_LOW, ANN, "TH", [])],
+        test_first_dealer=1,
+    )
+    context, watch = new_context()
+    ann = context.new_page()
+    ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    expect(ann.locator("#opp-note")).to_contain_text("computer: easy")
+    ann_goes_gin(ann)
+    for games in ("Entered in game 2", "Entered in game 3"):
+        # The computer agrees to the next hand by itself: one press deals it.
+        ann.locator("#next-hand").click()
+        ann.locator("#take").click()
+        ann.locator("#gin").click()
+        ann.locator("#confirm-yes").click()
+        expect(ann.locator("#result-points")).to_have_text("Ann scores 118 points")
+        expect(ann.locator("#result-games")).to_have_text(games)
+    # 122 + 118 + 118 = 358 points, plus three shutout games at 200 + 25 each = 675.
+    expect(ann.locator("#sheet-totals")).to_have_text(
+        "Total: Ann 1033 · Computer (easy) 0 — Ann wins the match"
+    )
+    expect(ann.locator(".sheet-game.finished")).to_have_count(3)
+    expect(ann.locator("#rematch")).to_be_visible()
+    watch.assert_clean()
