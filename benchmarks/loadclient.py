@@ -400,7 +400,7 @@ async def run(args: argparse.Namespace) -> dict[str, Any]:
         await run_phase("paced app", "app", args.seconds, args.period)
         await run_phase("paced relay", "relay", args.seconds, args.period)
     for rep in range(args.repeats):
-        for mode in ("app", "relay", "echo"):
+        for mode in args.modes.split(","):
             await run_phase(f"flat {mode} #{rep + 1}", mode, args.flat_seconds, None)
             phases[-1]["repeat"] = rep
     dropped = stats.dropped
@@ -438,6 +438,9 @@ def main() -> int:
     parser.add_argument("--period", type=float, default=1.0, help="seconds between actions")
     parser.add_argument("--flat-seconds", type=float, default=5.0)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument(
+        "--modes", default="app,relay,echo", help="flat-out windows of each repetition, in turn"
+    )
     args = parser.parse_args()
     _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))

@@ -173,29 +173,41 @@ def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> None:
 
 def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(tmp_path: Path) -> None:
     """The batched insert falls back to one append at a time when SQLite refuses one."""
+    path = tmp_path / "s.sqlite3"
 
     async def main() -> list[object]:
-        store = SqliteStore(tmp_path / "s.sqlite3")
+        store = SqliteStore(path)
         await store.open()
         try:
-            await store.create(record("t1"))
-            await store.create(record("t2"))
+            for name in ("t1", "t2", "t3"):
+                await store.create(record(name))
+            # SQLite itself refuses t3's events from now on (as a full disk would).
+            with sqlite3.connect(path) as db:
+                db.execute(
+                    "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_id = 't3'"
+                    " BEGIN SELECT RAISE(ABORT, 'refused'); END"
+                )
             results = await asyncio.gather(
                 store.append("t1", 1, [{"event": "a"}], 1.0),
                 store.append("nowhere", 0, [{"event": "z"}], 1.0),  # no such table: refused
+                store.append("t3", 1, [{"event": "q"}], 1.0),  # refused by SQLite
                 store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0),
                 store.append("t1", 2, [{"event": "b"}], 1.0),  # follows the first one
                 return_exceptions=True,
             )
+            # t3's log still ends at 0: the refused append left nothing behind.
+            with pytest.raises(RuntimeError):
+                await store.append("t3", 2, [{"event": "after"}], 1.0)
             loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
             return [*results, loaded]
         finally:
             await store.close()
 
-    a, nowhere, x, b, loaded = asyncio.run(main())
+    a, nowhere, refused, x, b, loaded = asyncio.run(main())
     assert a is None and x is None and b is None
-    assert isinstance(nowhere, sqlite3.IntegrityError)
-    assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"]}
+    assert isinstance(nowhere, RuntimeError) and "nowhere" in str(nowhere)
+    assert isinstance(refused, sqlite3.IntegrityError) and "refused" in str(refused)
+    assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"], "t3": ["start"]}
 
 
 def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path) -> None:
@@ -216,3 +228,54 @@ def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path)
             await store.close()
 
     assert asyncio.run(main()) == ["start", "fresh"]
+
+
+# The layout of the first releases (schema version 1, no user_version set), as it was.
+V1_SCHEMA = """
+CREATE TABLE tables (
+    id TEXT PRIMARY KEY, options TEXT NOT NULL, seats TEXT NOT NULL, hooks TEXT NOT NULL,
+    created REAL NOT NULL, last_active REAL NOT NULL
+);
+CREATE TABLE events (
+    table_id TEXT NOT NULL REFERENCES tables(id) ON DELETE CASCADE,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    PRIMARY KEY (table_id, seq)
+) WITHOUT ROWID;
+CREATE INDEX tables_last_active ON tables(last_active);
+"""
+
+
+def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> None:
+    path = tmp_path / "old.sqlite3"
+    with sqlite3.connect(path) as db:
+        db.executescript(V1_SCHEMA)
+        for name in ("b", "a"):
+            db.execute(
+                "INSERT INTO tables VALUES (?, ?, ?, ?, 1.0, 2.0)",
+                (name, '{"rules": "standard"}', '[{"name": "Ann", "token_hash": "h"}]', "{}"),
+            )
+        # Written out of order: the old layout's key, not the insertion, gave the order.
+        for table_id, seq in [("a", 2), ("b", 0), ("a", 0), ("a", 1)]:
+            db.execute("INSERT INTO events VALUES (?, ?, ?)", (table_id, seq, f'{{"n": {seq}}}'))
+
+    async def main() -> list[TableRecord]:
+        store = SqliteStore(path)
+        await store.open()
+        try:
+            with pytest.raises(RuntimeError):
+                await store.append("a", 2, [{"n": "again"}], 3.0)  # seq 2 is stored
+            await store.append("a", 3, [{"n": 3}], 3.0)
+            await store.append("b", 1, [{"n": 1}], 3.0)
+            return await store.load_all()
+        finally:
+            await store.close()
+
+    loaded = {r.table_id: r for r in asyncio.run(main())}
+    assert [e["n"] for e in loaded["a"].log] == [0, 1, 2, 3]
+    assert [e["n"] for e in loaded["b"].log] == [0, 1]
+    assert loaded["a"].last_active == 3.0 and loaded["a"].seats[0].name == "Ann"
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (2,)
+        (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()
+        assert "WITHOUT ROWID" not in sql.upper()
