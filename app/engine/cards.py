@@ -8,7 +8,8 @@ consecutive bits of a 52-bit mask and a run is a block of adjacent bits. The
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from app.engine.errors import BadCard
 
@@ -19,20 +20,29 @@ SUITS = "CDHS"
 @dataclass(frozen=True, slots=True, order=True)
 class Card:
     index: int
+    # Read on every move and view (the solver's callers, `legal`, every state's card
+    # strings): worked out once for each of the 52 cards, not on each read.
+    rank: int = field(init=False, compare=False, repr=False)
+    """1 (ace) to 13 (king)."""
+    suit: str = field(init=False, compare=False, repr=False)
+    value: int = field(init=False, compare=False, repr=False)
+    """Deadwood value: ace 1, two to nine face value, ten and faces 10."""
+    text: str = field(init=False, compare=False, repr=False)
+    """The two-character notation, as `str(card)`."""
 
-    @property
-    def rank(self) -> int:
-        """1 (ace) to 13 (king)."""
-        return self.index % 13 + 1
+    def __post_init__(self) -> None:
+        if not 0 <= self.index < 52:
+            raise BadCard(f"no such card index: {self.index!r}")
+        rank = self.index % 13 + 1
+        suit = SUITS[self.index // 13]
+        object.__setattr__(self, "rank", rank)
+        object.__setattr__(self, "suit", suit)
+        object.__setattr__(self, "value", min(rank, 10))
+        object.__setattr__(self, "text", RANKS[rank - 1] + suit)
 
-    @property
-    def suit(self) -> str:
-        return SUITS[self.index // 13]
-
-    @property
-    def value(self) -> int:
-        """Deadwood value: ace 1, two to nine face value, ten and faces 10."""
-        return min(self.rank, 10)
+    def __reduce__(self) -> tuple[Any, tuple[int]]:
+        # Copies and pickles come back as the interned card.
+        return (_card_at, (self.index,))
 
     @property
     def bit(self) -> int:
@@ -54,14 +64,18 @@ class Card:
         return card
 
     def __str__(self) -> str:
-        return RANKS[self.index % 13] + SUITS[self.index // 13]
+        return self.text
 
     def __repr__(self) -> str:
-        return f"Card({str(self)!r})"
+        return f"Card({self.text!r})"
 
 
 CARDS: tuple[Card, ...] = tuple(Card(i) for i in range(52))
-_BY_TEXT: dict[str, Card] = {str(c): c for c in CARDS}
+_BY_TEXT: dict[str, Card] = {c.text: c for c in CARDS}
+
+
+def _card_at(index: int) -> Card:
+    return CARDS[index]
 
 
 def full_deck() -> list[Card]:

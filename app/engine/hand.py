@@ -200,7 +200,12 @@ class Hand:
         self.result: HandResult | None = None
         self.actions: list[dict[str, Any]] = []
         self.reshuffles: list[dict[str, Any]] = []
-        self._discard_deadwoods: dict[int, dict[Card, int]] = {}
+        # Per seat, the solver's answers for its present cards, by card mask: one
+        # entry each, so a table's memory does not grow over a hand.
+        self._discard_deadwoods: list[tuple[int, dict[Card, int]] | None] = [None, None]
+        # Per seat, the grouping of ten cards: holding eleven, that of the ten kept after
+        # the best discard, which is the next grouping when that card is discarded.
+        self._groupings: list[tuple[int, tuple[list[list[Card]], int]] | None] = [None, None]
 
     # -- queries ---------------------------------------------------------
 
@@ -211,15 +216,15 @@ class Hand:
     def discard_deadwoods(self, seat: int) -> dict[Card, int]:
         """For each card of an 11-card hand, the deadwood left after discarding it.
 
-        Cached by the hand's card mask for the life of this hand, so `legal`
-        and `view` for every connection cost one solve per change, not one each.
+        Kept for the seat's present cards, so `legal` and `view` for every
+        connection cost one solve per change, not one each.
         """
         mask = mask_of(self.cards[seat])
-        known = self._discard_deadwoods.get(mask)
-        if known is None:
-            known = discard_deadwoods(self.cards[seat])
-            self._discard_deadwoods[mask] = known
-        return known
+        known = self._discard_deadwoods[seat]
+        if known is None or known[0] != mask:
+            known = (mask, discard_deadwoods(self.cards[seat]))
+            self._discard_deadwoods[seat] = known
+        return known[1]
 
     def grouping(self, seat: int) -> tuple[list[list[Card]], int]:
         """The seat's own melds and deadwood for display.
@@ -234,8 +239,13 @@ class Hand:
             allowed = [c for c in cards if c != self.taken_from_discard]
             best = min(allowed, key=lambda c: (left[c], -c.value))
             cards = [c for c in cards if c != best]
-        melds, dead = arrange(cards)
-        return melds, sum(c.value for c in dead)
+        mask = mask_of(cards)
+        known = self._groupings[seat]
+        if known is None or known[0] != mask:
+            melds, dead = arrange(cards)
+            known = (mask, (melds, sum(c.value for c in dead)))
+            self._groupings[seat] = known
+        return known[1]
 
     def legal(self, seat: int) -> list[dict[str, Any]]:
         """The play actions open to `seat` now, each as it would be sent."""
