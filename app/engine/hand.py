@@ -259,10 +259,10 @@ class Hand:
                 out.append({"kind": "draw_discard"})
             return out
         allowed = [c for c in self.cards[seat] if c != self.taken_from_discard]
-        out = [{"kind": "discard", "card": str(c)} for c in allowed]
+        out = [{"kind": "discard", "card": c.text} for c in allowed]
         left = self.discard_deadwoods(seat)
         out += [
-            {"kind": "knock", "discard": str(c), "deadwood": left[c]}
+            {"kind": "knock", "discard": c.text, "deadwood": left[c]}
             for c in allowed
             if left[c] <= self.knock_limit
         ]

@@ -322,12 +322,12 @@ class Match:
                 "phase": hand.phase,
                 "knock_limit": hand.knock_limit,
                 "stock_count": len(hand.stock),
-                "discard_top": str(hand.discard[-1]) if hand.discard else None,
+                "discard_top": hand.discard[-1].text if hand.discard else None,
                 "discard_count": len(hand.discard),
             }
             if seat is not None:
                 mine = hand.cards[seat]
-                h["my_cards"] = [str(c) for c in mine]
+                h["my_cards"] = [c.text for c in mine]
                 h["opponent_card_count"] = len(hand.cards[1 - seat])
                 # The seat's own grouping, so the page can highlight melds and show
                 # the live deadwood without a solver of its own.
@@ -353,7 +353,7 @@ class Match:
         if known is not None and known[0] == key:
             return known[1]
         melds, deadwood = hand.grouping(seat)
-        found = ([[str(c) for c in meld] for meld in melds], deadwood)
+        found = ([[c.text for c in meld] for meld in melds], deadwood)
         self._groupings[seat] = (key, found)
         return found
 

@@ -26,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 
-from app.engine.cards import CARDS, Card, cards_of
+from app.engine.cards import CARDS, SUITS, Card, cards_of
 from app.engine.errors import BadAction, BadCard
 
 __all__ = [
@@ -255,7 +255,12 @@ def arrange_mask(mask: int) -> tuple[int, list[int], int]:
     c, d, h, s = _suits(mask)
     three = (c & d & (h | s)) | (h & s & (c | d))
     t = _RUN_DEADWOOD
-    best = min(_set_states(c, d, h, s, three), key=lambda q: t[q[0]] + t[q[1]] + t[q[2]] + t[q[3]])
+    if three:
+        best = min(
+            _set_states(c, d, h, s, three), key=lambda q: t[q[0]] + t[q[1]] + t[q[2]] + t[q[3]]
+        )
+    else:
+        best = (c, d, h, s)
     sets = mask & ~_join(best)
     melds: list[int] = []
     rank_cards = 1 | 1 << 13 | 1 << 26 | 1 << 39
@@ -270,7 +275,7 @@ def arrange_mask(mask: int) -> tuple[int, list[int], int]:
     melded = 0
     for m in melds:
         melded |= m
-    return sum(t[p] for p in best), melds, mask & ~melded
+    return t[best[0]] + t[best[1]] + t[best[2]] + t[best[3]], melds, mask & ~melded
 
 
 def _mask_checked(cards: Iterable[Card]) -> int:
@@ -284,13 +289,19 @@ def _mask_checked(cards: Iterable[Card]) -> int:
     return mask
 
 
+# Each card's place in rank order, then suit (C D H S) within a rank.
+_RANK_MAJOR: dict[Card, int] = {c: c.rank * 4 + SUITS.index(c.suit) for c in CARDS}
+
+
 def _by_rank(cards: list[Card]) -> list[Card]:
-    return sorted(cards, key=lambda c: (c.rank, c.index))
+    return sorted(cards, key=_RANK_MAJOR.__getitem__)
 
 
 def _shown(melds: list[int]) -> list[list[Card]]:
-    shown = [_by_rank(cards_of(m)) for m in melds]
-    shown.sort(key=lambda m: (m[0].rank, m[0].index))
+    # A meld's cards in index order are already in rank order (a run is one suit) or
+    # in suit order (a set is one rank).
+    shown = [cards_of(m) for m in melds]
+    shown.sort(key=lambda m: _RANK_MAJOR[m[0]])
     return shown
 
 
