@@ -200,17 +200,6 @@ def _migrate(db: sqlite3.Connection) -> None:
 
 Write = Callable[[sqlite3.Connection], object]
 
-# A run of appends as two statements: [[table_id, seq, entry], ...] and [[table_id, now], ...].
-_INSERT_EVENTS = (
-    "INSERT INTO events (table_id, seq, entry)"
-    " SELECT value ->> 0, value ->> 1, value ->> 2 FROM json_each(?)"
-)
-_TOUCH_TABLES = (
-    "UPDATE tables SET last_active = u.now"
-    " FROM (SELECT value ->> 0 AS id, MAX(value ->> 1) AS now FROM json_each(?) GROUP BY 1) AS u"
-    " WHERE tables.id = u.id"
-)
-
 
 @dataclass(frozen=True, slots=True)
 class _Append:
@@ -435,21 +424,18 @@ class SqliteStore:
         failures: list[Exception | None] = []
         ends = dict(self._txn_seqs)
         rows: list[tuple[str, int, str]] = []
-        touched: list[tuple[str, float]] = []
+        touched: list[tuple[float, str]] = []
         for a in run:
             refusal = self._refusal(a, ends)
             failures.append(refusal)
             if refusal is None:
                 rows.extend(a.rows)
-                touched.append((a.table_id, a.now))
+                touched.append((a.now, a.table_id))
                 ends[a.table_id] = a.first_seq + len(a.rows) - 1
         db.execute("SAVEPOINT run")
         try:
-            # One statement each for the whole run, its rows passed as one JSON array:
-            # `executemany` gives up and takes back the GIL around every row's step, and
-            # each take-back waits for the event loop's thread to let go of it.
-            db.execute(_INSERT_EVENTS, (orjson.dumps(rows).decode(),))
-            db.execute(_TOUCH_TABLES, (orjson.dumps(touched).decode(),))
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
+            db.executemany("UPDATE tables SET last_active = ? WHERE id = ?", touched)
         except sqlite3.Error:
             # SQLite refused one of them (a full disk, a trigger): find which, one
             # savepoint each, as if they had come one by one.
