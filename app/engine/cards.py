@@ -40,6 +40,16 @@ class Card:
         object.__setattr__(self, "value", min(rank, 10))
         object.__setattr__(self, "text", RANKS[rank - 1] + suit)
 
+    # Written out, not generated: the generated ones build a tuple on every call, and
+    # cards are hashed and compared in every solver answer's dict and every `legal`.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is Card:
+            return self.index == other.index
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return self.index
+
     def __reduce__(self) -> tuple[Any, tuple[int]]:
         # Copies and pickles come back as the interned card.
         return (_card_at, (self.index,))

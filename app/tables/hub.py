@@ -30,19 +30,27 @@ class Viewable(Protocol):
     @property
     def id(self) -> str: ...
 
-    def view(self, seat: Seat) -> dict[str, Any]: ...
+    def view(self, seat: Seat) -> dict[str, Any]:
+        """A fresh dict on each call, its "table" too: `state_message` completes them."""
+        ...
 
     def players(self) -> list[dict[str, Any]]: ...
 
 
-def state_message(table: Viewable, seat: Seat) -> dict[str, Any]:
-    """The `state` body of PROTOCOL.md: the engine's view plus the table's identity."""
+def state_message(
+    table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The `state` body of PROTOCOL.md: the engine's view plus the table's identity.
+
+    `players`: the table's players list, when the caller has it already (a broadcast
+    builds it once for all seats).
+    """
     view = table.view(seat)
-    return {
-        "type": "state",
-        **view,
-        "table": {**view["table"], "id": table.id, "players": table.players()},
-    }
+    # The view and its "table" are built afresh by each call: completed in place.
+    facts = view["table"]
+    facts["id"] = table.id
+    facts["players"] = table.players() if players is None else players
+    return {"type": "state", **view}
 
 
 class Connection:
@@ -163,9 +171,11 @@ class Hub:
         if conn.seat is not None and not seat_conns:
             self.broadcast(table)
 
-    def _encode(self, table: Viewable, seat: Seat) -> bytes:
+    def _encode(
+        self, table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
+    ) -> bytes:
         self.encodings += 1
-        return orjson.dumps(state_message(table, seat))
+        return orjson.dumps(state_message(table, seat, players))
 
     def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
         """Send every connection (of `seats`, default all) its own state, encoded once per seat."""
@@ -173,8 +183,9 @@ class Hub:
         if conns is None:
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
+        players = table.players()
         for seat in wanted:
-            frame = self._encode(table, seat)
+            frame = self._encode(table, seat, players)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 

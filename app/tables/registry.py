@@ -131,7 +131,8 @@ class Table:
         return None
 
     def view(self, seat: Seat) -> dict[str, Any]:
-        return dict(self.match.view(seat))
+        """The engine's view, a fresh dict on each call (the hub completes it in place)."""
+        return self.match.view(seat)
 
     def players(self) -> list[dict[str, Any]]:
         return [
