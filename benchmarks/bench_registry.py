@@ -36,13 +36,12 @@ import random
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
-REPO = Path(__file__).resolve().parent.parent
+from benchmarks.serve import REPO, export
 
 
 def thread_cpu() -> dict[int, float]:
@@ -145,24 +144,6 @@ def child(args: argparse.Namespace) -> int:
     result["app"] = str(Path(app.__file__).parent)
     print(json.dumps(result))
     return 0
-
-
-def export(commit: str, into: Path) -> Path:
-    """The `app` package as it was at `commit`, in a folder of its own."""
-    target = into / commit
-    target.mkdir()
-    archive = subprocess.run(
-        ["git", "archive", "--format=tar", commit, "app"],
-        cwd=REPO,
-        check=True,
-        capture_output=True,
-    ).stdout
-    archive_path = target / "app.tar"
-    archive_path.write_bytes(archive)
-    with tarfile.open(archive_path) as tar:
-        tar.extractall(target, filter="data")
-    archive_path.unlink()
-    return target
 
 
 def run_child(root: Path, store: str, args: argparse.Namespace) -> dict[str, float]:

@@ -14,11 +14,13 @@ Run on its own: `python -m benchmarks.serve --echo --port 8765`.
 from __future__ import annotations
 
 import argparse
+import io
 import os
 import resource
 import socket
 import subprocess
 import sys
+import tarfile
 import tempfile
 import time
 from collections.abc import Iterator
@@ -82,8 +84,13 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def app_server(env: dict[str, str] | None = None) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The real server, `python -m app`, one worker, on a fresh SQLite file."""
+def app_server(
+    env: dict[str, str] | None = None, root: Path = REPO
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """The real server, `python -m app`, one worker, on a fresh SQLite file.
+
+    `root`: the folder whose `app` package runs (another version's, see `export`).
+    """
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="gin-bench-") as tmp:
         full_env = dict(os.environ)
@@ -96,13 +103,29 @@ def app_server(env: dict[str, str] | None = None) -> Iterator[tuple[str, subproc
             }
         )
         full_env.update(env or {})
-        proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=REPO, env=full_env)
+        proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=full_env)
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(proc, base)
             yield base, proc
         finally:
             _stop(proc)
+
+
+def export(commit: str, into: Path) -> Path:
+    """The `app`, `templates` and `static` folders as they were at `commit`, in a folder
+    of their own under `into` (run from there, `python -m app` is that version)."""
+    target = into / commit
+    target.mkdir()
+    archive = subprocess.run(
+        ["git", "archive", "--format=tar", commit, "app", "templates", "static"],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+    ).stdout
+    with tarfile.open(fileobj=io.BytesIO(archive)) as tar:
+        tar.extractall(target, filter="data")
+    return target
 
 
 @contextmanager
