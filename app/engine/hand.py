@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from app.engine.cards import Card, format_cards, mask_of, parse_cards
+from app.engine.cards import CARDS, Card, format_cards, mask_of, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotYourTurn
 from app.engine.melds import arrange, discard_deadwoods, is_meld, lay_off
 from app.engine.scoring import HandKind, score_hand
@@ -53,6 +53,13 @@ class Action:
     card: Card | None = None
     melds: tuple[tuple[Card, ...], ...] | None = None
 
+    def logged(self) -> dict[str, Any]:
+        """`to_dict()` for the match's log: one shared, read-only dict per action
+        without melds (there are 110 of them), so a log entry holds no copy."""
+        if self.melds is None:
+            return _LOGGED[self.kind, None if self.card is None else self.card.index]
+        return self.to_dict()
+
     def to_dict(self) -> dict[str, Any]:
         """The normalised wire form (what the log and hand records keep)."""
         out: dict[str, Any] = {"kind": self.kind}
@@ -63,6 +70,11 @@ class Action:
             if self.melds is not None:
                 out["melds"] = [format_cards(m) for m in self.melds]
         return out
+
+
+_LOGGED: dict[tuple[str, int | None], dict[str, Any]] = {
+    (kind, None): Action(kind).to_dict() for kind in _FIELDS if kind not in ("discard", "knock")
+} | {(kind, c.index): Action(kind, c).to_dict() for kind in ("discard", "knock") for c in CARDS}
 
 
 def parse_action(action: object) -> Action:
@@ -198,8 +210,8 @@ class Hand:
         self.taken_from_discard: Card | None = None  # may not be discarded this turn
         self.last_action: dict[str, Any] | None = None
         self.result: HandResult | None = None
-        self.actions: list[dict[str, Any]] = []
-        self.reshuffles: list[dict[str, Any]] = []
+        # Moves made so far (the hand's own actions are in the match's log).
+        self.moves = 0
         # Per seat, the solver's answers for its present cards, by card mask: one
         # entry each, so a table's memory does not grow over a hand.
         self._discard_deadwoods: list[tuple[int, dict[Card, int]] | None] = [None, None]
@@ -371,16 +383,14 @@ class Hand:
             raise BadAction("a reshuffle is a permutation of the discard pile under its top")
         self.stock = list(reversed(order))
         self.discard = self.discard[-1:]
-        record = {"after": len(self.actions), "stock": format_cards(order)}
-        self.reshuffles.append(record)
-        return record
+        return {"after": self.moves, "stock": format_cards(order)}
 
     def commit(self, plan: Plan) -> None:
         """Carry out a move that `validate` accepted."""
         seat, action = plan.seat, plan.action
         kind = action.kind
         hand = self.cards[seat]
-        self.actions.append({"seat": seat, "action": action.to_dict()})
+        self.moves += 1
         last: dict[str, Any] = {"seat": seat, "kind": kind}
         if kind in ("take_upcard", "draw_discard"):
             # Both take the top of the discard pile, face up, and ban it as this turn's discard.

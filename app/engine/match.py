@@ -105,7 +105,9 @@ class Match:
         self.log: list[dict[str, Any]] = []
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        self._records: dict[int, dict[str, Any]] = {}
+        # Finished hands: (options, log start, log end, result) of each.
+        self._records: dict[int, tuple[dict[str, Any], int, int, dict[str, Any] | None]] = {}
+        self._hand_log_start = 0
         # Set only while `replay` runs: recorded deals and reshuffles, used
         # instead of the rng.
         self._replay_deals: deque[Mapping[str, Any]] | None = None
@@ -171,6 +173,7 @@ class Match:
 
     def _deal(self, hand: Hand) -> None:
         self._hands_dealt = hand.number
+        self._hand_log_start = len(self.log)  # where the deal event goes
         self.hand = hand
         self.hand_games = []
         self.status = "playing"
@@ -214,7 +217,7 @@ class Match:
                 # deck order raises before anything has changed.
                 assert self._next_dealer is not None
                 dealt = self._new_hand(self._next_dealer)
-            self.log.append({"event": "action", "seat": seat, "action": act.to_dict()})
+            self.log.append({"event": "action", "seat": seat, "action": act.logged()})
             self.ready[seat] = True
             if dealt is not None:
                 if act.kind == "new_match":
@@ -228,7 +231,7 @@ class Match:
         plan = hand.validate(seat, act)
         if hand.needs_reshuffle(plan):
             self._reshuffle(hand)
-        self.log.append({"event": "action", "seat": seat, "action": act.to_dict()})
+        self.log.append({"event": "action", "seat": seat, "action": act.logged()})
         hand.commit(plan)
         self.version += 1
         if hand.phase == "over":
@@ -258,16 +261,14 @@ class Match:
             self._next_dealer = result.winner  # the winner deals next
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
-        self._records[hand.number] = {
-            "options": self.options.to_dict(),
-            "number": hand.number,
-            "dealer": hand.dealer,
-            "deck": [str(c) for c in hand.deck],
-            "salt": hand.salt,
-            "actions": copy.deepcopy(hand.actions),
-            "reshuffles": copy.deepcopy(hand.reshuffles),
-            "result": self._result_dict(hand),
-        }
+        # The deck, actions and reshuffles are in the log already: a finished hand
+        # keeps only where they are (its record is built when asked for).
+        self._records[hand.number] = (
+            self.options.to_dict(),
+            self._hand_log_start,
+            len(self.log),
+            self._result_dict(hand),
+        )
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
         """Keep `seat`'s cards in this order. Not an action: `version` stays.
@@ -372,9 +373,30 @@ class Match:
     def hand_record(self, n: int) -> dict[str, Any] | None:
         """The full record of finished hand `n` (1-based, counted over the
         table's life), or None while it is unknown or still being played."""
-        record = self._records.get(n)
-        # A deep copy: the caller may change what it gets without touching the record.
-        return None if record is None else copy.deepcopy(record)
+        known = self._records.get(n)
+        if known is None:
+            return None
+        options, start, end, result = known
+        events = self.log[start:end]
+        deal = events[0]
+        record = {
+            "options": options,
+            "number": n,
+            "dealer": deal["dealer"],
+            "deck": deal["deck"],
+            "salt": deal["salt"],
+            "actions": [
+                {"seat": e["seat"], "action": e["action"]} for e in events if e["event"] == "action"
+            ],
+            "reshuffles": [
+                {"after": e["after"], "stock": e["stock"]}
+                for e in events
+                if e["event"] == "reshuffle"
+            ],
+            "result": result,
+        }
+        # A deep copy: the caller may change what it gets without touching the log.
+        return copy.deepcopy(record)
 
     # -- replay --------------------------------------------------------------
 
