@@ -5,9 +5,11 @@ Run: `pip install -e '.[bench]' && python -m benchmarks.bench_memory --quick`
 
 Tables: a fresh child process builds N tables through the real `Registry`
 (hub, engine, locks; a store that keeps nothing, as SQLite keeps nothing in
-this process), seats both players and plays `--moves` legal moves each, so
-every table is mid-hand; it reports the RSS growth and, in a second child
-with `tracemalloc` on, the traced bytes, each divided by N.
+this process), seats both players and plays `--moves` legal moves each (6
+and 30 by default: early in a hand, and as long as a whole typical hand: 40
+hands of the easy computer against itself took 30 actions at the median), so
+every table is mid-hand; it reports the RSS growth and, in a second child with
+`tracemalloc` on, the traced bytes, each divided by N.
 
 Sockets: the real server (`python -m app`) with a few tables; N idle
 spectator sockets open (each gets its first state, then waits); the server's
@@ -166,12 +168,17 @@ def per_socket(count: int, deflate: bool) -> float:
 
 
 def report_tables(args: argparse.Namespace) -> None:
-    child = [str(args.tables), str(args.moves)]
+    for moves in (int(m) for m in args.moves.split(",")):
+        report_tables_after(args, moves)
+
+
+def report_tables_after(args: argparse.Namespace, moves: int) -> None:
+    child = [str(args.tables), str(moves)]
     plain = [run_child([*child, "plain"]) for _ in range(args.repeats)]
     traced = [run_child([*child, "trace"]) for _ in range(args.repeats)]
     rss = statistics.median(r["rss_per_table"] for r in plain)
     tm = statistics.median(r["traced_per_table"] for r in traced)
-    print(f"\nMemory per table: {args.tables} tables mid-hand ({args.moves} moves), one process")
+    print(f"\nMemory per table: {args.tables} tables mid-hand ({moves} moves), one process")
     print("\n| measure | bytes per table | KB per table | goal |")
     print("|---|---:|---:|---|")
     print(f"| RSS growth | {rss:.0f} | {rss / 1024:.1f} | at most 20 KB |")
@@ -201,7 +208,11 @@ def report_sockets(args: argparse.Namespace) -> None:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--tables", type=int, default=10_000)
-    parser.add_argument("--moves", type=int, default=6, help="legal moves played per table")
+    parser.add_argument(
+        "--moves",
+        default="6,30",
+        help="legal moves played per table, comma-separated",
+    )
     parser.add_argument("--sockets", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
