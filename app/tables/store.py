@@ -142,9 +142,11 @@ class MemoryStore:
 SCHEMA_VERSION = 2
 # Version 2: `events` is a plain rowid table, appended at its end. Version 1 kept it
 # WITHOUT ROWID keyed by (table_id, seq): every append then dirtied a leaf page of its
-# own table, so a group commit of 40 appends wrote about 40 pages (14 µs of SQL per
-# append against 3.6 µs now, docs/performance.md). The log's order within a table is
-# its seq; the store's own last seq per table (below) keeps it gap-free.
+# own table, so a group commit of 40 appends wrote about 40 pages (10 µs of SQL per
+# append against 3.5 µs now, `benchmarks/bench_store.py`). The log's order within a
+# table is its seq; the store's own last seq per table (below) keeps it gap-free. No
+# index by table: the look-ups by table (at open, at expiry) scan the events instead,
+# which is cheaper overall than an index updated on every append (docs/performance.md).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
