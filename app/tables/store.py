@@ -394,8 +394,10 @@ class SqliteStore:
         except BaseException:
             with contextlib.suppress(sqlite3.Error):
                 db.execute("ROLLBACK")
-            # What the file holds is known for sure only by reading it again.
-            self._load_seqs(db)
+            # What the file holds is known for sure only by reading it again. If even
+            # that fails, the ends left (-1 or older) make appends fail, never corrupt.
+            with contextlib.suppress(sqlite3.Error):
+                self._load_seqs(db)
             raise
         for table_id, last in self._txn_seqs.items():
             if last is None:
