@@ -89,7 +89,10 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
             hub.attach(table, conn)
         made.append((table, conns))
 
+    acted = 0
+
     async def drive(table: Any, conns: list[Any], count: int) -> None:
+        nonlocal acted
         for _ in range(count):
             match = table.match
             legal: list[dict[str, Any]] = []
@@ -102,11 +105,13 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
                 kind = "new_match" if table.status == "match_over" else "next_hand"
                 for each in (0, 1):
                     await registry.act(table, each, {"kind": kind}, table.match.version)
+                acted += 2
             else:
                 knocks = [a for a in legal if a["kind"] == "knock"]
                 others = [a for a in legal if a["kind"] != "knock"] or legal
                 action = rng.choice(knocks if knocks and rng.random() < 0.5 else others)
                 await registry.act(table, seat, action, match.version)
+                acted += 1
             for conn in conns:
                 conn._frames.clear()  # what each socket's writer task would take
             # Let the other tables move, as the server's sockets do: without this a store
@@ -124,7 +129,7 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     await asyncio.gather(*(drive(t, c, per_table) for t, c in made))
     cpu = time.process_time() - before
     after_threads = thread_cpu()
-    done = per_table * tables
+    done = acted
     commits = getattr(store, "commits", 0) - commits
     await store.close()
     folder.cleanup()
@@ -146,7 +151,7 @@ def child(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_child(root: Path, store: str, args: argparse.Namespace) -> dict[str, float]:
+def run_child(root: Path, store: str, args: argparse.Namespace) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=f"{root}{os.pathsep}{REPO}")
     out = subprocess.run(
         [
@@ -167,7 +172,7 @@ def run_child(root: Path, store: str, args: argparse.Namespace) -> dict[str, flo
         capture_output=True,
         text=True,
     ).stdout
-    result: dict[str, float] = json.loads(out.strip().splitlines()[-1])
+    result: dict[str, Any] = json.loads(out.strip().splitlines()[-1])
     return result
 
 
@@ -189,7 +194,7 @@ def main() -> int:
         if args.versions:
             roots = {commit: export(commit, Path(tmp)) for commit in args.versions}
         stores = args.stores.split(",")
-        results: dict[tuple[str, str], list[dict[str, float]]] = {}
+        results: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for round_number in range(args.repeats):
             for name, root in roots.items():
                 for store in stores:
@@ -197,7 +202,7 @@ def main() -> int:
                     results.setdefault((name, store), []).append(result)
                     print(
                         f"  round {round_number + 1} {name} {store}: "
-                        f"{result['us_per_action']:.1f} µs/action",
+                        f"{result['us_per_action']:.1f} µs/action (app of {result['app']})",
                         file=sys.stderr,
                         flush=True,
                     )
