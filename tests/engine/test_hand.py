@@ -502,3 +502,20 @@ def test_hand_scoring_plays_past_two_and_reshuffles_an_empty_stock() -> None:
     old_pile = {"KH"} | {e["action"]["card"] for e in under}
     assert set(reshuffle[0]["stock"]) == old_pile - {pile_top}
     assert hand_of(m, seat)[-1] == reshuffle[0]["stock"][0]  # the new top was drawn
+
+
+def test_a_hand_record_places_each_reshuffle_after_the_moves_before_it() -> None:
+    """The record is built from the log: its reshuffle says how many of the hand's
+    actions came before it (2 passes + 31 turns of draw and discard = 64)."""
+    m = wall_match("hand", non_dealer=TEN, dealer=OTHER)  # seat 0 may knock throughout
+    draw_and_throw(m, 32)  # the 32nd draw finds the stock empty: a reshuffle first
+    act(m, 0, "draw_stock")
+    act(m, 0, "knock", discard=hand_of(m, 0)[-1])
+    record = m.hand_record(1)
+    assert record is not None
+    assert [r["after"] for r in record["reshuffles"]] == [64]
+    assert len(record["reshuffles"][0]["stock"]) == 31
+    kinds = [a["action"]["kind"] for a in record["actions"]]
+    assert len(kinds) == 2 + 2 * 32 + 2 and kinds[:2] == ["pass", "pass"]
+    assert kinds[-2:] == ["draw_stock", "knock"]
+    assert kinds[64] == "draw_stock"  # the draw the reshuffle came before
