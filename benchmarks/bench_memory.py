@@ -31,47 +31,14 @@ import subprocess
 import sys
 import time
 import tracemalloc
-from collections.abc import Sequence
 from typing import Any
 
 import httpx
 import orjson
 import psutil
 
+from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, app_server, raise_open_files
-
-
-class NullStore:
-    """The `TableStore` calls, keeping nothing (the real store keeps rows on disk)."""
-
-    async def open(self) -> None:
-        return None
-
-    async def close(self) -> None:
-        return None
-
-    async def load_all(self) -> list[Any]:
-        return []
-
-    async def create(self, record: Any) -> None:
-        return None
-
-    async def save_seats(self, table_id: str, seats: Sequence[Any]) -> None:
-        return None
-
-    async def append(
-        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
-    ) -> None:
-        return None
-
-    async def touch(self, table_id: str, now: float) -> None:
-        return None
-
-    async def expire(self, before: float) -> list[str]:
-        return []
-
-    async def delete(self, table_id: str) -> None:
-        return None
 
 
 async def build_tables(count: int, moves: int, seed: int) -> list[Any]:

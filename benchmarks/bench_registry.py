@@ -41,6 +41,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, export
 
 
@@ -66,16 +67,10 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     """One run, in the `app` found first on sys.path."""
     from app.tables.hub import Connection, Hub
     from app.tables.registry import Registry
-    from app.tables.store import MemoryStore, SqliteStore
-
-    class NoStore(MemoryStore):
-        """Accepts every append and keeps nothing (as SQLite keeps nothing in memory)."""
-
-        async def append(self, *args: Any, **kwargs: Any) -> None:
-            return None
+    from app.tables.store import SqliteStore
 
     folder = tempfile.TemporaryDirectory(prefix="gin-bench-registry-")
-    store = SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NoStore()
+    store = SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NullStore()
     await store.open()
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
     registry = Registry(store, hub, expiry_seconds=1e9, rng=random.Random(seed))

@@ -1,0 +1,43 @@
+"""A `TableStore` that keeps nothing, for benchmarks of what runs in process.
+
+The real store keeps its rows on disk, not in the server's memory, and costs
+its own thread's time: `bench_memory` and `bench_registry` leave it out this way.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+
+class NullStore:
+    """The `TableStore` calls, keeping nothing (the real store keeps rows on disk)."""
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def load_all(self) -> list[Any]:
+        return []
+
+    async def create(self, record: Any) -> None:
+        return None
+
+    async def save_seats(self, table_id: str, seats: Sequence[Any]) -> None:
+        return None
+
+    async def append(
+        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+    ) -> None:
+        return None
+
+    async def touch(self, table_id: str, now: float) -> None:
+        return None
+
+    async def expire(self, before: float) -> list[str]:
+        return []
+
+    async def delete(self, table_id: str) -> None:
+        return None
