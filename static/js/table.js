@@ -12,8 +12,8 @@ import {
   renderPiles,
   renderResult,
   renderSeatHead,
-  renderSheet,
 } from "./render.js";
+import { renderSheet } from "./sheet.js";
 import { TableSocket } from "./socket.js";
 
 const config = JSON.parse($("table-config").textContent);
