@@ -27,6 +27,7 @@ from app.engine.errors import RuleError
 from app.engine.match import Match, Options
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
 from app.tables.store import SeatRecord, SqliteStore, TableRecord, TableStore
+from app.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -199,6 +200,7 @@ class Registry:
         policy: Policy | None = None,
         computer_delay: float = 0.8,
         computer_rng: random.Random | None = None,
+        thinkers: Thinkers | None = None,
     ) -> None:
         self.store = store
         self.hub = hub
@@ -208,6 +210,9 @@ class Registry:
         self.policy = policy
         self.computer_delay = computer_delay
         self.computer_rng = computer_rng
+        # Where the computer thinks: worker processes (None: a thread of this process,
+        # for tests that build registries by the dozen).
+        self.thinkers = thinkers
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
         # Called after every change (tests, benchmarks); must not raise.
@@ -522,6 +527,8 @@ class Registry:
         bot = table.computer_bot
         if bot is None:
             return legal[0]
+        if self.thinkers is not None:
+            return await self.thinkers.choose(bot, view)
         return await asyncio.to_thread(bot.choose, view)
 
 
@@ -536,6 +543,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         hub,
         expiry_seconds=settings.table_expiry_seconds,
         computer_delay=settings.bot_delay_seconds,
+        thinkers=Thinkers(settings.computer_processes),
     )
     try:
         count = await registry.load()
@@ -546,4 +554,6 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         # Browsers reconnect by themselves after 1012 (service restart).
         hub.close_all(CLOSE_RESTART, "server restart")
         await registry.close()
+        if registry.thinkers is not None:
+            registry.thinkers.close()
         await store.close()
