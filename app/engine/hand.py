@@ -19,8 +19,8 @@ from typing import Any, Literal
 
 from app.engine.cards import CARDS, Card, format_cards, mask_of, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotYourTurn
-from app.engine.melds import arrange, discard_deadwoods, is_meld, lay_off
-from app.engine.scoring import HandKind, score_hand
+from app.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
+from app.engine.scoring import HandKind, hand_bonus, score_hand
 
 Rules = Literal["standard", "straight", "oklahoma"]
 Phase = Literal["upcard_offer", "draw", "discard", "over"]
@@ -134,12 +134,17 @@ class SeatResult:
     deadwood: list[Card]
     deadwood_value: int
     layoffs: list[tuple[Card, int]] = field(default_factory=list)
+    # The defender's least deadwood with its own melds only, before laying off
+    # (None: no lay-offs were open, so it equals `deadwood_value`).
+    before_layoffs: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
+        before = self.deadwood_value if self.before_layoffs is None else self.before_layoffs
         return {
             "melds": [format_cards(m) for m in self.melds],
             "deadwood": format_cards(self.deadwood),
             "deadwood_value": self.deadwood_value,
+            "deadwood_before_layoffs": before,
             "layoffs": [{"card": str(c), "meld": i} for c, i in self.layoffs],
         }
 
@@ -209,6 +214,9 @@ class Hand:
         self.must_draw_stock = False  # both passed the upcard: the first draw is from the stock
         self.taken_from_discard: Card | None = None  # may not be discarded this turn
         self.last_action: dict[str, Any] | None = None
+        # The hand's public moves in order, each as `last_action` (what a spectator
+        # may see), so a page that reloads still shows the whole move log.
+        self.events: list[dict[str, Any]] = []
         self.result: HandResult | None = None
         # Moves made so far (the hand's own actions are in the match's log).
         self.moves = 0
@@ -363,7 +371,11 @@ class Hand:
         else:
             lo = lay_off(knocker.melds, self.cards[other])
             defender = SeatResult(
-                [sorted(m) for m in lo.melds], sorted(lo.deadwood), lo.deadwood_value, lo.layoffs
+                [sorted(m) for m in lo.melds],
+                sorted(lo.deadwood),
+                lo.deadwood_value,
+                lo.layoffs,
+                deadwood(self.cards[other]),
             )
         score = score_hand(k, defender.deadwood_value)
         seats = (knocker, defender) if seat == 0 else (defender, knocker)
@@ -383,6 +395,9 @@ class Hand:
             raise BadAction("a reshuffle is a permutation of the discard pile under its top")
         self.stock = list(reversed(order))
         self.discard = self.discard[-1:]
+        # The discards named in the move log are now hidden in the stock: the log
+        # starts again, so no view names a card whose place is secret.
+        self.events = []
         return {"after": self.moves, "stock": format_cards(order)}
 
     def commit(self, plan: Plan) -> None:
@@ -424,6 +439,7 @@ class Hand:
             self.phase = "over"
             self.turn = None
         self.last_action = last
+        self.events.append(last)
 
     def _end_turn(self) -> None:
         assert self.turn is not None
@@ -463,5 +479,6 @@ class Hand:
             "points": r.points,
             "seats": [s.to_dict() for s in r.seats],
             "knock_discard": None if r.knock_discard is None else str(r.knock_discard),
+            "bonus": hand_bonus(r.kind),
             "deck_reveal": {"deck": format_cards(self.deck), "salt": self.salt},
         }

@@ -337,6 +337,7 @@ class Match:
             h["card_counts"] = [len(hand.cards[0]), len(hand.cards[1])]
             h["deck_commitment"] = hand.commitment
             h["last_action"] = None if hand.last_action is None else dict(hand.last_action)
+            h["events"] = list(hand.events)
             if hand.phase == "over":
                 h["result"] = self._result_dict(hand)
             out["hand"] = h

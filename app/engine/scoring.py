@@ -42,12 +42,20 @@ def score_hand(knocker_deadwood: int, defender_deadwood: int) -> HandScore:
     return HandScore("undercut", False, max(1, k - d + UNDERCUT_BONUS))
 
 
+def hand_bonus(kind: HandKind) -> int:
+    """The bonus inside a hand's points: 25 for gin or an undercut, else 0."""
+    return {"gin": GIN_BONUS, "undercut": UNDERCUT_BONUS}.get(kind, 0)
+
+
 @dataclass(slots=True)
 class Game:
     """One game's columns: both seats' entries, and its bonuses once finished."""
 
     entries: tuple[list[int], list[int]] = field(default_factory=lambda: ([], []))
     bonus: list[int] = field(default_factory=lambda: [0, 0])
+    # The part of `bonus` that is the game bonus (100, or 200 for a shutout); the
+    # rest is the line bonus, 25 per won hand.
+    game_bonus: list[int] = field(default_factory=lambda: [0, 0])
     finished: bool = False
     winner: int | None = None
 
@@ -61,6 +69,8 @@ class Game:
                     "entries": list(self.entries[s]),
                     "points": self.points(s),
                     "bonus": self.bonus[s],
+                    "game_bonus": self.game_bonus[s],
+                    "line_bonus": self.bonus[s] - self.game_bonus[s],
                 }
                 for s in (0, 1)
             ],
@@ -122,7 +132,8 @@ class Sheet:
     def _finish(self, game: Game, winner: int) -> None:
         loser = 1 - winner
         game.finished, game.winner = True, winner
-        game.bonus[winner] += SHUTOUT_BONUS if game.points(loser) == 0 else GAME_BONUS
+        game.game_bonus[winner] = SHUTOUT_BONUS if game.points(loser) == 0 else GAME_BONUS
+        game.bonus[winner] += game.game_bonus[winner]
         for seat in (0, 1):
             game.bonus[seat] += LINE_BONUS * len(game.entries[seat])
 

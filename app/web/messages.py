@@ -210,6 +210,9 @@ class SeatResult(Outbound):
     melds: list[list[Card]]
     deadwood: list[Card]
     deadwood_value: int
+    deadwood_before_layoffs: int = Field(
+        description="the least deadwood with the seat's own melds only, before laying off"
+    )
     layoffs: list[LayOff]
 
 
@@ -225,6 +228,7 @@ class HandResult(Outbound):
     points: int
     seats: list[SeatResult]
     knock_discard: Card | None = Field(default=None, description="the face-down discard")
+    bonus: int = Field(description="the gin or undercut bonus inside `points` (25), else 0")
     deck_reveal: DeckReveal
     games: list[int] = Field(default_factory=list, description="sheet games the points went to")
 
@@ -249,6 +253,9 @@ class HandView(Outbound):
     card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
     deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
     last_action: LastAction | None = None
+    events: list[LastAction] = Field(
+        default_factory=list, description="this hand's public moves so far, oldest first"
+    )
     result: HandResult | None = Field(default=None, description="when phase is over")
 
 
@@ -256,6 +263,8 @@ class SheetSeat(Outbound):
     entries: list[int]
     points: int
     bonus: int
+    game_bonus: int = Field(description="the part of `bonus` for winning the game (100 or 200)")
+    line_bonus: int = Field(description="the part of `bonus` for won hands (25 each)")
 
 
 class SheetGame(Outbound):

@@ -284,6 +284,10 @@ def test_knock_with_chained_run_and_set_layoffs() -> None:
     )
     # Left: 2H 4H 8H QH KC 9D = 2 + 4 + 8 + 10 + 10 + 9 = 43.
     assert defender["deadwood_value"] == 43 and defender["melds"] == []
+    # Before laying off, the same cards plus 6S TS JS 5C: 43 + 6 + 10 + 10 + 5 = 74
+    # (none of the ten makes a meld of its own).
+    assert defender["deadwood_before_layoffs"] == 74
+    assert knocker["deadwood_before_layoffs"] == 4 and r["bonus"] == 0
     # Knock, K = 4 < D = 43: the knocker scores 43 - 4 = 39.
     assert (r["kind"], r["knocker"], r["winner"], r["points"]) == ("knock", 0, 0, 39)
     assert r["knock_discard"] == "KD"
@@ -307,6 +311,7 @@ def test_undercut() -> None:
     # fits nothing: D = 4. K >= D: undercut, 8 - 4 + 25 = 29 to the defender.
     assert (r["kind"], r["knocker"], r["winner"], r["points"]) == ("undercut", 0, 1, 29)
     assert r["seats"][1]["deadwood"] == ["4S"]
+    assert r["bonus"] == 25  # the undercut bonus inside the 29
 
 
 def test_equal_deadwood_is_an_undercut() -> None:
@@ -346,6 +351,8 @@ def test_gin_gets_twenty_five_and_no_layoffs() -> None:
     assert defender["layoffs"] == []
     assert sorted(defender["deadwood"]) == sorted(cards("5C 6S KC KS"))
     assert (r["kind"], r["winner"], r["points"]) == ("gin", 0, 56)
+    # After gin nothing is laid off: the deadwood before and after is the same 31.
+    assert defender["deadwood_before_layoffs"] == 31 and r["bonus"] == 25
 
 
 def test_gin_against_a_defender_with_no_deadwood_still_wins_25() -> None:

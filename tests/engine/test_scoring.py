@@ -47,8 +47,8 @@ def test_hand_scoring_one_hand_is_the_game() -> None:
     assert d["games"] == [
         {
             "seats": [
-                {"entries": [], "points": 0, "bonus": 0},
-                {"entries": [26], "points": 26, "bonus": 0},
+                {"entries": [], "points": 0, "bonus": 0, "game_bonus": 0, "line_bonus": 0},
+                {"entries": [26], "points": 26, "bonus": 0, "game_bonus": 0, "line_bonus": 0},
             ],
             "finished": True,
             "winner": BOB,
@@ -71,6 +71,7 @@ def test_game_scoring_to_the_target_with_game_and_line_bonuses() -> None:
     assert g["finished"] and g["winner"] == ALEXANDRA
     # Alexandra: game 100 + line 2 x 25 = 150; Bob: line 1 x 25 = 25.
     assert [s["bonus"] for s in g["seats"]] == [150, 25]
+    assert [(s["game_bonus"], s["line_bonus"]) for s in g["seats"]] == [(100, 50), (0, 25)]
     assert [s["points"] for s in g["seats"]] == [105, 30]
     # Totals: 105 + 150 = 255; 30 + 25 = 55.
     assert sheet.totals() == [255, 55]
@@ -93,6 +94,7 @@ def test_shutout_doubles_the_game_bonus() -> None:
     g = sheet.to_dict()["games"][0]
     # Bob: 200 (shutout) + 2 x 25 = 250; totals 110 + 250 = 360.
     assert [s["bonus"] for s in g["seats"]] == [0, 250]
+    assert [(s["game_bonus"], s["line_bonus"]) for s in g["seats"]] == [(0, 0), (200, 50)]
     assert sheet.totals() == [0, 360]
 
 

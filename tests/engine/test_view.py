@@ -65,8 +65,9 @@ def test_view_shape_for_a_seat_and_a_spectator() -> None:
         "card_counts",
         "deck_commitment",
         "last_action",
+        "events",
     }
-    assert h["last_action"] is None and h["opponent_card_count"] == 10
+    assert h["last_action"] is None and h["events"] == [] and h["opponent_card_count"] == 10
     assert h["card_counts"] == [10, 10]
     s = m.view(None)
     assert s["you"] is None and s["legal"] == []
@@ -75,8 +76,8 @@ def test_view_shape_for_a_seat_and_a_spectator() -> None:
         "games": [
             {
                 "seats": [
-                    {"entries": [], "points": 0, "bonus": 0},
-                    {"entries": [], "points": 0, "bonus": 0},
+                    {"entries": [], "points": 0, "bonus": 0, "game_bonus": 0, "line_bonus": 0},
+                    {"entries": [], "points": 0, "bonus": 0, "game_bonus": 0, "line_bonus": 0},
                 ],
                 "finished": False,
                 "winner": None,
@@ -143,6 +144,24 @@ def test_last_action_names_only_public_cards() -> None:
     m2 = new_match(dealer=1, deck=A_DECK)
     act(m2, 0, "take_upcard")
     assert m2.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "take_upcard", "card": "4D"}
+
+
+def test_events_list_the_hands_public_moves_in_order() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "pass")
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")  # QC: private to seat 0
+    act(m, 0, "discard", card="QC")
+    act(m, 1, "draw_discard")
+    expected = [
+        {"seat": 0, "kind": "pass"},
+        {"seat": 1, "kind": "pass"},
+        {"seat": 0, "kind": "draw_stock"},
+        {"seat": 0, "kind": "discard", "card": "QC"},
+        {"seat": 1, "kind": "draw_discard", "card": "QC"},
+    ]
+    for seat in (0, 1, None):
+        assert m.view(seat)["hand"]["events"] == expected
 
 
 def test_views_hide_the_other_hand_and_the_stock_until_the_result() -> None:
