@@ -35,6 +35,7 @@ SAME_AS_ENGLISH = {
     "offline",
     "computer: {strength}",  # Danish: "computer"
     "Gin Rummy variant",  # Estonian: "variant"
+    "Menu",  # Danish: "Menu"
 }
 
 
