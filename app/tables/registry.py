@@ -19,17 +19,19 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from app.bots import Bot
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.engine.match import Match, Options
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
-from app.tables.store import SeatRecord, SqliteStore, TableRecord, TableStore
+from app.tables.store import FailureEpisode, SeatRecord, SqliteStore, TableRecord, TableStore
 from app.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
+
+T = TypeVar("T")
 
 STRENGTHS = ("easy", "normal", "hard")
 DEFAULT_NAMES = ("Player 1", "Player 2")
@@ -55,6 +57,12 @@ class TableFull(TableError):
 
 class UnknownHand(TableError):
     code = "unknown_hand"
+
+
+class StoreUnavailable(TableError):
+    """The store could not record a change (a full disk, an I/O error): nothing changed."""
+
+    code = "server_error"
 
 
 def new_table_id() -> str:
@@ -215,6 +223,10 @@ class Registry:
         self.thinkers = thinkers
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
+        # Locked sections still running: each runs to its end, even once its caller
+        # is gone (`_locked`), and closing waits for them.
+        self._sections: set[asyncio.Task[Any]] = set()
+        self.store_episode = FailureEpisode(log, "storing a change")
         # Called after every change (tests, benchmarks); must not raise.
         self.on_change: list[Callable[[Table], Awaitable[None] | None]] = []
 
@@ -274,6 +286,8 @@ class Registry:
         self._expiry_task = asyncio.get_running_loop().create_task(sweep())
 
     async def close(self) -> None:
+        if self._sections:
+            await asyncio.gather(*self._sections, return_exceptions=True)
         tasks = [t.computer_task for t in self._tables.values() if t.computer_task]
         if self._expiry_task:
             tasks.append(self._expiry_task)
@@ -325,7 +339,7 @@ class Registry:
         table = Table(
             table_id, opts, match, seats, hub=self.hub, created=now, last_active=now, hooks=hooks
         )
-        await self.store.create(table.record())
+        await self._stored(self.store.create(table.record()))
         table.logged = len(match.log)
         self._tables[table_id] = table
         log.info(
@@ -355,12 +369,14 @@ class Registry:
         return 1
 
     async def _take_seat(self, table: Table, holder: SeatHolder) -> None:
-        async with table.lock:
+        async def section() -> None:
             if len(table.seats) >= 2:
                 raise TableFull("both seats are taken")
             table.seats.append(holder)
             try:
-                await self.store.save_seats(table.id, [h.record() for h in table.seats])
+                await self._stored(
+                    self.store.save_seats(table.id, [h.record() for h in table.seats])
+                )
             except BaseException:
                 table.seats.pop()
                 raise
@@ -374,6 +390,8 @@ class Registry:
             )
             await self._changed(table)
 
+        await self._locked(table, section)
+
     def _require(self, table_id: str) -> Table:
         table = self._tables.get(table_id)
         if table is None:
@@ -385,17 +403,63 @@ class Registry:
         self, table: Table, seat: int, action: Mapping[str, Any], version: int | None
     ) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused."""
-        async with table.lock:
+
+        async def section() -> None:
             self._apply(table, lambda: table.match.apply(seat, action, version))
             await self._commit(table)
             await self._changed(table)
 
+        await self._locked(table, section)
+
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
         """Store the seat's card order; only that seat's connections get a new state."""
-        async with table.lock:
+
+        async def section() -> None:
             self._apply(table, lambda: table.match.arrange(seat, list(cards)))
             await self._commit(table)
             self.hub.broadcast(table, seats=[seat])
+
+        await self._locked(table, section)
+
+    async def _locked(self, table: Table, section: Callable[[], Awaitable[T]]) -> T:
+        """Run `section` under the table's lock, to its end whatever befalls the caller.
+
+        A socket that closes while its own action commits cancels the task awaiting
+        here. Were the section cancelled with it, memory would roll back while the
+        store's queued write still commits: memory and disk would disagree and every
+        later move of the table fail. So the section is a task of its own, shielded;
+        the caller's cancellation ends only the caller's wait.
+        """
+
+        async def run() -> T:
+            async with table.lock:
+                return await section()
+
+        task = asyncio.get_running_loop().create_task(run())
+        self._sections.add(task)
+        task.add_done_callback(self._section_done)
+        return await asyncio.shield(task)
+
+    def _section_done(self, task: asyncio.Task[Any]) -> None:
+        self._sections.discard(task)
+        # Whoever awaited it has seen the outcome; a caller gone before the end has
+        # not, and a refusal then concerns nobody, but a failure is worth a line.
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None and not isinstance(exc, RuleError | TableError):
+            log.error("a table change failed: %r", exc)
+
+    async def _stored(self, write: Awaitable[None]) -> None:
+        """Await a store write; a failure becomes `StoreUnavailable`, logged once per run."""
+        try:
+            await write
+        except Exception as exc:
+            self.store_episode.failed(exc)
+            raise StoreUnavailable(
+                "the server could not store this change; nothing changed, try again"
+            ) from exc
+        self.store_episode.succeeded()
 
     def _apply(self, table: Table, change: Callable[[], object]) -> None:
         before = table.status
@@ -416,7 +480,7 @@ class Registry:
         now = self.clock()
         if entries:
             try:
-                await self.store.append(table.id, table.logged, entries, now)
+                await self._stored(self.store.append(table.id, table.logged, entries, now))
             except BaseException:
                 # Not durable, so it did not happen: rebuild from the durable prefix.
                 table.match = Match.replay(
@@ -435,8 +499,10 @@ class Registry:
                 await result
 
     async def touch(self, table: Table) -> None:
+        """Mark the table as looked at; a failure to store that only makes it look older."""
         table.last_active = self.clock()
-        await self.store.touch(table.id, table.last_active)
+        with contextlib.suppress(StoreUnavailable):
+            await self._stored(self.store.touch(table.id, table.last_active))
 
     # --- finished hands and expiry ----------------------------------------------------
     def hand_record(self, table_id: str, number: int) -> dict[str, Any]:

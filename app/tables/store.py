@@ -27,6 +27,32 @@ T = TypeVar("T")
 log = logging.getLogger("hollywood_gin.store")
 
 
+class FailureEpisode:
+    """Log a run of failures once, when it starts, and once more when it ends.
+
+    A full disk fails every write until somebody frees space: one traceback per
+    write (or per second) would bury the one line that matters.
+    """
+
+    def __init__(self, logger: logging.Logger, what: str) -> None:
+        self.logger = logger
+        self.what = what
+        self.failing = False
+        self.failures = 0
+
+    def failed(self, exc: BaseException) -> None:
+        self.failures += 1
+        if not self.failing:
+            self.failing = True
+            self.logger.error("%s failed: %r; further failures are not logged", self.what, exc)
+
+    def succeeded(self) -> None:
+        if self.failing:
+            self.failing = False
+            self.logger.warning("%s works again after %d failures", self.what, self.failures)
+            self.failures = 0
+
+
 @dataclass
 class SeatRecord:
     """One taken seat as stored: never the token itself, only its SHA-256."""
@@ -238,6 +264,7 @@ class SqliteStore:
         self._checkpoint_db: sqlite3.Connection | None = None
         self._checkpoint_task: asyncio.Task[None] | None = None
         self.checkpoints = 0
+        self.checkpoint_episode = FailureEpisode(log, "WAL checkpoint")
         self._db: sqlite3.Connection | None = None
         self._pending: list[tuple[_Job, asyncio.Future[None]]] = []
         # Every stored table's last seq (-1: no event yet), read at open and kept by
@@ -297,8 +324,10 @@ class SqliteStore:
             await asyncio.sleep(self.checkpoint_seconds)
             try:
                 await loop.run_in_executor(self._checkpointer, self._checkpoint)
-            except sqlite3.Error:  # the next one copies what this one could not
-                log.warning("WAL checkpoint failed", exc_info=True)
+            except sqlite3.Error as exc:  # the next one copies what this one could not
+                self.checkpoint_episode.failed(exc)
+            else:
+                self.checkpoint_episode.succeeded()
 
     async def close(self) -> None:
         if self._checkpoint_task is not None:

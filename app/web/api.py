@@ -39,6 +39,8 @@ STATUS = {
     "unknown_seat": 404,
     "table_full": 409,
     "rate_limited": 429,
+    # The store refused the write (a full disk): nothing changed, try again later.
+    "server_error": 503,
 }
 
 

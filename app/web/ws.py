@@ -23,7 +23,7 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
-from app.tables.registry import Registry, Table
+from app.tables.registry import Registry, Table, TableError
 from app.web.api import cookie_name, validation_message
 from app.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping, action_dict
 from app.web.security import TokenBucket, origin_allowed
@@ -194,7 +194,8 @@ class Session:
         elif isinstance(message, Arrange):
             try:
                 await self.registry.arrange(self.table, self.conn.seat, message.cards)
-            except RuleError as exc:
+            except (RuleError, TableError) as exc:
+                # `server_error` among them: not stored, so not done; the client may resend.
                 self.error(exc.code, str(exc))
 
     def hello(self, message: Hello) -> None:
@@ -219,6 +220,8 @@ class Session:
     async def act(self, seat: int, message: ActionMessage) -> None:
         try:
             await self.registry.act(self.table, seat, action_dict(message.action), message.version)
+        except TableError as exc:  # `server_error`: not stored, so not done
+            self.error(exc.code, str(exc))
         except RuleError as exc:
             self.error(exc.code, str(exc))
             if exc.code == "stale_version":

@@ -14,7 +14,7 @@ import pytest
 from app.engine.cards import Card
 from app.engine.errors import RuleError
 from app.tables.hub import Connection, Hub
-from app.tables.registry import Registry, Table, TableFull, UnknownTable
+from app.tables.registry import Registry, StoreUnavailable, Table, TableFull, UnknownTable
 from app.tables.store import MemoryStore
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
 
@@ -135,8 +135,9 @@ def test_a_failed_commit_undoes_the_move() -> None:
         registry.hub.attach(table, conn)
         before, sent = snapshot(table), conn.pending()
         store.fail = True
-        with pytest.raises(OSError):
+        with pytest.raises(StoreUnavailable) as refused:
             await registry.act(table, 1, {"kind": "pass"}, 1)
+        assert isinstance(refused.value.__cause__, OSError)
         assert snapshot(table) == before and conn.pending() == sent
         store.fail = False
         await registry.act(table, 1, {"kind": "pass"}, 1)  # the same move, now durable

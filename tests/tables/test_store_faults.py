@@ -1,0 +1,176 @@
+"""What goes wrong around the store: a caller cancelled mid-commit, a write that fails.
+
+A real SQLite file throughout; the faults are injected at the edge (a gate in the
+store's worker thread, a trigger that makes SQLite refuse a write as a full disk would).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app.tables.hub import Hub
+from app.tables.registry import Registry, StoreUnavailable, Table
+from app.tables.store import SqliteStore, TableRecord
+from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
+
+OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+
+
+class GatedStore(SqliteStore):
+    """Holds the worker thread inside a commit until the test opens the gate."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(path)
+        self.closed_gate = False
+        self.entered = threading.Event()
+        self.gate = threading.Event()
+
+    def _commit_batch(self, db: sqlite3.Connection, writes: list[Any]) -> list[Exception | None]:
+        if self.closed_gate:
+            self.entered.set()
+            self.gate.wait(10)
+        return super()._commit_batch(db, writes)
+
+
+def registry_on(store: SqliteStore) -> Registry:
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    return Registry(store, hub, expiry_seconds=1000.0, computer_delay=0.0)
+
+
+async def two_seats(registry: Registry) -> Table:
+    table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+    await registry.join(table.id, "Bob")
+    return table
+
+
+async def on_disk(path: Path) -> dict[str, TableRecord]:
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        return {r.table_id: r for r in await store.load_all()}
+    finally:
+        await store.close()
+
+
+def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+        store = GatedStore(path)
+        await store.open()
+        registry = registry_on(store)
+        table = await two_seats(registry)
+        store.closed_gate = True
+        # Seat 1 passes the upcard; its socket closes while the write commits.
+        mover = asyncio.create_task(registry.act(table, 1, {"kind": "pass"}, 1))
+        assert await asyncio.to_thread(store.entered.wait, 10)
+        mover.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await mover
+        store.closed_gate = False
+        store.gate.set()
+        # More moves work: the pass happened (it was committed), play goes on from it.
+        await registry.act(table, 0, {"kind": "take_upcard"}, 2)
+        await registry.act(table, 0, {"kind": "discard", "card": SEAT0_CARDS[0]}, 3)
+        await registry.act(table, 1, {"kind": "draw_stock"}, 4)
+        assert table.version == 5
+        memory = list(table.match.log)
+        await registry.close()
+        await store.close()
+        disk = (await on_disk(path))[table.id].log
+        return memory, disk
+
+    memory, disk = asyncio.run(main())
+    assert memory == disk
+
+
+def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_made(
+    tmp_path: Path,
+) -> None:
+    """Cancelled before its turn at the lock: the section still runs, whole, in order."""
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
+        store = GatedStore(path)
+        await store.open()
+        registry = registry_on(store)
+        table = await two_seats(registry)
+        store.closed_gate = True
+        first = asyncio.create_task(registry.act(table, 1, {"kind": "pass"}, 1))
+        assert await asyncio.to_thread(store.entered.wait, 10)
+        second = asyncio.create_task(registry.act(table, 0, {"kind": "take_upcard"}, 2))
+        await asyncio.sleep(0)
+        second.cancel()
+        store.closed_gate = False
+        store.gate.set()
+        await first
+        with pytest.raises(asyncio.CancelledError):
+            await second
+        await registry.close()  # waits for every section still running
+        version, memory = table.version, list(table.match.log)
+        await store.close()
+        return version, memory, (await on_disk(path))[table.id].log
+
+    version, memory, disk = asyncio.run(main())
+    assert version == 3 and memory == disk
+
+
+def refuse_writes(path: Path, message: str = "database or disk is full") -> None:
+    """From now on SQLite refuses every new event and table, as a full disk would."""
+    with sqlite3.connect(path) as db:
+        for table in ("events", "tables"):
+            db.execute(
+                f"CREATE TRIGGER full_{table} BEFORE INSERT ON {table}"
+                f" BEGIN SELECT RAISE(ABORT, '{message}'); END"
+            )
+
+
+def accept_writes(path: Path) -> None:
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER full_events")
+        db.execute("DROP TRIGGER full_tables")
+
+
+def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "hollywood_gin")
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        registry = registry_on(store)
+        table = await two_seats(registry)
+        before = snapshot(table)
+        refuse_writes(path)
+        for _ in range(5):
+            with pytest.raises(StoreUnavailable) as refused:
+                await registry.act(table, 1, {"kind": "pass"}, 1)
+            assert refused.value.code == "server_error"
+            assert snapshot(table) == before
+        with pytest.raises(StoreUnavailable):
+            await registry.create(OPTIONS, "Cy")
+        assert len(registry) == 1
+        accept_writes(path)
+        await registry.act(table, 1, {"kind": "pass"}, 1)  # the same move, now stored
+        assert table.version == 2
+        memory = list(table.match.log)
+        await registry.close()
+        await store.close()
+        assert (await on_disk(path))[table.id].log == memory
+
+    asyncio.run(main())
+    lines = [r for r in caplog.records if r.name == "hollywood_gin.tables"]
+    failed = [r for r in lines if "storing a change failed" in r.getMessage()]
+    again = [r for r in lines if "works again" in r.getMessage()]
+    assert len(failed) == 1 and failed[0].levelno == logging.ERROR
+    assert "disk is full" in failed[0].getMessage()
+    assert len(again) == 1 and "6 failures" in again[0].getMessage()
