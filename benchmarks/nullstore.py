@@ -41,3 +41,9 @@ class NullStore:
 
     async def delete(self, table_id: str) -> None:
         return None
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        return None
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        return {}

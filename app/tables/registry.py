@@ -246,33 +246,47 @@ class Registry:
 
     # --- start-up and shut-down -----------------------------------------------------
     async def load(self) -> int:
-        """Rebuild every stored table by replaying its log; return how many."""
+        """Rebuild every stored table by replaying its log; return how many.
+
+        One table that cannot be rebuilt must not keep every other one offline: it is
+        reported and set aside, kept in the store for a person to look at.
+        """
         for record in await self.store.load_all():
             try:
-                options = Options.from_dict(record.options)
-                match = Match.replay(options, record.log, rng=self.rng)
-            except RuleError as exc:
-                # One unreadable table must not keep every other one offline; it stays
-                # on disk for a person to look at.
+                table = self._rebuild(record)
+            except Exception as exc:
+                reason = f"{type(exc).__name__}: {exc}"[:300]
                 log.error(
-                    "table %s could not be rebuilt (%s); skipped", short(record.table_id), exc
+                    "table %s could not be rebuilt (%s): set aside, kept in the store",
+                    short(record.table_id),
+                    reason,
                 )
+                await self.store.set_aside(record.table_id, reason)
                 continue
-            table = Table(
-                record.table_id,
-                options,
-                match,
-                [SeatHolder(s.name, s.token_hash, s.computer) for s in record.seats],
-                hub=self.hub,
-                created=record.created,
-                last_active=record.last_active,
-                hooks=record.hooks,
-                logged=len(record.log),
-            )
             self._tables[table.id] = table
         for table in self._tables.values():
             self._kick_computer(table)
         return len(self._tables)
+
+    def _rebuild(self, record: TableRecord) -> Table:
+        options = Options.from_dict(record.options)
+        match = Match.replay(options, record.log, rng=self.rng)
+        for seat in record.seats:
+            if seat.computer is not None and seat.computer not in STRENGTHS:
+                raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
+        if len(record.seats) < 2 and match.status != "waiting":
+            raise TableError("a match under way with a seat empty")
+        return Table(
+            record.table_id,
+            options,
+            match,
+            [SeatHolder(s.name, s.token_hash, s.computer) for s in record.seats],
+            hub=self.hub,
+            created=record.created,
+            last_active=record.last_active,
+            hooks=record.hooks,
+            logged=len(record.log),
+        )
 
     def start_expiry(self, interval: float) -> None:
         async def sweep() -> None:
@@ -613,7 +627,13 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     )
     try:
         count = await registry.load()
-        log.info("loaded %d live tables from %s", count, settings.data_file)
+        aside = await store.set_aside_tables()
+        log.info(
+            "loaded %d live tables from %s%s",
+            count,
+            settings.data_file,
+            f"; {len(aside)} damaged tables set aside" if aside else "",
+        )
         registry.start_expiry(min(3600.0, max(1.0, settings.table_expiry_seconds / 10)))
         yield registry
     finally:

@@ -103,6 +103,18 @@ class TableStore(Protocol):
 
     async def delete(self, table_id: str) -> None: ...
 
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        """Keep a damaged table out of play and out of expiry, its rows untouched."""
+        ...
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        """Every table set aside, with the reason: `load_all` leaves them out."""
+        ...
+
+
+class Damaged(ValueError):
+    """A stored table that cannot be read back as it was written."""
+
 
 def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
     return orjson.dumps(
@@ -111,10 +123,50 @@ def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
 
 
 def _seats_from(raw: bytes | str) -> list[SeatRecord]:
-    return [
-        SeatRecord(name=s["name"], token_hash=s["token_hash"], computer=s.get("computer"))
-        for s in orjson.loads(raw)
-    ]
+    seats = orjson.loads(raw)
+    if not isinstance(seats, list) or len(seats) > 2:
+        raise Damaged("seats: not a list of at most two seats")
+    out = []
+    for s in seats:
+        if not isinstance(s, dict):
+            raise Damaged("seats: a seat is not an object")
+        name, token_hash, computer = s.get("name"), s.get("token_hash"), s.get("computer")
+        if not isinstance(name, str) or not isinstance(token_hash, str):
+            raise Damaged("seats: a seat lacks its name or token hash")
+        if computer is not None and not isinstance(computer, str):
+            raise Damaged("seats: a computer strength is not text")
+        out.append(SeatRecord(name=name, token_hash=token_hash, computer=computer))
+    return out
+
+
+def _object(raw: bytes | str, what: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Damaged(f"{what}: not JSON") from None
+    if not isinstance(value, dict):
+        raise Damaged(f"{what}: not a JSON object")
+    return value
+
+
+def _record_from(row: tuple[Any, ...]) -> TableRecord:
+    """One `tables` row as a record; `Damaged` names what cannot be read."""
+    table_id, options, seats, hooks, created, last_active = row
+    for what, stamp in (("created", created), ("last_active", last_active)):
+        if isinstance(stamp, bool) or not isinstance(stamp, int | float):
+            raise Damaged(f"{what}: not a time")
+    try:
+        seat_records = _seats_from(seats)
+    except orjson.JSONDecodeError:
+        raise Damaged("seats: not JSON") from None
+    return TableRecord(
+        table_id=table_id,
+        options=_object(options, "options"),
+        seats=seat_records,
+        created=float(created),
+        last_active=float(last_active),
+        hooks=_object(hooks, "hooks"),
+    )
 
 
 class MemoryStore:
@@ -122,6 +174,7 @@ class MemoryStore:
 
     def __init__(self) -> None:
         self.records: dict[str, TableRecord] = {}
+        self.aside: dict[str, str] = {}
         self.commits = 0
 
     async def open(self) -> None:
@@ -131,7 +184,7 @@ class MemoryStore:
         return None
 
     async def load_all(self) -> list[TableRecord]:
-        return [copy.deepcopy(r) for r in self.records.values()]
+        return [copy.deepcopy(r) for t, r in self.records.items() if t not in self.aside]
 
     async def create(self, record: TableRecord) -> None:
         self.records[record.table_id] = copy.deepcopy(record)
@@ -156,13 +209,21 @@ class MemoryStore:
             self.records[table_id].last_active = now
 
     async def expire(self, before: float) -> list[str]:
-        gone = [t for t, r in self.records.items() if r.last_active < before]
+        gone = [
+            t for t, r in self.records.items() if r.last_active < before and t not in self.aside
+        ]
         for table_id in gone:
             del self.records[table_id]
         return gone
 
     async def delete(self, table_id: str) -> None:
         self.records.pop(table_id, None)
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        self.aside[table_id] = reason
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        return dict(self.aside)
 
 
 SCHEMA_VERSION = 2
@@ -188,6 +249,11 @@ CREATE TABLE IF NOT EXISTS events (
     entry TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
+CREATE TABLE IF NOT EXISTS set_aside (
+    id TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
 """
 
 # From version 1 (or 0: a file of the first releases, which had no user_version).
@@ -497,33 +563,63 @@ class SqliteStore:
 
     # --- the protocol ------------------------------------------------------------------
     async def load_all(self) -> list[TableRecord]:
+        """Every table not set aside; one that cannot be read is set aside, the rest load."""
+
         def load(db: sqlite3.Connection) -> list[TableRecord]:
+            aside = {t for (t,) in db.execute("SELECT id FROM set_aside")}
             records: dict[str, TableRecord] = {}
+            damaged: dict[str, str] = {}
             rows = db.execute(
                 "SELECT id, options, seats, hooks, created, last_active"
                 " FROM tables ORDER BY created"
             )
-            for table_id, options, seats, hooks, created, last_active in rows:
-                records[table_id] = TableRecord(
-                    table_id=table_id,
-                    options=orjson.loads(options),
-                    seats=_seats_from(seats),
-                    created=created,
-                    last_active=last_active,
-                    hooks=orjson.loads(hooks),
-                )
+            for row in rows:
+                table_id = row[0]
+                if table_id in aside:
+                    continue
+                try:
+                    records[table_id] = _record_from(row)
+                except Damaged as exc:
+                    damaged[table_id] = str(exc)
             # In rowid order, which is the order of appending: each table's seq order.
             for table_id, seq, entry in db.execute(
                 "SELECT table_id, seq, entry FROM events ORDER BY rowid"
             ):
                 record = records.get(table_id)
-                if record is not None:
-                    if seq != len(record.log):
-                        raise RuntimeError(f"log of {table_id} has seq {seq} at {len(record.log)}")
-                    record.log.append(orjson.loads(entry))
+                if record is None:
+                    continue
+                if seq != len(record.log):
+                    damaged[table_id] = f"log: seq {seq} where {len(record.log)} belongs"
+                    del records[table_id]
+                    continue
+                try:
+                    record.log.append(_object(entry, f"log entry {seq}"))
+                except Damaged as exc:
+                    damaged[table_id] = str(exc)
+                    del records[table_id]
+            for table_id, reason in damaged.items():
+                log.error(
+                    "table %s is damaged (%s): set aside, kept in the file", table_id[:8], reason
+                )
+                self._set_aside(db, table_id, reason)
             return list(records.values())
 
         return await self._run(load)
+
+    def _set_aside(self, db: sqlite3.Connection, table_id: str, reason: str) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO set_aside VALUES (?, ?, strftime('%s', 'now'))",
+            (table_id, reason),
+        )
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        await self._write(lambda db: self._set_aside(db, table_id, reason))
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        def read(db: sqlite3.Connection) -> dict[str, str]:
+            return dict(db.execute("SELECT id, reason FROM set_aside ORDER BY at"))
+
+        return await self._run(read)
 
     async def create(self, record: TableRecord) -> None:
         row = (
@@ -572,7 +668,12 @@ class SqliteStore:
 
         def write(db: sqlite3.Connection) -> None:
             ids = [
-                r[0] for r in db.execute("SELECT id FROM tables WHERE last_active < ?", (before,))
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM tables WHERE last_active < ?"
+                    " AND id NOT IN (SELECT id FROM set_aside)",
+                    (before,),
+                )
             ]
             self._delete(db, ids)
             gone.extend(ids)
@@ -592,6 +693,7 @@ class SqliteStore:
         db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(i,) for i in table_ids])
         db.execute("DELETE FROM events WHERE table_id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM tables WHERE id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM set_aside WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         for table_id in table_ids:
             self._txn_seqs[table_id] = None

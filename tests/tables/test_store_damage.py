@@ -1,0 +1,131 @@
+"""A damaged table in the store is reported and set aside; every other table loads.
+
+Each kind of damage is made on a real SQLite file, the way a bad disk, a bad
+hand edit or a bug would leave it, then the server's own start-up path runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from app.tables.hub import Hub
+from app.tables.registry import Registry
+from app.tables.store import SqliteStore
+from tests.tables.helpers import INDEX_DECK
+
+OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+
+# Damage kind -> SQL run on the file; `:id` is the damaged table, its log has 3 entries
+# (start, deal, seat 1's pass).
+DAMAGE = {
+    "options not JSON": "UPDATE tables SET options = '{\"rules\": ' WHERE id = :id",
+    "options not an object": "UPDATE tables SET options = '[1, 2]' WHERE id = :id",
+    "options unreadable": 'UPDATE tables SET options = \'{"rules": "poker"}\' WHERE id = :id',
+    "seats not JSON": "UPDATE tables SET seats = 'Ann and Bob' WHERE id = :id",
+    "seats of the wrong shape": "UPDATE tables SET seats = '[{\"name\": 3}]' WHERE id = :id",
+    "hooks not JSON": "UPDATE tables SET hooks = x'ff00' WHERE id = :id",
+    "a time that is no time": "UPDATE tables SET created = 'yesterday' WHERE id = :id",
+    "a log entry not JSON": "UPDATE events SET entry = '{\"ev' WHERE table_id = :id AND seq = 1",
+    "a gap in the log": "DELETE FROM events WHERE table_id = :id AND seq = 1",
+    "a repeat in the log": "INSERT INTO events SELECT table_id, seq, entry FROM events"
+    " WHERE table_id = :id AND seq = 1",
+    "a log entry lacking its fields": 'UPDATE events SET entry = \'{"event": "action"}\''
+    " WHERE table_id = :id AND seq = 2",
+    "a log no match can follow": "UPDATE events SET entry ="
+    ' \'{"event": "action", "seat": 0, "action": {"kind": "pass"}}\''
+    " WHERE table_id = :id AND seq = 2",
+    "an unknown computer strength": "UPDATE tables SET seats = json_set(seats, '$[1].computer',"
+    " 'godlike') WHERE id = :id",
+}
+
+
+def registry_on(store: SqliteStore) -> Registry:
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    return Registry(store, hub, expiry_seconds=100.0, computer_delay=0.0)
+
+
+async def make_tables(path: Path) -> list[str]:
+    """Three tables, each with seat 1's pass stored; returns their ids."""
+    store = SqliteStore(path)
+    await store.open()
+    registry = registry_on(store)
+    ids = []
+    for _ in range(3):
+        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await registry.join(table.id, "Bob")
+        await registry.act(table, 1, {"kind": "pass"}, 1)
+        ids.append(table.id)
+    await registry.close()
+    await store.close()
+    return ids
+
+
+@pytest.mark.parametrize("kind", sorted(DAMAGE))
+def test_a_damaged_table_is_set_aside_and_the_others_play_on(
+    kind: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.INFO, "hollywood_gin")
+    path = tmp_path / "t.sqlite3"
+    first, damaged, last = asyncio.run(make_tables(path))
+    with sqlite3.connect(path) as db:
+        db.execute(DAMAGE[kind], {"id": damaged})
+        rows_before = db.execute("SELECT * FROM tables WHERE id = ?", (damaged,)).fetchall()
+    caplog.clear()
+
+    async def restart() -> tuple[int, dict[str, str], list[str], int]:
+        store = SqliteStore(path)
+        await store.open()
+        registry = registry_on(store)
+        loaded = await registry.load()
+        aside = await store.set_aside_tables()
+        # The others play on, stored as before.
+        for table_id in (first, last):
+            table = registry.get(table_id)
+            assert table is not None
+            await registry.act(table, 0, {"kind": "take_upcard"}, 2)
+        # Far in the future: expiry removes every idle table but the one set aside.
+        gone = await registry.expire(now=10**12)
+        await registry.close()
+        await store.close()
+        # A second start-up leaves it aside without reading it again.
+        store = SqliteStore(path)
+        await store.open()
+        again = await registry_on(store).load()
+        await store.close()
+        return loaded, aside, gone, again
+
+    loaded, aside, gone, again = asyncio.run(restart())
+    assert loaded == 2 and list(aside) == [damaged] and aside[damaged]
+    assert sorted(gone) == sorted([first, last]) and again == 0
+    with sqlite3.connect(path) as db:
+        assert db.execute("SELECT * FROM tables WHERE id = ?", (damaged,)).fetchall() == rows_before
+        assert (
+            db.execute("SELECT COUNT(*) FROM events WHERE table_id = ?", (damaged,)).fetchone()[0]
+            >= 2
+        )
+    reports = [r for r in caplog.records if damaged[:8] in r.getMessage()]
+    assert len(reports) == 1 and reports[0].levelno == logging.ERROR
+    assert "set aside" in reports[0].getMessage()
+    # Only the short id reaches the log.
+    assert all(damaged not in r.getMessage() for r in caplog.records)
+
+
+def test_the_server_starts_with_a_damaged_table_in_its_file(tmp_path: Path) -> None:
+    from fastapi.testclient import TestClient
+
+    from app.main import create_app
+    from tests.tables.helpers import make_settings
+
+    settings = make_settings(tmp_path)
+    good, damaged, _ = asyncio.run(make_tables(settings.data_file))
+    with sqlite3.connect(settings.data_file) as db:
+        db.execute(DAMAGE["a log entry not JSON"], {"id": damaged})
+    with TestClient(create_app(settings)) as client:
+        assert client.get("/healthz").status_code == 200
+        assert client.get(f"/api/tables/{good}").status_code == 200
+        assert client.get(f"/api/tables/{damaged}").status_code == 404
