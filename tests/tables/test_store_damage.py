@@ -12,11 +12,13 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
 
+from app.main import create_app
 from app.tables.hub import Hub
 from app.tables.registry import Registry
 from app.tables.store import SqliteStore
-from tests.tables.helpers import INDEX_DECK
+from tests.tables.helpers import INDEX_DECK, make_settings
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
 
@@ -116,11 +118,6 @@ def test_a_damaged_table_is_set_aside_and_the_others_play_on(
 
 
 def test_the_server_starts_with_a_damaged_table_in_its_file(tmp_path: Path) -> None:
-    from fastapi.testclient import TestClient
-
-    from app.main import create_app
-    from tests.tables.helpers import make_settings
-
     settings = make_settings(tmp_path)
     good, damaged, _ = asyncio.run(make_tables(settings.data_file))
     with sqlite3.connect(settings.data_file) as db:
