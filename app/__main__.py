@@ -9,6 +9,7 @@ import uvicorn
 
 from app.config import Settings, SettingsError
 from app.main import create_app
+from app.tables.store import NewerSchema, file_schema_version, refuse_newer
 
 # Collect young objects every 50,000 net allocations (not 700), the middle
 # generation every 20 of those, the whole heap only every 100 of those. Each
@@ -29,6 +30,13 @@ def main() -> int:
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
+        print(f"hollywood-gin: {exc}", file=sys.stderr)
+        return 2
+    try:
+        version = file_schema_version(settings.data_file)
+        if version is not None:
+            refuse_newer(settings.data_file, version)
+    except NewerSchema as exc:
         print(f"hollywood-gin: {exc}", file=sys.stderr)
         return 2
     app = create_app(settings)

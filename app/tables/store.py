@@ -270,6 +270,31 @@ ALTER TABLE events_v2 RENAME TO events;
 """
 
 
+class NewerSchema(RuntimeError):
+    """The data file was written by a newer version: this one must not touch it."""
+
+
+def refuse_newer(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise NewerSchema(
+            f"{path} was written by a newer Hollywood Gin (store schema {version}; this"
+            f" version reads up to {SCHEMA_VERSION}). Run the newer version, or restore"
+            " a backup made by this one; the file is left untouched."
+        )
+
+
+def file_schema_version(path: Path) -> int | None:
+    """The schema version of an existing data file (None: no file yet), read-only."""
+    if not path.exists():
+        return None
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+    finally:
+        db.close()
+    return int(version)
+
+
 def _migrate(db: sqlite3.Connection) -> None:
     """Bring an older file to `SCHEMA_VERSION`, in one transaction."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -357,6 +382,13 @@ class SqliteStore:
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        try:
+            # Before any statement that could change a file of a newer layout.
+            refuse_newer(self.path, int(version))
+        except NewerSchema:
+            db.close()
+            raise
         db.execute("PRAGMA journal_mode=WAL")
         # NORMAL in WAL mode survives a killed process (not a power cut): ARCHITECTURE.md.
         db.execute("PRAGMA synchronous=NORMAL")
