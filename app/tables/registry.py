@@ -300,14 +300,15 @@ class Registry:
         self._expiry_task = asyncio.get_running_loop().create_task(sweep())
 
     async def close(self) -> None:
-        if self._sections:
-            await asyncio.gather(*self._sections, return_exceptions=True)
         tasks = [t.computer_task for t in self._tables.values() if t.computer_task]
         if self._expiry_task:
             tasks.append(self._expiry_task)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        # The changes under way end as they would have (their callers may be gone).
+        while self._sections:
+            await asyncio.gather(*self._sections, return_exceptions=True)
 
     # --- creating and seating -------------------------------------------------------
     def _new_match(
