@@ -7,6 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import __version__
 from app.config import Settings, read_commit
@@ -49,4 +50,30 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     async def healthz() -> dict[str, object]:
         return {"ok": True, "version": __version__, "commit": commit}
 
+    app.add_middleware(AnswerHead)
     return app
+
+
+class AnswerHead:
+    """Every GET route answers HEAD too (uptime monitors, link checkers; PROTOCOL.md).
+
+    FastAPI's routes take exactly the methods they are given: a HEAD is served as
+    the GET it asks about, its headers kept (Content-Length too) and its body dropped.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
