@@ -8,6 +8,7 @@ import sys
 import uvicorn
 
 from app.config import Settings, SettingsError
+from app.logs import log_config
 from app.main import create_app
 from app.tables.store import NewerSchema, file_schema_version, refuse_newer
 
@@ -47,6 +48,7 @@ def main() -> int:
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,
+        log_config=log_config(settings.log_level, settings.log_format),
         ws_max_size=settings.ws_max_message_bytes * 4,
         ws_per_message_deflate=settings.ws_per_message_deflate,
         proxy_headers=bool(settings.trusted_proxies),

@@ -33,6 +33,8 @@ class Settings(BaseSettings):
     # Extra origins allowed to open WebSockets, besides the host's own.
     allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # "text": one line per event with time and level; "json": one JSON object per line.
+    log_format: Literal["text", "json"] = "text"
     # Tables idle longer than this are removed from memory and disk.
     table_expiry_days: float = Field(default=30.0, gt=0)
     # Limits: each answered with its error code (PROTOCOL.md).
