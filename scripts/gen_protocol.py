@@ -50,8 +50,11 @@ clients ignore what they do not know.
   such a `hello`. Every socket gets a `state` on connect and after every
   change; a state is the whole view, and an unsent older one is dropped when
   a newer one is ready.
-- Seat cookie: `gin_seat_{table_id}`, `Path=/`, `HttpOnly`, `SameSite=Lax`,
-  `Secure` behind an `https` public URL, `Max-Age` 400 days.
+- Seat cookie: `gin_seat_{table_id}`, set twice, with `Path=/t/{table_id}` (the
+  page, its socket, the seat link) and `Path=/api/tables/{table_id}`, so other
+  pages never carry it; `HttpOnly`, `SameSite=Lax`, `Secure` behind an `https`
+  public URL; `Max-Age` the table expiry (30 days by default), set again on each
+  visit of the table's page.
 - Names are trimmed, at most 24 characters, without control characters
   (longer or with control characters: 422, never cut); empty means the default
   `Player 1` / `Player 2`.
@@ -117,7 +120,8 @@ ENDPOINTS: list[tuple[str, str]] = [
         "`200` HandRecord of finished hand `n`; `404` `unknown_hand` while it is played",
     ),
     ("GET /t/{id}/seat/{token}", "`303` to `/t/{id}` with the seat cookie; `404` `unknown_seat`"),
-    ("GET /ws/tables/{id}", "the WebSocket; `403` for a foreign `Origin`"),
+    ("GET /t/{id}/ws", "the WebSocket (the page's); `403` for a foreign `Origin`"),
+    ("GET /ws/tables/{id}", "the same WebSocket, at its first path"),
 ]
 
 

@@ -33,6 +33,17 @@ from app.web.security import ClientAddress, WindowLimiter
 M = TypeVar("M", bound=BaseModel)
 
 COOKIE_MAX_AGE = 400 * 86400  # the longest lifetime browsers keep (RFC 6265bis)
+
+
+def seat_cookie_paths(table_id: str) -> tuple[str, str]:
+    """Where a table's seat cookie is sent: its page, socket and seat link; its API.
+
+    Never `/`: one cookie per table on every request of the site passed 8 KiB of
+    Cookie header after about 106 tables (nginx then answers 400 to everything).
+    """
+    return f"/t/{table_id}", f"/api/tables/{table_id}"
+
+
 STATUS = {
     "unknown_table": 404,
     "unknown_hand": 404,
@@ -94,14 +105,25 @@ def base_url(request: Request, settings: Settings) -> str:
 
 
 def set_seat_cookie(response: Response, table_id: str, token: str, settings: Settings) -> None:
-    response.set_cookie(
-        cookie_name(table_id),
-        token,
-        max_age=COOKIE_MAX_AGE,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=bool(settings.public_url and settings.public_url.startswith("https://")),
+    """The seat's cookie on the table's paths, living as long as an idle table does.
+
+    Set again on each visit of the table's page, so it lasts while the table does.
+    """
+    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
+    for path in seat_cookie_paths(table_id):
+        response.set_cookie(
+            cookie_name(table_id),
+            token,
+            max_age=max_age,
+            path=path,
+            httponly=True,
+            samesite="lax",
+            secure=secure,
+        )
+    # The cookie of earlier versions, on every path of the site: dropped.
+    response.delete_cookie(
+        cookie_name(table_id), path="/", httponly=True, samesite="lax", secure=secure
     )
 
 

@@ -24,6 +24,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 
 from app.config import REPO_ROOT, Settings
+from app.web.api import cookie_name, set_seat_cookie
 from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, Catalogs, negotiate
 
 TEMPLATES_DIR = REPO_ROOT / "templates"
@@ -187,18 +188,21 @@ def install(app: FastAPI, settings: Settings) -> None:
         base = site.base_url(request)
         share_url = f"{base}/t/{table_id}"
         seat_url = None
-        token = request.cookies.get(f"gin_seat_{table_id}")
+        token = request.cookies.get(cookie_name(table_id))
         if token:
             seat = await _maybe_await(registry.seat_for_token(table_id, token))
             if seat is not None:
                 seat_url = f"{base}/t/{table_id}/seat/{token}"
+            else:
+                token = None
         config = {
             "table_id": table_id,
-            "ws": f"/ws/tables/{table_id}",
+            # Under the table's path: the seat cookie is sent there and nowhere else.
+            "ws": f"/t/{table_id}/ws",
             "api": f"/api/tables/{table_id}",
             "share_url": share_url,
         }
-        return site.render(
+        response = site.render(
             request,
             lang,
             "table.html",
@@ -213,6 +217,10 @@ def install(app: FastAPI, settings: Settings) -> None:
             client_strings=site.catalogs.client_strings(lang),
             config=config,
         )
+        if token:
+            # The cookie lives as long as the table: each visit sets it again.
+            set_seat_cookie(response, table_id, token, settings)
+        return response
 
     async def pages_not_found(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)

@@ -230,7 +230,10 @@ class Session:
                 self.registry.hub.send_state(self.table, self.conn)
 
 
+# Under the table's path, where its seat cookie is sent (`seat_cookie_paths`); the
+# first path stays for clients that know it (and say `hello` with their token).
 @router.websocket("/ws/tables/{table_id}")
+@router.websocket("/t/{table_id}/ws")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     app = websocket.app
     settings: Settings = app.state.settings

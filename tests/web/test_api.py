@@ -50,7 +50,8 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
     assert len(body.table_id) == 22 and len(body.token) == 43
     cookie = r.headers["set-cookie"]
     assert cookie.startswith(f"gin_seat_{body.table_id}={body.token};")
-    for part in ("HttpOnly", "Path=/", "SameSite=lax", "Max-Age=34560000"):
+    # On the table's paths only, as long as an idle table lives (30 days by default).
+    for part in ("HttpOnly", f"Path=/t/{body.table_id}", "SameSite=lax", "Max-Age=2592000"):
         assert part in cookie
     assert "Secure" not in cookie
     facts = client.get(f"/api/tables/{body.table_id}").json()
