@@ -9,8 +9,13 @@ page script gets everything else over the WebSocket.
 
 from __future__ import annotations
 
+import hashlib
 import inspect
+import os
+import re
 from collections.abc import Awaitable, Callable
+from os import PathLike
+from pathlib import Path
 from typing import Any
 
 import segno
@@ -22,6 +27,7 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from markupsafe import Markup
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
+from starlette.types import Scope
 
 from app.config import REPO_ROOT, Settings
 from app.web.api import cookie_name, set_seat_cookie
@@ -29,6 +35,7 @@ from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, Catalogs, 
 
 TEMPLATES_DIR = REPO_ROOT / "templates"
 STATIC_DIR = REPO_ROOT / "static"
+IMMUTABLE = "public, max-age=31536000, immutable"
 LANG_COOKIE = "gin_lang"
 LANG_COOKIE_MAX_AGE = 365 * 86400
 VARIANTS = ("hollywood", "straight", "oklahoma")
@@ -42,10 +49,65 @@ PAGES: dict[str, str] = {
 MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
 
 
-def make_environment(catalogs: Catalogs, lang: str) -> Environment:
+def static_stamp(directory: Path = STATIC_DIR) -> str:
+    """A digest of every file under static/: it changes whenever any asset does."""
+    digest = hashlib.sha256()
+    for path in sorted(p for p in directory.rglob("*") if p.is_file()):
+        digest.update(path.relative_to(directory).as_posix().encode() + b"\0")
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+# `/static/...` in a template (an attribute value or a CSS url) and an old `?v=` query.
+_STATIC_REF = re.compile(r"""(["'(])/static/""")
+_VERSION_QUERY = re.compile(r"\?v=\{\{ ?version ?\}\}")
+
+
+class StampedLoader(FileSystemLoader):
+    """Templates name assets by their plain path, `/static/js/table.js`; the pages
+    get them under the content stamp, `/static/<stamp>/js/table.js`.
+
+    A module's relative imports (`./cards.js`) then carry the stamp by themselves,
+    and each asset can be cached for a year: a new release is a new stamp. Done as
+    the template is loaded (once), so no author can forget it and no page pays for it.
+    """
+
+    def __init__(self, searchpath: Path, stamp: str) -> None:
+        super().__init__(searchpath)
+        self.prefix = f"/static/{stamp}/"
+
+    def get_source(
+        self, environment: Environment, template: str
+    ) -> tuple[str, str, Callable[[], bool]]:
+        source, filename, uptodate = super().get_source(environment, template)
+        source = _VERSION_QUERY.sub("", source)
+        source = _STATIC_REF.sub(lambda m: m.group(1) + self.prefix, source)
+        return source, filename, uptodate
+
+
+class CachedStaticFiles(StaticFiles):
+    """StaticFiles with a Cache-Control of its own."""
+
+    def __init__(self, *, directory: Path, cache_control: str) -> None:
+        super().__init__(directory=directory)
+        self.cache_control = cache_control
+
+    def file_response(
+        self,
+        full_path: PathLike[str] | str,
+        stat_result: os.stat_result,
+        scope: Scope,
+        status_code: int = 200,
+    ) -> Response:
+        response = super().file_response(full_path, stat_result, scope, status_code)
+        response.headers["Cache-Control"] = self.cache_control
+        return response
+
+
+def make_environment(catalogs: Catalogs, lang: str, stamp: str) -> Environment:
     """One Jinja2 environment per language, its gettext installed once."""
     env = Environment(
-        loader=FileSystemLoader(TEMPLATES_DIR),
+        loader=StampedLoader(TEMPLATES_DIR, stamp),
         autoescape=select_autoescape(["html"]),
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
@@ -64,7 +126,10 @@ class Site:
         self.version = version
         self.commit = commit
         self.catalogs = Catalogs()
-        self.environments = {lang: make_environment(self.catalogs, lang) for lang in LANGUAGES}
+        self.stamp = static_stamp()
+        self.environments = {
+            lang: make_environment(self.catalogs, lang, self.stamp) for lang in LANGUAGES
+        }
 
     def base_url(self, request: Request) -> str:
         return self.settings.public_url or str(request.base_url).rstrip("/")
@@ -137,7 +202,16 @@ def install(app: FastAPI, settings: Settings) -> None:
     """Mount `/static`, add the page routes and the HTML 404 page."""
     site = Site(settings, str(app.state.version), app.state.commit)
     app.state.site = site
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    # Stamped URLs never change content: cached for a year. The plain paths stay (old
+    # pages, bookmarks), revalidated on each use.
+    app.mount(
+        f"/static/{site.stamp}",
+        CachedStaticFiles(directory=STATIC_DIR, cache_control=IMMUTABLE),
+        name="static_stamped",
+    )
+    app.mount(
+        "/static", CachedStaticFiles(directory=STATIC_DIR, cache_control="no-cache"), name="static"
+    )
     # Pages and scripts are text: compressed they are a fraction of the bytes.
     app.add_middleware(GZipMiddleware, minimum_size=512)
 
