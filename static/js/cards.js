@@ -45,3 +45,16 @@ export function sortByRank(cards) {
 export function sortBySuit(cards) {
   return [...cards].sort((a, b) => suitIndex(a) - suitIndex(b) || rankIndex(a) - rankIndex(b));
 }
+
+// Melds first, in the server's order (`my_melds`), then the deadwood by rank.
+export function sortByMelds(cards, melds) {
+  const inMeld = new Set(melds.flat());
+  const first = melds.flat().filter((c) => cards.includes(c));
+  return [...first, ...sortByRank(cards.filter((c) => !inMeld.has(c)))];
+}
+
+export function sortCards(cards, mode, melds) {
+  if (mode === "rank") return sortByRank(cards);
+  if (mode === "suit") return sortBySuit(cards);
+  return sortByMelds(cards, melds || []);
+}

@@ -1,91 +1,150 @@
-// Rendering of the parts of a state that need no input handling: the opponent,
-// the piles, the status words and the hand end (the sheet is sheet.js).
+// Rendering of the parts of a state that need no input handling: the seats, the
+// piles, the move log, the words of the status line and the hand's result (the
+// sheet is sheet.js).
 import { backElement, cardElement } from "./cards.js";
-import { cardName, t } from "./i18n.js";
+import { cardName, cardShort, list, t, tn } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
-
-export function playerName(state, seat) {
-  const player = (state.table.players || []).find((p) => p.seat === seat);
-  return player?.name || t(`seat.${seat}`); // an empty seat: "Player 2"
-}
 
 export function player(state, seat) {
   return (state.table.players || []).find((p) => p.seat === seat) || null;
 }
 
-// "Bob" or "You" for the line under the table.
-export function who(state, seat) {
-  return seat === state.you ? t("you") : playerName(state, seat);
+// A person's own name; the computer's name in the page's language.
+export function playerName(state, seat) {
+  const p = player(state, seat);
+  if (p?.computer) return t("computer_name", { strength: t(`strength.${p.computer}`) });
+  return p?.name || t(`seat.${seat}`); // an empty seat: "Player 2"
 }
 
-export function renderSeatHead(state, seat, prefix) {
+const seated = (state) => state.you !== null && state.you !== undefined;
+
+// `online`: whether this page is connected; while it is not, nobody's presence is known.
+export function renderSeatHead(state, seat, prefix, online) {
   const p = player(state, seat);
   const connected = Boolean(p?.connected) || Boolean(p?.computer);
-  $(`${prefix}-dot`).classList.toggle("on", connected);
-  $(`${prefix}-dot`).title = connected ? t("online") : t("offline");
+  const dot = $(`${prefix}-dot`);
+  dot.classList.toggle("on", online && connected);
+  dot.classList.toggle("unknown", !online);
+  dot.title = !online ? t("presence_unknown") : connected ? t("online") : t("offline");
   $(`${prefix}-name`).textContent = playerName(state, seat);
-  const notes = [];
-  if (p?.computer) notes.push(t("computer", { strength: t(`strength.${p.computer}`) }));
-  if (state.hand && state.hand.dealer === seat) notes.push(t("dealer"));
   const note = $(`${prefix}-note`);
-  if (note) note.textContent = notes.length ? `(${notes.join(", ")})` : "";
+  const deals = state.hand && state.hand.dealer === seat;
+  note.textContent = deals ? `(${seat === state.you ? t("you_deal") : t("dealer")})` : "";
+  const area = $(prefix === "opp" ? "opponent" : "me");
+  const hand = state.hand;
+  area.classList.toggle("turn", Boolean(hand && hand.phase !== "over" && hand.turn === seat));
   const away = $(`${prefix}-away`);
   if (away) {
-    away.hidden = !(p && p.name && !connected);
+    away.hidden = !(online && p && p.name && !connected);
     away.textContent = away.hidden ? "" : t("offline_waits", { name: playerName(state, seat) });
   }
   return connected;
 }
 
-export function renderBacks(container, count) {
-  container.replaceChildren(...Array.from({ length: count }, () => backElement()));
+// The cards a seat took face up from the pile and still holds: known to both.
+export function knownCards(state, seat) {
+  const known = [];
+  for (const e of state.hand?.events || []) {
+    if (e.seat !== seat || !e.card) continue;
+    if (e.kind === "take_upcard" || e.kind === "draw_discard") known.push(e.card);
+    else if (e.kind === "discard") {
+      const i = known.indexOf(e.card);
+      if (i >= 0) known.splice(i, 1);
+    }
+  }
+  return known;
+}
+
+// A row of a hidden hand: the known cards face up, the rest as backs.
+export function renderRow(container, count, known) {
+  const faces = known.slice(0, count).map((card) => {
+    const el = cardElement(card, { mini: true });
+    el.classList.add("known");
+    return el;
+  });
+  const backs = Array.from({ length: Math.max(0, count - faces.length) }, (_, i) => {
+    const el = backElement();
+    el.dataset.card = `back${i}`;
+    return el;
+  });
+  container.replaceChildren(...faces, ...backs);
 }
 
 export function renderPiles(state, legalKinds) {
   const hand = state.hand;
   const stock = $("stock");
   const canStock = legalKinds.has("draw_stock");
-  stock.disabled = !canStock;
+  stock.setAttribute("aria-disabled", String(!canStock));
   stock.classList.toggle("can", canStock);
   $("stock-count").textContent = String(hand.stock_count);
   stock.setAttribute("aria-label", t(canStock ? "stock" : "stock_plain", { n: hand.stock_count }));
   const pile = $("discard");
   const canDiscard = legalKinds.has("draw_discard") || legalKinds.has("take_upcard");
-  pile.disabled = !canDiscard;
+  pile.setAttribute("aria-disabled", String(!canDiscard));
   pile.classList.toggle("can", canDiscard);
   pile.classList.toggle("empty", !hand.discard_top);
+  const last = hand.last_action;
+  const justThrown = Boolean(hand.discard_top && last?.kind === "discard" && last.card === hand.discard_top);
+  pile.classList.toggle("fresh", justThrown);
+  $("pile-note").textContent = justThrown ? (last.seat === state.you ? t("pile_yours") : t("pile_by", { name: playerName(state, last.seat) })) : "";
+  // The pile's name is its text (hidden from sight), the drawn face is hidden from
+  // readers: so the visible card never contradicts the spoken name.
+  const label = document.createElement("span");
+  label.className = "sr-only";
   if (hand.discard_top) {
     const face = cardElement(hand.discard_top);
-    face.setAttribute("aria-hidden", "true"); // the pile's own label names the card
-    pile.replaceChildren(face);
-    const name = cardName(hand.discard_top);
-    pile.setAttribute("aria-label", t(canDiscard ? "discard_pile" : "discard_plain", { card: name }));
+    face.setAttribute("aria-hidden", "true");
+    label.textContent = t(canDiscard ? "discard_pile" : "discard_plain", { card: cardName(hand.discard_top) });
+    pile.replaceChildren(label, face);
   } else {
-    pile.replaceChildren();
-    pile.setAttribute("aria-label", t("discard_empty"));
+    label.textContent = t("discard_empty");
+    pile.replaceChildren(label);
   }
 }
 
-// What just happened, in words, from `last_action`.
-export function describeAction(state) {
-  const action = state.hand?.last_action;
-  if (!action || action.seat === undefined || action.seat === null) return "";
-  const key = `did.${action.kind}`;
-  const text = t(key, { name: who(state, action.seat), card: action.card ? cardName(action.card) : "" });
+// One public move in words: "You discarded the seven of hearts", "Bob passed".
+export function describeEvent(state, event, { short = false } = {}) {
+  if (!event || event.seat === undefined || event.seat === null) return "";
+  let kind = event.kind;
+  if (kind === "knock" && state.hand?.result?.kind === "gin") kind = "gin";
+  const card = event.card ? (short ? cardShort(event.card) : cardName(event.card)) : "";
+  const mine = event.seat === state.you;
+  const key = mine ? `you.${kind}` : `did.${kind}`;
+  const text = t(key, { name: playerName(state, event.seat), card });
   return text === key ? "" : text;
+}
+
+export function describeDeal(state) {
+  const hand = state.hand;
+  return hand.dealer === state.you ? t("deal_you", { n: hand.number }) : t("deal", { n: hand.number, name: playerName(state, hand.dealer) });
 }
 
 export function describeTurn(state, legalKinds) {
   const hand = state.hand;
   if (state.table.status === "waiting") return t("turn.waiting");
   if (!hand || hand.phase === "over") return "";
-  if (state.you !== null && hand.turn === state.you) {
+  if (seated(state) && hand.turn === state.you) {
     if (legalKinds.has("take_upcard") || legalKinds.has("pass")) return t("turn.upcard");
     if (legalKinds.has("draw_stock") || legalKinds.has("draw_discard")) return t("turn.draw");
     if (legalKinds.has("discard")) return t("turn.discard");
   }
   return t("turn.other", { name: playerName(state, hand.turn) });
+}
+
+// The move log of this hand: the deal, then every public move, newest last.
+export function renderLog(state) {
+  const box = $("log");
+  const items = [describeDeal(state), ...(state.hand.events || []).map((e) => describeEvent(state, e, { short: true }))];
+  const lines = items.filter(Boolean).map((text, i) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    const e = i > 0 ? state.hand.events[i - 1] : null;
+    if (e && e.seat !== state.you && seated(state)) li.className = "theirs";
+    return li;
+  });
+  box.replaceChildren(...lines);
+  box.scrollTop = box.scrollHeight;
 }
 
 function group(cards, className, markLayoffs = new Set()) {
@@ -102,6 +161,39 @@ function group(cards, className, markLayoffs = new Set()) {
   return box;
 }
 
+// The arithmetic of the outcome, from the result's own numbers (RULES.md §5).
+export function resultMath(result) {
+  if (result.kind === "draw") return t("math.draw");
+  const k = result.seats[result.knocker].deadwood_value;
+  const d = result.seats[1 - result.knocker].deadwood_value;
+  return t(`math.${result.kind}`, { k, d, bonus: result.bonus ?? 25, points: result.points });
+}
+
+// The bonuses of each game that this hand finished, spelled out.
+export function gameBonusLines(state, games) {
+  const lines = [];
+  for (const index of games) {
+    const game = state.sheet?.games?.[index];
+    if (!game?.finished || game.winner === null || state.table.scoring === "hand") continue;
+    const name = t("game_n", { n: index + 1 });
+    const parts = [];
+    for (const seat of [game.winner, 1 - game.winner]) {
+      const s = game.seats[seat];
+      const hands = s.entries.length;
+      const pieces = [];
+      if (s.game_bonus) pieces.push(t(s.game_bonus >= 200 ? "bonus.shutout" : "bonus.game", { n: s.game_bonus }));
+      if (s.line_bonus) pieces.push(tn("bonus.line", hands, { each: s.line_bonus / hands, total: s.line_bonus }));
+      if (pieces.length) parts.push(`${playerName(state, seat)}: ${pieces.join(", ")}`);
+    }
+    lines.push(`${t("game_won", { game: name, name: playerName(state, game.winner) })}. ${parts.join("; ")}`);
+  }
+  return lines;
+}
+
+export function gamesList(indices) {
+  return list(indices.map((g) => t("game_in", { n: g + 1 })));
+}
+
 export function renderResult(state) {
   const result = state.hand.result;
   const knocker = result.knocker;
@@ -110,20 +202,38 @@ export function renderResult(state) {
   const title =
     kind === "draw" ? t("outcome.draw") : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker) });
   $("result-title").textContent = title;
-  $("result-points").textContent =
-    result.winner === null ? "" : t(result.points === 1 ? "points_one" : "points", { name: winnerName, points: result.points });
+  $("result-math").textContent = resultMath(result);
+  $("result-points").textContent = result.winner === null ? "" : tn("points", result.points, { name: winnerName, points: result.points });
+  // The defender's deadwood before and after laying off.
+  let layoffs = "";
+  if (kind !== "draw" && kind !== "gin") {
+    const defender = 1 - knocker;
+    const info = result.seats[defender];
+    const before = info.deadwood_before_layoffs ?? info.deadwood_value;
+    layoffs = info.layoffs?.length
+      ? t("layoffs", { name: playerName(state, defender), before, after: info.deadwood_value, cards: list(info.layoffs.map((l) => cardName(l.card))) })
+      : t("no_layoffs", { name: playerName(state, defender) });
+  }
+  $("result-layoffs").textContent = layoffs;
   const games = result.games || [];
   let where = "";
   if (result.winner !== null && state.table.scoring !== "hand") {
-    where = games.length ? t("went_into", { games: games.map((g) => g + 1).join(", ") }) : t("went_nowhere");
+    where = games.length ? t("went_into", { games: gamesList(games) }) : t("went_nowhere");
   }
   $("result-games").textContent = where;
+  const bonuses = gameBonusLines(state, games).map((text) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  });
+  $("result-bonuses").replaceChildren(...bonuses);
   const seats = [0, 1];
   if (knocker === 1) seats.reverse();
   const boxes = seats.map((seat) => {
     const info = result.seats[seat];
     const box = document.createElement("div");
     box.className = "result-seat";
+    box.dataset.zone = `result${seat}`;
     const h = document.createElement("h3");
     h.textContent = t("deadwood_of", { name: playerName(state, seat), n: info.deadwood_value }) + (seat === knocker ? ` · ${t("knocker")}` : "");
     const melds = document.createElement("div");
@@ -134,15 +244,8 @@ export function renderResult(state) {
       const added = seat === knocker ? (other.layoffs || []).filter((l) => l.meld === index).map((l) => l.card) : [];
       melds.append(group([...meld, ...added], "meld", new Set(added)));
     });
-    if (seat !== knocker && info.layoffs?.length) {
-      const note = document.createElement("p");
-      note.className = "hint";
-      note.textContent = `${t("laid_off")}: ${info.layoffs.map((l) => cardName(l.card)).join(", ")}`;
-      box.append(h, melds, note);
-    } else {
-      box.append(h, melds);
-    }
     if (info.deadwood?.length) melds.append(group(info.deadwood, "dead"));
+    box.append(h, melds);
     if (seat === knocker && result.knock_discard) {
       const thrown = document.createElement("p");
       thrown.className = "hint";
@@ -152,5 +255,7 @@ export function renderResult(state) {
     return box;
   });
   $("result-hands").replaceChildren(...boxes);
-  return [title, $("result-points").textContent, where].filter(Boolean).join(". ");
+  return [title, $("result-math").textContent, $("result-points").textContent, layoffs, where, ...bonuses.map((b) => b.textContent)]
+    .filter(Boolean)
+    .join(". ");
 }

@@ -1,48 +1,76 @@
 // The table page: connects, renders each state, and turns clicks, keys and drags
 // into the protocol's messages. It knows no rules: only what `legal` offers.
-import { cardElement, sortByRank, sortBySuit } from "./cards.js";
+import { cardElement, sortCards } from "./cards.js";
 import { deckMatches } from "./fairness.js";
-import { cardName, t } from "./i18n.js";
+import { cardName, list, t, tn } from "./i18n.js";
+import { finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import {
   $,
-  describeAction,
+  describeDeal,
+  describeEvent,
   describeTurn,
+  gameBonusLines,
+  knownCards,
   playerName,
-  renderBacks,
+  renderLog,
   renderPiles,
   renderResult,
+  renderRow,
   renderSeatHead,
 } from "./render.js";
 import { renderSheet } from "./sheet.js";
+import { muted, play, setMuted } from "./sound.js";
 import { TableSocket } from "./socket.js";
 
 const config = JSON.parse($("table-config").textContent);
 const optionNames = JSON.parse($("option-names").textContent);
+const SORT_KEY = "gin.sort"; // melds | rank | suit, per device
+const MANUAL_KEY = "gin.manual"; // "<table>:<hand>" once the player dragged in that hand
 let state = null;
 let legal = [];
 let kinds = new Set();
-let order = []; // this seat's cards in the order shown (kept by the server)
+let order = []; // this seat's cards in the order shown
 let focusIndex = 0;
 let lastSpoken = "";
 let verifiedHand = null;
 let lastOppConnected = null;
 let arrived = []; // the card this seat just drew, marked in the hand
+let online = false;
+let statusLine = "";
+let arrangedAt = 0;
+let watching = sessionStorage.getItem(`gin.watch.${config.table_id}`) === "1";
+
+const seatedIn = (s) => s && s.you !== null && s.you !== undefined;
 
 const socket = new TableSocket(config.ws, {
   onState: (message) => {
     const previous = state;
+    finishAll(); // a new state mid-animation jumps to the end
+    const board = document.querySelector(".table-main");
+    const rects = previous?.hand && motionAllowed() ? snapshot(board) : null;
+    const focusWasInGame = !document.activeElement || document.activeElement === document.body || board.contains(document.activeElement);
     state = message;
     render(previous);
+    if (rects) animate(previous, rects);
+    cues(previous, focusWasInGame);
   },
   onError: (message) => {
     if (message.code === "stale_version") return;
+    // An automatic sort that crossed a move is refused; the next state sorts again.
+    if (message.code === "bad_message" && performance.now() - arrangedAt < 3000) return;
     const text = t(`error.${message.code}`);
     say(text.startsWith("error.") ? t("error.other") : text);
   },
   onStatus: (status) => {
+    online = status === "open";
     const banner = $("connection");
-    banner.hidden = status === "open";
-    if (status !== "open") banner.textContent = t("reconnecting");
+    banner.hidden = online;
+    if (!online) banner.textContent = t("reconnecting");
+    const board = $("board");
+    board.inert = !online;
+    board.classList.toggle("offline", !online);
+    $("offline-cover").hidden = online;
+    if (state?.hand) renderHeads();
   },
 });
 
@@ -57,7 +85,7 @@ function legalFor(kind) {
 }
 
 function send(action) {
-  if (!socket.act(action)) say(t("reconnecting"));
+  if (!socket.act(action)) say(t("offline_me"));
 }
 
 // ---------- rendering ----------
@@ -65,22 +93,28 @@ function send(action) {
 function render(previous) {
   legal = state.legal || [];
   kinds = new Set(legal.map((a) => a.kind));
-  const me = state.you;
-  const seated = me !== null && me !== undefined;
+  const seated = seatedIn(state);
   const status = state.table.status;
   const players = state.table.players || [];
   const taken = players.filter((p) => p.name).length;
   $("invite").hidden = !(seated && status === "waiting");
-  $("join").hidden = seated || taken >= 2;
+  const canJoin = !seated && taken < 2;
+  $("join").hidden = !canJoin || watching;
+  $("watching").hidden = seated || (canJoin && !watching);
+  if (canJoin) $("join-title").textContent = t("invite", { name: playerName(state, 0), rules: rulesText() });
   $("board").hidden = !state.hand;
+  $("board").classList.toggle("spectating", !seated);
   renderOptions();
   renderSheet(state);
   if (state.hand) renderBoard(previous);
   renderEnd(previous);
-  document.title = document.title.replace(/^\(\!\) /, "");
-  if (seated && state.hand && state.hand.turn === me && state.hand.phase !== "over" && !document.hasFocus()) {
-    document.title = `(!) ${document.title}`;
-  }
+}
+
+function rulesText() {
+  const table = state.table;
+  const scoring = optionNames[table.scoring] || table.scoring;
+  const target = table.scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", table.target)}`;
+  return `${optionNames[table.rules] || table.rules}, ${scoring}${target}`;
 }
 
 function renderOptions() {
@@ -92,19 +126,31 @@ function renderOptions() {
   $("opt-limit").textContent = limit === undefined || limit === null ? "" : ` · ${t("knock_limit", { n: limit })}`;
 }
 
+function seats() {
+  const me = state.you;
+  const seated = seatedIn(state);
+  return { top: seated ? 1 - me : 1, bottom: seated ? me : 0, seated };
+}
+
+function renderHeads() {
+  const { top, bottom } = seats();
+  const oppConnected = renderSeatHead(state, top, "opp", online);
+  renderSeatHead(state, bottom, "me", online);
+  return oppConnected;
+}
+
 function renderBoard(previous) {
   const hand = state.hand;
-  const me = state.you;
-  const seated = me !== null && me !== undefined;
-  const top = seated ? 1 - me : 1;
-  const bottom = seated ? me : 0;
-  const oppConnected = renderSeatHead(state, top, "opp");
-  renderSeatHead(state, bottom, "me");
+  const { top, bottom, seated } = seats();
+  const oppConnected = renderHeads();
   const counts = hand.card_counts || [];
-  const oppCount = seated ? hand.opponent_card_count : counts[top] ?? hand.opponent_card_count ?? 10;
-  renderBacks($("opp-cards"), oppCount);
-  $("opp-count").textContent = `${playerName(state, top)}: ${t("cards_count", { n: oppCount })}`;
+  const oppCount = seated ? hand.opponent_card_count : counts[top] ?? 10;
+  const known = hand.phase === "over" ? [] : knownCards(state, top);
+  renderRow($("opp-cards"), oppCount, known);
+  const holds = known.length ? ` ${t("holds", { name: playerName(state, top), cards: list(known.map(cardName)) })}` : "";
+  $("opp-count").textContent = `${playerName(state, top)}: ${tn("cards_count", oppCount)}.${holds}`;
   renderPiles(state, kinds);
+  renderLog(state);
 
   // The offer of the upcard.
   const offer = kinds.has("take_upcard") || kinds.has("pass");
@@ -123,28 +169,43 @@ function renderBoard(previous) {
       }
     }
     order = mine.slice();
+    if (hand.phase !== "over" && !isManual()) {
+      // The hand organises itself: melds first (or by rank, by suit), kept by the server.
+      const sorted = sortCards(mine, sortMode(), hand.my_melds);
+      if (sorted.join() !== mine.join()) {
+        order = sorted;
+        arrangedAt = performance.now();
+        socket.send({ type: "arrange", cards: sorted });
+      }
+    }
     renderHand();
   } else {
     // A spectator never sees a hand: the bottom seat is shown as backs.
     const box = $("hand");
     box.setAttribute("aria-label", t("hand_of", { name: playerName(state, bottom) }));
-    renderBacks(box, counts[bottom] ?? 10);
+    renderRow(box, counts[bottom] ?? 10, hand.phase === "over" ? [] : knownCards(state, bottom));
     box.classList.add("backs");
+    $("deadwood").textContent = "";
   }
+  $("hand-tools").hidden = !seated;
+  $("keys-hint").hidden = !seated;
   renderKnockButtons();
-  if (hand.phase !== "over") $("confirm").hidden = $("confirm").hidden || !kinds.has("knock");
 
-  // The line under the table and the live region.
-  const happened = previous?.hand && previous.version !== state.version ? describeAction(state) : "";
-  const turn = describeTurn(state, kinds);
+  // The line under the table: what just happened and whose turn it is. A state
+  // with the same version (an `arrange`) keeps the line as it was.
   const newDeal = !previous?.hand || previous.hand.number !== hand.number;
-  let line = [happened, turn].filter(Boolean).join(". ");
-  if (newDeal) line = [t("deal", { n: hand.number, name: playerName(state, hand.dealer) }), turn].filter(Boolean).join(" ");
-  $("status").textContent = line;
+  const moved = previous && previous.version !== state.version;
+  const turn = describeTurn(state, kinds);
+  if (newDeal) statusLine = [describeDeal(state), turn].filter(Boolean).join(" ");
+  else if (moved || !statusLine) {
+    const happened = hand.events?.length ? describeEvent(state, hand.last_action) : "";
+    statusLine = [happened, turn].filter(Boolean).join(". ");
+  }
+  $("status").textContent = statusLine;
   const actor = hand.last_action?.seat;
-  if (newDeal || (happened && actor !== me) || (turn && seated && hand.turn === me && happened)) say(line);
+  if (newDeal || (moved && (actor !== state.you || hand.turn === state.you))) say(statusLine);
   // Announce a change of presence once, not on every state.
-  if (seated && oppConnected !== lastOppConnected && !oppConnected) say(t("offline_waits", { name: playerName(state, top) }));
+  if (seated && online && oppConnected !== lastOppConnected && !oppConnected) say(t("offline_waits", { name: playerName(state, top) }));
   lastOppConnected = oppConnected;
 
   if (hand.deck_commitment) {
@@ -153,8 +214,23 @@ function renderBoard(previous) {
   }
 }
 
+// ---------- the hand: sorting, groups, marks ----------
+
+function sortMode() {
+  const mode = localStorage.getItem(SORT_KEY);
+  return mode === "rank" || mode === "suit" ? mode : "melds";
+}
+
+function handKey() {
+  return `${config.table_id}:${state?.hand?.number}:${state?.hand?.deck_commitment?.slice(0, 8)}`;
+}
+
+function isManual() {
+  return localStorage.getItem(MANUAL_KEY) === handKey();
+}
+
 function meldGroups() {
-  // Melds for display come from the server (`hand.my_melds`) when it sends them.
+  // Melds for display come from the server (`hand.my_melds`).
   const melds = state.hand.my_melds || [];
   const meldOf = new Map();
   melds.forEach((meld, i) => meld.forEach((card) => meldOf.set(card, i)));
@@ -162,10 +238,10 @@ function meldGroups() {
   for (const card of order) {
     const m = meldOf.has(card) ? meldOf.get(card) : null;
     const last = groups[groups.length - 1];
-    if (last && m !== null && last.meld === m) last.cards.push(card);
+    if (last && last.meld === m) last.cards.push(card);
     else groups.push({ meld: m, cards: [card] });
   }
-  return groups;
+  return { groups, meldOf };
 }
 
 function renderHand() {
@@ -175,38 +251,40 @@ function renderHand() {
   const discardable = new Set(legalFor("discard").map((a) => a.card));
   const drawn = new Set(state.hand.phase === "discard" && state.hand.turn === state.you ? arrived : []);
   const children = [];
-  focusIndex = Math.min(focusIndex, order.length - 1);
+  focusIndex = Math.max(0, Math.min(focusIndex, order.length - 1));
   let index = 0;
-  for (const g of meldGroups()) {
-    // A meld is a highlighted group; loose cards sit directly in the hand.
-    let wrap = null;
+  const { groups, meldOf } = meldGroups();
+  for (const g of groups) {
+    // Each meld, and each run of loose cards, is a group with a gap around it.
+    const wrap = document.createElement("div");
+    wrap.className = g.meld === null ? "group loose" : `group meld m${g.meld % 4}`;
     if (g.meld !== null) {
-      wrap = document.createElement("div");
-      wrap.className = "group meld";
       wrap.setAttribute("role", "group");
-      wrap.setAttribute("aria-label", t("meld"));
+      wrap.setAttribute("aria-label", t("meld_n", { n: g.meld + 1 }));
     }
     for (const card of g.cards) {
       const el = cardElement(card, { tag: "button" });
       el.dataset.index = String(index);
       el.tabIndex = index === focusIndex ? 0 : -1;
       if (discardable.has(card)) el.classList.add("can");
-      if (drawn.has(card)) el.classList.add("drawn");
+      if (meldOf.has(card)) el.classList.add("in-meld", `m${meldOf.get(card) % 4}`);
+      if (drawn.has(card)) {
+        el.classList.add("drawn");
+        el.querySelector(".sr-only").textContent = `${cardName(card)} (${t("just_drawn")})`;
+      }
       el.setAttribute("aria-disabled", discardable.has(card) ? "false" : "true");
-      if (wrap) wrap.append(el);
-      else children.push(el);
+      wrap.append(el);
       index += 1;
     }
-    if (wrap) children.push(wrap);
+    children.push(wrap);
   }
   const hadFocus = box.contains(document.activeElement);
   box.replaceChildren(...children);
   if (hadFocus) box.querySelector(`[data-index="${focusIndex}"]`)?.focus();
   const deadwood = state.hand.my_deadwood;
-  const knocks = legalFor("knock");
-  let shown = deadwood;
-  if (shown === undefined && knocks.length) shown = Math.min(...knocks.map((k) => k.deadwood));
-  $("deadwood").textContent = shown === undefined ? "" : t("deadwood", { n: shown });
+  $("deadwood").textContent = deadwood === undefined || deadwood === null ? "" : t("deadwood", { n: deadwood });
+  const manual = isManual();
+  for (const b of document.querySelectorAll("[data-sort]")) b.setAttribute("aria-pressed", String(!manual && b.dataset.sort === sortMode()));
 }
 
 function renderKnockButtons() {
@@ -219,6 +297,8 @@ function renderKnockButtons() {
   $("gin").textContent = t("gin");
 }
 
+// ---------- the end of a hand, a game, the match ----------
+
 async function renderEnd(previous) {
   const hand = state.hand;
   const box = $("result");
@@ -227,7 +307,7 @@ async function renderEnd(previous) {
   if (!over) return;
   const summary = renderResult(state);
   const me = state.you;
-  const seated = me !== null && me !== undefined;
+  const seated = seatedIn(state);
   const ready = state.ready || [false, false];
   const status = state.table.status;
   $("next-hand").hidden = !kinds.has("next_hand");
@@ -243,21 +323,19 @@ async function renderEnd(previous) {
       else if (ready[1 - me] && !ready[me]) readyText = t("wants_rematch", { name: opp });
     }
   }
-  if (status === "match_over") {
-    const w = state.sheet?.match_winner;
-    const text = w === null || w === undefined ? t("match_drawn") : t("match_winner", { name: playerName(state, w) });
-    readyText = [text, readyText].filter(Boolean).join(". ");
-  }
+  if (status === "match_over") readyText = [matchWinnerText(), readyText].filter(Boolean).join(". ");
   $("ready-status").textContent = readyText;
   const link = $("download");
   link.hidden = false;
   link.href = `${config.api}/hands/${hand.number}`;
   link.setAttribute("download", `hollywood-gin-${config.table_id}-hand-${hand.number}.json`);
   link.textContent = t("download", { n: hand.number });
-  if (!previous?.hand || previous.hand.phase !== "over" || previous.hand.number !== hand.number) {
+  const fresh = !previous?.hand || previous.hand.phase !== "over" || previous.hand.number !== hand.number;
+  if (fresh) {
     say(summary);
     // On a phone the result is below the table: bring it into view once.
     if (previous) box.scrollIntoView({ block: "nearest" });
+    showMoment();
   }
   if (verifiedHand !== hand.number) {
     verifiedHand = hand.number;
@@ -270,107 +348,286 @@ async function renderEnd(previous) {
   }
 }
 
-// ---------- actions ----------
+function matchWinnerText() {
+  const w = state.sheet?.match_winner;
+  return w === null || w === undefined ? t("match_drawn") : t("match_winner", { name: playerName(state, w) });
+}
 
-$("stock").addEventListener("click", () => {
-  const a = legalFor("draw_stock")[0];
-  if (a) send(a);
-});
-$("discard").addEventListener("click", () => {
-  const a = legalFor("take_upcard")[0] || legalFor("draw_discard")[0];
-  if (a) send(a);
-});
-$("take").addEventListener("click", () => {
-  const a = legalFor("take_upcard")[0];
-  if (a) send(a);
-});
-$("pass").addEventListener("click", () => {
-  const a = legalFor("pass")[0];
-  if (a) send(a);
-});
-$("next-hand").addEventListener("click", () => {
-  const a = legalFor("next_hand")[0];
-  if (a) send(a);
-});
-$("rematch").addEventListener("click", () => {
+// A finished game of the sheet, or the end of the match, gets a screen of its own.
+function showMoment() {
+  const result = state.hand.result;
+  const sheet = state.sheet;
+  const matchOver = state.table.status === "match_over";
+  const finished = state.table.scoring === "hand" ? [] : (result.games || []).filter((g) => sheet.games[g]?.finished);
+  if (!matchOver && !finished.length) return;
+  const key = `gin.moment.${handKey()}`;
+  if (sessionStorage.getItem(key)) return;
+  sessionStorage.setItem(key, "1");
+  const dialog = $("moment");
+  const names = [playerName(state, 0), playerName(state, 1)];
+  if (matchOver) $("moment-title").textContent = matchWinnerText();
+  else {
+    const winners = finished.map((g) => t("game_won", { game: t("game_n", { n: g + 1 }), name: names[sheet.games[g].winner] }));
+    $("moment-title").textContent = list(winners);
+  }
+  const won = [0, 1].map((s) => sheet.games.filter((g) => g.finished && g.winner === s).length);
+  $("moment-score").textContent = t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
+  const lines = gameBonusLines(state, matchOver ? sheet.games.map((_, i) => i) : finished).map((text) => {
+    const li = document.createElement("li");
+    li.textContent = text;
+    return li;
+  });
+  $("moment-lines").replaceChildren(...lines);
+  $("moment-totals").textContent = `${t("total")}: ${names[0]} ${sheet.totals[0]} · ${names[1]} ${sheet.totals[1]}`;
+  $("moment-rematch").hidden = !kinds.has("new_match");
+  const mine = matchOver ? sheet.match_winner : sheet.games[finished[0]].winner;
+  dialog.classList.toggle("mine", seatedIn(state) && mine === state.you);
+  if (!dialog.open) dialog.showModal();
+  play("won");
+}
+
+$("moment-rematch").addEventListener("click", () => {
   const a = legalFor("new_match")[0];
   if (a) send(a);
+  $("moment").close();
 });
 
-// Knock and gin ask once; with several possible discards the player picks one.
-let pending = null;
-let returnFocus = null;
+// ---------- motion, sound, the turn cue, focus ----------
 
-function askKnock(gin) {
-  const options = legalFor("knock")
-    .filter((k) => (gin ? k.deadwood === 0 : k.deadwood > 0))
-    .sort((a, b) => a.deadwood - b.deadwood);
-  if (!options.length) return;
-  returnFocus = document.activeElement;
-  pending = options[0];
-  const choices = $("confirm-choices");
-  choices.replaceChildren();
-  const describe = () => {
-    $("confirm-text").textContent = gin
-      ? t("confirm.gin", { card: cardName(pending.discard) })
-      : t("confirm.knock", { card: cardName(pending.discard), deadwood: pending.deadwood });
-  };
-  if (options.length > 1) {
-    const label = document.createElement("p");
-    label.className = "hint";
-    label.textContent = t("choose_knock");
-    choices.append(label);
-    for (const option of options) {
-      const el = cardElement(option.discard, { tag: "button" });
-      el.classList.add("mini");
-      el.setAttribute("aria-pressed", option === pending ? "true" : "false");
-      el.addEventListener("click", () => {
-        pending = option;
-        for (const b of choices.querySelectorAll("button")) b.setAttribute("aria-pressed", b === el ? "true" : "false");
-        describe();
-      });
-      choices.append(el);
+function animate(previous, rects) {
+  const hand = state.hand;
+  const last = hand.last_action;
+  const newDeal = previous.hand?.number !== hand.number;
+  const mineSeat = state.you;
+  const pileRect = rects.get("zone:pile");
+  const stockRect = rects.get("zone:stock");
+  const oppRect = rects.get("zone:opp");
+  // The hand: cards that stayed slide to their new places; new ones come from a pile.
+  $("hand")
+    .querySelectorAll("[data-card]")
+    .forEach((el, i) => {
+      const card = el.dataset.card;
+      const before = rects.get(`hand:${card}`);
+      if (newDeal) fly(el, stockRect, { delay: i * 35 });
+      else if (before) fly(el, before);
+      else if (last?.seat === mineSeat && last.kind === "draw_stock") fly(el, stockRect);
+      else if (last?.seat === mineSeat) fly(el, pileRect);
+    });
+  if (newDeal) {
+    $("opp-cards")
+      .querySelectorAll(".card-back, .card")
+      .forEach((el, i) => fly(el, stockRect, { delay: i * 35 }));
+    return;
+  }
+  if (previous.version === state.version || !last) return;
+  const opp = last.seat !== mineSeat;
+  const pileTop = $("discard").querySelector(".card");
+  if (last.kind === "discard" && pileTop) {
+    // From the hand that threw it: mine by its card, the opponent's from its row.
+    fly(pileTop, rects.get(`hand:${last.card}`) || rects.get(`opp:${last.card}`) || oppRect);
+  }
+  if (opp && (last.kind === "draw_stock" || last.kind === "draw_discard" || last.kind === "take_upcard")) {
+    const row = $("opp-cards");
+    const target = last.card ? row.querySelector(`[data-card="${last.card}"]`) : row.lastElementChild;
+    if (target) fly(target, last.kind === "draw_stock" ? stockRect : pileRect);
+  }
+  if (last.kind === "knock") {
+    // The lay-down: each card of the result comes from the hand it was in.
+    for (const el of $("result-hands").querySelectorAll("[data-card]")) {
+      fly(el, rects.get(`hand:${el.dataset.card}`) || rects.get(`opp:${el.dataset.card}`) || oppRect);
     }
   }
-  describe();
+}
+
+const favicon = document.querySelector('link[rel="icon"]');
+const plainIcon = favicon?.href;
+const plainTitle = document.title;
+
+function clearTurnCue() {
+  document.title = plainTitle;
+  if (favicon) favicon.href = plainIcon;
+}
+
+function myTurn(s) {
+  return seatedIn(s) && s.hand && s.hand.phase !== "over" && s.hand.turn === s.you;
+}
+
+function cues(previous, focusWasInGame) {
+  const hand = state.hand;
+  if (!hand) return;
+  const moved = previous && previous.version !== state.version;
+  const newDeal = !previous?.hand || previous.hand.number !== hand.number;
+  const last = hand.last_action;
+  if (moved && last && !newDeal) {
+    if (last.kind === "knock") play(hand.result?.kind === "gin" ? "gin" : "knock");
+    else if (last.kind === "discard") play("discard");
+    else if (last.kind !== "pass" && last.kind !== "next_hand") play("draw");
+  }
+  const turnStarts = myTurn(state) && (!myTurn(previous) || newDeal);
+  if (turnStarts && previous) {
+    play("turn");
+    if (document.hidden || !document.hasFocus()) {
+      document.title = `● ${t("turn_title")} · ${plainTitle}`;
+      if (favicon) favicon.href = "/static/favicon-turn.svg";
+      if ($("notify").checked && globalThis.Notification?.permission === "granted" && document.hidden) {
+        new Notification(t("turn_title"), { body: $("status").textContent, tag: `gin-${config.table_id}`, icon: "/static/favicon.svg" });
+      }
+    }
+  }
+  if (!myTurn(state)) clearTurnCue();
+  // Focus stays in the game: on the stock when a turn starts, on the card drawn,
+  // on the hand after a discard.
+  const active = document.activeElement;
+  const lost = !active || active === document.body || !active.isConnected;
+  if (focusWasInGame && seatedIn(state) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
+    if (turnStarts && kinds.has("draw_stock")) $("stock").focus();
+    else if (turnStarts && kinds.has("take_upcard")) $("take").focus();
+    else if (moved && last?.seat === state.you && kinds.has("discard")) {
+      const i = order.indexOf(arrived[0]);
+      if (i >= 0) focusIndex = i;
+      focusHand();
+    } else if (lost) focusHand();
+  }
+  // On a phone, the piles come back into view when the player's eye is needed.
+  if ((newDeal || turnStarts) && previous) {
+    const middle = document.querySelector(".middle");
+    const r = middle.getBoundingClientRect();
+    if (r.top < 0 || r.bottom > innerHeight) middle.scrollIntoView({ block: "center", behavior: motionAllowed() ? "smooth" : "auto" });
+  }
+}
+
+function focusHand() {
+  const el = $("hand").querySelector(`[data-index="${focusIndex}"]`) || $("hand").querySelector("button.card");
+  if (!el) return;
+  for (const b of $("hand").querySelectorAll("button.card")) b.tabIndex = b === el ? 0 : -1;
+  el.focus();
+}
+
+addEventListener("focus", clearTurnCue);
+document.addEventListener("visibilitychange", () => {
+  if (!document.hidden) clearTurnCue();
+});
+
+// ---------- actions ----------
+
+// Why a click did nothing: said in the status line and the live region.
+function explain(card) {
+  if (!state?.hand || state.hand.phase === "over" || !seatedIn(state)) return;
+  let text;
+  if (state.hand.turn !== state.you) text = t("wait_turn", { name: playerName(state, state.hand.turn) });
+  else if (kinds.has("take_upcard") || kinds.has("pass")) text = t("turn.upcard");
+  else if (kinds.has("draw_stock")) text = kinds.has("draw_discard") || !card ? t("need_draw") : t("need_stock");
+  else if (card && state.hand.events?.at(-1)?.card === card) text = t("banned_discard");
+  else text = t("turn.discard");
+  $("status").textContent = text;
+  lastSpoken = "";
+  say(text);
+  const box = $("status");
+  if (motionAllowed()) box.animate([{ transform: "translateX(-4px)" }, { transform: "translateX(4px)" }, { transform: "none" }], { duration: 180 });
+}
+
+function act(kind, fallback) {
+  const a = legalFor(kind)[0] || (fallback && legalFor(fallback)[0]);
+  if (a) send(a);
+  return Boolean(a);
+}
+
+$("stock").addEventListener("click", () => act("draw_stock") || explain());
+$("discard").addEventListener("click", () => act("take_upcard", "draw_discard") || explain());
+$("take").addEventListener("click", () => act("take_upcard"));
+$("pass").addEventListener("click", () => act("pass"));
+$("next-hand").addEventListener("click", () => act("next_hand"));
+$("rematch").addEventListener("click", () => act("new_match"));
+
+// Knock and gin ask once, in a modal dialog; with several possible discards the
+// player picks one, each shown with the deadwood it leaves.
+const confirmDialog = $("confirm");
+let pendingOptions = [];
+
+function askKnock(gin) {
+  pendingOptions = legalFor("knock")
+    .filter((k) => (gin ? k.deadwood === 0 : k.deadwood > 0))
+    .sort((a, b) => a.deadwood - b.deadwood);
+  if (!pendingOptions.length) return;
+  $("confirm-title").textContent = gin ? t("confirm.gin_title") : t("confirm.knock_title");
+  const choices = $("confirm-choices");
+  const legend = choices.querySelector("legend");
+  const rows = pendingOptions.map((option, i) => {
+    const label = document.createElement("label");
+    label.className = "knock-choice";
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = "knock-card";
+    input.value = String(i);
+    input.checked = i === 0;
+    const face = cardElement(option.discard, { mini: true });
+    face.setAttribute("aria-hidden", "true");
+    const text = document.createElement("span");
+    text.textContent = gin ? cardName(option.discard) : t("choice_deadwood", { card: cardName(option.discard), n: option.deadwood });
+    label.append(input, face, text);
+    input.addEventListener("change", describeKnock);
+    return label;
+  });
+  choices.replaceChildren(legend, ...rows);
+  choices.hidden = pendingOptions.length < 2;
+  describeKnock();
   $("confirm-yes").textContent = t("confirm.yes");
   $("confirm-no").textContent = t("confirm.no");
-  $("confirm").hidden = false;
+  confirmDialog.returnValue = "";
+  confirmDialog.showModal();
   $("confirm-yes").focus();
 }
 
-function closeConfirm() {
-  $("confirm").hidden = true;
-  pending = null;
-  returnFocus?.focus?.();
+function chosenKnock() {
+  const i = Number(confirmDialog.querySelector('input[name="knock-card"]:checked')?.value ?? 0);
+  return pendingOptions[i];
 }
+
+function describeKnock() {
+  const pending = chosenKnock();
+  const gin = pending.deadwood === 0;
+  $("confirm-text").textContent = gin
+    ? t("confirm.gin", { card: cardName(pending.discard) })
+    : t("confirm.knock", { card: cardName(pending.discard), deadwood: pending.deadwood });
+}
+
+confirmDialog.addEventListener("close", () => {
+  if (confirmDialog.returnValue === "yes") {
+    const pending = chosenKnock();
+    if (pending) send(pending);
+  }
+  pendingOptions = [];
+});
 
 $("knock").addEventListener("click", () => askKnock(false));
 $("gin").addEventListener("click", () => askKnock(true));
-$("confirm-yes").addEventListener("click", () => {
-  if (pending) send(pending);
-  closeConfirm();
-});
-$("confirm-no").addEventListener("click", closeConfirm);
-$("confirm").addEventListener("keydown", (event) => {
-  if (event.key === "Escape") closeConfirm();
-});
 
 function discard(card) {
   const a = legal.find((x) => x.kind === "discard" && x.card === card);
   if (a) send(a);
+  else explain(card);
 }
 
 // ---------- arranging: drag, keys, sort ----------
 
-function arrange(cards) {
+function arrange(cards, manual) {
   order = cards;
+  if (manual) localStorage.setItem(MANUAL_KEY, handKey());
   renderHand();
+  arrangedAt = performance.now();
   socket.send({ type: "arrange", cards });
 }
 
-$("sort-rank").addEventListener("click", () => order.length && arrange(sortByRank(order)));
-$("sort-suit").addEventListener("click", () => order.length && arrange(sortBySuit(order)));
+function sortBy(mode) {
+  if (!order.length || !seatedIn(state) || !state.hand?.my_cards) return;
+  localStorage.setItem(SORT_KEY, mode);
+  localStorage.removeItem(MANUAL_KEY);
+  const before = new Map([...$("hand").querySelectorAll("[data-card]")].map((el) => [el.dataset.card, el.getBoundingClientRect()]));
+  arrange(sortCards(state.hand.my_cards, mode, state.hand.my_melds), false);
+  for (const el of $("hand").querySelectorAll("[data-card]")) fly(el, before.get(el.dataset.card));
+}
+
+for (const b of document.querySelectorAll("[data-sort]")) b.addEventListener("click", () => sortBy(b.dataset.sort));
 
 const hand = $("hand");
 let drag = null;
@@ -394,6 +651,7 @@ hand.addEventListener("keydown", (event) => {
   const step = { ArrowLeft: -1, ArrowUp: -1, ArrowRight: 1, ArrowDown: 1 }[event.key];
   if (step === undefined && event.key !== "Home" && event.key !== "End") return;
   event.preventDefault();
+  event.stopPropagation();
   let j = event.key === "Home" ? 0 : event.key === "End" ? order.length - 1 : i + step;
   j = Math.max(0, Math.min(order.length - 1, j));
   if (event.altKey || event.shiftKey || event.ctrlKey) {
@@ -402,13 +660,12 @@ hand.addEventListener("keydown", (event) => {
     const [card] = cards.splice(i, 1);
     cards.splice(j, 0, card);
     focusIndex = j;
-    arrange(cards);
+    arrange(cards, true);
     hand.querySelector(`[data-index="${j}"]`)?.focus();
     say(t("moved", { card: cardName(card), n: j + 1 }));
   } else {
     focusIndex = j;
-    for (const b of hand.querySelectorAll("button.card")) b.tabIndex = Number(b.dataset.index) === j ? 0 : -1;
-    hand.querySelector(`[data-index="${j}"]`)?.focus();
+    focusHand();
   }
 });
 
@@ -463,13 +720,45 @@ function endDrag(event, cancelled) {
   const cards = order.slice();
   const [card] = cards.splice(from, 1);
   cards.splice(target > from ? target - 1 : target, 0, card);
-  arrange(cards);
+  arrange(cards, true);
 }
 
 hand.addEventListener("pointerup", (event) => endDrag(event, false));
 hand.addEventListener("pointercancel", (event) => endDrag(event, true));
 
-// ---------- the share box, joining, the computer ----------
+// ---------- single-key shortcuts ----------
+
+const SHORTCUTS = {
+  s: () => act("draw_stock") || explain(),
+  d: () => act("draw_discard", "take_upcard") || explain(),
+  t: () => act("take_upcard"),
+  p: () => act("pass"),
+  k: () => !$("knock").hidden && askKnock(false),
+  g: () => !$("gin").hidden && askKnock(true),
+  n: () => act("next_hand", "new_match"),
+  m: () => sortBy("melds"),
+  r: () => sortBy("rank"),
+  u: () => sortBy("suit"),
+  h: () => focusHand(),
+  "?": () => $("help").showModal(),
+};
+
+document.addEventListener("keydown", (event) => {
+  if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
+  const target = event.target;
+  if (target.closest?.("input, select, textarea, dialog, [contenteditable]")) return;
+  const run = SHORTCUTS[event.key.toLowerCase()] || SHORTCUTS[event.key];
+  if (!run || !state?.hand) return;
+  event.preventDefault();
+  if (!online && event.key !== "?") {
+    say(t("offline_me"));
+    return;
+  }
+  run();
+});
+$("help-open").addEventListener("click", () => $("help").showModal());
+
+// ---------- the share box, joining, watching, the computer ----------
 
 $("copy-link").addEventListener("click", async () => {
   const input = $("share-url");
@@ -516,6 +805,13 @@ $("join-form").addEventListener("submit", async (event) => {
   }
 });
 
+$("watch").addEventListener("click", () => {
+  watching = true;
+  sessionStorage.setItem(`gin.watch.${config.table_id}`, "1");
+  if (state) render(state);
+  $("watching").focus?.();
+});
+
 $("add-computer").addEventListener("click", async () => {
   const response = await fetch(`${config.api}/computer`, {
     method: "POST",
@@ -547,12 +843,32 @@ function setting(id, className) {
 setting("large-cards", "large-cards");
 setting("four-colour", "four-colour");
 
-const sheet = $("sheet");
-const toggle = $("sheet-toggle");
-sheet.classList.add("collapsed");
-toggle.addEventListener("click", () => {
-  const open = sheet.classList.toggle("collapsed") === false;
-  toggle.setAttribute("aria-expanded", String(open));
+const mute = $("mute");
+mute.setAttribute("aria-pressed", String(muted()));
+mute.addEventListener("click", () => {
+  setMuted(!muted());
+  mute.setAttribute("aria-pressed", String(muted()));
 });
+
+// Desktop notifications only when the player asks for them (never on page load).
+const notify = $("notify");
+notify.checked = localStorage.getItem("gin.notify") === "1" && globalThis.Notification?.permission === "granted";
+notify.disabled = !globalThis.Notification;
+notify.addEventListener("change", async () => {
+  if (notify.checked && Notification.permission !== "granted") notify.checked = (await Notification.requestPermission()) === "granted";
+  localStorage.setItem("gin.notify", notify.checked ? "1" : "0");
+});
+
+function panelToggle(buttonId, panelId) {
+  const panel = $(panelId);
+  const toggle = $(buttonId);
+  panel.classList.add("collapsed");
+  toggle.addEventListener("click", () => {
+    const open = panel.classList.toggle("collapsed") === false;
+    toggle.setAttribute("aria-expanded", String(open));
+  });
+}
+panelToggle("sheet-toggle", "sheet");
+panelToggle("log-toggle", "log-box");
 
 socket.connect();

@@ -46,23 +46,48 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
 
     # Hand 1: Ann's first win goes into game 1 and finishes it (122 >= 100).
     ann_goes_gin(ann)
-    expect(ann.locator("#result-games")).to_have_text("Entered in game 1")
+    expect(ann.locator("#result-games")).to_have_text("Points entered in game 1")
+    # Gin: Bob's 97 deadwood + the 25 gin bonus (RULES.md §5).
+    expect(ann.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
     # Game 1 finished: a shutout, 200, plus 25 for Ann's one won hand in it.
     expect(ann.locator(".sheet-game").nth(0)).to_contain_text("Game 1 · won by Ann")
     expect(ann.locator(".sheet-game").nth(0)).to_contain_text("+225")
+    # A finished game gets a screen of its own, for both players.
+    for page in (ann, bob):
+        moment = page.locator("#moment")
+        expect(moment).to_be_visible()
+        expect(moment.locator("#moment-title")).to_have_text("Game 1 won by Ann")
+        expect(moment.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
+        expect(moment.locator("#moment-lines")).to_contain_text(
+            "Ann: game bonus 200 (shutout), line bonus 25 × 1 hand = 25"
+        )
+        expect(moment.locator("#moment-totals")).to_have_text("Total: Ann 347 · Bob 0")
+        page.locator("#moment-close").click()
+        expect(moment).to_be_hidden()
+    expect(ann.locator("#result-bonuses")).to_contain_text("Game 1 won by Ann")
     for page in (ann, bob):
         page.locator("#next-hand").click()
 
     # Hands 2 and 3: the win goes into games 1 and 2 (1 is finished: only 2 takes
     # it), then into all three (only 3 is open).
-    for games in ("Entered in game 2", "Entered in game 3"):
+    for games in ("Points entered in game 2", "Points entered in game 3"):
         expect(bob.locator("#status")).to_contain_text("Your turn: take the upcard or pass")
         bob.locator("#pass").click()
         ann_goes_gin(ann)
         expect(ann.locator("#result-games")).to_have_text(games)
         if games.endswith("2"):
             for page in (ann, bob):
+                expect(page.locator("#moment-title")).to_have_text("Game 2 won by Ann")
+                page.locator("#moment-close").click()
                 page.locator("#next-hand").click()
+
+    # The match end: its own screen with the games score and a Rematch button.
+    for page in (ann, bob):
+        expect(page.locator("#moment-title")).to_have_text("Ann wins the match")
+        expect(page.locator("#moment-score")).to_have_text("Games: Ann 3 – 0 Bob")
+        expect(page.locator("#moment-totals")).to_have_text("Total: Ann 1041 · Bob 0")
+        expect(page.locator("#moment-rematch")).to_be_visible()
+    bob.locator("#moment-close").click()
 
     # The match is over: three games to Ann, totals 3 x 122 + 3 x 225 = 1041.
     for page in (ann, bob):
@@ -72,8 +97,9 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         )
         expect(page.locator(".sheet-game.finished")).to_have_count(3)
         expect(page.locator("#next-hand")).to_be_hidden()
-        expect(page.locator("#rematch")).to_be_visible()
-    ann.locator("#rematch").click()
+    expect(bob.locator("#rematch")).to_be_visible()
+    ann.locator("#moment-rematch").click()
+    expect(ann.locator("#moment")).to_be_hidden()
     expect(bob.locator("#ready-status")).to_contain_text("Ann wants a rematch")
     bob.locator("#rematch").click()
     for page in (ann, bob):
@@ -97,7 +123,7 @@ def test_play_the_computer_from_the_home_page(server: Server, new_context: NewCo
     page.get_by_role("button", name="Play the computer").click()
     page.wait_for_url(re.compile(r"/t/[\w-]+$"))
     expect(page.locator("#board")).to_be_visible()
-    expect(page.locator("#opp-note")).to_contain_text("computer: easy")
+    expect(page.locator("#opp-name")).to_have_text("Computer (easy)")
     expect(page.locator("#hand button.card")).to_have_count(10)
     expect(page.locator("#opp-dot")).to_have_class(re.compile(r"\bon\b"))
     watch.assert_clean()
@@ -112,7 +138,7 @@ def test_play_the_computer_from_a_waiting_table(server: Server, new_context: New
     page.select_option("#strength", "hard")
     page.locator("#add-computer").click()
     expect(page.locator("#invite")).to_be_hidden()
-    expect(page.locator("#opp-note")).to_contain_text("computer: hard")
+    expect(page.locator("#opp-name")).to_have_text("Computer (hard)")
     watch.assert_clean()
 
 
@@ -207,13 +233,15 @@ def test_a_whole_hollywood_match_against_the_computer(
     context, watch = new_context()
     ann = context.new_page()
     ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
-    expect(ann.locator("#opp-note")).to_contain_text("computer: easy")
+    expect(ann.locator("#opp-name")).to_have_text("Computer (easy)")
     ann_goes_gin(ann)
-    for games in ("Entered in game 2", "Entered in game 3"):
+    for games in ("Points entered in game 2", "Points entered in game 3"):
+        ann.locator("#moment-close").click()  # game 1, then game 2, finished
         # The computer agrees to the next hand by itself: one press deals it.
         ann.locator("#next-hand").click()
         ann_goes_gin(ann, points=118)
         expect(ann.locator("#result-games")).to_have_text(games)
+    expect(ann.locator("#moment-title")).to_have_text("Ann wins the match")
     # 122 + 118 + 118 = 358 points, plus three shutout games at 200 + 25 each = 675.
     expect(ann.locator("#sheet-totals")).to_have_text(
         "Total: Ann 1033 · Computer (easy) 0 — Ann wins the match"

@@ -91,7 +91,7 @@ def test_two_players_play_a_hand_to_its_end(server: Server, new_context: NewCont
     # Ann draws 2S and knocks: one confirmation, the lowest deadwood offered first.
     expect(ann.locator("#status")).to_contain_text("Bob discarded the four of spades")
     ann.locator("#stock").click()
-    expect(ann.locator("#knock")).to_have_text("Knock (2)")
+    expect(ann.locator("#knock")).to_have_text("Knock: deadwood 2")
     expect(ann.locator("#gin")).to_be_hidden()
     ann.locator("#knock").click()
     expect(ann.locator("#confirm-text")).to_have_text(
@@ -102,7 +102,10 @@ def test_two_players_play_a_hand_to_its_end(server: Server, new_context: NewCont
     for page in (ann, bob):
         expect(page.locator("#result-title")).to_have_text("Ann knocked and won")
         expect(page.locator("#result-points")).to_have_text("Ann scores 3 points")
-        expect(page.locator("#result-games")).to_have_text("Entered in game 1")
+        expect(page.locator("#result-games")).to_have_text("Points entered in game 1")
+        # The arithmetic from the rules' own numbers: D - K (RULES.md §5).
+        expect(page.locator("#result-math")).to_have_text("Knock: 5 − 2 = 3")
+        expect(page.locator("#result-layoffs")).to_have_text("Bob had nothing to lay off")
         expect(page.locator("#verify")).to_contain_text("Deck verified")
         expect(page.locator(".sheet-game").first).to_contain_text("3")
         expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 3 · Bob 0")
@@ -122,7 +125,9 @@ def test_two_players_play_a_hand_to_its_end(server: Server, new_context: NewCont
     bob.locator("#next-hand").click()
     for page in (ann, bob):
         expect(page.locator("#result")).to_be_hidden()
-        expect(page.locator("#status")).to_contain_text("Hand 2 is dealt. Ann deals.")
+    # Each reads the deal in their own words: the dealer is told they deal.
+    expect(ann.locator("#status")).to_contain_text("Hand 2 is dealt. You deal.")
+    expect(bob.locator("#status")).to_contain_text("Hand 2 is dealt. Ann deals.")
     expect(bob.locator("#status")).to_contain_text("Your turn: take the upcard or pass")
 
     # A spectator sees the piles, the counts and the sheet, never a hand.
@@ -173,6 +178,7 @@ def test_take_the_upcard_and_go_gin(server: Server, new_context: NewContext) -> 
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("Ann went gin")
     expect(page.locator("#result-points")).to_have_text("Ann scores 30 points")
+    expect(page.locator("#result-math")).to_have_text("Gin: 5 + 25 = 30")
 
 
 def test_take_the_upcard_and_knock(server: Server, new_context: NewContext) -> None:
@@ -180,7 +186,7 @@ def test_take_the_upcard_and_knock(server: Server, new_context: NewContext) -> N
     # Bob 5, so Ann wins 5 - 2 = 3.
     page = seated_page(server, new_context, [deck(ANN, BOB, "2S", [])])
     page.locator("#take").click()
-    expect(page.locator("#knock")).to_have_text("Knock (2)")
+    expect(page.locator("#knock")).to_have_text("Knock: deadwood 2")
     page.locator("#knock").click()
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("Ann knocked and won")
@@ -200,6 +206,11 @@ def test_undercut_with_a_lay_off(server: Server, new_context: NewContext) -> Non
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("Undercut: Bob wins the hand")
     expect(page.locator("#result-points")).to_have_text("Bob scores 27 points")
+    # K - D + 25 with D after the lay-off; before it Bob had the 4 of clubs: 4.
+    expect(page.locator("#result-math")).to_have_text("Undercut: 2 − 0 + 25 = 27")
+    expect(page.locator("#result-layoffs")).to_have_text(
+        "Bob's deadwood: 4 → 0 after laying off the four of clubs"
+    )
     laid_off = page.locator("#result-hands .card.layoff")
     expect(laid_off).to_have_count(1)
     expect(laid_off).to_have_attribute("data-card", "4C")

@@ -34,6 +34,8 @@ SAME_AS_ENGLISH = {
     "online",
     "offline",
     "computer: {strength}",  # Danish: "computer"
+    "Computer ({strength})",  # German and Danish: "Computer"
+    "Gin: {d} + {bonus} = {points}",  # the game's name and the arithmetic
     "Gin Rummy variant",  # Estonian: "variant"
     "Menu",  # Danish: "Menu"
 }
