@@ -19,7 +19,10 @@ ANN_SCRAMBLED = ["KS", "9H", "AC", "5D", "7H", "3C", "6D", "2C", "8H", "4D"]
 RECORD_ANIMATIONS = """
 window.__animations = 0;
 const animate = Element.prototype.animate;
-Element.prototype.animate = function (...args) { window.__animations += 1; return animate.apply(this, args); };
+Element.prototype.animate = function (...args) {
+  window.__animations += 1;
+  return animate.apply(this, args);
+};
 """
 
 
@@ -116,7 +119,7 @@ def test_the_sort_choice_survives_a_reload_and_a_new_hand(
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
         hello(bob, bob_seat["token"])
         state = next_state(bob, lambda s: "next_hand" in kinds(s))
-        bob.send(json.dumps({"type": "action", "version": state["version"], "action": {"kind": "next_hand"}}))
+        act(bob, state, {"kind": "next_hand"})
         next_state(bob, lambda s: s["hand"]["number"] == 2)
     expect(ann.locator("#status")).to_contain_text("Hand 2 is dealt. You deal.")
     expect(ann.locator("#hand button.card")).to_have_count(10)
@@ -277,7 +280,9 @@ def test_a_drawn_hand_says_so_and_keyboard_help_and_axe(
         seat = 0
         while True:
             ws = sockets[seat]
-            state = next_state(ws, lambda s: "draw_stock" in kinds(s) or s["hand"]["phase"] == "over")
+            state = next_state(
+                ws, lambda s: "draw_stock" in kinds(s) or s["hand"]["phase"] == "over"
+            )
             if state["hand"]["phase"] == "over":
                 break
             act(ws, state, {"kind": "draw_stock"})
