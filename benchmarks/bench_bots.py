@@ -19,6 +19,7 @@ fixed sample budget instead (deterministic, and said so in the table).
 from __future__ import annotations
 
 import argparse
+import json
 import math
 import multiprocessing
 import random
@@ -35,6 +36,7 @@ from app.bots import Bot, Budget
 from app.bots.arena import Player, RandomPlayer, TooLong, play_hand
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
+from benchmarks.bot_pool import POOL, STYLES
 
 
 class Timed:
@@ -63,6 +65,9 @@ class Tally:
     wins: list[int] = field(default_factory=lambda: [0, 0])
     points_by_deal: list[tuple[int, int]] = field(default_factory=list)
     times: list[list[float]] = field(default_factory=lambda: [[], []])
+    knocks: list[int] = field(default_factory=lambda: [0, 0])  # gin included
+    undercuts: list[int] = field(default_factory=lambda: [0, 0])  # won as the defender
+    deals: list[int] = field(default_factory=list)  # the seed of each entry of points_by_deal
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -120,22 +125,32 @@ def duel(
             who = outcome.winner ^ swap  # 0: bot A, 1: bot B
             tally.wins[who] += 1
             points[who] += outcome.points
+            if outcome.kind == "undercut":
+                tally.undercuts[who] += 1
+                tally.knocks[1 - who] += 1
+            else:
+                tally.knocks[who] += 1
         tally.points_by_deal.append((points[0], points[1]))
+        tally.deals.append(d)
         if (d - seed + 1) % 100 == 0:
             print(f"  {d - seed + 1} deals", file=sys.stderr, flush=True)
     return tally
 
 
-def maker(name: str, budget: Budget) -> Callable[[int], Player]:
+def maker(name: str, budget: Budget, *, pool: bool = False) -> Callable[[int], Player]:
+    """Seat A's strength, or (`pool`) an opponent of `bot_pool.STYLES`."""
     if name == "random":
         return lambda d: RandomPlayer(random.Random(d))
+    if pool:
+        style = STYLES[name]
+        return lambda d: style(random.Random(d * 7919 + 2))
     return lambda d: Bot(name, random.Random(d * 7919 + 1), budget=budget)
 
 
-def duel_part(job: tuple[str, str, int, int, Options, Budget]) -> Tally:
+def duel_part(job: tuple[str, str, int, int, Options, Budget, bool]) -> Tally:
     """One process's share of a pairing (`--jobs`): deals `seed`..`seed + deals - 1`."""
-    a, b, deals, seed, options, budget = job
-    return duel((maker(a, budget), maker(b, budget)), deals, options, seed)
+    a, b, deals, seed, options, budget, pool = job
+    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed)
 
 
 def merged(parts: list[Tally]) -> Tally:
@@ -147,7 +162,124 @@ def merged(parts: list[Tally]) -> Tally:
         t.wins = [t.wins[0] + p.wins[0], t.wins[1] + p.wins[1]]
         t.points_by_deal += p.points_by_deal
         t.times = [t.times[0] + p.times[0], t.times[1] + p.times[1]]
+        t.knocks = [t.knocks[0] + p.knocks[0], t.knocks[1] + p.knocks[1]]
+        t.undercuts = [t.undercuts[0] + p.undercuts[0], t.undercuts[1] + p.undercuts[1]]
+        t.deals += p.deals
     return t
+
+
+def run(
+    a: str, b: str, deals: int, seed: int, options: Options, budget: Budget, jobs: int, pool: bool
+) -> Tally:
+    """A (a strength) against B (a strength, or a pool style) on deals `seed`.. onward."""
+    if jobs > 1:
+        cuts = [deals * k // jobs for k in range(jobs + 1)]
+        parts = [
+            (a, b, cuts[k + 1] - cuts[k], seed + cuts[k], options, budget, pool)
+            for k in range(jobs)
+        ]
+        with multiprocessing.Pool(jobs) as workers:
+            return merged(workers.map(duel_part, parts))
+    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed)
+
+
+def ms(times: list[float]) -> str:
+    if not times:
+        return "-"
+    return f"{1000 * sum(times) / len(times):.2f} / {1000 * max(times):.1f}"
+
+
+def share(by_deal: list[tuple[int, int]]) -> float:
+    a = sum(x for x, _ in by_deal)
+    b = sum(y for _, y in by_deal)
+    return a / (a + b) if a + b else 0.5
+
+
+def paired_interval(
+    first: list[tuple[int, int]], second: list[tuple[int, int]], rng: random.Random
+) -> tuple[float, float, float]:
+    """Share of `first` minus share of `second`, both on the same deals (entry k
+    of each is deal k), with a 95% bootstrap interval resampling the deals."""
+    n = len(first)
+    diffs = []
+    for _ in range(1000):
+        picks = [rng.randrange(n) for _ in range(n)]
+        diffs.append(share([first[k] for k in picks]) - share([second[k] for k in picks]))
+    diffs.sort()
+    return share(first) - share(second), diffs[25], diffs[974]
+
+
+# -- the pool: every strength against every style, saved and reported -----------------
+
+
+def record(a: str, b: str, t: Tally, label: str, seconds: float) -> dict[str, Any]:
+    return {
+        "a": a,
+        "b": b,
+        "label": label or a,
+        "hands": t.hands,
+        "draws": t.draws,
+        "wins": t.wins,
+        "knocks": t.knocks,
+        "undercuts": t.undercuts,
+        "deals": t.deals,
+        "points": t.points_by_deal,
+        "think_ms": [ms(t.times[0]), ms(t.times[1])],
+        "seconds": round(seconds),
+    }
+
+
+def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> None:
+    """The table of every label against every style, then the paired differences
+    (`pairs`: (better, worse) labels) on the deals both played."""
+    rng = random.Random(12345)
+    print(
+        "| A vs style | hands | A points share | 95% CI | A knocks / undercuts "
+        "| B knocks / undercuts | think ms A mean/max |"
+    )
+    print("|---" * 7 + "|")
+    for r in records:
+        by_deal = [(x, y) for x, y in r["points"]]
+        lo, hi = share_interval(by_deal, rng)
+        h = max(1, r["hands"])
+        print(
+            f"| {r['label']} vs {r['b']} | {r['hands']} | {share(by_deal):.1%} "
+            f"| {lo:.1%}–{hi:.1%} | {r['knocks'][0] / h:.0%} / {r['undercuts'][0] / h:.0%} "
+            f"| {r['knocks'][1] / h:.0%} / {r['undercuts'][1] / h:.0%} | {r['think_ms'][0]} |"
+        )
+    if not pairs:
+        return
+    print()
+    print("| paired: A − B, same deals | style | hands | share A − share B | 95% CI |")
+    print("|---" * 5 + "|")
+    for better, worse in pairs:
+        for r in records:
+            if r["label"] != better:
+                continue
+            for q in records:
+                if q["label"] != worse or q["b"] != r["b"]:
+                    continue
+                mine = dict(zip(r["deals"], r["points"], strict=True))
+                theirs = dict(zip(q["deals"], q["points"], strict=True))
+                common = sorted(set(mine) & set(theirs))
+                if not common:
+                    continue
+                first = [(mine[d][0], mine[d][1]) for d in common]
+                second = [(theirs[d][0], theirs[d][1]) for d in common]
+                diff, lo, hi = paired_interval(first, second, rng)
+                print(
+                    f"| {better} − {worse} | {r['b']} | {2 * len(common)} "
+                    f"| {100 * diff:+.1f} | {100 * lo:+.1f} to {100 * hi:+.1f} |"
+                )
+
+
+def load(paths: list[str]) -> list[dict[str, Any]]:
+    out = []
+    for path in paths:
+        for line in Path(path).read_text().splitlines():
+            if line.strip():
+                out.append(json.loads(line))
+    return out
 
 
 def main() -> None:
@@ -163,15 +295,57 @@ def main() -> None:
     ap.add_argument(
         "--jobs", type=int, default=1, help="processes, each playing a slice of the deals"
     )
+    ap.add_argument(
+        "--pool",
+        action="store_true",
+        help="every strength of --strengths against every style of --opponents",
+    )
+    ap.add_argument("--strengths", default="easy,normal,hard")
+    ap.add_argument("--opponents", default=",".join(POOL))
+    ap.add_argument("--label", default="", help="the name of seat A in saved results")
+    ap.add_argument(
+        "--save", default=None, help="append each pool result to this file (JSON lines)"
+    )
+    ap.add_argument(
+        "--report",
+        nargs="*",
+        default=None,
+        help="print the pool table from saved files (no play)",
+    )
+    ap.add_argument(
+        "--compare",
+        default="hard>normal,normal>easy",
+        help="paired differences to report, better>worse labels",
+    )
     args = ap.parse_args()
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(samples=args.hard_samples, seconds=args.hard_seconds or None)
+    compare = [(x, y) for x, y in (c.split(">") for c in args.compare.split(",") if ">" in c)]
+    if args.report is not None:
+        pool_report(load(args.report), compare)
+        return
 
     print(
-        f"# rules={args.rules} scoring={args.scoring}; hard budget: "
+        f"# rules={args.rules} scoring={args.scoring} seed={args.seed}; hard budget: "
         f"{args.hard_samples} deals per move"
         + (f", at most {args.hard_seconds} s" if args.hard_seconds else ", no time limit")
     )
+    if args.pool:
+        records = []
+        for b in args.opponents.split(","):
+            for a in args.strengths.split(","):
+                deals = args.hard_deals if a == "hard" and args.hard_deals else args.deals
+                start = time.perf_counter()
+                t = run(a, b, deals, args.seed, options, budget, args.jobs, True)
+                label = args.label if args.label and a == "hard" else a
+                records.append(record(a, b, t, label, time.perf_counter() - start))
+                if args.save:
+                    with open(args.save, "a") as out:
+                        out.write(json.dumps(records[-1]) + "\n")
+                print(f"<!-- {label} vs {b}: {records[-1]['seconds']} s -->", flush=True)
+        pool_report(records, compare)
+        return
+
     header = (
         "| A vs B | hands | draws (stalled) | A wins (of decided) | 95% CI "
         "| A points share | 95% CI | points/hand A / B "
@@ -184,27 +358,12 @@ def main() -> None:
         a, b = pair.split("-")
         deals = args.hard_deals if "hard" in (a, b) and args.hard_deals else args.deals
         start = time.perf_counter()
-        if args.jobs > 1:
-            cuts = [deals * k // args.jobs for k in range(args.jobs + 1)]
-            jobs = [
-                (a, b, cuts[k + 1] - cuts[k], args.seed + cuts[k], options, budget)
-                for k in range(args.jobs)
-            ]
-            with multiprocessing.Pool(args.jobs) as pool:
-                t = merged(pool.map(duel_part, jobs))
-        else:
-            t = duel((maker(a, budget), maker(b, budget)), deals, options, args.seed)
+        t = run(a, b, deals, args.seed, options, budget, args.jobs, False)
         decided = t.wins[0] + t.wins[1]
         lo, hi = wilson(t.wins[0], decided)
         pa = sum(x for x, _ in t.points_by_deal)
         pb = sum(y for _, y in t.points_by_deal)
         slo, shi = share_interval(t.points_by_deal, rng)
-
-        def ms(times: list[float]) -> str:
-            if not times:
-                return "-"
-            return f"{1000 * sum(times) / len(times):.2f} / {1000 * max(times):.1f}"
-
         print(
             f"| {a} vs {b} | {t.hands} | {t.draws} ({t.stalled}) "
             f"| {t.wins[0] / max(1, decided):.1%} "
