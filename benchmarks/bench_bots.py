@@ -274,12 +274,28 @@ def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> 
 
 
 def load(paths: list[str]) -> list[dict[str, Any]]:
-    out = []
+    """Saved results; runs of the same label against the same style on other
+    deals are joined into one (a deal played twice counts once, the last)."""
+    joined: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
         for line in Path(path).read_text().splitlines():
-            if line.strip():
-                out.append(json.loads(line))
-    return out
+            if not line.strip():
+                continue
+            r = json.loads(line)
+            key = (r["label"], r["b"])
+            if key not in joined:
+                joined[key] = r
+                continue
+            j = joined[key]
+            by_deal = dict(zip(j["deals"], j["points"], strict=True))
+            by_deal.update(zip(r["deals"], r["points"], strict=True))
+            j["deals"], j["points"] = list(by_deal), list(by_deal.values())
+            for name in ("hands", "draws", "seconds"):
+                j[name] += r[name]
+            for name in ("wins", "knocks", "undercuts"):
+                j[name] = [x + y for x, y in zip(j[name], r[name], strict=True)]
+            j["think_ms"] = [f"{j['think_ms'][0]}; {r['think_ms'][0]}", j["think_ms"][1]]
+    return list(joined.values())
 
 
 def main() -> None:
