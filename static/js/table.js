@@ -599,6 +599,25 @@ confirmDialog.addEventListener("close", () => {
   pendingOptions = [];
 });
 
+// A modal dialog keeps the focus: Tab from its last control wraps to its first
+// (the browser would otherwise move on to its own toolbar).
+for (const dialog of document.querySelectorAll("dialog")) {
+  dialog.addEventListener("keydown", (event) => {
+    if (event.key !== "Tab") return;
+    const controls = [...dialog.querySelectorAll("button, input, select, a[href]")].filter((el) => !el.disabled && el.offsetParent !== null);
+    if (!controls.length) return;
+    const first = controls[0];
+    const last = controls[controls.length - 1];
+    if (event.shiftKey && document.activeElement === first) {
+      event.preventDefault();
+      last.focus();
+    } else if (!event.shiftKey && document.activeElement === last) {
+      event.preventDefault();
+      first.focus();
+    }
+  });
+}
+
 $("knock").addEventListener("click", () => askKnock(false));
 $("gin").addEventListener("click", () => askKnock(true));
 

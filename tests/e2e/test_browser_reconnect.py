@@ -41,6 +41,13 @@ def test_page_reconnects_after_a_restart_and_continues(
     # The server is gone: the page says so and keeps trying.
     expect(page.locator("#connection")).to_be_visible()
     expect(page.locator("#connection")).to_have_text("Reconnecting…")
+    # The board is visibly inert, nobody's presence is claimed, and a key press
+    # is answered, not dropped in silence.
+    expect(page.locator("#board")).to_have_attribute("inert", "")
+    expect(page.locator("#offline-cover")).to_be_visible()
+    expect(page.locator("#opp-dot")).to_have_class("dot unknown")
+    page.keyboard.press("s")
+    expect(page.locator("#live")).to_have_text("You are offline: that was not sent. Reconnecting…")
     with running_server(data, port=port, env=ENV) as (base, _proc):
         # The network is back or the phone wakes the tab: the page tries at once
         # instead of waiting out its backoff.
