@@ -153,11 +153,13 @@ def test_client_strings_are_the_catalog(lang: str) -> None:
         assert strings["turn.draw"] != CLIENT_STRINGS["turn.draw"]
 
 
-# The Hollywood page in de, da and hu is the site's own seed text (shared/seeds).
+# The Hollywood page in de, da and hu is the site's own seed text (shared/seeds), with
+# the seed's slips mended: German "Rommé" alone is another game (Gin-Rommé), Hungarian
+# takes "a" or "az" by the word that follows, never "a(z)".
 SEED_SENTENCES = {
     "de": [
         "Die Spielregeln ändern sich nicht, nur die Wertung.",
-        "Wie sich Hollywood-Wertung von den Standardregeln für Rommé unterscheidet",
+        "Wie sich die Hollywood-Wertung von den Standardregeln für Gin-Rommé unterscheidet",
         "Gesamtsieger ist meist, wer zwei der drei Spiele gewinnt.",
     ],
     "da": [
@@ -166,7 +168,7 @@ SEED_SENTENCES = {
         "nogle turneringer spilles til 250 point pr. spil.",
     ],
     "hu": [
-        "Mi a(z) Hollywoodi pontozás?",
+        "Mi a hollywoodi pontozás?",
         "A játékszabályok nem változnak, csak a pontozás.",
         "egyes versenyeket pedig játszmánként 250 pontig játszanak.",
     ],
