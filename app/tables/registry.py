@@ -89,9 +89,10 @@ class SeatHolder:
     name: str
     token_hash: str
     computer: str | None = None
+    lang: str | None = None
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer)
+        return SeatRecord(self.name, self.token_hash, self.computer, self.lang)
 
 
 class Table:
@@ -132,6 +133,11 @@ class Table:
     @property
     def version(self) -> int:
         return int(self.match.version)
+
+    @property
+    def creator_language(self) -> str | None:
+        """The page language of the player who created the table, if known."""
+        return self.seats[0].lang if self.seats else None
 
     def computer_seat(self) -> int | None:
         for seat, holder in enumerate(self.seats):
@@ -280,7 +286,7 @@ class Registry:
             record.table_id,
             options,
             match,
-            [SeatHolder(s.name, s.token_hash, s.computer) for s in record.seats],
+            [SeatHolder(s.name, s.token_hash, s.computer, s.lang) for s in record.seats],
             hub=self.hub,
             created=record.created,
             last_active=record.last_active,
@@ -332,14 +338,16 @@ class Registry:
         computer: str | None = None,
         test_decks: Sequence[Sequence[str]] | None = None,
         first_dealer: int | None = None,
+        lang: str | None = None,
     ) -> tuple[Table, str]:
-        """A new table with its creator at seat 0; returns it and the creator's token."""
+        """A new table with its creator at seat 0; returns it and the creator's token.
+        `lang` is the creator's page language, kept for the link preview."""
         opts = Options.from_dict(dict(options))
         if computer is not None and computer not in STRENGTHS:
             raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
         token = new_token()
         now = self.clock()
-        seats = [SeatHolder(name or DEFAULT_NAMES[0], hash_token(token))]
+        seats = [SeatHolder(name or DEFAULT_NAMES[0], hash_token(token), lang=lang)]
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
         hooks: dict[str, Any] = {}

@@ -60,6 +60,9 @@ class SeatRecord:
     name: str
     token_hash: str
     computer: str | None = None
+    # The page language of the player who took the seat (the table's creator at
+    # seat 0): the language of the link preview. None in tables stored before.
+    lang: str | None = None
 
 
 @dataclass
@@ -118,7 +121,11 @@ class Damaged(ValueError):
 
 def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
     return orjson.dumps(
-        [{"name": s.name, "token_hash": s.token_hash, "computer": s.computer} for s in seats]
+        [
+            {"name": s.name, "token_hash": s.token_hash, "computer": s.computer}
+            | ({"lang": s.lang} if s.lang is not None else {})
+            for s in seats
+        ]
     )
 
 
@@ -135,7 +142,10 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
             raise Damaged("seats: a seat lacks its name or token hash")
         if computer is not None and not isinstance(computer, str):
             raise Damaged("seats: a computer strength is not text")
-        out.append(SeatRecord(name=name, token_hash=token_hash, computer=computer))
+        lang = s.get("lang")
+        if lang is not None and not isinstance(lang, str):
+            raise Damaged("seats: a language is not text")
+        out.append(SeatRecord(name=name, token_hash=token_hash, computer=computer, lang=lang))
     return out
 
 

@@ -19,6 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.tables.registry import Registry, TableError
+from app.web.i18n import DEFAULT_LANGUAGE, LANG_COOKIE, LANGUAGES, negotiate
 from app.web.messages import (
     ComputerSeated,
     CreateTable,
@@ -95,6 +96,14 @@ async def parse_body(request: Request, model: type[M]) -> M:
         raise ApiError(422, "bad_request", message, field=field) from None
 
 
+def page_language(request: Request) -> str:
+    """The language the player reads: the language cookie, else `Accept-Language`."""
+    cookie = request.cookies.get(LANG_COOKIE)
+    if cookie in LANGUAGES:
+        return str(cookie)
+    return negotiate(request.headers.get("accept-language")) or DEFAULT_LANGUAGE
+
+
 def registry_of(request: Request) -> Registry:
     registry: Registry = request.app.state.registry
     return registry
@@ -147,6 +156,7 @@ def build_router(settings: Settings) -> APIRouter:
             computer=body.computer,
             test_decks=hooks.test_decks if hooks else None,
             first_dealer=hooks.test_first_dealer if hooks else None,
+            lang=body.lang or page_language(request),
         )
         answer = TableCreated(
             table_id=table.id,

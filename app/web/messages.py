@@ -35,6 +35,8 @@ Rules = Literal["standard", "straight", "oklahoma"]
 Scoring = Literal["hand", "game", "hollywood"]
 Target = Literal[100, 250]
 Strength = Literal["easy", "normal", "hard"]
+# The site's languages (app/web/i18n.py LANGUAGES; a test keeps the two equal).
+Language = Literal["en", "de", "da", "hu", "et"]
 Status = Literal["waiting", "playing", "hand_over", "match_over"]
 ErrorCode = Literal[
     "bad_message",
@@ -303,6 +305,11 @@ class CreateTable(Inbound):
     name: Name | None = None
     computer: Strength | None = Field(
         default=None, description="seat a computer opponent at seat 1 and start at once"
+    )
+    lang: Language | None = Field(
+        default=None,
+        description="the creator's page language, for the link preview; "
+        "else the language cookie, else Accept-Language",
     )
 
 

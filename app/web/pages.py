@@ -31,12 +31,19 @@ from starlette.types import Scope
 
 from app.config import REPO_ROOT, Settings
 from app.web.api import cookie_name, set_seat_cookie
-from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGE_NAMES, LANGUAGES, Catalogs, negotiate
+from app.web.i18n import (
+    DEFAULT_LANGUAGE,
+    LANG_COOKIE,
+    LANGUAGE_NAMES,
+    LANGUAGES,
+    N_,
+    Catalogs,
+    negotiate,
+)
 
 TEMPLATES_DIR = REPO_ROOT / "templates"
 STATIC_DIR = REPO_ROOT / "static"
 IMMUTABLE = "public, max-age=31536000, immutable"
-LANG_COOKIE = "gin_lang"
 LANG_COOKIE_MAX_AGE = 365 * 86400
 VARIANTS = ("hollywood", "straight", "oklahoma")
 # Content pages: path after `/{lang}/` -> template.
@@ -45,6 +52,21 @@ PAGES: dict[str, str] = {
     "rules": "rules.html",
     **{f"variants/{v}": f"variant_{v}.html" for v in VARIANTS},
 }
+# Link previews (Open Graph, Twitter cards): the image shipped in static/img
+# (scripts/make_images.py draws it), and the words of a table's invitation.
+PREVIEW_IMAGE = "/static/img/preview.png"
+PREVIEW_IMAGE_SIZE = (1200, 630)
+OG_LOCALES = {"en": "en_US", "de": "de_DE", "da": "da_DK", "hu": "hu_HU", "et": "et_EE"}
+TAGLINE = N_("Two-player Gin Rummy in the browser. No sign-up. Share a link and start playing.")
+HOME_TITLE = N_("Gin Rummy for two, in the browser")
+INVITATION = N_("%(name)s invites you to Gin Rummy — %(rules)s, %(scoring)s")
+RULE_NAMES = {
+    "standard": N_("Standard"),
+    "straight": N_("Straight Gin"),
+    "oklahoma": N_("Oklahoma"),
+}
+SCORING_NAMES = {"hand": N_("Single hand"), "game": N_("One game"), "hollywood": N_("Hollywood")}
+TO_TARGET = N_("to %(n)s")
 # Paths that answer JSON, never the HTML 404 page.
 MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
 
@@ -174,6 +196,36 @@ class Site:
         )
         return response
 
+    def preview(self, request: Request, lang: str, title: str, url: str) -> dict[str, Any]:
+        """The link-preview tags of a page, in `lang`."""
+        base = self.base_url(request)
+        return {
+            "title": title,
+            "description": self.catalogs.gettext(lang, TAGLINE),
+            "url": url,
+            "image": base + PREVIEW_IMAGE,
+            "image_width": PREVIEW_IMAGE_SIZE[0],
+            "image_height": PREVIEW_IMAGE_SIZE[1],
+            "locale": OG_LOCALES[lang],
+        }
+
+    def invitation(self, lang: str, public: dict[str, Any]) -> str | None:
+        """ "Ann invites you to Gin Rummy — Standard, Hollywood to 100", in `lang`."""
+        players = public.get("players") or []
+        rules, scoring = public.get("rules"), public.get("scoring")
+        if not players or rules not in RULE_NAMES or scoring not in SCORING_NAMES:
+            return None
+        gettext = self.catalogs.gettext
+        scoring_words = gettext(lang, SCORING_NAMES[scoring])
+        if scoring != "hand":
+            target = gettext(lang, TO_TARGET) % {"n": public.get("target")}
+            scoring_words = f"{scoring_words} {target}"
+        return gettext(lang, INVITATION) % {
+            "name": players[0].get("name", ""),
+            "rules": gettext(lang, RULE_NAMES[rules]),
+            "scoring": scoring_words,
+        }
+
     def not_found(self, request: Request) -> HTMLResponse:
         first = request.url.path.strip("/").split("/")[0]
         lang = first if first in LANGUAGES else self.request_language(request)
@@ -220,7 +272,14 @@ def install(app: FastAPI, settings: Settings) -> None:
             return f"/{code}/{path}"
 
         async def content_page(request: Request) -> HTMLResponse:
-            return site.render(request, lang, template, page_path=page_path, page=path)
+            preview = None
+            if path == "":
+                title = site.catalogs.gettext(lang, HOME_TITLE)
+                url = f"{site.base_url(request)}/{lang}/"
+                preview = site.preview(request, lang, f"Hollywood Gin — {title}", url)
+            return site.render(
+                request, lang, template, page_path=page_path, page=path, preview=preview
+            )
 
         app.add_api_route(f"/{lang}/{path}", content_page, methods=["GET"], include_in_schema=False)
 
@@ -269,6 +328,17 @@ def install(app: FastAPI, settings: Settings) -> None:
                 seat_url = f"{base}/t/{table_id}/seat/{token}"
             else:
                 token = None
+        # The preview speaks the creator's language: the link is theirs to share,
+        # and a chat app's crawler sends no cookie. The tab's title speaks the
+        # reader's, and invites only someone who could take the free seat.
+        creator_lang = getattr(table, "creator_language", None) or lang
+        if creator_lang not in LANGUAGES:
+            creator_lang = lang
+        invitation = site.invitation(creator_lang, public)
+        preview = site.preview(request, creator_lang, invitation or "Hollywood Gin", share_url)
+        page_title = None
+        if seat_url is None and public.get("open_seats"):
+            page_title = site.invitation(lang, public)
         config = {
             "table_id": table_id,
             # Under the table's path: the seat cookie is sent there and nowhere else.
@@ -290,6 +360,8 @@ def install(app: FastAPI, settings: Settings) -> None:
             qr=qr_svg(share_url, site.catalogs.gettext(lang, "QR code of the table link")),
             client_strings=site.catalogs.client_strings(lang),
             config=config,
+            preview=preview,
+            page_title=page_title,
         )
         if token:
             # The cookie lives as long as the table: each visit sets it again.

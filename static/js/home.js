@@ -18,6 +18,7 @@ form.addEventListener("submit", async (event) => {
     scoring: data.get("scoring"),
     target: Number(data.get("target")),
     name: (data.get("name") || "").trim() || strings.default_name,
+    lang: document.documentElement.lang, // the link preview speaks the creator's language
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
   errorBox.hidden = true;
