@@ -19,7 +19,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.tables.registry import Registry, TableError
-from app.web.i18n import DEFAULT_LANGUAGE, LANG_COOKIE, LANGUAGES, negotiate
+from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
 from app.web.messages import (
     ComputerSeated,
     CreateTable,
@@ -33,6 +33,8 @@ from app.web.security import ClientAddress, WindowLimiter
 
 M = TypeVar("M", bound=BaseModel)
 
+# The cookie that remembers the language a player reads (set by every page).
+LANG_COOKIE = "gin_lang"
 COOKIE_MAX_AGE = 400 * 86400  # the longest lifetime browsers keep (RFC 6265bis)
 
 

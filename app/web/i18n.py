@@ -17,8 +17,6 @@ from babel.support import Translations
 
 LANGUAGES: tuple[str, ...] = ("en", "de", "da", "hu", "et")
 DEFAULT_LANGUAGE = "en"
-# The cookie that remembers the language a player reads.
-LANG_COOKIE = "gin_lang"
 # Each language's name in itself, for the switcher.
 LANGUAGE_NAMES: Mapping[str, str] = {
     "en": "English",

@@ -30,10 +30,9 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Scope
 
 from app.config import REPO_ROOT, Settings
-from app.web.api import cookie_name, set_seat_cookie
+from app.web.api import LANG_COOKIE, cookie_name, set_seat_cookie
 from app.web.i18n import (
     DEFAULT_LANGUAGE,
-    LANG_COOKIE,
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
