@@ -4,6 +4,7 @@ pages, the table's invitation in its creator's language, the image, the manifest
 from __future__ import annotations
 
 import json
+import re
 import struct
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -19,6 +20,8 @@ from app.web.i18n import LANGUAGES
 from app.web.messages import Language
 
 REPO = Path(__file__).resolve().parents[2]
+# Pages name assets under a content stamp (/static/<stamp>/...).
+MANIFEST = re.compile(r"/static/(\w+/)?manifest\.webmanifest")
 
 
 class Head(HTMLParser):
@@ -97,7 +100,7 @@ def test_home_page_has_preview_tags(client: TestClient, lang: str) -> None:
     assert head.meta["og:image"] == "http://testserver/static/img/preview.png"
     assert head.meta["twitter:card"] == "summary_large_image"
     assert head.meta["og:locale"].startswith(lang)
-    assert head.links["manifest"] == "/static/manifest.webmanifest"
+    assert MANIFEST.fullmatch(head.links["manifest"])
 
 
 # The invitation, written out per language: who invites, to what, by which rules.
@@ -214,5 +217,6 @@ def test_the_manifest_makes_the_site_installable(client: TestClient) -> None:
     assert any(icon.get("purpose") == "maskable" for icon in manifest["icons"])
     # Every page links it, with the touch icon.
     head = Head(client.get("/en/rules").text)
-    assert head.links["manifest"] == "/static/manifest.webmanifest"
+    assert MANIFEST.fullmatch(head.links["manifest"])
+    assert client.get(head.links["manifest"]).json() == manifest
     assert client.get(head.links["apple-touch-icon"]).status_code == 200
