@@ -1,4 +1,8 @@
-"""`python -m app`: serve the site with uvicorn, settings from the environment."""
+"""`python -m app`: serve the site with uvicorn, settings from the environment.
+
+`python -m app backup FILE` and `python -m app check` are the other commands of
+`hollywood-gin` (`app.cli`).
+"""
 
 from __future__ import annotations
 
@@ -59,4 +63,6 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from app.cli import main as command
+
+    raise SystemExit(command())

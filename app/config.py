@@ -15,7 +15,15 @@ from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 ENV_PREFIX = "HOLLYWOOD_GIN_"
-REPO_ROOT = Path(__file__).resolve().parent.parent
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+
+
+def resource_dir(name: str) -> Path:
+    """`static` or `templates`: inside the package when installed from the wheel
+    (which maps them there), else at the top of the source tree, where they live."""
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else REPO_ROOT / name
 
 
 class SettingsError(ValueError):
@@ -101,6 +109,8 @@ def read_commit(settings: Settings) -> str | None:
     """The short commit: the setting, else git, else None."""
     if settings.commit:
         return settings.commit[:12]
+    if not (REPO_ROOT / ".git").exists():
+        return None  # installed from the wheel: no checkout (HOLLYWOOD_GIN_COMMIT tells)
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],

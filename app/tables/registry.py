@@ -200,6 +200,18 @@ def _deck_orders(decks: Sequence[Sequence[str]] | None) -> Iterator[list[str]] |
     return iter([list(d) for d in decks]) if decks else None
 
 
+def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
+    """A stored table's options and match, replayed; raises when the record is damaged."""
+    options = Options.from_dict(record.options)
+    match = Match.replay(options, record.log, rng=rng)
+    for seat in record.seats:
+        if seat.computer is not None and seat.computer not in STRENGTHS:
+            raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
+    if len(record.seats) < 2 and match.status != "waiting":
+        raise TableError("a match under way with a seat empty")
+    return options, match
+
+
 class Registry:
     """All live tables of this process, by id."""
 
@@ -275,13 +287,7 @@ class Registry:
         return len(self._tables)
 
     def _rebuild(self, record: TableRecord) -> Table:
-        options = Options.from_dict(record.options)
-        match = Match.replay(options, record.log, rng=self.rng)
-        for seat in record.seats:
-            if seat.computer is not None and seat.computer not in STRENGTHS:
-                raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
-        if len(record.seats) < 2 and match.status != "waiting":
-            raise TableError("a match under way with a seat empty")
+        options, match = rebuild_match(record, self.rng)
         return Table(
             record.table_id,
             options,

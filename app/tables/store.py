@@ -13,6 +13,7 @@ import contextlib
 import copy
 import functools
 import logging
+import os
 import sqlite3
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -284,6 +285,10 @@ class NewerSchema(RuntimeError):
     """The data file was written by a newer version: this one must not touch it."""
 
 
+class OlderSchema(RuntimeError):
+    """The data file has an older layout: the server migrates it when it opens it."""
+
+
 def refuse_newer(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise NewerSchema(
@@ -325,6 +330,95 @@ def _migrate(db: sqlite3.Connection) -> None:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, str]]:
+    """Every table not set aside, as records; and those that cannot be read, with why."""
+    aside = set(set_aside_in(db))
+    records: dict[str, TableRecord] = {}
+    damaged: dict[str, str] = {}
+    rows = db.execute(
+        "SELECT id, options, seats, hooks, created, last_active FROM tables ORDER BY created"
+    )
+    for row in rows:
+        table_id = row[0]
+        if table_id in aside:
+            continue
+        try:
+            records[table_id] = _record_from(row)
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+    # In rowid order, which is the order of appending: each table's seq order.
+    events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
+    for table_id, seq, entry in events:
+        record = records.get(table_id)
+        if record is None:
+            continue
+        if seq != len(record.log):
+            damaged[table_id] = f"log: seq {seq} where {len(record.log)} belongs"
+            del records[table_id]
+            continue
+        try:
+            record.log.append(_object(entry, f"log entry {seq}"))
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+            del records[table_id]
+    return list(records.values()), damaged
+
+
+def set_aside_in(db: sqlite3.Connection) -> dict[str, str]:
+    """The tables set aside, with why (none in a file that has no such list yet)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'set_aside'").fetchone() is None:
+        return {}
+    return dict(db.execute("SELECT id, reason FROM set_aside ORDER BY at"))
+
+
+def open_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that changes nothing: refuses a newer file, never migrates."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such data file")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    try:
+        refuse_newer(path, int(version))
+        if int(version) < SCHEMA_VERSION:
+            raise OlderSchema(f"{path}: older store schema {version}, which the server migrates")
+    except (NewerSchema, OlderSchema):
+        db.close()
+        raise
+    return db
+
+
+def backup(source: Path, target: Path) -> None:
+    """A consistent copy of the data file while the server writes to it.
+
+    SQLite's online backup API copies the pages inside one read transaction, so the
+    copy is the file as of one commit, whatever the server does meanwhile (WAL mode
+    lets it go on writing). Written beside the target, checked, then renamed onto it:
+    a target that exists is either the old backup or the new one, never half of one.
+    """
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such data file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst)
+            # A single file, with no -wal beside it, to copy or restore by itself.
+            dst.execute("PRAGMA journal_mode=DELETE")
+            (verdict,) = dst.execute("PRAGMA integrity_check").fetchone()
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"the copy failed its integrity check: {verdict}")
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    with partial.open("rb+") as f:
+        os.fsync(f.fileno())
+    partial.replace(target)
 
 
 Write = Callable[[sqlite3.Connection], object]
@@ -608,43 +702,13 @@ class SqliteStore:
         """Every table not set aside; one that cannot be read is set aside, the rest load."""
 
         def load(db: sqlite3.Connection) -> list[TableRecord]:
-            aside = {t for (t,) in db.execute("SELECT id FROM set_aside")}
-            records: dict[str, TableRecord] = {}
-            damaged: dict[str, str] = {}
-            rows = db.execute(
-                "SELECT id, options, seats, hooks, created, last_active"
-                " FROM tables ORDER BY created"
-            )
-            for row in rows:
-                table_id = row[0]
-                if table_id in aside:
-                    continue
-                try:
-                    records[table_id] = _record_from(row)
-                except Damaged as exc:
-                    damaged[table_id] = str(exc)
-            # In rowid order, which is the order of appending: each table's seq order.
-            for table_id, seq, entry in db.execute(
-                "SELECT table_id, seq, entry FROM events ORDER BY rowid"
-            ):
-                record = records.get(table_id)
-                if record is None:
-                    continue
-                if seq != len(record.log):
-                    damaged[table_id] = f"log: seq {seq} where {len(record.log)} belongs"
-                    del records[table_id]
-                    continue
-                try:
-                    record.log.append(_object(entry, f"log entry {seq}"))
-                except Damaged as exc:
-                    damaged[table_id] = str(exc)
-                    del records[table_id]
+            records, damaged = read_tables(db)
             for table_id, reason in damaged.items():
                 log.error(
                     "table %s is damaged (%s): set aside, kept in the file", table_id[:8], reason
                 )
                 self._set_aside(db, table_id, reason)
-            return list(records.values())
+            return records
 
         return await self._run(load)
 
@@ -658,10 +722,7 @@ class SqliteStore:
         await self._write(lambda db: self._set_aside(db, table_id, reason))
 
     async def set_aside_tables(self) -> dict[str, str]:
-        def read(db: sqlite3.Connection) -> dict[str, str]:
-            return dict(db.execute("SELECT id, reason FROM set_aside ORDER BY at"))
-
-        return await self._run(read)
+        return await self._run(set_aside_in)
 
     async def create(self, record: TableRecord) -> None:
         row = (

@@ -29,7 +29,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Scope
 
-from app.config import REPO_ROOT, Settings
+from app.config import Settings, resource_dir
 from app.web.api import LANG_COOKIE, cookie_name, set_seat_cookie
 from app.web.i18n import (
     DEFAULT_LANGUAGE,
@@ -40,8 +40,8 @@ from app.web.i18n import (
     negotiate,
 )
 
-TEMPLATES_DIR = REPO_ROOT / "templates"
-STATIC_DIR = REPO_ROOT / "static"
+TEMPLATES_DIR = resource_dir("templates")
+STATIC_DIR = resource_dir("static")
 IMMUTABLE = "public, max-age=31536000, immutable"
 LANG_COOKIE_MAX_AGE = 365 * 86400
 VARIANTS = ("hollywood", "straight", "oklahoma")

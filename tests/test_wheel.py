@@ -1,0 +1,108 @@
+"""The wheel is enough to run the site: built, installed in a fresh virtualenv, served
+from another directory, with its pages, its assets and the `hollywood-gin` commands.
+"""
+
+from __future__ import annotations
+
+import os
+import site
+import subprocess
+import sys
+import time
+import venv
+import zipfile
+from pathlib import Path
+
+import httpx
+
+from tests.conftest import REPO, free_port
+
+PIP = [sys.executable, "-m", "pip"]
+
+
+def build_wheel(out: Path) -> Path:
+    subprocess.run(
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
+        check=True,
+        timeout=300,
+    )
+    (wheel,) = out.glob("hollywood_gin-*.whl")
+    return wheel
+
+
+def fresh_venv(where: Path) -> Path:
+    """A virtualenv whose only Hollywood Gin is the wheel installed into it.
+
+    The dependencies come from this interpreter's site-packages, added as a plain
+    path: its `.pth` files (the editable install of the source tree) are not run.
+    """
+    venv.EnvBuilder(with_pip=False).create(where)
+    python = where / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    Path(purelib, "dependencies.pth").write_text("\n".join(site.getsitepackages()) + "\n")
+    return python
+
+
+def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
+    wheel = build_wheel(tmp_path / "dist")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "app/templates/table.html" in names and "app/static/js/table.js" in names
+    python = fresh_venv(tmp_path / "venv")
+    subprocess.run(
+        [*PIP, "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
+        check=True,
+        timeout=300,
+    )
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    command = tmp_path / "venv" / "bin" / "hollywood-gin"
+    where = subprocess.run(
+        [str(python), "-c", "import app; print(app.__file__)"],
+        cwd=elsewhere,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert where.startswith(str(tmp_path / "venv"))
+
+    port = free_port()
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")},
+        "HOLLYWOOD_GIN_PORT": str(port),
+        "HOLLYWOOD_GIN_DATA_FILE": "data/tables.sqlite3",
+        "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
+    }
+    server = subprocess.Popen([str(command), "serve"], cwd=elsewhere, env=env)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(300):
+            if server.poll() is not None:
+                raise AssertionError(f"the server exited with {server.returncode}")
+            try:
+                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        page = httpx.get(base + "/en/rules", timeout=5)
+        assert page.status_code == 200 and "<html" in page.text
+        script = httpx.get(base + "/static/js/table.js", timeout=5)
+        assert script.status_code == 200 and "import" in script.text
+    finally:
+        server.terminate()
+        server.wait(timeout=15)
+    assert (elsewhere / "data" / "tables.sqlite3").exists()
+
+    check = subprocess.run(
+        [str(command), "check"], cwd=elsewhere, env=env, capture_output=True, text=True
+    )
+    assert check.returncode == 0, check.stdout + check.stderr
+    assert "tables: 0 load, 0 damaged" in check.stdout
+    copy = subprocess.run(
+        [str(command), "backup", "copy.sqlite3"], cwd=elsewhere, env=env, capture_output=True
+    )
+    assert copy.returncode == 0 and (elsewhere / "copy.sqlite3").exists()
