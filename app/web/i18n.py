@@ -182,6 +182,8 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "game_in": N_("game {n}"),
     "bonus": N_("Bonus"),
     "total": N_("Total"),
+    "sheet.points": N_("Points"),
+    "sheet.print": N_("Print the score sheet"),
     # errors by code (PROTOCOL.md)
     "error.bad_message": N_("The server did not understand that."),
     "error.not_seated": N_("You are watching; only players can do that."),

@@ -50,8 +50,8 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
     # Gin: Bob's 97 deadwood + the 25 gin bonus (RULES.md §5).
     expect(ann.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
     # Game 1 finished: a shutout, 200, plus 25 for Ann's one won hand in it.
-    expect(ann.locator(".sheet-game").nth(0)).to_contain_text("Game 1 · won by Ann")
-    expect(ann.locator(".sheet-game").nth(0)).to_contain_text("+225")
+    expect(ann.locator("#sheet thead th.seat").nth(0)).to_contain_text("won by Ann")
+    expect(ann.locator("#sheet tfoot tr.bonus td").nth(0)).to_have_text("225")
     # A finished game gets a screen of its own, for both players.
     for page in (ann, bob):
         moment = page.locator("#moment")
@@ -95,7 +95,7 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         expect(page.locator("#sheet-totals")).to_have_text(
             "Total: Ann 1041 · Bob 0 — Ann wins the match"
         )
-        expect(page.locator(".sheet-game.finished")).to_have_count(3)
+        expect(page.locator("#sheet thead th.game.finished")).to_have_count(3)
         expect(page.locator("#next-hand")).to_be_hidden()
     expect(bob.locator("#rematch")).to_be_visible()
     ann.locator("#moment-rematch").click()
@@ -246,6 +246,6 @@ def test_a_whole_hollywood_match_against_the_computer(
     expect(ann.locator("#sheet-totals")).to_have_text(
         "Total: Ann 1033 · Computer (easy) 0 — Ann wins the match"
     )
-    expect(ann.locator(".sheet-game.finished")).to_have_count(3)
+    expect(ann.locator("#sheet thead th.game.finished")).to_have_count(3)
     expect(ann.locator("#rematch")).to_be_visible()
     watch.assert_clean()

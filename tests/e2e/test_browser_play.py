@@ -107,7 +107,7 @@ def test_two_players_play_a_hand_to_its_end(server: Server, new_context: NewCont
         expect(page.locator("#result-math")).to_have_text("Knock: 5 − 2 = 3")
         expect(page.locator("#result-layoffs")).to_have_text("Bob had nothing to lay off")
         expect(page.locator("#verify")).to_contain_text("Deck verified")
-        expect(page.locator(".sheet-game").first).to_contain_text("3")
+        expect(page.locator("#sheet tfoot tr.points td").first).to_have_text("3")
         expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 3 · Bob 0")
     assert ann.locator("#result-hands").inner_text() == bob.locator("#result-hands").inner_text()
     assert ann.locator("#sheet-games").inner_text() == bob.locator("#sheet-games").inner_text()
@@ -236,7 +236,7 @@ def test_single_hand_scoring_ends_the_match_with_the_hand(
     expect(page.locator("#result-games")).to_have_text("")  # one hand: no games to name
     expect(page.locator("#ready-status")).to_have_text("Ann wins the match")
     expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 30 · Bob 0 — Ann wins the match")
-    expect(page.locator(".sheet-game")).to_have_count(1)
+    expect(page.locator("#sheet thead th.game")).to_have_count(1)
     expect(page.locator("#rematch")).to_be_visible()
     expect(page.locator("#next-hand")).to_be_hidden()
     watch.assert_clean()
