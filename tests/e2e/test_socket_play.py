@@ -112,6 +112,10 @@ class Client:
             self.public.add(hand["discard_top"])
         if hand["last_action"] and hand["last_action"].get("card"):
             self.public.add(hand["last_action"]["card"])
+        # The move log names only cards that were public when they moved (a client
+        # that joins late learns them there); the engine's property test checks that
+        # no view names a card whose place is secret, move log included.
+        self.public.update(e["card"] for e in hand.get("events", []) if e.get("card"))
         allowed = self.public | set(hand.get("my_cards", []))
         seen = set(CARD_TOKEN.findall(raw))
         assert seen <= allowed, f"seat {self.seat} saw {sorted(seen - allowed)}"
