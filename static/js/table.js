@@ -103,6 +103,8 @@ function render(previous) {
   $("watching").hidden = seated || (canJoin && !watching);
   if (canJoin) $("join-title").textContent = t("invite", { name: playerName(state, 0), rules: rulesText() });
   $("board").hidden = !state.hand;
+  $("log-toggle").hidden = !state.hand;
+  $("log-box").hidden = !state.hand;
   $("board").classList.toggle("spectating", !seated);
   renderOptions();
   renderSheet(state);

@@ -169,6 +169,9 @@ def test_the_opponents_pile_card_stays_in_view_and_in_the_move_log(
     expect(ann.locator("#opponent")).not_to_have_class("seat-area opponent turn")
     expect(ann.locator("#me")).to_have_class("seat-area me turn")  # the turn marker
     ann.keyboard.press("p")  # pass, by its shortcut
+    title = ann.title()
+    # Ann looks away: when her turn comes, the tab's title and icon say so.
+    ann.evaluate("document.hasFocus = () => false")
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
         hello(bob, bob_seat["token"])
         state = next_state(bob, lambda s: "take_upcard" in kinds(s))
@@ -187,6 +190,12 @@ def test_the_opponents_pile_card_stays_in_view_and_in_the_move_log(
         expect(ann.locator("#pile-note")).to_have_text("Bob's discard")
         expect(ann.locator("#discard")).to_have_class("pile discard-pile can fresh")
         expect(log.nth(3)).to_have_text("Bob discarded the 5♣")
+        expect(ann).to_have_title(f"● Your turn · {title}")
+        icon = ann.locator('link[rel="icon"]').first
+        assert "favicon-turn" in (icon.get_attribute("href") or "")
+        ann.evaluate("window.dispatchEvent(new Event('focus'))")  # she is back
+        expect(ann).to_have_title(title)
+        assert "favicon-turn" not in (icon.get_attribute("href") or "")
         expect(known).to_be_visible()  # still held
         # Ann draws and throws; then Bob throws the 4H: it leaves his row.
         ann.keyboard.press("s")
