@@ -6,6 +6,7 @@ traceback deep inside the app.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import subprocess
 from pathlib import Path
@@ -31,7 +32,14 @@ class SettingsError(ValueError):
 
 
 class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix=ENV_PREFIX, extra="ignore", frozen=True)
+    # A `.env` file in the working directory is read too; the environment wins over it.
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        extra="ignore",
+        frozen=True,
+        env_file=".env",
+        env_file_encoding="utf-8",
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
@@ -70,6 +78,19 @@ class Settings(BaseSettings):
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
             return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        # A typo here would silently trust nobody (or be ignored): refuse it at start-up.
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry[:50]!r} is not an IP address or network (e.g. 10.0.0.0/8)"
+                ) from None
         return value
 
     @field_validator("public_url")

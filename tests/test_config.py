@@ -1,8 +1,12 @@
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from app.config import Settings, SettingsError
+from tests.conftest import REPO
 
 
 def test_defaults() -> None:
@@ -46,3 +50,49 @@ def test_bad_value_names_the_variable(name: str, value: str) -> None:
     with pytest.raises(SettingsError) as info:
         Settings.from_env({name: value})
     assert name in str(info.value)
+
+
+@pytest.mark.parametrize("value", ["10.0.0.1, proxy.local", "10.0.0.0/33", "127.0.0.1;10.0.0.2"])
+def test_a_malformed_trusted_proxy_fails_start_up(value: str) -> None:
+    with pytest.raises(SettingsError) as info:
+        Settings.from_env({"HOLLYWOOD_GIN_TRUSTED_PROXIES": value})
+    assert "HOLLYWOOD_GIN_TRUSTED_PROXIES" in str(info.value)
+
+
+def test_trusted_proxies_take_addresses_and_networks() -> None:
+    s = Settings.from_env({"HOLLYWOOD_GIN_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8, ::1"})
+    assert s.trusted_proxies == ["127.0.0.1", "10.0.0.0/8", "::1"]
+
+
+def test_a_dotenv_file_is_read_and_the_environment_wins(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name in ("HOLLYWOOD_GIN_PORT", "HOLLYWOOD_GIN_PUBLIC_URL", "HOLLYWOOD_GIN_LOG_FORMAT"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / ".env").write_text(
+        "# settings of this host\n"
+        "HOLLYWOOD_GIN_PORT=9001\n"
+        "HOLLYWOOD_GIN_PUBLIC_URL=https://gin.example.org\n"
+        "HOLLYWOOD_GIN_LOG_FORMAT=json\n"
+    )
+    monkeypatch.setenv("HOLLYWOOD_GIN_LOG_FORMAT", "text")
+    s = Settings.from_env()
+    assert s.port == 9001 and s.public_url == "https://gin.example.org"
+    assert s.log_format == "text"
+    (tmp_path / ".env").write_text("HOLLYWOOD_GIN_TRUSTED_PROXIES=10.0.0.1,proxy\n")
+    with pytest.raises(SettingsError, match="HOLLYWOOD_GIN_TRUSTED_PROXIES"):
+        Settings.from_env()
+
+
+def test_the_server_refuses_to_start_with_a_malformed_proxy_list(tmp_path: Path) -> None:
+    env = {
+        **os.environ,
+        "HOLLYWOOD_GIN_TRUSTED_PROXIES": "10.0.0.1,not-an-address",
+        "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.sqlite3"),
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 2
+    assert "HOLLYWOOD_GIN_TRUSTED_PROXIES" in done.stderr and "not-an-address" in done.stderr
