@@ -112,6 +112,9 @@ class Match:
         # instead of the rng.
         self._replay_deals: deque[Mapping[str, Any]] | None = None
         self._replay_reshuffles: deque[Mapping[str, Any]] | None = None
+        # The hands whose deal the replayed log has a snapshot before (None: not
+        # replaying, every deal gets one).
+        self._replay_snapshots: set[int] | None = None
         # `view` is asked for every seat on every change: what a change leaves alone
         # is kept. Per seat, the grouping with the cards it came from (only the mover's
         # cards change); the sheet's dict with the sheet and won hands it is of.
@@ -172,6 +175,11 @@ class Match:
         )
 
     def _deal(self, hand: Hand) -> None:
+        # Each hand starts from a snapshot of what the hands before it left (the sheet,
+        # the version): the log before it can then go (`compact`), and a replay starts
+        # there. A replay writes one where its log has one, so it rebuilds it exactly.
+        if self._replay_snapshots is None or hand.number in self._replay_snapshots:
+            self.log.append(self._snapshot(hand.number - 1))
         self._hands_dealt = hand.number
         self._hand_log_start = len(self.log)  # where the deal event goes
         self.hand = hand
@@ -399,6 +407,68 @@ class Match:
         # A deep copy: the caller may change what it gets without touching the log.
         return copy.deepcopy(record)
 
+    # -- snapshots -------------------------------------------------------------
+
+    def _snapshot(self, hands_dealt: int) -> dict[str, Any]:
+        """What the next deal starts from: everything earlier hands leave behind."""
+        return {
+            "event": "snapshot",
+            "hands_dealt": hands_dealt,
+            "version": self.version,
+            "sheet": self.sheet.to_state(),
+        }
+
+    def _restore(self, snapshot: Mapping[str, Any]) -> None:
+        """Take up the state a snapshot describes (a replay that starts with one)."""
+        hands_dealt = snapshot["hands_dealt"]
+        version = snapshot["version"]
+        if not all(isinstance(v, int) and v >= 0 for v in (hands_dealt, version)):
+            raise BadAction("a snapshot's counts are not counts")
+        self._hands_dealt = hands_dealt
+        self.version = version
+        try:
+            self.sheet = Sheet.from_state(
+                snapshot["sheet"], self.options.scoring, self.options.target
+            )
+        except ValueError as exc:
+            raise BadAction(f"a snapshot's sheet: {exc}") from None
+
+    def compaction(self) -> tuple[int, dict[int, dict[str, Any]]]:
+        """What `compact` would drop: how many entries, and the records of those hands."""
+        last = self._last_snapshot()
+        records = {}
+        for n, (_options, start, _end, _result) in self._records.items():
+            if start < last:
+                record = self.hand_record(n)
+                assert record is not None
+                records[n] = record
+        return last, records
+
+    def _last_snapshot(self) -> int:
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i].get("event") == "snapshot":
+                return i
+        return 0
+
+    def compact(self) -> int:
+        """Drop the log before the last snapshot; return how many entries went.
+
+        The hands before it are finished: what they left is in the snapshot, and
+        their records are the caller's to keep (`compaction` gives them). So a
+        table's log, and its replay, stay about one hand long.
+        """
+        last = self._last_snapshot()
+        if last == 0:
+            return 0
+        del self.log[:last]
+        self._hand_log_start -= last
+        self._records = {
+            n: (options, start - last, end - last, result)
+            for n, (options, start, end, result) in self._records.items()
+            if start >= last
+        }
+        return last
+
     # -- replay --------------------------------------------------------------
 
     @classmethod
@@ -419,10 +489,26 @@ class Match:
         match = cls(options, rng=rng)
         match._replay_deals = deque(e for e in events if e.get("event") == "deal")
         match._replay_reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
+        match._replay_snapshots = {
+            int(events[i + 1].get("hand", 0))
+            for i, e in enumerate(events[:-1])
+            if e.get("event") == "snapshot" and events[i + 1].get("event") == "deal"
+        }
         try:
-            for event in events:
+            for i, event in enumerate(events):
                 kind = event.get("event")
-                if kind == "start":
+                if kind == "snapshot" and i == 0:
+                    # A compacted log: the match goes on from here, with this hand.
+                    if len(events) < 2 or events[1].get("event") != "deal":
+                        raise BadAction("a snapshot is followed by its deal")
+                    match._restore(event)
+                    match._deal(match._new_hand(_check_seat(events[1].get("dealer"))))
+                    match.version += 1
+                elif kind == "snapshot":
+                    # Written again by the deal it comes before; checked there.
+                    if i + 1 >= len(events) or events[i + 1].get("event") != "deal":
+                        raise BadAction("a snapshot is followed by its deal")
+                elif kind == "start":
                     match.start()
                 elif kind == "action":
                     match.apply(event["seat"], event["action"])
@@ -434,5 +520,9 @@ class Match:
             raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc
         if match._replay_deals or match._replay_reshuffles:
             raise BadAction("the log has deals or reshuffles that its actions do not reach")
+        if match.log != events:
+            # Snapshots are written by the replay itself: each must be what it says.
+            raise BadAction("the log's snapshots do not follow from its hands")
         match._replay_deals = match._replay_reshuffles = None
+        match._replay_snapshots = None
         return match

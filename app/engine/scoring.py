@@ -137,6 +137,44 @@ class Sheet:
         for seat in (0, 1):
             game.bonus[seat] += LINE_BONUS * len(game.entries[seat])
 
+    def to_state(self) -> dict[str, Any]:
+        """Everything of the sheet, for a snapshot (`from_state` reads it back)."""
+        return {
+            "wins": list(self.wins),
+            "games": [
+                {
+                    "entries": [list(g.entries[0]), list(g.entries[1])],
+                    "bonus": list(g.bonus),
+                    "game_bonus": list(g.game_bonus),
+                    "finished": g.finished,
+                    "winner": g.winner,
+                }
+                for g in self.games
+            ],
+        }
+
+    @classmethod
+    def from_state(cls, state: Any, scoring: str, target: int) -> Sheet:
+        """The sheet `to_state` described; ValueError when it is no such sheet."""
+        try:
+            games = [
+                Game(
+                    entries=([int(p) for p in g["entries"][0]], [int(p) for p in g["entries"][1]]),
+                    bonus=[int(b) for b in g["bonus"]],
+                    game_bonus=[int(b) for b in g["game_bonus"]],
+                    finished=bool(g["finished"]),
+                    winner=None if g["winner"] is None else int(g["winner"]),
+                )
+                for g in state["games"]
+            ]
+            wins = [int(w) for w in state["wins"]]
+        except (KeyError, TypeError, ValueError, IndexError) as exc:
+            raise ValueError(f"not a sheet: {exc}") from None
+        expected = HOLLYWOOD_GAMES if scoring == "hollywood" else 1
+        if len(games) != expected or len(wins) != 2:
+            raise ValueError("not a sheet of these options")
+        return cls(scoring, target, games, wins)
+
     @property
     def match_over(self) -> bool:
         return all(g.finished for g in self.games)

@@ -110,6 +110,7 @@ class Table:
         last_active: float,
         hooks: dict[str, Any] | None = None,
         logged: int = 0,
+        base: int = 0,
     ) -> None:
         self.id = table_id
         self.options = options
@@ -122,6 +123,8 @@ class Table:
         self.lock = asyncio.Lock()
         # How many `match.log` entries are durable in the store.
         self.logged = logged
+        # The store's seq of `match.log[0]`: what came before was compacted away.
+        self.base = base
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
@@ -298,6 +301,7 @@ class Registry:
             last_active=record.last_active,
             hooks=record.hooks,
             logged=len(record.log),
+            base=record.base,
         )
 
     def start_expiry(self, interval: float) -> None:
@@ -306,6 +310,7 @@ class Registry:
                 await asyncio.sleep(interval)
                 try:
                     await self.expire()
+                    await self.store.drop_compacted()
                 except Exception:  # a failed sweep must not end the sweeping
                     log.exception("expiry sweep failed")
 
@@ -508,8 +513,9 @@ class Registry:
         entries = table.match.log[table.logged :]
         now = self.clock()
         if entries:
+            first = table.base + table.logged
             try:
-                await self._stored(self.store.append(table.id, table.logged, entries, now))
+                await self._stored(self.store.append(table.id, first, entries, now))
             except BaseException:
                 # Not durable, so it did not happen: rebuild from the durable prefix.
                 table.match = Match.replay(
@@ -517,7 +523,25 @@ class Registry:
                 )
                 raise
             table.logged += len(entries)
+            if any(e.get("event") == "snapshot" for e in entries):
+                await self._compact(table)
         table.last_active = now
+
+    async def _compact(self, table: Table) -> None:
+        """A hand was dealt: the log before its snapshot goes (its hands' records kept).
+
+        The move is stored already: a failure here only leaves the log longer.
+        """
+        cut, hands = table.match.compaction()
+        if not hands:  # the first deal: nothing before it but the start
+            return
+        try:
+            await self._stored(self.store.compact(table.id, table.base + cut, hands))
+        except StoreUnavailable:
+            return
+        table.match.compact()
+        table.base += cut
+        table.logged -= cut
 
     async def _changed(self, table: Table) -> None:
         self.hub.broadcast(table)
@@ -534,9 +558,13 @@ class Registry:
             await self._stored(self.store.touch(table.id, table.last_active))
 
     # --- finished hands and expiry ----------------------------------------------------
-    def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
+    async def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
+        """A finished hand's record: from the match while its hand is in the log, else
+        from the store, which keeps the records of the hands compacted away."""
         table = self._require(table_id)
         record = table.match.hand_record(number) if number >= 1 else None
+        if record is None and 1 <= number < table.match.view(None).get("hand", {}).get("number", 0):
+            record = await self.store.hand(table_id, number)
         if record is None:
             raise UnknownHand("that hand is not finished (or does not exist)")
         return dict(record)

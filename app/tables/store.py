@@ -78,6 +78,8 @@ class TableRecord:
     log: list[dict[str, Any]] = field(default_factory=list)
     # Test hooks (deck orders still to deal, first dealer); empty in production.
     hooks: dict[str, Any] = field(default_factory=dict)
+    # The seq of `log[0]`: entries before it were compacted away (`TableStore.compact`).
+    base: int = 0
 
 
 class TableStore(Protocol):
@@ -109,6 +111,19 @@ class TableStore(Protocol):
 
     async def set_aside(self, table_id: str, reason: str) -> None:
         """Keep a damaged table out of play and out of expiry, its rows untouched."""
+        ...
+
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        """The table's log now starts at seq `base` (a snapshot); keep the records of
+        the finished hands before it. Loading reads from `base` on."""
+        ...
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        """A finished hand's record kept by `compact`, or None."""
+        ...
+
+    async def drop_compacted(self) -> int:
+        """Remove the entries before each table's base; return how many went."""
         ...
 
     async def set_aside_tables(self) -> dict[str, str]:
@@ -162,7 +177,9 @@ def _object(raw: bytes | str, what: str) -> dict[str, Any]:
 
 def _record_from(row: tuple[Any, ...]) -> TableRecord:
     """One `tables` row as a record; `Damaged` names what cannot be read."""
-    table_id, options, seats, hooks, created, last_active = row
+    table_id, options, seats, hooks, created, last_active, base = row
+    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        raise Damaged("base_seq: not a seq")
     for what, stamp in (("created", created), ("last_active", last_active)):
         if isinstance(stamp, bool) or not isinstance(stamp, int | float):
             raise Damaged(f"{what}: not a time")
@@ -177,6 +194,7 @@ def _record_from(row: tuple[Any, ...]) -> TableRecord:
         created=float(created),
         last_active=float(last_active),
         hooks=_object(hooks, "hooks"),
+        base=base,
     )
 
 
@@ -186,6 +204,7 @@ class MemoryStore:
     def __init__(self) -> None:
         self.records: dict[str, TableRecord] = {}
         self.aside: dict[str, str] = {}
+        self.hands: dict[tuple[str, int], dict[str, Any]] = {}
         self.commits = 0
 
     async def open(self) -> None:
@@ -209,8 +228,8 @@ class MemoryStore:
         self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
     ) -> None:
         record = self.records[table_id]
-        if len(record.log) != first_seq:
-            raise RuntimeError(f"log of {table_id} has {len(record.log)} entries, not {first_seq}")
+        if record.base + len(record.log) != first_seq:
+            raise RuntimeError(f"log of {table_id} ends at {record.base + len(record.log) - 1}")
         record.log.extend(copy.deepcopy(list(entries)))
         record.last_active = now
         self.commits += 1
@@ -229,6 +248,7 @@ class MemoryStore:
 
     async def delete(self, table_id: str) -> None:
         self.records.pop(table_id, None)
+        self.hands = {k: h for k, h in self.hands.items() if k[0] != table_id}
 
     async def set_aside(self, table_id: str, reason: str) -> None:
         self.aside[table_id] = reason
@@ -236,8 +256,24 @@ class MemoryStore:
     async def set_aside_tables(self) -> dict[str, str]:
         return dict(self.aside)
 
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        record = self.records[table_id]
+        del record.log[: base - record.base]
+        record.base = base
+        self.hands.update({(table_id, n): copy.deepcopy(h) for n, h in hands.items()})
+        self.commits += 1
 
-SCHEMA_VERSION = 2
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        return copy.deepcopy(self.hands.get((table_id, number)))
+
+    async def drop_compacted(self) -> int:
+        return 0  # `compact` dropped them already
+
+
+SCHEMA_VERSION = 3
+# Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
+# hand's start: the entries before it are compacted away, so start-up and memory per
+# table do not grow with its age), and `hands`, the records of the hands compacted.
 # Version 2: `events` is a plain rowid table, appended at its end. Version 1 kept it
 # WITHOUT ROWID keyed by (table_id, seq): every append then dirtied a leaf page of its
 # own table, so a group commit of 40 appends wrote about 40 pages (10 µs of SQL per
@@ -252,7 +288,8 @@ CREATE TABLE IF NOT EXISTS tables (
     seats TEXT NOT NULL,
     hooks TEXT NOT NULL,
     created REAL NOT NULL,
-    last_active REAL NOT NULL
+    last_active REAL NOT NULL,
+    base_seq INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
@@ -265,6 +302,12 @@ CREATE TABLE IF NOT EXISTS set_aside (
     reason TEXT NOT NULL,
     at REAL NOT NULL
 );
+CREATE TABLE IF NOT EXISTS hands (
+    table_id TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (table_id, number)
+) WITHOUT ROWID;
 """
 
 # From version 1 (or 0: a file of the first releases, which had no user_version).
@@ -324,7 +367,10 @@ def _migrate(db: sqlite3.Connection) -> None:
             for statement in MIGRATE_FROM_1.split(";"):
                 if statement.strip():
                     db.execute(statement)
-            log.info("store migrated to schema version %d", SCHEMA_VERSION)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+        if "base_seq" not in columns:
+            db.execute("ALTER TABLE tables ADD COLUMN base_seq INTEGER NOT NULL DEFAULT 0")
+        log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")
@@ -338,7 +384,8 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
     rows = db.execute(
-        "SELECT id, options, seats, hooks, created, last_active FROM tables ORDER BY created"
+        "SELECT id, options, seats, hooks, created, last_active, base_seq"
+        " FROM tables ORDER BY created"
     )
     for row in rows:
         table_id = row[0]
@@ -352,10 +399,10 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
     events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
     for table_id, seq, entry in events:
         record = records.get(table_id)
-        if record is None:
+        if record is None or seq < record.base:  # compacted, not yet dropped
             continue
-        if seq != len(record.log):
-            damaged[table_id] = f"log: seq {seq} where {len(record.log)} belongs"
+        if seq != record.base + len(record.log):
+            damaged[table_id] = f"log: seq {seq} where {record.base + len(record.log)} belongs"
             del records[table_id]
             continue
         try:
@@ -724,6 +771,45 @@ class SqliteStore:
     async def set_aside_tables(self) -> dict[str, str]:
         return await self._run(set_aside_in)
 
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        rows = [(table_id, n, orjson.dumps(h).decode()) for n, h in hands.items()]
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO hands VALUES (?, ?, ?)", rows)
+            # Only a pointer: the entries before it go in `drop_compacted`, by rowid
+            # ranges, as a scan of a table's events here would cost every move a wait.
+            db.execute("UPDATE tables SET base_seq = ? WHERE id = ?", (base, table_id))
+
+        await self._write(write)
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute(
+                "SELECT record FROM hands WHERE table_id = ? AND number = ?", (table_id, number)
+            ).fetchone()
+            return None if row is None else _object(row[0], "hand record")
+
+        return await self._run(read)
+
+    async def drop_compacted(self, chunk: int = 20_000) -> int:
+        """Delete compacted entries, one rowid range per transaction: moves go between."""
+        (top,) = await self._run(
+            lambda db: db.execute("SELECT COALESCE(MAX(rowid), 0) FROM events").fetchone()
+        )
+        dropped: list[int] = []
+
+        def drop_range(db: sqlite3.Connection, low: int) -> None:
+            cursor = db.execute(
+                "DELETE FROM events WHERE rowid >= ? AND rowid < ?"
+                " AND seq < (SELECT base_seq FROM tables WHERE id = events.table_id)",
+                (low, low + chunk),
+            )
+            dropped.append(cursor.rowcount)
+
+        for low in range(0, int(top) + 1, chunk):
+            await self._write(functools.partial(drop_range, low=low))
+        return sum(dropped)
+
     async def create(self, record: TableRecord) -> None:
         row = (
             record.table_id,
@@ -732,17 +818,22 @@ class SqliteStore:
             orjson.dumps(record.hooks).decode(),
             record.created,
             record.last_active,
+            record.base,
         )
         events = [
-            (record.table_id, seq, orjson.dumps(entry).decode())
-            for seq, entry in enumerate(record.log)
+            (record.table_id, record.base + i, orjson.dumps(entry).decode())
+            for i, entry in enumerate(record.log)
         ]
 
         def write(db: sqlite3.Connection) -> None:
-            db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?)", row)
+            db.execute(
+                "INSERT INTO tables (id, options, seats, hooks, created, last_active, base_seq)"
+                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                row,
+            )
             # A table deleted earlier leaves no event behind (`delete`).
             db.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
-            self._txn_seqs[record.table_id] = len(events) - 1
+            self._txn_seqs[record.table_id] = record.base + len(events) - 1
 
         await self._write(write)
 
@@ -797,6 +888,7 @@ class SqliteStore:
         db.execute("DELETE FROM events WHERE table_id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM tables WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM set_aside WHERE id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM hands WHERE table_id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         for table_id in table_ids:
             self._txn_seqs[table_id] = None

@@ -194,7 +194,7 @@ def build_router(settings: Settings) -> APIRouter:
 
     @router.get("/api/tables/{table_id}/hands/{number}")
     async def hand_record(table_id: str, number: int, request: Request) -> Response:
-        return JSONResponse(registry_of(request).hand_record(table_id, number))
+        return JSONResponse(await registry_of(request).hand_record(table_id, number))
 
     @router.get("/t/{table_id}/seat/{token}")
     async def seat_link(table_id: str, token: str, request: Request) -> Response:

@@ -230,7 +230,7 @@ def test_hand_over_is_logged(caplog: pytest.LogCaptureFixture) -> None:
         table = await two_seats(registry, decks=[gin_deck()])
         await registry.act(table, 1, {"kind": "take_upcard"}, 1)
         await registry.act(table, 1, {"kind": "knock", "discard": "KS"}, 2)
-        assert registry.hand_record(table.id, 1)["result"]["kind"] == "gin"
+        assert (await registry.hand_record(table.id, 1))["result"]["kind"] == "gin"
 
     asyncio.run(main())
     assert any("hand 1 over" in r.getMessage() for r in caplog.records)

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.store import MemoryStore, SeatRecord, SqliteStore, TableRecord, TableStore
+from app.tables.store import (
+    SCHEMA_VERSION,
+    MemoryStore,
+    SeatRecord,
+    SqliteStore,
+    TableRecord,
+    TableStore,
+)
 
 
 def record(table_id: str, last_active: float = 100.0) -> TableRecord:
@@ -276,6 +283,6 @@ def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> 
     assert [e["n"] for e in loaded["b"].log] == [0, 1]
     assert loaded["a"].last_active == 3.0 and loaded["a"].seats[0].name == "Ann"
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (2,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,)
         (sql,) = db.execute("SELECT sql FROM sqlite_master WHERE name = 'events'").fetchone()
         assert "WITHOUT ROWID" not in sql.upper()
