@@ -171,7 +171,12 @@ function renderBoard(previous) {
       }
     }
     order = mine.slice();
-    if (hand.phase !== "over" && !isManual()) {
+    // Sort when the cards change (a deal, a draw, a discard) or the page opens; an
+    // order that changed alone came from the player's other tab or device: kept,
+    // so two tabs with different sort choices never undo each other in turn.
+    const before = previous?.hand?.number === hand.number ? previous.hand.my_cards || [] : null;
+    const sameCards = before && before.length === mine.length && mine.every((c) => before.includes(c));
+    if (hand.phase !== "over" && !isManual() && !sameCards) {
       // The hand organises itself: melds first (or by rank, by suit), kept by the server.
       const sorted = sortCards(mine, sortMode(), hand.my_melds);
       if (sorted.join() !== mine.join()) {

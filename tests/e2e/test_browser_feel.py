@@ -304,3 +304,31 @@ def test_a_drawn_hand_says_so_and_keyboard_help_and_axe(
     expect(page.locator("#stock-count")).to_have_text("2")
     assert axe_violations(page) == []
     watch.assert_clean()
+
+
+def test_two_devices_with_different_sort_choices_do_not_undo_each_other(
+    server: Server, new_context: NewContext
+) -> None:
+    # Ann holds three kings, three queens, J-10-9 of spades and 5C: by suit and
+    # melds first are different orders.
+    table = server.create_table(
+        name="Ann", test_decks=[deck(BOB, ANN, "4H", [])], test_first_dealer=1
+    )
+    server.join(table["table_id"], "Bob")
+    phone = open_seat(server, new_context, table, table["token"])
+    phone.locator("#sort-suit").click()
+    frames: list[int] = []
+    laptop_context, _watch = new_context()
+    laptop = laptop_context.new_page()
+    phone.on("websocket", lambda ws: ws.on("framereceived", lambda _p: frames.append(1)))
+    phone.reload()
+    expect(phone.locator("#hand button.card")).to_have_count(10)
+    laptop.goto(f"/t/{table['table_id']}/seat/{table['token']}")  # sorts by melds
+    expect(laptop.locator("#hand > .group.meld")).to_have_count(3)
+    phone.wait_for_timeout(1500)
+    settled = len(frames)
+    phone.wait_for_timeout(1500)
+    # The laptop's order reached the phone and stays: no tab answers with its own.
+    assert len(frames) == settled
+    assert hand_order(phone) == hand_order(laptop)
+    assert hand_order(phone)[-1] == "5C"  # the laptop's melds-first order, kept
