@@ -332,3 +332,29 @@ def test_two_devices_with_different_sort_choices_do_not_undo_each_other(
     assert len(frames) == settled
     assert hand_order(phone) == hand_order(laptop)
     assert hand_order(phone)[-1] == "5C"  # the laptop's melds-first order, kept
+
+
+def test_the_match_end_screen_and_the_knock_dialog_pass_axe(
+    server: Server, new_context: NewContext
+) -> None:
+    # `hand` scoring: Ann's gin (5 + 25 = 30) ends the match; its screen opens.
+    table = server.create_table(
+        name="Ann", scoring="hand", test_decks=[deck(ANN, BOB, "TH", [])], test_first_dealer=1
+    )
+    server.join(table["table_id"], "Bob")
+    context, watch = new_context(bypass_csp=True, viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    page.locator("#take").click()
+    page.locator("#gin").click()
+    expect(page.locator("#confirm")).to_be_visible()
+    assert axe_violations(page) == []
+    page.locator("#confirm-yes").click()
+    expect(page.locator("#moment-title")).to_have_text("Ann wins the match")
+    expect(page.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
+    expect(page.locator("#moment-totals")).to_have_text("Total: Ann 30 · Bob 0")
+    assert axe_violations(page) == []
+    page.locator("#moment-rematch").click()
+    expect(page.locator("#moment")).to_be_hidden()
+    expect(page.locator("#ready-status")).to_contain_text("Waiting for Bob to accept the rematch")
+    watch.assert_clean()
