@@ -1,0 +1,44 @@
+"""`constraints.txt` pins every dependency, within what pyproject.toml asks, and every
+install the project documents or runs uses it."""
+
+from __future__ import annotations
+
+import tomllib
+
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
+from tests.conftest import REPO
+
+
+def pins() -> dict[str, str]:
+    out = {}
+    for line in (REPO / "constraints.txt").read_text().splitlines():
+        if line and not line.startswith("#"):
+            name, version = line.split("==")
+            out[canonicalize_name(name)] = version
+    return out
+
+
+def test_every_dependency_is_pinned_within_its_range() -> None:
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    specs = [
+        *project["project"]["dependencies"],
+        *project["project"]["optional-dependencies"]["dev"],
+        *project["build-system"]["requires"],
+    ]
+    pinned = pins()
+    for spec in specs:
+        requirement = Requirement(spec)
+        name = canonicalize_name(requirement.name)
+        assert name in pinned, f"{name} has no pin: python scripts/make_constraints.py"
+        assert requirement.specifier.contains(pinned[name], prereleases=True), spec
+
+
+def test_ci_the_readme_and_docker_install_with_the_constraints() -> None:
+    readme = (REPO / "README.md").read_text()
+    ci = (REPO / ".ci" / "run").read_text()
+    command = "pip install -c constraints.txt -e '.[dev]' && python -m pytest"
+    assert command in readme and command in ci
+    assert "constraints.txt" in (REPO / "Dockerfile").read_text()
+    assert "python3 -m venv" in readme  # PEP 668 systems refuse a global install
