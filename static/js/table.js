@@ -100,7 +100,8 @@ function render(previous) {
   $("invite").hidden = !(seated && status === "waiting");
   const canJoin = !seated && taken < 2;
   $("join").hidden = !canJoin || watching;
-  $("watching").hidden = seated || (canJoin && !watching);
+  $("watching-box").hidden = seated || (canJoin && !watching);
+  $("join-instead").hidden = !canJoin;
   if (canJoin) $("join-title").textContent = t("invite", { name: playerName(state, 0), rules: rulesText() });
   $("board").hidden = !state.hand;
   $("log-toggle").hidden = !state.hand;
@@ -835,7 +836,14 @@ $("watch").addEventListener("click", () => {
   watching = true;
   sessionStorage.setItem(`gin.watch.${config.table_id}`, "1");
   if (state) render(state);
-  $("watching").focus?.();
+  $("join-instead").focus();
+});
+
+$("join-instead").addEventListener("click", () => {
+  watching = false;
+  sessionStorage.removeItem(`gin.watch.${config.table_id}`);
+  if (state) render(state);
+  $("join-name").focus();
 });
 
 $("add-computer").addEventListener("click", async () => {

@@ -91,6 +91,10 @@ def test_the_invitation_names_who_invites_to_what_and_watching_is_a_button(
     page.get_by_role("button", name="Watch").click()
     expect(page.locator("#join")).to_be_hidden()
     expect(page.locator("#watching")).to_have_text("You are watching")
+    # Changing one's mind: the seat is still free.
+    page.locator("#join-instead").click()
+    expect(page.locator("#join")).to_be_visible()
+    expect(page.locator("#join-name")).to_be_focused()
     watch.assert_clean()
 
 
