@@ -51,6 +51,8 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # "text": one line per event with time and level; "json": one JSON object per line.
     log_format: Literal["text", "json"] = "text"
+    # Prometheus metrics at GET /metrics (off: the path does not exist).
+    metrics: bool = False
     # Tables idle longer than this are removed from memory and disk.
     table_expiry_days: float = Field(default=30.0, gt=0)
     # Limits: each answered with its error code (PROTOCOL.md).

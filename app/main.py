@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import __version__
 from app.config import Settings, read_commit
 from app.tables.registry import open_tables
-from app.web import api, pages, security, ws
+from app.web import api, metrics, pages, security, ws
 
 log = logging.getLogger("hollywood_gin")
 
@@ -26,6 +26,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
         async with open_tables(settings) as registry:
             app.state.registry = registry
+            if settings.metrics:
+                metrics.of(app).watch(registry)  # type: ignore[union-attr]
             yield
         log.info("stopped")
 
@@ -42,6 +44,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     security.install(app, settings)
     api.install(app, settings)
     ws.install(app)
+    if settings.metrics:
+        metrics.install(app)
     pages.install(app, settings)
     # After the pages: JSON errors on machine paths, the pages' 404 page elsewhere.
     api.install_errors(app)

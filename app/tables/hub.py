@@ -202,6 +202,10 @@ class Hub:
     def send_state(self, table: Viewable, conn: Connection) -> None:
         conn.send(self._encode(table, conn.seat), state=True)
 
+    def total(self) -> int:
+        """Open connections over all tables (a metric; walks every table)."""
+        return sum(self.count(table_id) for table_id in self._tables)
+
     def close_table(self, table_id: str, code: int, reason: str = "") -> None:
         conns = self._tables.pop(table_id, None)
         for conn in conns.all() if conns else ():

@@ -24,6 +24,7 @@ from typing import Any, TypeVar
 from app.bots import Bot
 from app.config import Settings
 from app.engine.errors import RuleError
+from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
 from app.tables.store import FailureEpisode, SeatRecord, SqliteStore, TableRecord, TableStore
@@ -215,6 +216,23 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     return options, match
 
 
+class Observer:
+    """What the registry reports as it works (metrics hang here); nothing by default."""
+
+    def action(self, kind: str, seconds: float) -> None:
+        """An action applied, stored and sent, `seconds` after it was asked for."""
+
+    def commit(self, seconds: float) -> None:
+        """A store write of a table's new log entries."""
+
+    def think(self, strength: str, seconds: float) -> None:
+        """The computer chose a move."""
+
+
+# Action kinds as metric labels: the engine's own (anything else is refused anyway).
+ACTION_KINDS = frozenset((*PLAY_KINDS, *MATCH_KINDS))
+
+
 class Registry:
     """All live tables of this process, by id."""
 
@@ -248,6 +266,7 @@ class Registry:
         # is gone (`_locked`), and closing waits for them.
         self._sections: set[asyncio.Task[Any]] = set()
         self.store_episode = FailureEpisode(log, "storing a change")
+        self.observer = Observer()
         # Called after every change (tests, benchmarks); must not raise.
         self.on_change: list[Callable[[Table], Awaitable[None] | None]] = []
 
@@ -437,6 +456,7 @@ class Registry:
         self, table: Table, seat: int, action: Mapping[str, Any], version: int | None
     ) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused."""
+        began = time.perf_counter()
 
         async def section() -> None:
             self._apply(table, lambda: table.match.apply(seat, action, version))
@@ -444,6 +464,8 @@ class Registry:
             await self._changed(table)
 
         await self._locked(table, section)
+        kind = str(action.get("kind"))
+        self.observer.action(kind if kind in ACTION_KINDS else "other", time.perf_counter() - began)
 
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
         """Store the seat's card order; only that seat's connections get a new state."""
@@ -514,6 +536,7 @@ class Registry:
         now = self.clock()
         if entries:
             first = table.base + table.logged
+            began = time.perf_counter()
             try:
                 await self._stored(self.store.append(table.id, first, entries, now))
             except BaseException:
@@ -522,6 +545,7 @@ class Registry:
                     table.options, table.match.log[: table.logged], rng=self.rng
                 )
                 raise
+            self.observer.commit(time.perf_counter() - began)
             table.logged += len(entries)
             if any(e.get("event") == "snapshot" for e in entries):
                 await self._compact(table)
@@ -623,8 +647,10 @@ class Registry:
                 # It always agrees to go on; the person decides when.
                 action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
             else:
+                began = time.perf_counter()
                 try:
                     action = await self._choose(table, view, strength, legal)
+                    self.observer.think(strength, time.perf_counter() - began)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))

@@ -24,6 +24,7 @@ from app.config import Settings
 from app.engine.errors import RuleError
 from app.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from app.tables.registry import Registry, Table, TableError
+from app.web import metrics
 from app.web.api import cookie_name, validation_message
 from app.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping, action_dict
 from app.web.security import TokenBucket, origin_allowed
@@ -69,6 +70,9 @@ class Session:
         self.conn: Connection | None = None
 
     def error(self, code: str, message: str) -> None:
+        counted = metrics.of(self.websocket.app)
+        if counted is not None:
+            counted.error(code)
         if self.conn is not None:
             self.conn.send_message(error_frame(code, message, self.table.version))
 
