@@ -25,10 +25,9 @@ from app.bots.knowledge import BotMemory, Seen
 from app.bots.policy import WEIGHTS, Weights, easy_discard, easy_take, normal_discard, normal_take
 from app.bots.search import Budget, Decision, SearchStats, hard_decide
 from app.engine.cards import CARDS
+from app.engine.vocabulary import STRENGTHS
 
 __all__ = ["STRENGTHS", "Bot", "BotMemory", "Budget", "NoLegalAction", "choose_action"]
-
-STRENGTHS = ("easy", "normal", "hard")
 
 
 class NoLegalAction(ValueError):

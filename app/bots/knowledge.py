@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine.cards import Card
+from app.engine.vocabulary import walled
 
 FULL = (1 << 52) - 1
 TAKES = ("take_upcard", "draw_discard")
@@ -197,7 +198,7 @@ class BotMemory:
             opp_count=opp_count if isinstance(opp_count, int) else 10,
             stock_count=self._stock_count,
             knock_limit=_int(hand.get("knock_limit"), 10),
-            wall=scoring in ("game", "hollywood"),
+            wall=isinstance(scoring, str) and walled(scoring),
             phase=phase,
             dealer=_int(hand.get("dealer"), 0),
             turn=turn if isinstance(turn, int) else None,

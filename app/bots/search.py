@@ -41,9 +41,9 @@ from app.bots.policy import (
 from app.engine.cards import cards_of
 from app.engine.melds import arrange_mask, deadwood_mask, defender_deadwood
 from app.engine.scoring import score_hand
+from app.engine.vocabulary import PHASES, WALL
 
-OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
-WALL = 2
+OFFER, DRAW, DISCARD, OVER = PHASES
 MAX_TURNS = 80  # a playout that has not ended by then counts as a draw
 
 # A decision: ("take", bool) for the upcard offer and the draw, ("discard", card, knock).

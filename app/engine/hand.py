@@ -15,20 +15,16 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from app.engine.cards import CARDS, Card, format_cards, mask_of, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotYourTurn
 from app.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
-from app.engine.scoring import HandKind, hand_bonus, score_hand
+from app.engine.scoring import hand_bonus, score_hand
+from app.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
 
-Rules = Literal["standard", "straight", "oklahoma"]
-Phase = Literal["upcard_offer", "draw", "discard", "over"]
-
-HAND_SIZE = 10
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
 UPCARD_POSITION = DEAL_SIZE  # card 20
-WALL = 2  # game/hollywood: the last two stock cards are never drawn
 
 PLAY_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
 MATCH_KINDS = ("next_hand", "new_match")

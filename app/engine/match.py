@@ -18,17 +18,13 @@ import secrets
 from collections import deque
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any
 
 from app.engine.cards import Card, full_deck, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotSeated, StaleVersion
 from app.engine.hand import Hand, parse_action
 from app.engine.scoring import Sheet
-
-Status = Literal["waiting", "playing", "hand_over", "match_over"]
-RULES = ("standard", "straight", "oklahoma")
-SCORINGS = ("hand", "game", "hollywood")
-TARGETS = (100, 250)
+from app.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,7 +167,7 @@ class Match:
             deck=deck,
             salt=salt,
             rules=self.options.rules,
-            wall=self.options.scoring != "hand",
+            wall=walled(self.options.scoring),
         )
 
     def _deal(self, hand: Hand) -> None:

@@ -8,9 +8,9 @@ three. Only `record` changes a sheet.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
-HandKind = Literal["gin", "knock", "undercut", "draw"]
+from app.engine.vocabulary import HandKind
 
 GIN_BONUS = 25
 UNDERCUT_BONUS = 25

@@ -26,6 +26,7 @@ from app.config import Settings
 from app.engine.errors import RuleError
 from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
+from app.engine.vocabulary import STRENGTHS
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
 from app.tables.store import FailureEpisode, SeatRecord, SqliteStore, TableRecord, TableStore
 from app.tables.thinking import Thinkers
@@ -34,7 +35,6 @@ log = logging.getLogger("hollywood_gin.tables")
 
 T = TypeVar("T")
 
-STRENGTHS = ("easy", "normal", "hard")
 DEFAULT_NAMES = ("Player 1", "Player 2")
 
 Clock = Callable[[], float]

@@ -22,6 +22,8 @@ from pydantic import (
     model_validator,
 )
 
+from app.engine.vocabulary import HandKind, Phase, Rules, Scoring, Status, Strength, Target
+
 NAME_MAX = 24
 TOKEN_MAX = 128
 
@@ -31,13 +33,8 @@ Card = Annotated[
     Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
 ]
 SeatNumber = Annotated[int, Field(ge=0, le=1)]
-Rules = Literal["standard", "straight", "oklahoma"]
-Scoring = Literal["hand", "game", "hollywood"]
-Target = Literal[100, 250]
-Strength = Literal["easy", "normal", "hard"]
 # The site's languages (app/web/i18n.py LANGUAGES; a test keeps the two equal).
 Language = Literal["en", "de", "da", "hu", "et"]
-Status = Literal["waiting", "playing", "hand_over", "match_over"]
 ErrorCode = Literal[
     "bad_message",
     "not_seated",
@@ -224,7 +221,7 @@ class DeckReveal(Outbound):
 
 
 class HandResult(Outbound):
-    kind: Literal["gin", "knock", "undercut", "draw"]
+    kind: HandKind
     knocker: SeatNumber | None
     winner: SeatNumber | None
     points: int
@@ -239,7 +236,7 @@ class HandView(Outbound):
     number: int
     dealer: SeatNumber
     turn: SeatNumber | None
-    phase: Literal["upcard_offer", "draw", "discard", "over"]
+    phase: Phase
     knock_limit: int
     stock_count: int
     discard_top: Card | None

@@ -1,0 +1,42 @@
+"""The game's fixed words and numbers, each defined once and imported everywhere.
+
+Each word list is a `Literal` (what type checkers and the wire models use) and
+the tuple of its values (what run-time checks use), the tuple read from the
+`Literal`, so the two cannot drift apart. RULES.md names them; PROTOCOL.md
+puts them on the wire.
+"""
+
+from __future__ import annotations
+
+from typing import Literal, get_args
+
+# The table's options (RULES.md §3), defaults first.
+Rules = Literal["standard", "straight", "oklahoma"]
+Scoring = Literal["hand", "game", "hollywood"]
+Target = Literal[100, 250]
+RULES: tuple[Rules, ...] = get_args(Rules)
+SCORINGS: tuple[Scoring, ...] = get_args(Scoring)
+TARGETS: tuple[Target, ...] = get_args(Target)
+
+# Where a table's match is, and where its hand is.
+Status = Literal["waiting", "playing", "hand_over", "match_over"]
+Phase = Literal["upcard_offer", "draw", "discard", "over"]
+STATUSES: tuple[Status, ...] = get_args(Status)
+PHASES: tuple[Phase, ...] = get_args(Phase)
+
+# How a hand ended.
+HandKind = Literal["gin", "knock", "undercut", "draw"]
+
+# The computer opponent's strengths.
+Strength = Literal["easy", "normal", "hard"]
+STRENGTHS: tuple[Strength, ...] = get_args(Strength)
+
+HAND_SIZE = 10
+# `game` and `hollywood` scoring: the last two stock cards are never drawn
+# (RULES.md §6); a discard that leaves the stock at the wall ends the hand as a draw.
+WALL = 2
+
+
+def walled(scoring: str) -> bool:
+    """Whether a hand under this scoring ends as a draw at the wall (`hand` reshuffles)."""
+    return scoring != "hand"
