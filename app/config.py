@@ -44,6 +44,9 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     data_file: Path = Path("./data/tables.sqlite3")
+    # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
+    # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.
+    database_url: str | None = None
     # The public base URL (e.g. https://gin.example.org); otherwise from the request.
     public_url: str | None = None
     # Extra origins allowed to open WebSockets, besides the host's own.
@@ -93,6 +96,15 @@ class Settings(BaseSettings):
                 raise ValueError(
                     f"{entry[:50]!r} is not an IP address or network (e.g. 10.0.0.0/8)"
                 ) from None
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must start with postgresql://")
         return value
 
     @field_validator("public_url")

@@ -13,8 +13,10 @@ import contextlib
 import hashlib
 import hmac
 import logging
+import os
 import random
 import secrets
+import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
@@ -28,7 +30,15 @@ from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
 from app.engine.vocabulary import STRENGTHS
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
-from app.tables.store import FailureEpisode, SeatRecord, SqliteStore, TableRecord, TableStore
+from app.tables.store import (
+    FIRST_EPOCH,
+    FailureEpisode,
+    NotOwner,
+    SeatRecord,
+    SqliteStore,
+    TableRecord,
+    TableStore,
+)
 from app.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -64,6 +74,10 @@ class StoreUnavailable(TableError):
     """The store could not record a change (a full disk, an I/O error): nothing changed."""
 
     code = "server_error"
+
+
+class Moved(StoreUnavailable):
+    """Another worker claimed the table: this one dropped it; its clients reconnect."""
 
 
 def new_table_id() -> str:
@@ -112,6 +126,7 @@ class Table:
         hooks: dict[str, Any] | None = None,
         logged: int = 0,
         base: int = 0,
+        epoch: int = FIRST_EPOCH,
     ) -> None:
         self.id = table_id
         self.options = options
@@ -126,6 +141,11 @@ class Table:
         self.logged = logged
         # The store's seq of `match.log[0]`: what came before was compacted away.
         self.base = base
+        # The ownership epoch this worker writes under (a shared store fences by it).
+        self.epoch = epoch
+        # A write failed without a verdict (the database went away mid-commit): the
+        # store may hold more than `logged`. Settled from the store before the next one.
+        self.doubtful = False
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
@@ -248,6 +268,8 @@ class Registry:
         computer_delay: float = 0.8,
         computer_rng: random.Random | None = None,
         thinkers: Thinkers | None = None,
+        owner: str | None = None,
+        watch_seconds: float = 2.0,
     ) -> None:
         self.store = store
         self.hub = hub
@@ -262,6 +284,14 @@ class Registry:
         self.thinkers = thinkers
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
+        # This worker's name in the store's rows (a shared store): host, pid, a nonce.
+        self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+        self.watch_seconds = watch_seconds
+        self._watch_task: asyncio.Task[None] | None = None
+        # Claims under way, so two requests for one table make one claim.
+        self._claims: dict[str, asyncio.Task[Table | None]] = {}
+        self.claims = 0
+        self.dropped = 0
         # Locked sections still running: each runs to its end, even once its caller
         # is gone (`_locked`), and closing waits for them.
         self._sections: set[asyncio.Task[Any]] = set()
@@ -272,7 +302,94 @@ class Registry:
 
     # --- look-ups (the pages layer uses these) -------------------------------------
     def get(self, table_id: str) -> Table | None:
+        """The table if this worker holds it (it never claims: see `find`)."""
         return self._tables.get(table_id)
+
+    @property
+    def shared(self) -> bool:
+        return bool(getattr(self.store, "shared", False))
+
+    async def find(self, table_id: str) -> Table | None:
+        """The table, claimed from a shared store on its first request; None: no such table.
+
+        Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
+        """
+        table = self._tables.get(table_id)
+        if table is not None or not self.shared:
+            return table
+        claim = self._claims.get(table_id)
+        if claim is None:
+            claim = asyncio.get_running_loop().create_task(self._claim(table_id))
+            self._claims[table_id] = claim
+            claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
+        return await asyncio.shield(claim)
+
+    async def _claim(self, table_id: str) -> Table | None:
+        try:
+            claimed = await self.store.claim(table_id, self.owner)
+        except Exception as exc:
+            self.store_episode.failed(exc)
+            raise StoreUnavailable("the server could not read this table; try again") from exc
+        self.store_episode.succeeded()
+        if claimed is None:
+            return None
+        epoch, record = claimed
+        try:
+            table = self._rebuild(record)
+        except Exception as exc:
+            reason = f"{type(exc).__name__}: {exc}"[:300]
+            log.error("table %s could not be rebuilt (%s): set aside", short(table_id), reason)
+            with contextlib.suppress(Exception):
+                await self.store.set_aside(table_id, reason)
+            return None
+        table.epoch = epoch
+        self.claims += 1
+        self._tables[table_id] = table
+        log.info("table %s claimed at epoch %d", short(table_id), epoch)
+        self._kick_computer(table)
+        return table
+
+    def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
+        """Let go of a table another worker owns now: no broadcast, no computer move;
+        its sockets close with 1012 and reconnect through the proxy to the owner."""
+        if self._tables.get(table.id) is not table:
+            return
+        del self._tables[table.id]
+        if table.computer_task is not None:
+            table.computer_task.cancel()
+        self.hub.close_table(table.id, code, reason)
+        self.dropped += 1
+        log.warning("table %s dropped: %s", short(table.id), reason)
+
+    def start_watch(self) -> None:
+        """Every `watch_seconds`, one query for the epochs of the tables held here:
+        drop those another worker has claimed (or that are gone), moves or not."""
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(self.watch_seconds)
+                try:
+                    await self.watch_once()
+                except Exception as exc:  # the database is away: the next round looks again
+                    log.debug("ownership watch failed: %r", exc)
+
+        self._watch_task = asyncio.get_running_loop().create_task(watch())
+
+    async def watch_once(self) -> int:
+        held = dict(self._tables)
+        if not held:
+            return 0
+        epochs = await self.store.owners(list(held))
+        moved = 0
+        for table_id, table in held.items():
+            epoch = epochs.get(table_id)
+            if epoch is None:
+                self.drop(table, CLOSE_GONE, "table gone")
+                moved += 1
+            elif epoch != table.epoch:
+                self.drop(table)
+                moved += 1
+        return moved
 
     def seat_for_token(self, table_id: str, token: str) -> int | None:
         table = self._tables.get(table_id)
@@ -339,6 +456,8 @@ class Registry:
         tasks = [t.computer_task for t in self._tables.values() if t.computer_task]
         if self._expiry_task:
             tasks.append(self._expiry_task)
+        if self._watch_task:
+            tasks.append(self._watch_task)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
@@ -408,7 +527,7 @@ class Registry:
 
     async def join(self, table_id: str, name: str | None) -> tuple[int, str]:
         """Seat a person in the free seat and start the match; return (seat, token)."""
-        table = self._require(table_id)
+        table = await self._require(table_id)
         token = new_token()
         await self._take_seat(table, SeatHolder(name or DEFAULT_NAMES[1], hash_token(token)))
         return 1, token
@@ -416,7 +535,7 @@ class Registry:
     async def seat_computer(self, table_id: str, strength: str) -> int:
         if strength not in STRENGTHS:
             raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
-        table = self._require(table_id)
+        table = await self._require(table_id)
         holder = SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
         await self._take_seat(table, holder)
         return 1
@@ -425,11 +544,16 @@ class Registry:
         async def section() -> None:
             if len(table.seats) >= 2:
                 raise TableFull("both seats are taken")
+            await self._settle(table)
             table.seats.append(holder)
             try:
-                await self._stored(
-                    self.store.save_seats(table.id, [h.record() for h in table.seats])
+                seats = [h.record() for h in table.seats]
+                write = (
+                    self.store.save_seats(table.id, seats, table.epoch)
+                    if self.shared
+                    else self.store.save_seats(table.id, seats)
                 )
+                await self._stored(write, table)
             except BaseException:
                 table.seats.pop()
                 raise
@@ -445,8 +569,8 @@ class Registry:
 
         await self._locked(table, section)
 
-    def _require(self, table_id: str) -> Table:
-        table = self._tables.get(table_id)
+    async def _require(self, table_id: str) -> Table:
+        table = await self.find(table_id)
         if table is None:
             raise UnknownTable("no such table")
         return table
@@ -459,6 +583,7 @@ class Registry:
         began = time.perf_counter()
 
         async def section() -> None:
+            await self._settle(table)
             self._apply(table, lambda: table.match.apply(seat, action, version))
             await self._commit(table)
             await self._changed(table)
@@ -471,6 +596,7 @@ class Registry:
         """Store the seat's card order; only that seat's connections get a new state."""
 
         async def section() -> None:
+            await self._settle(table)
             self._apply(table, lambda: table.match.arrange(seat, list(cards)))
             await self._commit(table)
             self.hub.broadcast(table, seats=[seat])
@@ -506,11 +632,21 @@ class Registry:
         if exc is not None and not isinstance(exc, RuleError | TableError):
             log.error("a table change failed: %r", exc)
 
-    async def _stored(self, write: Awaitable[None]) -> None:
-        """Await a store write; a failure becomes `StoreUnavailable`, logged once per run."""
+    async def _stored(self, write: Awaitable[None], table: Table | None = None) -> None:
+        """Await a store write; a failure becomes `StoreUnavailable`, logged once per run.
+
+        A fenced write refused (`NotOwner`) means another worker holds `table` now:
+        it is dropped here, and the caller's change was never acknowledged.
+        """
         try:
             await write
+        except NotOwner as exc:
+            if table is not None:
+                self.drop(table)
+            raise Moved("this table moved to another server; reconnect") from exc
         except Exception as exc:
+            if table is not None and self.shared:
+                table.doubtful = True
             self.store_episode.failed(exc)
             raise StoreUnavailable(
                 "the server could not store this change; nothing changed, try again"
@@ -538,7 +674,13 @@ class Registry:
             first = table.base + table.logged
             began = time.perf_counter()
             try:
-                await self._stored(self.store.append(table.id, first, entries, now))
+                # Fenced by the epoch with a shared store; the single owner needs no fence.
+                write = (
+                    self.store.append(table.id, first, entries, now, table.epoch)
+                    if self.shared
+                    else self.store.append(table.id, first, entries, now)
+                )
+                await self._stored(write, table)
             except BaseException:
                 # Not durable, so it did not happen: rebuild from the durable prefix.
                 table.match = Match.replay(
@@ -567,6 +709,35 @@ class Registry:
         table.base += cut
         table.logged -= cut
 
+    async def _settle(self, table: Table) -> None:
+        """Before writing to a doubtful table, learn from the store what it holds.
+
+        Claimed again (a new epoch, so any write still in flight from before is
+        refused); a log longer than ours means the write we could not confirm did
+        commit: the table is rebuilt from the store and everyone gets the new state.
+        """
+        if not table.doubtful:
+            return
+        try:
+            claimed = await self.store.claim(table.id, self.owner)
+        except Exception as exc:
+            self.store_episode.failed(exc)
+            raise StoreUnavailable(
+                "the server could not store this change; nothing changed, try again"
+            ) from exc
+        self.store_episode.succeeded()
+        if claimed is None:
+            self.drop(table, CLOSE_GONE, "table gone")
+            raise UnknownTable("no such table")
+        epoch, record = claimed
+        table.doubtful = False
+        table.epoch = epoch
+        if record.base + len(record.log) != table.base + table.logged:
+            table.match = rebuild_match(record, self.rng)[1]
+            table.base = record.base
+            table.logged = len(record.log)
+            self.hub.broadcast(table)
+
     async def _changed(self, table: Table) -> None:
         self.hub.broadcast(table)
         self._kick_computer(table)
@@ -585,7 +756,7 @@ class Registry:
     async def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
         """A finished hand's record: from the match while its hand is in the log, else
         from the store, which keeps the records of the hands compacted away."""
-        table = self._require(table_id)
+        table = await self._require(table_id)
         record = table.match.hand_record(number) if number >= 1 else None
         if record is None and 1 <= number < table.match.view(None).get("hand", {}).get("number", 0):
             record = await self.store.hand(table_id, number)
@@ -597,11 +768,15 @@ class Registry:
         """Remove tables idle longer than the expiry, from memory and from disk."""
         now = self.clock() if now is None else now
         before = now - self.expiry_seconds
-        for table in self._tables.values():
+        for table in list(self._tables.values()):
             # Somebody is looking at it: not idle, whatever the last move's age.
             if table.last_active < before and self.hub.count(table.id):
                 await self.touch(table)
-        gone = await self.store.expire(before)
+        if self.shared:
+            # One worker at a time, by the database's clock (SCALE.md).
+            gone = await self.store.expire(before, idle_seconds=self.expiry_seconds)
+        else:
+            gone = await self.store.expire(before)
         for table_id in gone:
             gone_table = self._tables.pop(table_id, None)
             if gone_table is not None and gone_table.computer_task:
@@ -663,6 +838,11 @@ class Registry:
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):
                     await self.act(table, seat, legal[0], version)
+            except Moved:
+                return
+            except StoreUnavailable:
+                # The store is away for a moment: look again later, as a person would.
+                await asyncio.sleep(max(1.0, self.computer_delay))
             except Exception:
                 log.exception("table %s: computer move failed", short(table.id))
                 return
@@ -681,10 +861,29 @@ class Registry:
         return await asyncio.to_thread(bot.choose, view)
 
 
+def open_store(settings: Settings, owner: str) -> TableStore:
+    """The SQLite file (the default), or PostgreSQL when `database_url` is set."""
+    if settings.database_url:
+        try:
+            from app.tables.postgres_store import PostgresStore
+        except ImportError as exc:  # pragma: no cover - the extra is not installed
+            raise RuntimeError(
+                "HOLLYWOOD_GIN_DATABASE_URL needs the postgres extra:"
+                " pip install 'hollywood-gin[postgres]'"
+            ) from exc
+        return PostgresStore(settings.database_url, owner=owner)
+    return SqliteStore(settings.data_file)
+
+
 @asynccontextmanager
 async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
-    """The lifespan's part: open the store, load every live table, sweep; close all at the end."""
-    store = SqliteStore(settings.data_file)
+    """The lifespan's part: open the store, load every live table, sweep; close all at the end.
+
+    With a shared store (`database_url`) nothing is loaded: tables are claimed as
+    they are asked for, and the ownership watch runs.
+    """
+    owner = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+    store = open_store(settings, owner)
     await store.open()
     hub = Hub(max_tabs_per_seat=settings.max_tabs_per_seat, max_spectators=settings.max_spectators)
     registry = Registry(
@@ -693,8 +892,15 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         expiry_seconds=settings.table_expiry_seconds,
         computer_delay=settings.bot_delay_seconds,
         thinkers=Thinkers(settings.computer_processes),
+        owner=owner,
     )
     try:
+        if registry.shared:
+            log.info("tables in a shared store, claimed as they are asked for (%s)", owner)
+            registry.start_watch()
+            registry.start_expiry(min(3600.0, max(1.0, settings.table_expiry_seconds / 10)))
+            yield registry
+            return
         count = await registry.load()
         aside = await store.set_aside_tables()
         log.info(

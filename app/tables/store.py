@@ -89,6 +89,17 @@ class TableStore(Protocol):
     `append` before broadcasting never shows a player an unrecorded move.
     """
 
+    # Several workers share it: tables are claimed lazily, appends fenced by epoch.
+    shared: bool
+
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        """Become the table's owner: a new epoch and the table; None: no such table."""
+        ...
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """Each stored table's epoch now; a table gone is left out (the watch)."""
+        ...
+
     async def open(self) -> None: ...
 
     async def close(self) -> None: ...
@@ -97,15 +108,28 @@ class TableStore(Protocol):
 
     async def create(self, record: TableRecord) -> None: ...
 
-    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None: ...
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None: ...
 
     async def append(
-        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
-    ) -> None: ...
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
+    ) -> None:
+        """Fenced by `epoch` (None: unfenced): raises `NotOwner` when it is no longer
+        the table's, and then nothing of it is stored."""
+        ...
 
     async def touch(self, table_id: str, now: float) -> None: ...
 
-    async def expire(self, before: float) -> list[str]: ...
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
+        """Remove tables idle since before `before` (with `idle_seconds`, a shared store
+        takes the cut-off from its own clock instead)."""
+        ...
 
     async def delete(self, table_id: str) -> None: ...
 
@@ -133,6 +157,14 @@ class TableStore(Protocol):
 
 class Damaged(ValueError):
     """A stored table that cannot be read back as it was written."""
+
+
+class NotOwner(RuntimeError):
+    """A fenced write refused: another worker has claimed the table since (SCALE.md)."""
+
+
+# The epoch of a table its creator holds; each claim adds one.
+FIRST_EPOCH = 1
 
 
 def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
@@ -198,10 +230,40 @@ def _record_from(row: tuple[Any, ...]) -> TableRecord:
     )
 
 
-class MemoryStore:
+class SingleOwner:
+    """Claim, fence and owners for a store only one process writes (SQLite, memory).
+
+    Epochs live in memory: a claim still bumps one and refuses the writes of the
+    epoch before it, so the registry's shared-store paths can be tested on them.
+    """
+
+    shared = False
+
+    def __init__(self) -> None:
+        self._epochs: dict[str, int] = {}
+
+    def _epoch(self, table_id: str) -> int:
+        return self._epochs.get(table_id, FIRST_EPOCH)
+
+    def _fence(self, table_id: str, epoch: int | None) -> None:
+        if epoch is not None and epoch != self._epoch(table_id):
+            raise NotOwner(f"table {table_id[:8]} was claimed at epoch {self._epoch(table_id)}")
+
+    def _claimed(self, record: TableRecord | None) -> tuple[int, TableRecord] | None:
+        if record is None:
+            return None
+        epoch = self._epochs[record.table_id] = self._epoch(record.table_id) + 1
+        return epoch, record
+
+    def _owners(self, table_ids: Sequence[str], stored: Callable[[str], bool]) -> dict[str, int]:
+        return {t: self._epoch(t) for t in table_ids if stored(t)}
+
+
+class MemoryStore(SingleOwner):
     """In-memory store for tests: same behaviour, nothing durable."""
 
     def __init__(self) -> None:
+        super().__init__()
         self.records: dict[str, TableRecord] = {}
         self.aside: dict[str, str] = {}
         self.hands: dict[tuple[str, int], dict[str, Any]] = {}
@@ -213,6 +275,13 @@ class MemoryStore:
     async def close(self) -> None:
         return None
 
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        record = self.records.get(table_id) if table_id not in self.aside else None
+        return self._claimed(copy.deepcopy(record))
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return self._owners(table_ids, self.records.__contains__)
+
     async def load_all(self) -> list[TableRecord]:
         return [copy.deepcopy(r) for t, r in self.records.items() if t not in self.aside]
 
@@ -220,13 +289,22 @@ class MemoryStore:
         self.records[record.table_id] = copy.deepcopy(record)
         self.commits += 1
 
-    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None:
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None:
+        self._fence(table_id, epoch)
         self.records[table_id].seats = copy.deepcopy(list(seats))
         self.commits += 1
 
     async def append(
-        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
     ) -> None:
+        self._fence(table_id, epoch)
         record = self.records[table_id]
         if record.base + len(record.log) != first_seq:
             raise RuntimeError(f"log of {table_id} ends at {record.base + len(record.log) - 1}")
@@ -238,7 +316,7 @@ class MemoryStore:
         if table_id in self.records:
             self.records[table_id].last_active = now
 
-    async def expire(self, before: float) -> list[str]:
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
         gone = [
             t for t, r in self.records.items() if r.last_active < before and t not in self.aside
         ]
@@ -484,7 +562,7 @@ class _Append:
 _Job = Write | _Append
 
 
-class SqliteStore:
+class SqliteStore(SingleOwner):
     """The embedded default: one SQLite file in WAL mode, synchronous=NORMAL.
 
     All SQL runs on one worker thread, so the event loop never waits on the
@@ -499,6 +577,7 @@ class SqliteStore:
     """
 
     def __init__(self, path: Path, *, checkpoint_seconds: float = 1.0) -> None:
+        super().__init__()
         self.path = path
         self.checkpoint_seconds = checkpoint_seconds
         self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
@@ -745,6 +824,33 @@ class SqliteStore:
         return None
 
     # --- the protocol ------------------------------------------------------------------
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        """One table read back (a scan of the events: only tests claim from a file)."""
+
+        def read(db: sqlite3.Connection) -> TableRecord | None:
+            if table_id in set_aside_in(db):
+                return None
+            row = db.execute(
+                "SELECT id, options, seats, hooks, created, last_active FROM tables WHERE id = ?",
+                (table_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            record = _record_from(row)
+            events = db.execute(
+                "SELECT seq, entry FROM events WHERE table_id = ? ORDER BY rowid", (table_id,)
+            )
+            for seq, entry in events:
+                if seq != len(record.log):
+                    raise Damaged(f"log: seq {seq} where {len(record.log)} belongs")
+                record.log.append(_object(entry, f"log entry {seq}"))
+            return record
+
+        return self._claimed(await self._run(read))
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return self._owners(table_ids, self._last_seq.__contains__)
+
     async def load_all(self) -> list[TableRecord]:
         """Every table not set aside; one that cannot be read is set aside, the rest load."""
 
@@ -837,15 +943,24 @@ class SqliteStore:
 
         await self._write(write)
 
-    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord]) -> None:
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None:
+        self._fence(table_id, epoch)
         text = _seats_json(seats).decode()
         await self._write(
             lambda db: db.execute("UPDATE tables SET seats = ? WHERE id = ?", (text, table_id))
         )
 
     async def append(
-        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
     ) -> None:
+        self._fence(table_id, epoch)
         rows = [
             (table_id, first_seq + i, orjson.dumps(entry).decode())
             for i, entry in enumerate(entries)
@@ -857,7 +972,7 @@ class SqliteStore:
             lambda db: db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
         )
 
-    async def expire(self, before: float) -> list[str]:
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
         gone: list[str] = []
 
         def write(db: sqlite3.Connection) -> None:

@@ -187,7 +187,7 @@ def build_router(settings: Settings) -> APIRouter:
 
     @router.get("/api/tables/{table_id}")
     async def table_facts(table_id: str, request: Request) -> Response:
-        table = registry_of(request).get(table_id)
+        table = await registry_of(request).find(table_id)
         if table is None:
             raise ApiError(404, "unknown_table", "no such table")
         return JSONResponse(table.public())
@@ -198,7 +198,9 @@ def build_router(settings: Settings) -> APIRouter:
 
     @router.get("/t/{table_id}/seat/{token}")
     async def seat_link(table_id: str, token: str, request: Request) -> Response:
-        if registry_of(request).seat_for_token(table_id, token) is None:
+        registry = registry_of(request)
+        await registry.find(table_id)
+        if registry.seat_for_token(table_id, token) is None:
             raise ApiError(404, "unknown_seat", "this seat link is not valid")
         response = RedirectResponse(f"/t/{table_id}", status_code=303)
         set_seat_cookie(response, table_id, token, settings)

@@ -312,7 +312,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     @app.get("/t/{table_id}", include_in_schema=False)
     async def table_page(request: Request, table_id: str) -> Response:
         registry: Any = getattr(request.app.state, "registry", None)
-        table = await _maybe_await(registry.get(table_id)) if registry is not None else None
+        table = await _maybe_await(registry.find(table_id)) if registry is not None else None
         if registry is None or table is None:
             return site.not_found(request)
         lang = site.request_language(request)

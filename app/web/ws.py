@@ -248,7 +248,13 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         await websocket.close(CLOSE_POLICY)
         return
     await websocket.accept()
-    table = registry.get(table_id)
+    try:
+        table = await registry.find(table_id)
+    except TableError as exc:  # the store cannot be asked now: the client tries again
+        with contextlib.suppress(Exception):
+            await websocket.send_text(frame_text(error_frame(exc.code, str(exc), None)))
+            await websocket.close(CLOSE_TRY_AGAIN, "try again")
+        return
     if table is None:
         with contextlib.suppress(Exception):
             await websocket.send_text(

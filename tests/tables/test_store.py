@@ -9,13 +9,16 @@ from pathlib import Path
 import pytest
 
 from app.tables.store import (
+    FIRST_EPOCH,
     SCHEMA_VERSION,
-    MemoryStore,
     SeatRecord,
     SqliteStore,
     TableRecord,
     TableStore,
 )
+from tests.tables.stores import make_store, pg_url, postgres, store_kind
+
+__all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
 
 
 def record(table_id: str, last_active: float = 100.0) -> TableRecord:
@@ -30,22 +33,14 @@ def record(table_id: str, last_active: float = 100.0) -> TableRecord:
     )
 
 
-@pytest.fixture(params=["sqlite", "memory"])
-def store_kind(request: pytest.FixtureRequest) -> str:
-    kind: str = request.param
-    return kind
-
-
-def make_store(kind: str, path: Path) -> TableStore:
-    return SqliteStore(path) if kind == "sqlite" else MemoryStore()
-
-
 async def roundtrip(store: TableStore) -> list[TableRecord]:
     await store.create(record("t1"))
     await store.create(record("t2", last_active=10.0))
-    await store.save_seats("t1", [SeatRecord("Ann", "a" * 64), SeatRecord("Bob", "b" * 64, None)])
-    await store.append("t1", 1, [{"event": "deal", "deck": ["AC"]}, {"event": "action"}], 120.0)
-    await store.append("t1", 3, [{"event": "arrange"}], 130.0)
+    seats = [SeatRecord("Ann", "a" * 64), SeatRecord("Bob", "b" * 64, None)]
+    await store.save_seats("t1", seats, FIRST_EPOCH)
+    deal = [{"event": "deal", "deck": ["AC"]}, {"event": "action"}]
+    await store.append("t1", 1, deal, 120.0, FIRST_EPOCH)
+    await store.append("t1", 3, [{"event": "arrange"}], 130.0, FIRST_EPOCH)
     await store.touch("t2", 20.0)
     return await store.load_all()
 
@@ -99,11 +94,11 @@ def test_a_gap_or_a_repeat_in_the_log_is_refused(store_kind: str, tmp_path: Path
         try:
             await store.create(record("t1"))
             with pytest.raises(RuntimeError):
-                await store.append("t1", 0, [{"event": "again"}], 1.0)  # seq 0 exists
+                await store.append("t1", 0, [{"event": "again"}], 1.0, 1)  # seq 0 exists
             with pytest.raises(RuntimeError):
-                await store.append("t1", 2, [{"event": "gap"}], 1.0)  # seq 1 is missing
+                await store.append("t1", 2, [{"event": "gap"}], 1.0, 1)  # seq 1 is missing
             # The failed write left nothing behind; the next one goes through.
-            await store.append("t1", 1, [{"event": "next"}], 1.0)
+            await store.append("t1", 1, [{"event": "next"}], 1.0, 1)
             (loaded,) = await store.load_all()
             assert [e["event"] for e in loaded.log] == ["start", "next"]
         finally:

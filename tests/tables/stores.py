@@ -1,0 +1,32 @@
+"""The stores every store test runs against, with the same test functions.
+
+`postgres` is a fresh database in a throwaway cluster (`tests/postgres.py`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from app.tables.store import MemoryStore, SqliteStore, TableStore
+from tests.postgres import Cluster, pg_url, postgres
+
+__all__ = ["Cluster", "make_store", "pg_url", "postgres", "store_kind"]
+
+
+@pytest.fixture(params=["sqlite", "memory", "postgres"])
+def store_kind(request: pytest.FixtureRequest) -> str:
+    """The kind of store; for PostgreSQL, "postgres " and the database's URL."""
+    kind: str = request.param
+    if kind == "postgres":
+        return "postgres " + str(request.getfixturevalue("pg_url"))
+    return kind
+
+
+def make_store(kind: str, path: Path) -> TableStore:
+    if kind.startswith("postgres "):
+        from app.tables.postgres_store import PostgresStore
+
+        return PostgresStore(kind.split(" ", 1)[1], owner="test")
+    return SqliteStore(path) if kind == "sqlite" else MemoryStore()

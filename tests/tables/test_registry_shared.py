@@ -1,0 +1,105 @@
+"""Two registries (two workers) on one PostgreSQL store: lazy claims, the refused
+append that means "not the owner", the ownership watch (SCALE.md)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import pytest
+
+from app.tables.hub import CLOSE_RESTART, Connection, Hub
+from app.tables.postgres_store import PostgresStore
+from app.tables.registry import Moved, Registry
+from tests.postgres import pg_url, postgres
+from tests.tables.helpers import INDEX_DECK
+
+__all__ = ["pg_url", "postgres"]  # fixtures
+
+OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+
+
+async def worker(url: str, name: str) -> Registry:
+    store = PostgresStore(url, owner=name)
+    await store.open()
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    return Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, owner=name)
+
+
+async def shut(*registries: Registry) -> None:
+    for r in registries:
+        await r.close()
+        await r.store.close()
+
+
+def first_legal(table: Any, seat: int) -> dict[str, Any]:
+    legal: list[dict[str, Any]] = table.match.legal(seat)
+    return legal[0]
+
+
+def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: str) -> None:
+    async def main() -> None:
+        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+        try:
+            table, _ = await a.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+            await a.join(table.id, "Bob")
+            assert b.get(table.id) is None  # nothing loaded: claimed when asked for
+            conn = Connection(0)
+            a.hub.attach(table, conn)
+            before = len(conn.pending())
+            moved = await b.find(table.id)
+            assert moved is not None and moved.epoch == table.epoch + 1
+            assert moved.version == table.version
+            seat = moved.match.view(None)["hand"]["turn"]
+            # The old owner still holds its copy until it writes: its append is refused,
+            # the table dropped, its socket closed with 1012, and nothing was broadcast.
+            with pytest.raises(Moved) as refused:
+                await a.act(table, seat, first_legal(table, seat), table.version)
+            assert refused.value.code == "server_error"
+            assert a.get(table.id) is None
+            assert conn.close_code == CLOSE_RESTART
+            assert len(conn.pending()) == before
+            # The new owner plays on from the same version.
+            await b.act(moved, seat, first_legal(moved, seat), moved.version)
+            assert moved.version == table.version + 1
+        finally:
+            await shut(a, b)
+
+    asyncio.run(main())
+
+
+def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: str) -> None:
+    async def main() -> None:
+        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+        try:
+            t1, _ = await a.create(OPTIONS, "Ann")
+            t2, _ = await a.create(OPTIONS, "Cy")
+            conn = Connection(None)
+            a.hub.attach(t1, conn)
+            assert await a.watch_once() == 0
+            await b.find(t1.id)
+            assert await a.watch_once() == 1
+            assert a.get(t1.id) is None and a.get(t2.id) is t2
+            assert conn.close_code == CLOSE_RESTART
+            # Asked again, it claims it back: one more epoch, one owner.
+            back = await a.find(t1.id)
+            assert back is not None and back.epoch == 3
+            assert await b.watch_once() == 1 and b.get(t1.id) is None
+        finally:
+            await shut(a, b)
+
+    asyncio.run(main())
+
+
+def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
+    async def main() -> None:
+        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+        try:
+            table, _ = await a.create(OPTIONS, "Ann")
+            found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
+            assert all(f is found[0] for f in found) and b.claims == 1
+            assert await b.find("no-such-table") is None
+        finally:
+            await shut(a, b)
+
+    asyncio.run(main())
