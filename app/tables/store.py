@@ -831,18 +831,20 @@ class SqliteStore(SingleOwner):
             if table_id in set_aside_in(db):
                 return None
             row = db.execute(
-                "SELECT id, options, seats, hooks, created, last_active FROM tables WHERE id = ?",
+                "SELECT id, options, seats, hooks, created, last_active, base_seq"
+                " FROM tables WHERE id = ?",
                 (table_id,),
             ).fetchone()
             if row is None:
                 return None
             record = _record_from(row)
             events = db.execute(
-                "SELECT seq, entry FROM events WHERE table_id = ? ORDER BY rowid", (table_id,)
+                "SELECT seq, entry FROM events WHERE table_id = ? AND seq >= ? ORDER BY rowid",
+                (table_id, record.base),
             )
             for seq, entry in events:
-                if seq != len(record.log):
-                    raise Damaged(f"log: seq {seq} where {len(record.log)} belongs")
+                if seq != record.base + len(record.log):
+                    raise Damaged(f"log: seq {seq} where {record.base + len(record.log)} belongs")
                 record.log.append(_object(entry, f"log entry {seq}"))
             return record
 
