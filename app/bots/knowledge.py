@@ -65,6 +65,9 @@ class Seen:
     dealer: int
     turn: int | None
     forbidden: int = -1  # the card I just took from the pile: not discardable this turn
+    # the opponent's plain discards this hand (at least): after one, its ten cards
+    # are ones it chose not to knock with
+    opp_discards: int = 0
 
     @property
     def top(self) -> int:
@@ -90,6 +93,7 @@ class BotMemory:
         self._pile: list[int] = []
         self._opp_has = 0
         self._opp_threw = 0
+        self._opp_discards = 0
         self._stock_count = -1
         self._top = -1
 
@@ -108,6 +112,7 @@ class BotMemory:
             self._pile = [top] if top >= 0 else []
             self._opp_has = 0
             self._opp_threw = 0
+            self._opp_discards = 0
             self._version = view.get("version")
             self._stock_count = stock_count
             self._top = top
@@ -146,6 +151,7 @@ class BotMemory:
             if not mine:
                 self._opp_has &= ~(1 << card)
                 self._opp_threw |= 1 << card
+                self._opp_discards += 1
         elif kind in ("pass", "draw_stock") and not mine and self._top >= 0 and not fresh:
             # the opponent could have had this card and did not want it
             self._opp_threw |= 1 << self._top
@@ -203,6 +209,7 @@ class BotMemory:
             dealer=_int(hand.get("dealer"), 0),
             turn=turn if isinstance(turn, int) else None,
             forbidden=forbidden,
+            opp_discards=self._opp_discards,
         )
 
 

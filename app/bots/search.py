@@ -60,6 +60,10 @@ class Budget:
     rollout: str = "lean"  # the playout policy: "lean" or "normal"
     # leave the normal choice only for a candidate better by this many standard errors
     confidence: float = 1.0
+    # The opponent's style in the playouts, drawn per deal with these prior weights
+    # and kept only if it agrees with what the opponent did (see `sample_opponent`):
+    # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
+    styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
 
 
 @dataclass(slots=True)
@@ -225,10 +229,24 @@ def normal_policy(w: Weights = WEIGHTS) -> Policy:
     return decide
 
 
-def lean_policy(w: Weights = WEIGHTS) -> Policy:
-    """The playout policy: normal's knock rule and wall sense, with a plain
-    deadwood count instead of normal's look at live cards (ten times cheaper,
-    so the search can afford enough deals to tell candidates apart)."""
+GIN_LOW = 6  # the "gin" style knocks below gin once this few stock draws are left
+
+
+def knocks(style: str, seen: Seen, deadwood: int, w: Weights = WEIGHTS) -> bool:
+    """Would a player of `style` knock with this least deadwood here?"""
+    if deadwood > seen.knock_limit:
+        return False
+    if style == "eager" or deadwood == 0:
+        return True
+    if style == "gin":
+        return seen.drawable <= GIN_LOW
+    return should_knock(seen, deadwood, w)
+
+
+def lean_policy(w: Weights = WEIGHTS, style: str = "normal") -> Policy:
+    """The playout policy: a plain deadwood count instead of normal's look at
+    live cards (ten times cheaper, so the search can afford enough deals to
+    tell candidates apart), and the knock rule of `style` (`knocks`)."""
 
     def decide(seen: Seen, world: World) -> Decision:
         hand = seen.hand
@@ -242,7 +260,7 @@ def lean_policy(w: Weights = WEIGHTS) -> Policy:
                 score = d - 0.01 * VALUE[i]
                 if score < best_score:
                     best, best_score = i, score
-            return ("discard", best, should_knock(seen, least, w))
+            return ("discard", best, knocks(style, seen, least, w))
         if not world.pile or world.must_draw_stock:
             return ("take", 0, False)
         if not world.can_draw_stock():
@@ -360,6 +378,14 @@ def sample_world(
     )
 
 
+def _useful(hand: int, card: int) -> bool:
+    """Does `card` meld with my cards, or lower my deadwood after my best discard?"""
+    if makes_meld(hand, card):
+        return True
+    eleven = hand | (1 << card)
+    return min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand)) < deadwood_mask(hand)
+
+
 def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) -> list[Decision]:
     """The choices worth playing out, the normal policy's own choice first."""
     if seen.phase in (OFFER, DRAW):
@@ -368,6 +394,10 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
         if seen.phase == DRAW and "draw_stock" not in legal_kinds:
             return [("take", 1, False)]
         first = int(normal_take(seen, seen.top, w))
+        if not first and not _useful(seen.hand, seen.top):
+            # a card that neither melds nor lowers my deadwood: taking it only
+            # shows the opponent my hand, not worth a search
+            return [("take", 0, False)]
         return [("take", first, False), ("take", 1 - first, False)]
     card, knock = normal_discard(seen, w)
     out: list[Decision] = [("discard", card, knock)]
@@ -382,6 +412,42 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
         if ("discard", i, False) not in out:
             out.append(("discard", i, False))
     return out
+
+
+def sample_opponent(
+    seen: Seen,
+    rng: random.Random,
+    budget: Budget,
+    w: Weights,
+    *,
+    must_draw_stock: bool = False,
+    tries: int = 20,
+) -> tuple[World, str] | None:
+    """A deal (`sample_world`) and a style for the opponent, drawn together from
+    what the opponent did: once it has made a plain discard, its ten cards are
+    ones it chose not to knock with, so a style that would have knocked with
+    them is ruled out for that deal (a deal no style agrees with is dealt
+    again). Early on this only removes the too-good hands the shaping makes;
+    as the turns pass without a knock, the eager style fades from the deals
+    with a low hand, and the gin style gains."""
+    names = [name for name, _ in budget.styles]
+    weights = [weight for _, weight in budget.styles]
+    world = None
+    for _ in range(tries):
+        world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
+        if world is None:
+            return None
+        if not seen.opp_discards:
+            return world, rng.choices(names, weights)[0]
+        other = world.hands[1 - seen.me]
+        deadwood = deadwood_mask(other)
+        # what the opponent saw at its discard: about the same stock as now
+        theirs = world.seen(1 - seen.me)
+        fits = [0.0 if knocks(n, theirs, deadwood, w) else p for n, p in budget.styles]
+        if sum(fits) > 0:
+            return world, rng.choices(names, fits)[0]
+    assert world is not None
+    return world, names[0]
 
 
 @dataclass(slots=True)
@@ -405,8 +471,9 @@ def hard_decide(
 ) -> Decision:
     start = clock()
     options = candidates(seen, legal_kinds, budget, weights)
-    policy = lean_policy(weights) if budget.rollout == "lean" else normal_policy(weights)
-    policies = (policy, policy)
+    lean = budget.rollout == "lean"
+    mine = lean_policy(weights) if lean else normal_policy(weights)
+    theirs = {name: lean_policy(weights, name) if lean else mine for name, _ in budget.styles}
     # paired differences against the normal choice (option 0): sums and squares
     sums = [0.0] * len(options)
     squares = [0.0] * len(options)
@@ -414,9 +481,11 @@ def hard_decide(
     done = 0
     if len(options) > 1:
         for _ in range(budget.samples):
-            world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
-            if world is None:
+            drawn = sample_opponent(seen, rng, budget, weights, must_draw_stock=must_draw_stock)
+            if drawn is None:
                 break
+            world, style = drawn
+            policies = (mine, theirs[style]) if seen.me == 0 else (theirs[style], mine)
             seed = rng.getrandbits(32)
             values = []
             for option in options:

@@ -46,6 +46,7 @@ def test_memory_tracks_pile_takes_and_throws_through_a_real_match() -> None:
     assert s is not None
     assert s.opp_has == bits("7H")
     assert s.opp_threw == 0
+    assert s.opp_discards == 0
     assert s.pile == ()
     act(1, {"kind": "discard", "card": "AD"})  # AD thrown: on the pile, a hint
     act(0, {"kind": "draw_stock"})  # seat 0 gets 2S
@@ -57,6 +58,7 @@ def test_memory_tracks_pile_takes_and_throws_through_a_real_match() -> None:
     assert s.dead == bits("AD TC")
     assert s.opp_has == bits("7H")
     assert s.opp_threw == bits("AD TC")
+    assert s.opp_discards == 1  # AD; declining TC is no discard
     act(1, {"kind": "discard", "card": "7H"})  # it let 7H go again
     s = memory.seen(match.view(0))
     assert s is not None
@@ -64,6 +66,7 @@ def test_memory_tracks_pile_takes_and_throws_through_a_real_match() -> None:
     assert s.top == Card.parse("7H").index
     assert s.pile_count == 3 and len(s.pile) == 3
     assert s.stock_count == 29  # 31 - two stock draws
+    assert s.opp_discards == 2
 
 
 def test_a_view_seen_twice_counts_once_and_a_new_hand_resets() -> None:

@@ -1,0 +1,119 @@
+"""The strengths against opponents of other styles (`benchmarks/bot_pool.py`),
+and the hard search's opponent model: seeded deals, no clock, so every run
+plays the same hands."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from app.bots import Bot, Budget
+from app.bots.arena import Player, play_hand
+from app.bots.knowledge import BotMemory
+from app.bots.search import knocks, sample_opponent
+from app.engine.cards import full_deck
+from app.engine.match import Match, Options
+from app.engine.melds import deadwood_mask
+from benchmarks.bot_pool import POOL, STYLES
+
+
+def duplicate_points(strength: str, style: str, deals: range) -> tuple[int, int]:
+    """Points of `strength` and of `style` over the deals, each played twice with
+    the seats swapped (dealer seat 0), as `bench_bots.py` plays them."""
+    mine = theirs = 0
+    for d in deals:
+        deck = full_deck()
+        random.Random(d).shuffle(deck)
+        for swap in (0, 1):
+            a: Player = Bot(strength, random.Random(d))
+            b: Player = STYLES[style](random.Random(d + 1))
+            players = (b, a) if swap else (a, b)
+            match = Match(Options(), rng=random.Random(d), deck_orders=[deck], first_dealer=0)
+            match.start()
+            outcome = play_hand(match, players, max_actions=1000)
+            if outcome.winner is None:
+                continue
+            if outcome.winner == swap:
+                mine += outcome.points
+            else:
+                theirs += outcome.points
+    return mine, theirs
+
+
+@pytest.mark.parametrize("style", POOL)
+def test_normal_outscores_easy_against_each_style_on_the_same_deals(style: str) -> None:
+    deals = range(900, 930)
+    n_mine, n_theirs = duplicate_points("normal", style, deals)
+    e_mine, e_theirs = duplicate_points("easy", style, deals)
+    assert n_mine / (n_mine + n_theirs) > e_mine / (e_mine + e_theirs) + 0.03
+
+
+def test_each_style_plays_only_legal_moves() -> None:
+    # Match.apply raises on an illegal action; the gin hunter's long hands
+    # reach the reshuffle of `hand` scoring
+    for k, style in enumerate(POOL):
+        for other in POOL[k:]:
+            mine, theirs = duplicate_points("normal", style, range(k, k + 2))
+            assert mine >= 0 and theirs >= 0
+            duplicate_points("easy", other, range(k, k + 1))
+
+
+@settings(max_examples=30, deadline=None)
+@given(seed=st.integers(0, 10**6), moves=st.integers(4, 40))
+def test_the_opponent_is_never_dealt_a_hand_its_style_would_have_knocked_with(
+    seed: int, moves: int
+) -> None:
+    """After the opponent's plain discard, its ten cards are ones it chose not
+    to knock with: every (deal, style) the search draws agrees with that."""
+    rng = random.Random(seed)
+    match = Match(Options(), rng=rng)
+    match.start()
+    memory = BotMemory()
+    memory.observe(match.view(0))
+    for _ in range(moves):
+        if match.status != "playing":
+            return
+        seat = 0 if match.view(0)["legal"] else 1
+        legal = [a for a in match.view(seat)["legal"] if a["kind"] != "knock"]
+        match.apply(seat, rng.choice(legal))
+        memory.observe(match.view(0))
+    seen = memory.seen(match.view(0))
+    assert seen is not None
+    if not seen.opp_discards or seen.turn != 0:
+        return
+    budget = Budget()
+    drawn = [sample_opponent(seen, random.Random(k), budget, Bot().weights) for k in range(20)]
+    for item in drawn:
+        assert item is not None
+        world, style = item
+        hand = world.hands[1]
+        theirs = world.seen(1)
+        # unless no style at all fits (then the first style is kept)
+        if any(not knocks(n, theirs, deadwood_mask(hand)) for n, _ in budget.styles):
+            assert not knocks(style, theirs, deadwood_mask(hand))
+
+
+def test_a_hard_move_thinks_within_its_sample_budget() -> None:
+    """No clock: at most `samples` deals per move, whatever the machine."""
+    hard = Bot("hard", random.Random(3), budget=Budget(samples=8, seconds=None))
+    deck = full_deck()
+    random.Random(3).shuffle(deck)
+    match = Match(Options(), rng=random.Random(3), deck_orders=[deck], first_dealer=0)
+    match.start()
+    searched = 0
+    players: tuple[Player, Player] = (hard, STYLES["eager"](random.Random(4)))
+    while match.status == "playing":
+        seat = 0 if match.view(0)["legal"] else 1
+        view = match.view(seat)
+        players[1 - seat].observe(match.view(1 - seat))
+        players[seat].observe(view)
+        action = players[seat].choose(view)
+        if seat == 0 and hard.last_search.candidates > 1:
+            assert 1 <= hard.last_search.samples <= 8
+            searched += 1
+            hard.last_search.candidates = 0
+        match.apply(seat, action)
+    assert searched >= 1
