@@ -68,6 +68,9 @@ class Seen:
     # the opponent's plain discards this hand (at least): after one, its ten cards
     # are ones it chose not to knock with
     opp_discards: int = 0
+    # the opponent's knocks in earlier hands at this table, as (its deadwood, stock
+    # draws left then, knock limit): how low and how late it knocks
+    opp_knocks: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def top(self) -> int:
@@ -94,6 +97,8 @@ class BotMemory:
         self._opp_has = 0
         self._opp_threw = 0
         self._opp_discards = 0
+        self._opp_knocks: list[tuple[int, int, int]] = []
+        self._counted: object = None  # the hand whose result is in _opp_knocks
         self._stock_count = -1
         self._top = -1
 
@@ -118,6 +123,7 @@ class BotMemory:
             self._top = top
             self._note_last(hand, me, fresh=True)
             self._settle(hand, top)
+            self._note_knock(view, hand, me, key, stock_count)
             return
         if view.get("version") == self._version:
             return
@@ -128,6 +134,35 @@ class BotMemory:
         self._note_last(hand, me, fresh=False)
         self._stock_count = stock_count
         self._settle(hand, top)
+        self._note_knock(view, hand, me, key, stock_count)
+
+    def _note_knock(
+        self,
+        view: Mapping[str, Any],
+        hand: Mapping[str, Any],
+        me: object,
+        key: object,
+        stock_count: int,
+    ) -> None:
+        """At a hand's end: if the opponent knocked, how low and how late."""
+        result = hand.get("result")
+        if not isinstance(result, Mapping) or key == self._counted:
+            return
+        self._counted = key
+        knocker = result.get("knocker")
+        seats = result.get("seats")
+        if not isinstance(knocker, int) or knocker == me or not isinstance(seats, list):
+            return
+        if not 0 <= knocker < len(seats) or not isinstance(seats[knocker], Mapping):
+            return
+        deadwood = seats[knocker].get("deadwood_value")
+        if not isinstance(deadwood, int):
+            return
+        table = view.get("table")
+        wall = isinstance(table, Mapping) and table.get("scoring") in ("game", "hollywood")
+        left = max(0, stock_count - (2 if wall else 0))
+        self._opp_knocks.append((deadwood, left, _int(hand.get("knock_limit"), 10)))
+        del self._opp_knocks[:-20]  # the latest hands say the most
 
     def _note_last(self, hand: Mapping[str, Any], me: object, *, fresh: bool) -> None:
         last = hand.get("last_action")
@@ -210,6 +245,7 @@ class BotMemory:
             turn=turn if isinstance(turn, int) else None,
             forbidden=forbidden,
             opp_discards=self._opp_discards,
+            opp_knocks=tuple(self._opp_knocks),
         )
 
 

@@ -414,6 +414,41 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
     return out
 
 
+UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
+
+
+def style_weights(seen: Seen, budget: Budget, w: Weights) -> list[tuple[str, float]]:
+    """`budget.styles` weighed by the opponent's knocks in earlier hands at this
+    table: each style knocks with any deadwood it allows, equally likely (eager:
+    0 to the limit; normal: 0 to its target then; gin: only 0 until the stock
+    is low), and with another deadwood `UNLIKE` times as often."""
+    out = []
+    for name, prior in budget.styles:
+        weight = prior
+        for deadwood, left, limit in seen.opp_knocks:
+            then = Seen(
+                me=1 - seen.me,
+                hand=0,
+                pile=(),
+                dead=0,
+                pile_count=0,
+                opp_has=0,
+                opp_threw=0,
+                opp_count=10,
+                stock_count=left,
+                knock_limit=limit,
+                wall=False,
+                phase="discard",
+                dealer=0,
+                turn=None,
+            )
+            allowed = [d for d in range(limit + 1) if knocks(name, then, d, w)]
+            weight *= 1 / len(allowed) if deadwood in allowed else UNLIKE / (limit + 1)
+        out.append((name, weight))
+    total = sum(weight for _, weight in out)
+    return [(name, weight / total) for name, weight in out] if total > 0 else list(budget.styles)
+
+
 def sample_opponent(
     seen: Seen,
     rng: random.Random,
@@ -430,8 +465,9 @@ def sample_opponent(
     again). Early on this only removes the too-good hands the shaping makes;
     as the turns pass without a knock, the eager style fades from the deals
     with a low hand, and the gin style gains."""
-    names = [name for name, _ in budget.styles]
-    weights = [weight for _, weight in budget.styles]
+    styles = style_weights(seen, budget, w)
+    names = [name for name, _ in styles]
+    weights = [weight for _, weight in styles]
     world = None
     for _ in range(tries):
         world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
@@ -443,7 +479,7 @@ def sample_opponent(
         deadwood = deadwood_mask(other)
         # what the opponent saw at its discard: about the same stock as now
         theirs = world.seen(1 - seen.me)
-        fits = [0.0 if knocks(n, theirs, deadwood, w) else p for n, p in budget.styles]
+        fits = [0.0 if knocks(n, theirs, deadwood, w) else p for n, p in styles]
         if sum(fits) > 0:
             return world, rng.choices(names, fits)[0]
     assert world is not None

@@ -11,9 +11,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.bots import Bot, Budget
-from app.bots.arena import Player, play_hand
-from app.bots.knowledge import BotMemory
-from app.bots.search import knocks, sample_opponent
+from app.bots.arena import Player, next_hand, play_hand
+from app.bots.knowledge import BotMemory, Seen
+from app.bots.search import knocks, sample_opponent, style_weights
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
 from app.engine.melds import deadwood_mask
@@ -117,3 +117,64 @@ def test_a_hard_move_thinks_within_its_sample_budget() -> None:
             hard.last_search.candidates = 0
         match.apply(seat, action)
     assert searched >= 1
+
+
+def _knocks_seen(knocks_seen: tuple[tuple[int, int, int], ...]) -> Seen:
+    return Seen(
+        me=0,
+        hand=0,
+        pile=(),
+        dead=0,
+        pile_count=1,
+        opp_has=0,
+        opp_threw=0,
+        opp_count=10,
+        stock_count=25,
+        knock_limit=10,
+        wall=False,
+        phase="discard",
+        dealer=0,
+        turn=0,
+        opp_knocks=knocks_seen,
+    )
+
+
+def test_the_opponents_earlier_knocks_tell_its_style() -> None:
+    budget = Budget()
+    w = Bot().weights
+    # no knock seen yet: the prior
+    assert dict(style_weights(_knocks_seen(()), budget, w)) == pytest.approx(dict(budget.styles))
+    # three knocks with 8 while the stock was nearly full: only an eager knocker does that
+    eager = dict(style_weights(_knocks_seen(((8, 25, 10),) * 3), budget, w))
+    assert eager["eager"] > 0.95
+    # three gins with a full stock and no lower knock: the gin hunter is likeliest
+    gin = dict(style_weights(_knocks_seen(((0, 25, 10),) * 3), budget, w))
+    assert max(gin, key=lambda name: gin[name]) == "gin"
+    # knocks with 3 early: normal's own style (eager allows 0-10, normal 0-4)
+    low = dict(style_weights(_knocks_seen(((3, 25, 10),) * 3), budget, w))
+    assert max(low, key=lambda name: low[name]) == "normal"
+
+
+def test_memory_keeps_the_opponents_knocks_across_hands() -> None:
+    """A game to 100 between a normal seat 0 and an eager seat 1: every hand
+    seat 1 knocked appears in seat 0's memory with the knocker's deadwood from
+    the result, and none of seat 0's own knocks."""
+    match = Match(Options("standard", "game", 100), rng=random.Random(21))
+    match.start()
+    me = Bot("normal", random.Random(1))
+    players: tuple[Player, Player] = (me, STYLES["eager"](random.Random(2)))
+    expected = []
+    for _ in range(12):
+        if match.status == "match_over":
+            break
+        if match.status == "hand_over":
+            next_hand(match, players)
+        play_hand(match, players)
+        result = match.view(0)["hand"]["result"]
+        if result.get("knocker") == 1:
+            expected.append(result["seats"][1]["deadwood_value"])
+    seen = me.memory.seen(match.view(0))
+    assert seen is not None
+    assert expected
+    assert [k for k, _, _ in seen.opp_knocks] == expected[-20:]
+    assert all(limit == 10 and 0 <= left <= 29 for _, left, limit in seen.opp_knocks)
