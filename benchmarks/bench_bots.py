@@ -19,6 +19,7 @@ fixed sample budget instead (deterministic, and said so in the table).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import math
 import multiprocessing
@@ -304,6 +305,11 @@ def main() -> None:
     ap.add_argument("--hard-deals", type=int, default=None, help="deals for pairings with hard")
     ap.add_argument("--hard-samples", type=int, default=400)
     ap.add_argument("--hard-seconds", type=float, default=0.4, help="0: no time limit")
+    ap.add_argument(
+        "--hard-budget",
+        default="",
+        help="other Budget fields for hard, e.g. candidates=0,takes=0,confidence=1.5",
+    )
     ap.add_argument("--rules", default="standard")
     ap.add_argument("--scoring", default="hand")
     ap.add_argument("--seed", type=int, default=0)
@@ -336,6 +342,10 @@ def main() -> None:
     args = ap.parse_args()
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(samples=args.hard_samples, seconds=args.hard_seconds or None)
+    for item in filter(None, args.hard_budget.split(",")):
+        name, value = item.split("=")
+        kind = type(getattr(budget, name))
+        budget = dataclasses.replace(budget, **{name: kind(float(value))})
     compare = [(x, y) for x, y in (c.split(">") for c in args.compare.split(",") if ">" in c)]
     if args.report is not None:
         pool_report(load(args.report), compare)
@@ -343,7 +353,7 @@ def main() -> None:
 
     print(
         f"# rules={args.rules} scoring={args.scoring} seed={args.seed}; hard budget: "
-        f"{args.hard_samples} deals per move"
+        f"{args.hard_samples} deals per move {args.hard_budget}"
         + (f", at most {args.hard_seconds} s" if args.hard_seconds else ", no time limit")
     )
     if args.pool:

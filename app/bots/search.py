@@ -57,6 +57,7 @@ class Budget:
     samples: int = 400  # deals per decision, at most
     seconds: float | None = 0.4  # wall time per decision, at most (None: samples only)
     candidates: int = 4  # plain discards tried besides the normal choice and the knock
+    takes: bool = True  # search the upcard offer and the draw too (else normal's choice)
     rollout: str = "lean"  # the playout policy: "lean" or "normal"
     # leave the normal choice only for a candidate better by this many standard errors
     confidence: float = 1.0
@@ -394,6 +395,8 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
         if seen.phase == DRAW and "draw_stock" not in legal_kinds:
             return [("take", 1, False)]
         first = int(normal_take(seen, seen.top, w))
+        if not budget.takes:
+            return [("take", first, False)]
         if not first and not _useful(seen.hand, seen.top):
             # a card that neither melds nor lowers my deadwood: taking it only
             # shows the opponent my hand, not worth a search
