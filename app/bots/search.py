@@ -402,16 +402,17 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
             # shows the opponent my hand, not worth a search
             return [("take", 0, False)]
         return [("take", first, False), ("take", 1 - first, False)]
-    card, knock = normal_discard(seen, w)
-    out: list[Decision] = [("discard", card, knock)]
-    if "knock" in legal_kinds:
-        ten = [(deadwood_mask(seen.hand ^ (1 << i)), i) for i in indices(seen.hand)]
-        ten = [(d, i) for d, i in ten if i != seen.forbidden and d <= seen.knock_limit]
-        if ten:
-            knock_card = min(ten)[1]
-            if ("discard", knock_card, True) not in out:
-                out.append(("discard", knock_card, True))
-    for _, i in ranked_discards(seen, w)[: budget.candidates]:
+    # normal's choice (as `normal_discard` makes it), its ranking computed once
+    options = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in indices(seen.hand)}
+    options.pop(seen.forbidden, None)
+    least = min(options, key=lambda i: (options[i], -VALUE[i], -i))
+    ranked = [i for _, i in ranked_discards(seen, w)]
+    knock = should_knock(seen, options[least], w)
+    out: list[Decision] = [("discard", least, True) if knock else ("discard", ranked[0], False)]
+    if options[least] <= seen.knock_limit and "knock" in legal_kinds:
+        # knocking and not knocking both get played out, whichever normal chose
+        out.append(("discard", ranked[0], False) if knock else ("discard", least, True))
+    for i in ranked[: budget.candidates]:
         if ("discard", i, False) not in out:
             out.append(("discard", i, False))
     return out
@@ -459,34 +460,40 @@ def sample_opponent(
     w: Weights,
     *,
     must_draw_stock: bool = False,
-    tries: int = 20,
+    tries: int = 30,
 ) -> tuple[World, str] | None:
-    """A deal (`sample_world`) and a style for the opponent, drawn together from
-    what the opponent did: once it has made a plain discard, its ten cards are
-    ones it chose not to knock with, so a style that would have knocked with
-    them is ruled out for that deal (a deal no style agrees with is dealt
-    again). Early on this only removes the too-good hands the shaping makes;
-    as the turns pass without a knock, the eager style fades from the deals
-    with a low hand, and the gin style gains."""
+    """A deal (`sample_world`) and a style for the opponent, drawn together given
+    what the opponent did: a style (by `style_weights`) and a deal are drawn,
+    and once the opponent has made a plain discard, a pair in which that style
+    would have knocked with its ten cards is drawn again (rejection sampling:
+    the pair's chance is its prior times "it did not knock"). As turns pass
+    without a knock, the eager style fades (it would have knocked with most
+    hands) and low hands come with the styles that wait."""
     styles = style_weights(seen, budget, w)
     names = [name for name, _ in styles]
     weights = [weight for _, weight in styles]
-    world = None
+    drawn = None
     for _ in range(tries):
         world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
         if world is None:
             return None
+        style = rng.choices(names, weights)[0]
+        drawn = (world, style)
         if not seen.opp_discards:
-            return world, rng.choices(names, weights)[0]
-        other = world.hands[1 - seen.me]
-        deadwood = deadwood_mask(other)
+            return drawn
         # what the opponent saw at its discard: about the same stock as now
         theirs = world.seen(1 - seen.me)
-        fits = [0.0 if knocks(n, theirs, deadwood, w) else p for n, p in styles]
-        if sum(fits) > 0:
-            return world, rng.choices(names, fits)[0]
-    assert world is not None
-    return world, names[0]
+        deadwood = deadwood_mask(world.hands[1 - seen.me])
+        if not knocks(style, theirs, deadwood, w):
+            return drawn
+    if drawn is not None:
+        # nothing fitted in time: the last deal, with a style that fits it if any does
+        world = drawn[0]
+        theirs = world.seen(1 - seen.me)
+        deadwood = deadwood_mask(world.hands[1 - seen.me])
+        fits = [n for n in names if not knocks(n, theirs, deadwood, w)]
+        drawn = (world, fits[0] if fits else names[0])
+    return drawn
 
 
 @dataclass(slots=True)
