@@ -101,15 +101,21 @@ def duel(
     deals: int,
     options: Options,
     seed: int,
+    table: bool = False,
 ) -> Tally:
+    """`table`: the same two bots play all the deals, as at one table (one pair
+    of bots for each seating), so what they remember of earlier hands counts;
+    otherwise new bots for every hand."""
     tally = Tally()
+    sitting = [(make[0](seed), make[1](seed)) for _ in (0, 1)]
     for d in range(seed, seed + deals):
         deck = full_deck()
         random.Random(d).shuffle(deck)
         points = [0, 0]
         for swap in (0, 1):
-            a = Timed(make[0](d), tally.times[0])
-            b = Timed(make[1](d), tally.times[1])
+            a_bot, b_bot = sitting[swap] if table else (make[0](d), make[1](d))
+            a = Timed(a_bot, tally.times[0])
+            b = Timed(b_bot, tally.times[1])
             players = (b, a) if swap else (a, b)
             match = Match(options, rng=random.Random(d), deck_orders=[deck], first_dealer=0)
             match.start()
@@ -148,10 +154,10 @@ def maker(name: str, budget: Budget, *, pool: bool = False) -> Callable[[int], P
     return lambda d: Bot(name, random.Random(d * 7919 + 1), budget=budget)
 
 
-def duel_part(job: tuple[str, str, int, int, Options, Budget, bool]) -> Tally:
+def duel_part(job: tuple[str, str, int, int, Options, Budget, bool, bool]) -> Tally:
     """One process's share of a pairing (`--jobs`): deals `seed`..`seed + deals - 1`."""
-    a, b, deals, seed, options, budget, pool = job
-    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed)
+    a, b, deals, seed, options, budget, pool, table = job
+    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed, table)
 
 
 def merged(parts: list[Tally]) -> Tally:
@@ -170,18 +176,26 @@ def merged(parts: list[Tally]) -> Tally:
 
 
 def run(
-    a: str, b: str, deals: int, seed: int, options: Options, budget: Budget, jobs: int, pool: bool
+    a: str,
+    b: str,
+    deals: int,
+    seed: int,
+    options: Options,
+    budget: Budget,
+    jobs: int,
+    pool: bool,
+    table: bool = False,
 ) -> Tally:
     """A (a strength) against B (a strength, or a pool style) on deals `seed`.. onward."""
     if jobs > 1:
         cuts = [deals * k // jobs for k in range(jobs + 1)]
         parts = [
-            (a, b, cuts[k + 1] - cuts[k], seed + cuts[k], options, budget, pool)
+            (a, b, cuts[k + 1] - cuts[k], seed + cuts[k], options, budget, pool, table)
             for k in range(jobs)
         ]
         with multiprocessing.Pool(jobs) as workers:
             return merged(workers.map(duel_part, parts))
-    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed)
+    return duel((maker(a, budget), maker(b, budget, pool=pool)), deals, options, seed, table)
 
 
 def ms(times: list[float]) -> str:
@@ -322,6 +336,11 @@ def main() -> None:
         action="store_true",
         help="every strength of --strengths against every style of --opponents",
     )
+    ap.add_argument(
+        "--table",
+        action="store_true",
+        help="the same bots play all the deals, remembering earlier hands (as at one table)",
+    )
     ap.add_argument("--strengths", default="easy,normal,hard")
     ap.add_argument("--opponents", default=",".join(POOL))
     ap.add_argument("--label", default="", help="the name of seat A in saved results")
@@ -362,7 +381,7 @@ def main() -> None:
             for a in args.strengths.split(","):
                 deals = args.hard_deals if a == "hard" and args.hard_deals else args.deals
                 start = time.perf_counter()
-                t = run(a, b, deals, args.seed, options, budget, args.jobs, True)
+                t = run(a, b, deals, args.seed, options, budget, args.jobs, True, args.table)
                 label = args.label if args.label and a == "hard" else a
                 records.append(record(a, b, t, label, time.perf_counter() - start))
                 if args.save:

@@ -58,6 +58,7 @@ class Budget:
     seconds: float | None = 0.4  # wall time per decision, at most (None: samples only)
     candidates: int = 4  # plain discards tried besides the normal choice and the knock
     takes: bool = True  # search the upcard offer and the draw too (else normal's choice)
+    shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
     rollout: str = "lean"  # the playout policy: "lean" or "normal"
     # leave the normal choice only for a candidate better by this many standard errors
     confidence: float = 1.0
@@ -313,7 +314,7 @@ def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random
     known to hold). The thrown card goes back among the unseen, so the deal
     stays consistent; only the likelihood moves toward organised hands, which
     is what a hand that has drawn and thrown for some turns looks like."""
-    for _ in range(min(turns, 8)):
+    for _ in range(turns):
         j = rng.randrange(len(rest))
         x = rest[j]
         hand = opp | (1 << x)
@@ -328,7 +329,12 @@ def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random
 
 
 def sample_world(
-    seen: Seen, rng: random.Random, *, must_draw_stock: bool = False, shaping: bool = True
+    seen: Seen,
+    rng: random.Random,
+    *,
+    must_draw_stock: bool = False,
+    shaping: bool = True,
+    shape_turns: int = 8,
 ) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
@@ -351,7 +357,7 @@ def sample_world(
         opp |= 1 << i
     rest = pool[opp_unknown:]
     if shaping and rest:
-        opp = _shape(opp, seen.opp_has, rest, _turns_played(seen), rng)
+        opp = _shape(opp, seen.opp_has, rest, min(_turns_played(seen), shape_turns), rng)
         rng.shuffle(rest)
     pile = rest[:pile_unknown] + list(seen.pile)
     stock = rest[pile_unknown:]
@@ -474,7 +480,9 @@ def sample_opponent(
     weights = [weight for _, weight in styles]
     drawn = None
     for _ in range(tries):
-        world = sample_world(seen, rng, must_draw_stock=must_draw_stock)
+        world = sample_world(
+            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+        )
         if world is None:
             return None
         style = rng.choices(names, weights)[0]
