@@ -14,7 +14,7 @@ import uvicorn
 from app.config import Settings, SettingsError
 from app.logs import log_config
 from app.main import create_app
-from app.tables.store import NewerSchema, file_schema_version, refuse_newer
+from app.tables.sqlite_store import NewerSchema, file_schema_version, refuse_newer
 
 # Collect young objects every 50,000 net allocations (not 700), the middle
 # generation every 20 of those, the whole heap only every 100 of those. Each

@@ -14,7 +14,7 @@ from pathlib import Path
 from app import __version__
 from app.config import Settings, SettingsError, resource_dir
 from app.tables.registry import rebuild_match
-from app.tables.store import (
+from app.tables.sqlite_store import (
     NewerSchema,
     OlderSchema,
     backup,

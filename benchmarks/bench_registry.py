@@ -67,7 +67,7 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     """One run, in the `app` found first on sys.path."""
     from app.tables.hub import Connection, Hub
     from app.tables.registry import Registry
-    from app.tables.store import SqliteStore
+    from app.tables.sqlite_store import SqliteStore
 
     folder = tempfile.TemporaryDirectory(prefix="gin-bench-registry-")
     store = SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NullStore()

@@ -38,7 +38,7 @@ import orjson
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry
-from app.tables.store import SqliteStore
+from app.tables.sqlite_store import SqliteStore
 from tests.e2e.test_socket_play import choose
 
 OPTIONS = {"rules": "standard", "scoring": "game", "target": 250}

@@ -30,12 +30,12 @@ from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
 from app.engine.vocabulary import STRENGTHS
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
+from app.tables.sqlite_store import SqliteStore
 from app.tables.store import (
     FIRST_EPOCH,
     FailureEpisode,
     NotOwner,
     SeatRecord,
-    SqliteStore,
     TableRecord,
     TableStore,
 )

@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.store import MemoryStore, SqliteStore, TableStore
+from app.tables.sqlite_store import SqliteStore
+from app.tables.store import MemoryStore, TableStore
 from tests.postgres import Cluster, pg_url, postgres
 
 __all__ = ["Cluster", "make_store", "pg_url", "postgres", "store_kind"]

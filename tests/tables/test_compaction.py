@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry, Table
-from app.tables.store import SqliteStore
+from app.tables.sqlite_store import SqliteStore
 from tests.e2e.test_socket_play import choose
 
 

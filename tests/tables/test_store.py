@@ -8,14 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.store import (
-    FIRST_EPOCH,
-    SCHEMA_VERSION,
-    SeatRecord,
-    SqliteStore,
-    TableRecord,
-    TableStore,
-)
+from app.tables.sqlite_store import SCHEMA_VERSION, SqliteStore
+from app.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
 from tests.tables.stores import make_store, pg_url, postgres, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from app.main import create_app
 from app.tables.hub import Hub
 from app.tables.registry import Registry
-from app.tables.store import SqliteStore
+from app.tables.sqlite_store import SqliteStore
 from tests.tables.helpers import INDEX_DECK, make_settings
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

@@ -17,7 +17,8 @@ import pytest
 
 from app.tables.hub import Hub
 from app.tables.registry import Registry, StoreUnavailable, Table
-from app.tables.store import SqliteStore, TableRecord
+from app.tables.sqlite_store import SqliteStore
+from app.tables.store import TableRecord
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.store import SCHEMA_VERSION, NewerSchema, SqliteStore
+from app.tables.sqlite_store import SCHEMA_VERSION, NewerSchema, SqliteStore
 from tests.conftest import REPO
 
 
