@@ -6,22 +6,21 @@ every move and `view(seat)` for every connection. `view` is the only place
 where hidden information is decided.
 
 Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
-reshuffle) comes from the injected `rng` and is written to `log`, so
-`Match.replay(options, log)` rebuilds the same state without it.
+reshuffle) comes from the injected dealer (`app.engine.dealer`) and is written
+to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 """
 
 from __future__ import annotations
 
 import copy
 import random
-import secrets
-from collections import deque
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from app.engine.cards import Card, full_deck, parse_cards
-from app.engine.errors import BadAction, IllegalAction, NotSeated, StaleVersion
+from app.engine.cards import Card
+from app.engine.dealer import Dealer, Deals, Replayed, check_seat
+from app.engine.errors import BadAction, IllegalAction, StaleVersion
 from app.engine.hand import Hand, parse_action
 from app.engine.scoring import Sheet
 from app.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
@@ -65,12 +64,6 @@ class Options:
         return {"rules": self.rules, "scoring": self.scoring, "target": self.target}
 
 
-def _check_seat(seat: object) -> int:
-    if isinstance(seat, bool) or seat not in (0, 1):
-        raise NotSeated("a seat is 0 or 1")
-    return 0 if seat == 0 else 1
-
-
 class Match:
     """A match at one table: hands dealt in turn, scored on one sheet.
 
@@ -85,13 +78,15 @@ class Match:
         rng: random.Random | None = None,
         deck_orders: Iterable[Sequence[Card | str]] | None = None,
         first_dealer: int | None = None,
+        *,
+        dealer: Deals | None = None,
     ) -> None:
+        """`dealer` decides every deal and reshuffle; `rng`, `deck_orders` and
+        `first_dealer` are short for `dealer=Dealer(rng, deck_orders, first_dealer)`."""
         self.options = options
-        self._rng: random.Random = rng if rng is not None else secrets.SystemRandom()
-        self._deck_orders: Iterator[Sequence[Card | str]] | None = (
-            iter(deck_orders) if deck_orders is not None else None
+        self._dealer: Deals = (
+            dealer if dealer is not None else Dealer(rng, deck_orders or (), first_dealer)
         )
-        self._first_dealer = None if first_dealer is None else _check_seat(first_dealer)
         self.version = 0
         self.status: Status = "waiting"
         self.hand: Hand | None = None
@@ -104,10 +99,6 @@ class Match:
         # Finished hands: (options, log start, log end, result) of each.
         self._records: dict[int, tuple[dict[str, Any], int, int, dict[str, Any] | None]] = {}
         self._hand_log_start = 0
-        # Set only while `replay` runs: recorded deals and reshuffles, used
-        # instead of the rng.
-        self._replay_deals: deque[Mapping[str, Any]] | None = None
-        self._replay_reshuffles: deque[Mapping[str, Any]] | None = None
         # The hands whose deal the replayed log has a snapshot before (None: not
         # replaying, every deal gets one).
         self._replay_snapshots: set[int] | None = None
@@ -126,41 +117,15 @@ class Match:
         """
         if self.status != "waiting":
             raise IllegalAction("the match has already started")
-        if self._replay_deals is not None:
-            dealer = _check_seat(self._replay_deals[0]["dealer"]) if self._replay_deals else 0
-        elif self._first_dealer is not None:
-            dealer = self._first_dealer
-        else:
-            dealer = self._rng.randrange(2)
-        hand = self._new_hand(dealer)
+        hand = self._new_hand(self._dealer.first_dealer())
         self.log.append({"event": "start"})
         self._deal(hand)
         self.version += 1
 
-    def _new_deck(self) -> list[Card]:
-        if self._deck_orders is not None:
-            order = next(self._deck_orders, None)
-            if order is not None:
-                return [c if isinstance(c, Card) else Card.parse(c) for c in order]
-            self._deck_orders = None  # used up: shuffle from now on
-        deck = full_deck()
-        self._rng.shuffle(deck)
-        return deck
-
     def _new_hand(self, dealer: int) -> Hand:
         """The next hand, dealt but not yet in play (raises before any change)."""
         number = self._hands_dealt + 1
-        if self._replay_deals is not None:
-            if not self._replay_deals:
-                raise BadAction("the log ends before this deal")
-            event = self._replay_deals.popleft()
-            if event.get("hand") != number or event.get("dealer") != dealer:
-                raise BadAction(f"the log's deal {number} does not follow from its actions")
-            deck = parse_cards(event["deck"])
-            salt = str(event["salt"])
-        else:
-            deck = self._new_deck()
-            salt = f"{self._rng.getrandbits(128):032x}"
+        deck, salt = self._dealer.deal(number, dealer)
         return Hand(
             number=number,
             dealer=dealer,
@@ -207,7 +172,7 @@ class Match:
         """
         if version is not None and version != self.version:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
-        seat = _check_seat(seat)
+        seat = check_seat(seat)
         act = parse_action(action)
         if act.kind in ("next_hand", "new_match"):
             wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
@@ -243,14 +208,7 @@ class Match:
         return self
 
     def _reshuffle(self, hand: Hand) -> None:
-        if self._replay_reshuffles is not None:
-            if not self._replay_reshuffles:
-                raise BadAction("the log lacks a reshuffle here")
-            event = self._replay_reshuffles.popleft()
-            order = parse_cards(event["stock"])
-        else:
-            order = hand.discard[:-1]
-            self._rng.shuffle(order)
+        order = self._dealer.reshuffle(hand.number, hand.discard[:-1])
         record = hand.reshuffle(order)
         self.log.append({"event": "reshuffle", "hand": hand.number, **record})
 
@@ -279,7 +237,7 @@ class Match:
 
         :raises BadAction: no hand yet, or not a permutation of the seat's cards.
         """
-        seat = _check_seat(seat)
+        seat = check_seat(seat)
         if self.hand is None:
             raise BadAction("no cards have been dealt yet")
         self.hand.arrange(seat, cards)
@@ -289,7 +247,7 @@ class Match:
 
     def legal(self, seat: int) -> list[dict[str, Any]]:
         """Exactly the actions open to `seat` now, each as it would be sent."""
-        seat = _check_seat(seat)
+        seat = check_seat(seat)
         if self.status == "playing" and self.hand is not None:
             return self.hand.legal(seat)
         if self.status == "hand_over" and not self.ready[seat]:
@@ -312,7 +270,7 @@ class Match:
         views share their `sheet` until it changes.
         """
         if seat is not None:
-            seat = _check_seat(seat)
+            seat = check_seat(seat)
         out: dict[str, Any] = {
             "version": self.version,
             "you": seat,
@@ -482,9 +440,8 @@ class Match:
         :raises RuleError: the log does not describe a possible match.
         """
         events = list(log)
-        match = cls(options, rng=rng)
-        match._replay_deals = deque(e for e in events if e.get("event") == "deal")
-        match._replay_reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
+        dealer = Replayed(events, then=Dealer(rng))
+        match = cls(options, dealer=dealer)
         match._replay_snapshots = {
             int(events[i + 1].get("hand", 0))
             for i, e in enumerate(events[:-1])
@@ -498,7 +455,7 @@ class Match:
                     if len(events) < 2 or events[1].get("event") != "deal":
                         raise BadAction("a snapshot is followed by its deal")
                     match._restore(event)
-                    match._deal(match._new_hand(_check_seat(events[1].get("dealer"))))
+                    match._deal(match._new_hand(check_seat(events[1].get("dealer"))))
                     match.version += 1
                 elif kind == "snapshot":
                     # Written again by the deal it comes before; checked there.
@@ -514,11 +471,9 @@ class Match:
                     raise BadAction(f"unknown log event {str(kind)[:20]!r}")
         except (KeyError, TypeError, AttributeError) as exc:
             raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc
-        if match._replay_deals or match._replay_reshuffles:
-            raise BadAction("the log has deals or reshuffles that its actions do not reach")
+        dealer.done()
         if match.log != events:
             # Snapshots are written by the replay itself: each must be what it says.
             raise BadAction("the log's snapshots do not follow from its hands")
-        match._replay_deals = match._replay_reshuffles = None
         match._replay_snapshots = None
         return match

@@ -41,13 +41,14 @@ CREATE TABLE IF NOT EXISTS tables (
     id text PRIMARY KEY,
     options text NOT NULL,
     seats text NOT NULL,
-    hooks text NOT NULL,
     created double precision NOT NULL,
     last_active double precision NOT NULL,
     owner text,
     owner_epoch bigint NOT NULL DEFAULT 0,
     base_seq integer NOT NULL DEFAULT 0
 );
+-- The test hooks' column of the first shared stores: written, never read.
+ALTER TABLE tables DROP COLUMN IF EXISTS hooks;
 CREATE INDEX IF NOT EXISTS tables_last_active ON tables (last_active);
 CREATE TABLE IF NOT EXISTS events (
     table_id text NOT NULL,
@@ -179,7 +180,7 @@ class PostgresStore:
             row = await con.fetchrow(
                 "UPDATE tables SET owner_epoch = owner_epoch + 1, owner = $2"
                 " WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = $1)"
-                " RETURNING id, options, seats, hooks, created, last_active, base_seq,"
+                " RETURNING id, options, seats, created, last_active, base_seq,"
                 " owner_epoch",
                 table_id,
                 owner,
@@ -192,7 +193,7 @@ class PostgresStore:
                 row["base_seq"],
             )
             try:
-                record = _record_from(tuple(row)[:7])
+                record = _record_from(tuple(row)[:6])
                 for expected, (seq, entry) in enumerate(events, start=record.base):
                     if seq != expected:
                         raise Damaged(f"log: seq {seq} where {expected} belongs")
@@ -225,12 +226,11 @@ class PostgresStore:
         """Store a new table, its creator's at `FIRST_EPOCH`."""
         async with self.pool.acquire() as con, con.transaction():
             await con.execute(
-                "INSERT INTO tables (id, options, seats, hooks, created, last_active,"
-                " owner, owner_epoch, base_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
+                "INSERT INTO tables (id, options, seats, created, last_active,"
+                " owner, owner_epoch, base_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
                 record.table_id,
                 orjson.dumps(record.options).decode(),
                 _seats_json(record.seats).decode(),
-                orjson.dumps(record.hooks).decode(),
                 record.created,
                 record.last_active,
                 self.owner or None,

@@ -18,13 +18,14 @@ import random
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from app.bots import Bot
 from app.config import Settings
+from app.engine.dealer import Dealer
 from app.engine.errors import RuleError
 from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
@@ -123,7 +124,6 @@ class Table:
         hub: Hub,
         created: float,
         last_active: float,
-        hooks: dict[str, Any] | None = None,
         logged: int = 0,
         base: int = 0,
         epoch: int = FIRST_EPOCH,
@@ -135,7 +135,6 @@ class Table:
         self.hub = hub
         self.created = created
         self.last_active = last_active
-        self.hooks = hooks or {}
         self.lock = asyncio.Lock()
         # How many `match.log` entries are durable in the store.
         self.logged = logged
@@ -216,12 +215,7 @@ class Table:
             created=self.created,
             last_active=self.last_active,
             log=list(self.match.log),
-            hooks=self.hooks,
         )
-
-
-def _deck_orders(decks: Sequence[Sequence[str]] | None) -> Iterator[list[str]] | None:
-    return iter([list(d) for d in decks]) if decks else None
 
 
 def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
@@ -435,7 +429,6 @@ class Registry:
             hub=self.hub,
             created=record.created,
             last_active=record.last_active,
-            hooks=record.hooks,
             logged=len(record.log),
             base=record.base,
         )
@@ -472,12 +465,7 @@ class Registry:
         test_decks: Sequence[Sequence[str]] | None,
         first_dealer: int | None,
     ) -> Match:
-        return Match(
-            options,
-            rng=self.rng,
-            deck_orders=_deck_orders(test_decks),
-            first_dealer=first_dealer,
-        )
+        return Match(options, dealer=Dealer(self.rng, test_decks or (), first_dealer))
 
     async def create(
         self,
@@ -499,18 +487,11 @@ class Registry:
         seats = [SeatHolder(name or DEFAULT_NAMES[0], hash_token(token), lang=lang)]
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
-        hooks: dict[str, Any] = {}
-        if test_decks:
-            hooks["test_decks"] = [list(d) for d in test_decks]
-        if first_dealer is not None:
-            hooks["first_dealer"] = first_dealer
         table_id = new_table_id()
         match = self._new_match(opts, test_decks, first_dealer)
         if computer is not None:
             match.start()
-        table = Table(
-            table_id, opts, match, seats, hub=self.hub, created=now, last_active=now, hooks=hooks
-        )
+        table = Table(table_id, opts, match, seats, hub=self.hub, created=now, last_active=now)
         await self._stored(self.store.create(table.record()))
         table.logged = len(match.log)
         self._tables[table_id] = table

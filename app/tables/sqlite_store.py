@@ -36,7 +36,9 @@ T = TypeVar("T")
 log = logging.getLogger("hollywood_gin.store")
 
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+# Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
+# at creation and never used again: a restarted table shuffles).
 # Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
 # hand's start: the entries before it are compacted away, so start-up and memory per
 # table do not grow with its age), and `hands`, the records of the hands compacted.
@@ -52,7 +54,6 @@ CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
     options TEXT NOT NULL,
     seats TEXT NOT NULL,
-    hooks TEXT NOT NULL,
     created REAL NOT NULL,
     last_active REAL NOT NULL,
     base_seq INTEGER NOT NULL DEFAULT 0
@@ -136,6 +137,8 @@ def _migrate(db: sqlite3.Connection) -> None:
         columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
         if "base_seq" not in columns:
             db.execute("ALTER TABLE tables ADD COLUMN base_seq INTEGER NOT NULL DEFAULT 0")
+        if "hooks" in columns:
+            db.execute("ALTER TABLE tables DROP COLUMN hooks")
         log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
@@ -150,8 +153,7 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
     rows = db.execute(
-        "SELECT id, options, seats, hooks, created, last_active, base_seq"
-        " FROM tables ORDER BY created"
+        "SELECT id, options, seats, created, last_active, base_seq FROM tables ORDER BY created"
     )
     for row in rows:
         table_id = row[0]
@@ -519,7 +521,7 @@ class SqliteStore(SingleOwner):
             if table_id in set_aside_in(db):
                 return None
             row = db.execute(
-                "SELECT id, options, seats, hooks, created, last_active, base_seq"
+                "SELECT id, options, seats, created, last_active, base_seq"
                 " FROM tables WHERE id = ?",
                 (table_id,),
             ).fetchone()
@@ -611,7 +613,6 @@ class SqliteStore(SingleOwner):
             record.table_id,
             orjson.dumps(record.options).decode(),
             _seats_json(record.seats).decode(),
-            orjson.dumps(record.hooks).decode(),
             record.created,
             record.last_active,
             record.base,
@@ -623,8 +624,8 @@ class SqliteStore(SingleOwner):
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
-                "INSERT INTO tables (id, options, seats, hooks, created, last_active, base_seq)"
-                " VALUES (?, ?, ?, ?, ?, ?, ?)",
+                "INSERT INTO tables (id, options, seats, created, last_active, base_seq)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
                 row,
             )
             # A table deleted earlier leaves no event behind (`delete`).

@@ -72,8 +72,6 @@ class TableRecord:
     created: float
     last_active: float
     log: list[dict[str, Any]] = field(default_factory=list)
-    # Test hooks (deck orders still to deal, first dealer); empty in production.
-    hooks: dict[str, Any] = field(default_factory=dict)
     # The seq of `log[0]`: entries before it were compacted away (`TableStore.compact`).
     base: int = 0
 
@@ -205,7 +203,7 @@ def _object(raw: bytes | str, what: str) -> dict[str, Any]:
 
 def _record_from(row: tuple[Any, ...]) -> TableRecord:
     """One `tables` row as a record; `Damaged` names what cannot be read."""
-    table_id, options, seats, hooks, created, last_active, base = row
+    table_id, options, seats, created, last_active, base = row
     if isinstance(base, bool) or not isinstance(base, int) or base < 0:
         raise Damaged("base_seq: not a seq")
     for what, stamp in (("created", created), ("last_active", last_active)):
@@ -221,7 +219,6 @@ def _record_from(row: tuple[Any, ...]) -> TableRecord:
         seats=seat_records,
         created=float(created),
         last_active=float(last_active),
-        hooks=_object(hooks, "hooks"),
         base=base,
     )
 

@@ -30,7 +30,6 @@ DAMAGE = {
     "options unreadable": 'UPDATE tables SET options = \'{"rules": "poker"}\' WHERE id = :id',
     "seats not JSON": "UPDATE tables SET seats = 'Ann and Bob' WHERE id = :id",
     "seats of the wrong shape": "UPDATE tables SET seats = '[{\"name\": 3}]' WHERE id = :id",
-    "hooks not JSON": "UPDATE tables SET hooks = x'ff00' WHERE id = :id",
     "a time that is no time": "UPDATE tables SET created = 'yesterday' WHERE id = :id",
     "a log entry not JSON": "UPDATE events SET entry = '{\"ev' WHERE table_id = :id AND seq = 1",
     "a gap in the log": "DELETE FROM events WHERE table_id = :id AND seq = 1",

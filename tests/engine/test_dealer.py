@@ -1,0 +1,45 @@
+"""The dealer: stacked deck orders first, then shuffles; a replay deals what its log says."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from app.engine.cards import full_deck
+from app.engine.dealer import Dealer, Replayed
+from app.engine.errors import BadAction
+
+
+def test_stacked_decks_are_dealt_in_turn_then_shuffled() -> None:
+    ordered = [str(c) for c in full_deck()]
+    dealer = Dealer(random.Random(1), [ordered, list(reversed(ordered))], first_dealer=1)
+    assert dealer.first_dealer() == 1
+    first, salt = dealer.deal(1, 1)
+    second, _ = dealer.deal(2, 0)
+    third, _ = dealer.deal(3, 0)
+    assert [str(c) for c in first] == ordered
+    assert [str(c) for c in second] == list(reversed(ordered))
+    assert sorted(third) == sorted(full_deck()) and [str(c) for c in third] != ordered
+    assert len(salt) == 32 and int(salt, 16) >= 0
+
+
+def test_a_replay_deals_its_log_then_hands_over() -> None:
+    deck = [str(c) for c in full_deck()]
+    events = [{"event": "deal", "hand": 1, "dealer": 1, "deck": deck, "salt": "ab" * 16}]
+    replayed = Replayed(events, then=Dealer(random.Random(2), first_dealer=0))
+    assert replayed.first_dealer() == 1
+    with pytest.raises(BadAction):
+        replayed.deal(1, 0)  # the log says seat 1 dealt hand 1
+
+
+def test_a_replay_with_deals_left_over_is_refused() -> None:
+    deck = [str(c) for c in full_deck()]
+    events = [{"event": "deal", "hand": 1, "dealer": 0, "deck": deck, "salt": "00" * 16}]
+    replayed = Replayed(events, then=Dealer(random.Random(3)))
+    with pytest.raises(BadAction):
+        replayed.done()
+    replayed.deal(1, 0)
+    replayed.done()
+    assert replayed.first_dealer() in (0, 1)
+    assert len(replayed.deal(2, 0)[0]) == 52
