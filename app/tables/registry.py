@@ -421,11 +421,14 @@ class Registry:
 
     def _rebuild(self, record: TableRecord) -> Table:
         options, match = rebuild_match(record, self.rng)
+        seats = [SeatHolder(s.name, s.token_hash, s.computer, s.lang) for s in record.seats]
+        if len(seats) == 2 and match.status == "waiting":
+            seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
         return Table(
             record.table_id,
             options,
             match,
-            [SeatHolder(s.name, s.token_hash, s.computer, s.lang) for s in record.seats],
+            seats,
             hub=self.hub,
             created=record.created,
             last_active=record.last_active,
@@ -539,7 +542,13 @@ class Registry:
                 table.seats.pop()
                 raise
             table.match.start()
-            await self._commit(table)
+            try:
+                await self._commit(table)
+            except BaseException:
+                # The deal is not stored, so nobody sat down: the seat is free again
+                # (the next one to sit writes the stored seats anew; see `_rebuild`).
+                table.seats.pop()
+                raise
             log.info(
                 "table %s seat %d taken%s",
                 short(table.id),

@@ -175,3 +175,44 @@ def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
     assert len(failed) == 1 and failed[0].levelno == logging.ERROR
     assert "disk is full" in failed[0].getMessage()
     assert len(again) == 1 and "6 failures" in again[0].getMessage()
+
+
+def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> None:
+    """The seats are stored, then the deal fails: nobody sat down, now or after a restart."""
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        registry = registry_on(store)
+        table, _ = await registry.create(OPTIONS, "Ann")
+        with sqlite3.connect(path) as db:  # the deal's events are refused, not the seats
+            db.execute(
+                "CREATE TRIGGER full_events BEFORE INSERT ON events"
+                " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+            )
+        with pytest.raises(StoreUnavailable):
+            await registry.join(table.id, "Bob")
+        assert len(table.seats) == 1 and table.status == "waiting"
+        await registry.close()
+        await store.close()
+        with sqlite3.connect(path) as db:
+            db.execute("DROP TRIGGER full_events")
+            (seats,) = db.execute("SELECT seats FROM tables").fetchone()
+        assert "Bob" in seats  # stored before the deal failed
+
+        store = SqliteStore(path)
+        await store.open()
+        again = registry_on(store)
+        await again.load()
+        rebuilt = again.get(table.id)
+        assert rebuilt is not None and [s.name for s in rebuilt.seats] == ["Ann"]
+        await again.join(table.id, "Cy")
+        assert rebuilt.status == "playing" and [p["name"] for p in rebuilt.players()] == [
+            "Ann",
+            "Cy",
+        ]
+        await again.close()
+        await store.close()
+
+    asyncio.run(main())
