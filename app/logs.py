@@ -15,7 +15,7 @@ from typing import Any
 
 # A seat token in a path (the personal seat link), table ids in paths, and any other
 # run of 22 or more URL-safe characters (a table id is 22, a token 43, a hash 64).
-_SEAT_TOKEN = re.compile(r"(/seat/)[A-Za-z0-9_-]+")
+_SEAT_TOKEN = re.compile(r"(/seat/|[?&]token=)[A-Za-z0-9_%-]+")
 _TABLE_ID = re.compile(r"(/t/|/tables/)([A-Za-z0-9_-]{8})[A-Za-z0-9_-]+")
 _LONG_ID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22,}(?![A-Za-z0-9_-])")
 

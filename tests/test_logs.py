@@ -92,6 +92,7 @@ def test_json_lines_for_machines(tmp_path: Path) -> None:
         "GET /t/abcdefghijklmnopqrstuv/seat/{token}",
         "log of abcdefghijKLMNOPQRSTUV ends at 3",
         "GET /ws/tables/abcdefghijklmnopqrstuv",
+        "GET /t/abcdefghijklmnopqrstuv?lang=en&token={token}",
     ],
 )
 def test_redact_keeps_no_id_whole_and_no_token_at_all(text: str) -> None:
