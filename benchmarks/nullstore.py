@@ -47,3 +47,12 @@ class NullStore:
 
     async def set_aside_tables(self) -> dict[str, str]:
         return {}
+
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        return None
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        return None
+
+    async def drop_compacted(self) -> int:
+        return 0
