@@ -22,7 +22,9 @@ other jobs disturbed least.
 
 `--versions A B ...` runs the same in the app as it was at each commit (`git
 archive` into a temporary folder), alternating the versions in each round, so
-a busy spell of the shared machine slows them alike.
+a busy spell of the shared machine slows them alike. `--trees FOLDER ...` adds
+folders that hold an `app` package as they are (e.g. the engine built with
+mypyc, `benchmarks/build_mypyc.py`).
 """
 
 from __future__ import annotations
@@ -178,6 +180,12 @@ def main() -> int:
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--stores", default="none,sqlite")
     parser.add_argument("--versions", nargs="*", metavar="COMMIT")
+    parser.add_argument(
+        "--trees",
+        nargs="*",
+        metavar="FOLDER",
+        help="folders holding an `app` package to compare (e.g. one built with mypyc)",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--store", default="none", help=argparse.SUPPRESS)
     parser.add_argument("--seed", type=int, default=1, help=argparse.SUPPRESS)
@@ -186,8 +194,9 @@ def main() -> int:
         return child(args)
     with tempfile.TemporaryDirectory(prefix="gin-bench-versions-") as tmp:
         roots = {"this tree": REPO}
-        if args.versions:
-            roots = {commit: export(commit, Path(tmp)) for commit in args.versions}
+        if args.versions or args.trees:
+            roots = {commit: export(commit, Path(tmp)) for commit in args.versions or []}
+            roots.update({folder: Path(folder).resolve() for folder in args.trees or []})
         stores = args.stores.split(",")
         results: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for round_number in range(args.repeats):

@@ -85,11 +85,12 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def app_server(
-    env: dict[str, str] | None = None, root: Path = REPO
+    env: dict[str, str] | None = None, root: Path = REPO, argv: list[str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """The real server, `python -m app`, one worker, on a fresh SQLite file.
 
     `root`: the folder whose `app` package runs (another version's, see `export`).
+    `argv`: another command that serves it with the same settings.
     """
     port = free_port()
     with tempfile.TemporaryDirectory(prefix="gin-bench-") as tmp:
@@ -103,7 +104,7 @@ def app_server(
             }
         )
         full_env.update(env or {})
-        proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=root, env=full_env)
+        proc = subprocess.Popen(argv or [sys.executable, "-m", "app"], cwd=root, env=full_env)
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(proc, base)
