@@ -185,9 +185,9 @@ def serve_null_store() -> int:
     from app.__main__ import main as serve
     from benchmarks.nullstore import NullStore
 
-    if not hasattr(registry, "SqliteStore"):
-        raise SystemExit("bench_peers: app.tables.registry no longer opens SqliteStore itself")
-    registry.SqliteStore = lambda *_, **__: NullStore()  # type: ignore[assignment,misc]
+    if not hasattr(registry, "open_store"):
+        raise SystemExit("bench_peers: app.tables.registry.open_store is gone; update this")
+    registry.open_store = lambda *_, **__: NullStore()  # type: ignore[assignment]
     return serve()
 
 

@@ -13,6 +13,14 @@ from typing import Any
 class NullStore:
     """The `TableStore` calls, keeping nothing (the real store keeps rows on disk)."""
 
+    shared = False
+
+    async def claim(self, table_id: str, owner: str) -> None:
+        return None
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return {}
+
     async def open(self) -> None:
         return None
 
@@ -25,18 +33,25 @@ class NullStore:
     async def create(self, record: Any) -> None:
         return None
 
-    async def save_seats(self, table_id: str, seats: Sequence[Any]) -> None:
+    async def save_seats(
+        self, table_id: str, seats: Sequence[Any], epoch: int | None = None
+    ) -> None:
         return None
 
     async def append(
-        self, table_id: str, first_seq: int, entries: Sequence[dict[str, Any]], now: float
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
     ) -> None:
         return None
 
     async def touch(self, table_id: str, now: float) -> None:
         return None
 
-    async def expire(self, before: float) -> list[str]:
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
         return []
 
     async def delete(self, table_id: str) -> None:
