@@ -22,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import gc
+import os
 import random
 import resource
 import statistics
@@ -451,7 +452,11 @@ def main() -> int:
     except ImportError:  # pragma: no cover - uvicorn[standard] brings it
         runner = asyncio.run
     result = runner(run(args))
+    # The event loop may leave the inherited pipe non-blocking: a long document would
+    # then be cut off at the pipe's buffer size whenever the reader is slow.
+    os.set_blocking(sys.stdout.fileno(), True)
     sys.stdout.write(orjson.dumps(result).decode() + "\n")
+    sys.stdout.flush()
     return 0
 
 
