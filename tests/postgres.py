@@ -48,6 +48,7 @@ class Cluster:
         self.port = port
         self.url = f"postgresql://gin@127.0.0.1:{port}/gin"
         self._as: list[str] = []
+        root.mkdir(parents=True, exist_ok=True)
         if os.geteuid() == 0:
             self._as = ["runuser", "-u", "postgres", "--"]
             owner = pwd.getpwnam("postgres")
