@@ -28,7 +28,9 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     HOLLYWOOD_GIN_DATA_FILE=/data/tables.sqlite3
 
 COPY constraints.txt pyproject.toml /tmp/deps/
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('/tmp/deps/pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/deps/requirements.txt \
+# EXTRAS=postgres adds the PostgreSQL store's driver (deploy/compose.scale-out.yml).
+ARG EXTRAS=""
+RUN python -c "import os, tomllib; p = tomllib.load(open('/tmp/deps/pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + [d for e in os.environ['EXTRAS'].split(',') if e for d in p['optional-dependencies'][e]]))" > /tmp/deps/requirements.txt \
     && pip install -c /tmp/deps/constraints.txt -r /tmp/deps/requirements.txt \
     && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin gin \
     && mkdir -p /data && chown gin:gin /data

@@ -296,3 +296,25 @@ def test_postgresql_stopped_for_5_s_refuses_moves_then_play_resumes(scale: Scale
     assert set(resumed) == {t for t, _, _ in tables}, resumed
     print(f"postgres back: play resumed after max {max(resumed.values()):.2f} s")
     assert scale.forked() == []
+
+
+def test_new_tables_per_address_are_counted_across_workers(scale: Scale) -> None:
+    """The workers here allow 100,000 tables per address each; the shipped config's
+    stick table allows 60 an hour through the proxy, whichever worker creates them."""
+    creations = sum(
+        1 for line in scale.proxy.log.read_text().splitlines() if '"POST /api/tables HTTP' in line
+    )
+    answers = [
+        httpx.post(f"{scale.proxy.base}/api/tables", json={"name": "Ann"}, timeout=5)
+        for _ in range(61 - creations)
+    ]
+    assert [a.status_code for a in answers[:-1]] == [201] * (60 - creations)
+    assert answers[-1].status_code == 429
+    assert answers[-1].json()["error"] == "rate_limited"
+    time.sleep(0.3)
+    creators = {
+        line.split(" any/", 1)[1].split(" ", 1)[0]
+        for line in scale.proxy.log.read_text().splitlines()
+        if '"POST /api/tables HTTP' in line and " any/" in line
+    }
+    assert creators == {"w1", "w2"}
