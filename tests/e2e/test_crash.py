@@ -45,7 +45,22 @@ async def first_part(base: str, table_id: str, tokens: list[str]) -> tuple[list[
             ),
             timeout=60,
         )
+        # A player that stopped at STOP_AT may still have an answer on its way (a
+        # `stale_version` for an action sent on the version before): count it too.
+        for ws, client in ((ws0, players[0]), (ws1, players[1])):
+            await drain(ws, client)
     return players, watcher
+
+
+async def drain(ws: Any, client: Client) -> None:
+    try:
+        while True:
+            msg = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+            if msg.get("type") == "error":
+                client.errors.append(msg["code"])
+                client.stale += msg["code"] == "stale_version"
+    except TimeoutError:
+        pass
 
 
 async def reconnect_and_finish(
