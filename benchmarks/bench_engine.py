@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from app.engine import melds
+from app.engine.actions import parse_action
 from app.engine.cards import CARDS, Card
 
 REPEATS = 3
@@ -221,9 +222,9 @@ def random_play_hand(seed: int) -> int:
     actions = 0
     while match.status == "playing" and actions < 1_000:
         for seat in (0, 1):
-            legal = match.legal(seat)
+            legal = match.view(seat)["legal"]
             if legal:
-                match.apply(seat, rng.choice(legal))
+                match.apply(seat, parse_action(rng.choice(legal)))
                 actions += 1
                 break
         else:

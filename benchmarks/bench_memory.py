@@ -37,6 +37,7 @@ import httpx
 import orjson
 import psutil
 
+from app.engine.actions import parse_action
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, app_server, raise_open_files
 
@@ -53,9 +54,9 @@ async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
         table, _token = await registry.create({}, "Ann")
         await registry.join(table.id, "Bob")
         for _ in range(moves):
-            seat = next(s for s in (0, 1) if table.match.legal(s))
-            legal = [a for a in table.match.legal(seat) if a["kind"] != "knock"]
-            await registry.act(table, seat, rng.choice(legal), table.version)
+            seat = next(s for s in (0, 1) if table.match.view(s)["legal"])
+            legal = [a for a in table.match.view(seat)["legal"] if a["kind"] != "knock"]
+            await registry.act(table, seat, parse_action(rng.choice(legal)), table.version)
         tables.append(table)
     # Keep the registry alive with its tables: what a running server holds.
     return [registry, *tables]

@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from app.engine.actions import parse_action
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, export
 
@@ -95,19 +96,21 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
             legal: list[dict[str, Any]] = []
             seat = 0
             for seat in (0, 1):
-                legal = match.legal(seat)
+                legal = match.view(seat)["legal"]
                 if legal:
                     break
             if not legal:
                 kind = "new_match" if table.status == "match_over" else "next_hand"
                 for each in (0, 1):
-                    await registry.act(table, each, {"kind": kind}, table.match.version)
+                    await registry.act(
+                        table, each, parse_action({"kind": kind}), table.match.version
+                    )
                 acted += 2
             else:
                 knocks = [a for a in legal if a["kind"] == "knock"]
                 others = [a for a in legal if a["kind"] != "knock"] or legal
                 action = rng.choice(knocks if knocks and rng.random() < 0.5 else others)
-                await registry.act(table, seat, action, match.version)
+                await registry.act(table, seat, parse_action(action), match.version)
                 acted += 1
             for conn in conns:
                 conn._frames.clear()  # what each socket's writer task would take

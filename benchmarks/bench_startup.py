@@ -35,6 +35,7 @@ from typing import Any
 
 import orjson
 
+from app.engine.actions import parse_action
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry
@@ -62,8 +63,8 @@ def history(hands: int, seed: int) -> list[dict[str, Any]]:
             if match.status != "playing" or moves_in_hand == 20:
                 return list(match.log)
             moves_in_hand += 1
-        seat = next(s for s in (0, 1) if match.legal(s))
-        match.apply(seat, choose(match.view(seat), rng))
+        seat = next(s for s in (0, 1) if match.view(s)["legal"])
+        match.apply(seat, parse_action(choose(match.view(seat), rng)))
 
 
 def compacted(log: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:

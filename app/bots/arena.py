@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from app.engine.actions import parse_action
 from app.engine.match import Match
 
 
@@ -56,7 +57,7 @@ def _step(match: Match, players: tuple[Player, Player]) -> bool:
     for seat in (0, 1):
         if views[seat]["legal"]:
             action = players[seat].choose(views[seat])
-            match.apply(seat, action, views[seat]["version"])
+            match.apply(seat, parse_action(action), views[seat]["version"])
             return True
     return False
 

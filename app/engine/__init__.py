@@ -11,6 +11,7 @@ off* cards onto the knocker's melds; an *undercut* is a defender's win; the
 `docs/engine-api.md` is the contract for the layers above.
 """
 
+from app.engine.actions import Action, parse_action
 from app.engine.cards import Card
 from app.engine.errors import (
     BadAction,
@@ -27,6 +28,7 @@ from app.engine.melds import arrange, best_discards, deadwood, defender_deadwood
 replay = Match.replay
 
 __all__ = [
+    "Action",
     "BadAction",
     "BadCard",
     "Card",
@@ -41,5 +43,6 @@ __all__ = [
     "best_discards",
     "deadwood",
     "defender_deadwood",
+    "parse_action",
     "replay",
 ]

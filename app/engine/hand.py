@@ -13,11 +13,12 @@ cards in no meld; the *knock limit* is the most deadwood a knock may leave.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.engine.cards import CARDS, Card, format_cards, mask_of, parse_cards
+from app.engine.actions import PLAY_KINDS, Action
+from app.engine.cards import Card, format_cards, mask_of, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotYourTurn
 from app.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
 from app.engine.scoring import hand_bonus, score_hand
@@ -26,84 +27,8 @@ from app.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
 UPCARD_POSITION = DEAL_SIZE  # card 20
 
-PLAY_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
-MATCH_KINDS = ("next_hand", "new_match")
-_FIELDS: dict[str, frozenset[str]] = {
-    **{k: frozenset() for k in ("take_upcard", "pass", "draw_stock", "draw_discard")},
-    **{k: frozenset() for k in MATCH_KINDS},
-    "discard": frozenset({"card"}),
-    # `deadwood` is what `legal` shows for display; sent back, it is ignored.
-    "knock": frozenset({"discard", "melds", "deadwood"}),
-}
-_REQUIRED: dict[str, frozenset[str]] = {
-    "discard": frozenset({"card"}),
-    "knock": frozenset({"discard"}),
-}
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """A parsed wire action. `card` is the discard of `discard` and of `knock`."""
-
-    kind: str
-    card: Card | None = None
-    melds: tuple[tuple[Card, ...], ...] | None = None
-
-    def logged(self) -> dict[str, Any]:
-        """`to_dict()` for the match's log: one shared, read-only dict per action
-        without melds (there are 110 of them), so a log entry holds no copy."""
-        if self.melds is None:
-            return _LOGGED[self.kind, None if self.card is None else self.card.index]
-        return self.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The normalised wire form (what the log and hand records keep)."""
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.kind == "discard":
-            out["card"] = str(self.card)
-        elif self.kind == "knock":
-            out["discard"] = str(self.card)
-            if self.melds is not None:
-                out["melds"] = [format_cards(m) for m in self.melds]
-        return out
-
-
-_LOGGED: dict[tuple[str, int | None], dict[str, Any]] = {
-    (kind, None): Action(kind).to_dict() for kind in _FIELDS if kind not in ("discard", "knock")
-} | {(kind, c.index): Action(kind, c).to_dict() for kind in ("discard", "knock") for c in CARDS}
-
-
-def parse_action(action: object) -> Action:
-    """Check the shape of a wire action.
-
-    :raises BadAction: not a mapping, unknown kind, missing or extra fields.
-    :raises BadCard: a card field that is not card notation.
-    """
-    if not isinstance(action, Mapping):
-        raise BadAction("an action is an object with a `kind`")
-    kind = action.get("kind")
-    if not isinstance(kind, str) or kind not in _FIELDS:
-        raise BadAction(f"unknown action kind: {str(kind)[:20]!r}")
-    keys = set(action) - {"kind"}
-    extra = keys - _FIELDS[kind]
-    if extra:
-        raise BadAction(f"{kind} takes no field {sorted(map(str, extra))[0][:20]!r}")
-    missing = _REQUIRED.get(kind, frozenset()) - keys
-    if missing:
-        raise BadAction(f"{kind} needs `{sorted(missing)[0]}`")
-    if kind == "discard":
-        return Action(kind, Card.parse(action["card"]))
-    if kind == "knock":
-        melds = action.get("melds")
-        parsed: tuple[tuple[Card, ...], ...] | None = None
-        if melds is not None:
-            if not isinstance(melds, list | tuple) or not all(
-                isinstance(m, list | tuple) for m in melds
-            ):
-                raise BadAction("`melds` is a list of card lists")
-            parsed = tuple(tuple(parse_cards(m)) for m in melds)
-        return Action(kind, Card.parse(action["discard"]), parsed)
-    return Action(kind)
+_TAKE_UPCARD, _PASS = Action.of("take_upcard"), Action.of("pass")
+_DRAW_STOCK, _DRAW_DISCARD = Action.of("draw_stock"), Action.of("draw_discard")
 
 
 def knock_limit(rules: str, upcard: Card) -> int:
@@ -263,25 +188,20 @@ class Hand:
             self._groupings[seat] = known
         return known[1]
 
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        """The play actions open to `seat` now, each as it would be sent."""
+    def legal(self, seat: int) -> list[Action]:
+        """The play actions open to `seat` now (`Match.view` shows each knock's deadwood)."""
         if self.phase == "over" or seat != self.turn:
             return []
         if self.phase == "upcard_offer":
-            return [{"kind": "take_upcard"}, {"kind": "pass"}]
+            return [_TAKE_UPCARD, _PASS]
         if self.phase == "draw":
-            out: list[dict[str, Any]] = [{"kind": "draw_stock"}]
             if not self.must_draw_stock and self.discard:
-                out.append({"kind": "draw_discard"})
-            return out
+                return [_DRAW_STOCK, _DRAW_DISCARD]
+            return [_DRAW_STOCK]
         allowed = [c for c in self.cards[seat] if c != self.taken_from_discard]
-        out = [{"kind": "discard", "card": c.text} for c in allowed]
+        out = [Action.of("discard", c) for c in allowed]
         left = self.discard_deadwoods(seat)
-        out += [
-            {"kind": "knock", "discard": c.text, "deadwood": left[c]}
-            for c in allowed
-            if left[c] <= self.knock_limit
-        ]
+        out += [Action.of("knock", c) for c in allowed if left[c] <= self.knock_limit]
         return out
 
     def needs_reshuffle(self, plan: Plan) -> bool:
@@ -329,7 +249,7 @@ class Hand:
         if kind not in ("discard", "knock"):
             raise IllegalAction("discard or knock now")
         card = action.card
-        assert card is not None  # parse_action guarantees it for both kinds
+        assert card is not None  # `Action.check` guarantees it for both kinds
         if card not in self.cards[seat]:
             raise IllegalAction(f"{card} is not in your hand")
         if card == self.taken_from_discard:

@@ -18,10 +18,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from app.engine.actions import Action, parse_action
 from app.engine.cards import Card
 from app.engine.dealer import Dealer, Deals, Replayed, check_seat
 from app.engine.errors import BadAction, IllegalAction, StaleVersion
-from app.engine.hand import Hand, parse_action
+from app.engine.hand import Hand
 from app.engine.scoring import Sheet
 from app.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
 
@@ -62,6 +63,9 @@ class Options:
 
     def to_dict(self) -> dict[str, Any]:
         return {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+
+
+_NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 
 
 class Match:
@@ -157,8 +161,8 @@ class Match:
             }
         )
 
-    def apply(self, seat: int, action: Mapping[str, object], version: int | None = None) -> Match:
-        """Apply one wire action for `seat`; on success `version` goes up by one.
+    def apply(self, seat: int, action: Action, version: int | None = None) -> Match:
+        """Apply one action for `seat`; on success `version` goes up by one.
 
         Returns the match itself, now in its new state (`view(seat)` gives
         each seat's body of it).
@@ -166,14 +170,15 @@ class Match:
         :raises StaleVersion: `version` is given and is not the current one
             (checked before anything else).
         :raises NotSeated: `seat` is not 0 or 1.
-        :raises BadAction: the action's shape is wrong (`BadCard` for notation).
+        :raises BadAction: the action's shape is wrong (`BadCard`: a card twice in a meld).
         :raises NotYourTurn: a play action out of turn.
         :raises IllegalAction: well formed, but not open now.
         """
         if version is not None and version != self.version:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
-        act = parse_action(action)
+        act = action
+        act.check()
         if act.kind in ("next_hand", "new_match"):
             wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
             if act.kind != wanted:
@@ -186,7 +191,7 @@ class Match:
                 # deck order raises before anything has changed.
                 assert self._next_dealer is not None
                 dealt = self._new_hand(self._next_dealer)
-            self.log.append({"event": "action", "seat": seat, "action": act.logged()})
+            self.log.append({"event": "action", "seat": seat, "action": act.wire()})
             self.ready[seat] = True
             if dealt is not None:
                 if act.kind == "new_match":
@@ -200,7 +205,7 @@ class Match:
         plan = hand.validate(seat, act)
         if hand.needs_reshuffle(plan):
             self._reshuffle(hand)
-        self.log.append({"event": "action", "seat": seat, "action": act.logged()})
+        self.log.append({"event": "action", "seat": seat, "action": act.wire()})
         hand.commit(plan)
         self.version += 1
         if hand.phase == "over":
@@ -245,15 +250,15 @@ class Match:
 
     # -- queries -----------------------------------------------------------
 
-    def legal(self, seat: int) -> list[dict[str, Any]]:
-        """Exactly the actions open to `seat` now, each as it would be sent."""
+    def legal(self, seat: int) -> list[Action]:
+        """Exactly the actions open to `seat` now (`view` shows them as they are sent)."""
         seat = check_seat(seat)
         if self.status == "playing" and self.hand is not None:
             return self.hand.legal(seat)
         if self.status == "hand_over" and not self.ready[seat]:
-            return [{"kind": "next_hand"}]
+            return [_NEXT_HAND]
         if self.status == "match_over" and not self.ready[seat]:
-            return [{"kind": "new_match"}]
+            return [_NEW_MATCH]
         return []
 
     def _result_dict(self, hand: Hand) -> dict[str, Any] | None:
@@ -303,9 +308,24 @@ class Match:
             if hand.phase == "over":
                 h["result"] = self._result_dict(hand)
             out["hand"] = h
-        out["legal"] = [] if seat is None else self.legal(seat)
+        out["legal"] = [] if seat is None else self._legal_shown(seat)
         out["sheet"] = self._sheet()
         out["ready"] = list(self.ready)
+        return out
+
+    def _legal_shown(self, seat: int) -> list[dict[str, Any]]:
+        """`legal` as sent: each knock with the deadwood it leaves, for display only."""
+        legal = self.legal(seat)
+        if not legal or legal[-1].kind != "knock":
+            return [a.wire() for a in legal]
+        assert self.hand is not None
+        left = self.hand.discard_deadwoods(seat)
+        out = []
+        for a in legal:
+            if a.kind == "knock" and a.card is not None:
+                out.append({**a.wire(), "deadwood": left[a.card]})
+            else:
+                out.append(a.wire())
         return out
 
     def _grouping(self, hand: Hand, seat: int) -> tuple[list[list[str]], int]:
@@ -464,7 +484,7 @@ class Match:
                 elif kind == "start":
                     match.start()
                 elif kind == "action":
-                    match.apply(event["seat"], event["action"])
+                    match.apply(event["seat"], parse_action(event["action"]))
                 elif kind == "arrange":
                     match.arrange(event["seat"], event["cards"])
                 elif kind not in ("deal", "reshuffle"):

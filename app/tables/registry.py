@@ -25,9 +25,9 @@ from typing import Any, TypeVar
 
 from app.bots import Bot
 from app.config import Settings
+from app.engine.actions import Action, parse_action
 from app.engine.dealer import Dealer
 from app.engine.errors import RuleError
-from app.engine.hand import MATCH_KINDS, PLAY_KINDS
 from app.engine.match import Match, Options
 from app.engine.vocabulary import STRENGTHS
 from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
@@ -241,10 +241,6 @@ class Observer:
 
     def think(self, strength: str, seconds: float) -> None:
         """The computer chose a move."""
-
-
-# Action kinds as metric labels: the engine's own (anything else is refused anyway).
-ACTION_KINDS = frozenset((*PLAY_KINDS, *MATCH_KINDS))
 
 
 class Registry:
@@ -566,9 +562,7 @@ class Registry:
         return table
 
     # --- playing --------------------------------------------------------------------
-    async def act(
-        self, table: Table, seat: int, action: Mapping[str, Any], version: int | None
-    ) -> None:
+    async def act(self, table: Table, seat: int, action: Action, version: int | None) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused."""
         began = time.perf_counter()
 
@@ -579,8 +573,7 @@ class Registry:
             await self._changed(table)
 
         await self._locked(table, section)
-        kind = str(action.get("kind"))
-        self.observer.action(kind if kind in ACTION_KINDS else "other", time.perf_counter() - began)
+        self.observer.action(action.kind, time.perf_counter() - began)
 
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
         """Store the seat's card order; only that seat's connections get a new state."""
@@ -798,8 +791,7 @@ class Registry:
         """Move for the computer while it has legal actions, like a person would."""
         strength = table.seats[seat].computer or "normal"
         while self._tables.get(table.id) is table:
-            legal = table.match.legal(seat)
-            if not legal:
+            if not table.match.legal(seat):
                 return
             await asyncio.sleep(self.computer_delay)
             view = table.view(seat)
@@ -821,13 +813,13 @@ class Registry:
                     log.exception("table %s: computer policy failed", short(table.id))
                     action = legal[0]
             try:
-                await self.act(table, seat, action, version)
+                await self.act(table, seat, parse_action(action), version)
             except RuleError as exc:
                 if exc.code == "stale_version":
                     continue  # the person moved meanwhile: look again
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):
-                    await self.act(table, seat, legal[0], version)
+                    await self.act(table, seat, parse_action(legal[0]), version)
             except Moved:
                 return
             except StoreUnavailable:

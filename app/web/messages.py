@@ -22,6 +22,10 @@ from pydantic import (
     model_validator,
 )
 
+from app.engine.actions import Action as EngineAction
+from app.engine.actions import ActionKind
+from app.engine.actions import knock as knock_action
+from app.engine.cards import Card as EngineCard
 from app.engine.vocabulary import HandKind, Phase, Rules, Scoring, Status, Strength, Target
 
 NAME_MAX = 24
@@ -83,25 +87,38 @@ class Outbound(BaseModel):
 
 
 # --- actions (the `action` of an action message; `legal` lists them) ----------------
-class TakeUpcard(Inbound):
+class PlainAction(Inbound):
+    """An action that is its kind alone."""
+
+    kind: ActionKind
+
+    def to_action(self) -> EngineAction:
+        """The engine's value of this action (the one conversion of a received action)."""
+        return EngineAction.of(self.kind)
+
+
+class TakeUpcard(PlainAction):
     kind: Literal["take_upcard"]
 
 
-class Pass(Inbound):
+class Pass(PlainAction):
     kind: Literal["pass"]
 
 
-class DrawStock(Inbound):
+class DrawStock(PlainAction):
     kind: Literal["draw_stock"]
 
 
-class DrawDiscard(Inbound):
+class DrawDiscard(PlainAction):
     kind: Literal["draw_discard"]
 
 
 class Discard(Inbound):
     kind: Literal["discard"]
     card: Card
+
+    def to_action(self) -> EngineAction:
+        return EngineAction.of("discard", EngineCard.parse(self.card))
 
 
 class Knock(Inbound):
@@ -114,12 +131,17 @@ class Knock(Inbound):
         default=None, description="in `legal` only, for display; ignored when sent"
     )
 
+    def to_action(self) -> EngineAction:
+        # A card twice in a meld is the engine's to refuse (after the version check).
+        melds = None if self.melds is None else [parse_texts(m) for m in self.melds]
+        return knock_action(EngineCard.parse(self.discard), melds)
 
-class NextHand(Inbound):
+
+class NextHand(PlainAction):
     kind: Literal["next_hand"]
 
 
-class NewMatch(Inbound):
+class NewMatch(PlainAction):
     kind: Literal["new_match"]
 
 
@@ -129,11 +151,9 @@ Action = Annotated[
 ]
 
 
-def action_dict(action: BaseModel) -> dict[str, Any]:
-    """The engine's form of an action: the wire dict, without display-only fields."""
-    data = action.model_dump(exclude_none=True)
-    data.pop("deadwood", None)
-    return data
+def parse_texts(cards: list[str]) -> list[EngineCard]:
+    """Cards of validated notation, repeats kept (refused where the engine says so)."""
+    return [EngineCard.parse(c) for c in cards]
 
 
 # --- client to server -----------------------------------------------------------------

@@ -26,7 +26,7 @@ from app.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from app.tables.registry import Registry, Table, TableError
 from app.web import metrics
 from app.web.api import cookie_name, validation_message
-from app.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping, action_dict
+from app.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping
 from app.web.security import TokenBucket, origin_allowed
 
 log = logging.getLogger("hollywood_gin.ws")
@@ -223,7 +223,7 @@ class Session:
 
     async def act(self, seat: int, message: ActionMessage) -> None:
         try:
-            await self.registry.act(self.table, seat, action_dict(message.action), message.version)
+            await self.registry.act(self.table, seat, message.action.to_action(), message.version)
         except TableError as exc:  # `server_error`: not stored, so not done
             self.error(exc.code, str(exc))
         except RuleError as exc:

@@ -16,6 +16,7 @@ from app.bots import Bot, Budget, NoLegalAction, choose_action
 from app.bots.arena import RandomPlayer, play_hand, play_match
 from app.bots.knowledge import BotMemory
 from app.bots.search import World, normal_policy, play_out, sample_world
+from app.engine.actions import parse_action
 from app.engine.cards import Card, full_deck
 from app.engine.hand import knock_limit
 from app.engine.match import Match, Options
@@ -148,7 +149,7 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
             action = opponent.choose(views[1])
         if action["kind"] == "knock":
             break  # the result would reveal the hands
-        match.apply(seat, action)
+        match.apply(seat, parse_action(action))
         steps += 1
     assert len(choices) >= 3
     _seen_by_seat0(match.view(0), seen)  # the card of the last action counts as seen too
@@ -161,7 +162,7 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
         again.observe(view)
         if event["seat"] == 0:
             replayed.append(again.choose(view))
-        other.apply(event["seat"], event["action"])
+        other.apply(event["seat"], parse_action(event["action"]))
     # the one remaining choice, if the loop above stopped at a knock by seat 0
     if len(replayed) < len(choices):
         view = other.view(0)
@@ -209,7 +210,7 @@ def test_hard_search_stops_at_its_time_budget() -> None:
         if seat == 1 and hard.last_search.candidates > 1:
             assert 1 <= hard.last_search.samples <= 3
             return
-        match.apply(seat, action)
+        match.apply(seat, parse_action(action))
     pytest.fail("the hand ended before the hard bot had a real choice")
 
 
@@ -275,13 +276,13 @@ def test_any_reachable_position_gets_a_legal_answer(
         if match.status != "playing":
             break
         seat = 0 if match.view(0)["legal"] else 1
-        match.apply(seat, rng.choice(match.view(seat)["legal"]))
+        match.apply(seat, parse_action(rng.choice(match.view(seat)["legal"])))
     for seat in (0, 1):
         view = match.view(seat)
         if view["legal"]:
             action = Bot(strength, random.Random(seed), budget=QUICK).choose(view)
             assert action in view["legal"]
-            match.apply(seat, action)  # and the engine accepts it
+            match.apply(seat, parse_action(action))  # and the engine accepts it
 
 
 @settings(max_examples=25, deadline=None)
@@ -299,7 +300,7 @@ def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None
         if match.status != "playing":
             break
         seat = 0 if match.view(0)["legal"] else 1
-        match.apply(seat, rng.choice(match.view(seat)["legal"]))
+        match.apply(seat, parse_action(rng.choice(match.view(seat)["legal"])))
         memory.observe(match.view(0))
     if match.status != "playing":
         return

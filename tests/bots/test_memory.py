@@ -6,6 +6,7 @@ import random
 from typing import Any
 
 from app.bots.knowledge import BotMemory
+from app.engine.actions import parse_action
 from app.engine.cards import Card, parse_cards
 from app.engine.match import Match, Options
 
@@ -36,7 +37,7 @@ def test_memory_tracks_pile_takes_and_throws_through_a_real_match() -> None:
     memory = BotMemory()
 
     def act(seat: int, action: dict[str, Any]) -> None:
-        match.apply(seat, action)
+        match.apply(seat, parse_action(action))
         memory.observe(match.view(0))
 
     memory.observe(match.view(0))
@@ -74,14 +75,14 @@ def test_a_view_seen_twice_counts_once_and_a_new_hand_resets() -> None:
     match.start()
     memory = BotMemory()
     memory.observe(match.view(1))
-    match.apply(1, {"kind": "take_upcard"})
+    match.apply(1, parse_action({"kind": "take_upcard"}))
     view = match.view(1)
     memory.observe(view)
     memory.observe(view)  # e.g. a fresh state after `arrange`: same version
     s = memory.seen(view)
     assert s is not None and s.pile == ()
     top = view["hand"]["my_cards"][0]
-    match.apply(1, {"kind": "discard", "card": top})
+    match.apply(1, parse_action({"kind": "discard", "card": top}))
     s = memory.seen(match.view(1))
     assert s is not None and len(s.pile) == 1
 
@@ -92,11 +93,11 @@ def test_a_gap_in_the_views_falls_back_to_the_top_card() -> None:
     memory = BotMemory()
     memory.observe(match.view(0))
     # several moves happen unseen
-    match.apply(1, {"kind": "pass"})
-    match.apply(0, {"kind": "pass"})
-    match.apply(1, {"kind": "draw_stock"})
+    match.apply(1, parse_action({"kind": "pass"}))
+    match.apply(0, parse_action({"kind": "pass"}))
+    match.apply(1, parse_action({"kind": "draw_stock"}))
     card = match.view(1)["hand"]["my_cards"][-1]
-    match.apply(1, {"kind": "discard", "card": card})
+    match.apply(1, parse_action({"kind": "discard", "card": card}))
     view = match.view(0)
     s = memory.seen(view)
     assert s is not None

@@ -14,6 +14,7 @@ from app.bots import Bot, Budget
 from app.bots.arena import Player, next_hand, play_hand
 from app.bots.knowledge import BotMemory, Seen
 from app.bots.search import knocks, sample_opponent, style_weights
+from app.engine.actions import parse_action
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
 from app.engine.melds import deadwood_mask
@@ -78,7 +79,7 @@ def test_the_opponent_is_never_dealt_a_hand_its_style_would_have_knocked_with(
             return
         seat = 0 if match.view(0)["legal"] else 1
         legal = [a for a in match.view(seat)["legal"] if a["kind"] != "knock"]
-        match.apply(seat, rng.choice(legal))
+        match.apply(seat, parse_action(rng.choice(legal)))
         memory.observe(match.view(0))
     seen = memory.seen(match.view(0))
     assert seen is not None
@@ -115,7 +116,7 @@ def test_a_hard_move_thinks_within_its_sample_budget() -> None:
             assert 1 <= hard.last_search.samples <= 8
             searched += 1
             hard.last_search.candidates = 0
-        match.apply(seat, action)
+        match.apply(seat, parse_action(action))
     assert searched >= 1
 
 

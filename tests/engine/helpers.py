@@ -12,6 +12,7 @@ import random
 from typing import Any
 
 from app.engine import Match, Options
+from app.engine.actions import parse_action
 from app.engine.cards import CARDS
 
 
@@ -60,7 +61,7 @@ def new_match(
 
 def act(m: Match, seat: int, kind: str, **fields: Any) -> None:
     """Apply one action at the current version."""
-    m.apply(seat, {"kind": kind, **fields}, version=m.version)
+    m.apply(seat, parse_action({"kind": kind, **fields}), version=m.version)
 
 
 def snapshot(m: Match) -> tuple[Any, ...]:

@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from app.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
+from app.engine.actions import parse_action
 from tests.engine.helpers import act, cards, deck_order, new_match, snapshot
 
 # Scenario A: seat 0 holds A-2-3 of clubs, three fives, 7-8-9 of spades and KD.
@@ -24,7 +25,7 @@ def hand_of(m: Match, seat: int) -> list[str]:
 
 
 def knocks(m: Match, seat: int) -> dict[str, int]:
-    legal = m.legal(seat)
+    legal = m.view(seat)["legal"]
     return {a["discard"]: a["deadwood"] for a in legal if a["kind"] == "knock"}
 
 
@@ -58,19 +59,19 @@ def test_dealer_zero_gives_seat_one_the_even_positions() -> None:
 
 def test_non_dealer_takes_the_upcard_then_the_dealer_has_a_normal_turn() -> None:
     m = new_match(dealer=1, deck=A_DECK)
-    assert m.legal(0) == [{"kind": "take_upcard"}, {"kind": "pass"}]
-    assert m.legal(1) == []
+    assert m.view(0)["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
+    assert m.view(1)["legal"] == []
     act(m, 0, "take_upcard")
     h = m.view(0)["hand"]
     assert (h["phase"], h["turn"], h["my_cards"][-1]) == ("discard", 0, "4D")
     assert h["discard_count"] == 0
     # The upcard was taken from the discard pile: it cannot go straight back.
-    assert {"kind": "discard", "card": "4D"} not in m.legal(0)
+    assert {"kind": "discard", "card": "4D"} not in m.view(0)["legal"]
     with pytest.raises(IllegalAction):
         act(m, 0, "discard", card="4D")
     act(m, 0, "discard", card="KD")
     assert m.view(1)["hand"]["turn"] == 1
-    assert m.legal(1) == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert m.view(1)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
 
 
 def test_non_dealer_passes_and_the_dealer_takes() -> None:
@@ -78,13 +79,13 @@ def test_non_dealer_passes_and_the_dealer_takes() -> None:
     act(m, 0, "pass")
     h = m.view(1)["hand"]
     assert (h["phase"], h["turn"]) == ("upcard_offer", 1)
-    assert m.legal(1) == [{"kind": "take_upcard"}, {"kind": "pass"}]
+    assert m.view(1)["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
     act(m, 1, "take_upcard")
     assert m.view(1)["hand"]["phase"] == "discard"
     act(m, 1, "discard", card="9D")
     # The non-dealer now takes the next normal turn, either pile allowed.
     assert m.view(0)["hand"]["turn"] == 0
-    assert m.legal(0) == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert m.view(0)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
     act(m, 0, "draw_discard")
     assert hand_of(m, 0)[-1] == "9D"
 
@@ -95,7 +96,7 @@ def test_both_pass_and_the_non_dealer_must_draw_from_the_stock() -> None:
     act(m, 1, "pass")
     h = m.view(0)["hand"]
     assert (h["phase"], h["turn"], h["discard_top"]) == ("draw", 0, "4D")
-    assert m.legal(0) == [{"kind": "draw_stock"}]
+    assert m.view(0)["legal"] == [{"kind": "draw_stock"}]
     before = snapshot(m)
     with pytest.raises(IllegalAction):
         act(m, 0, "draw_discard")
@@ -103,7 +104,7 @@ def test_both_pass_and_the_non_dealer_must_draw_from_the_stock() -> None:
     act(m, 0, "draw_stock")
     act(m, 0, "discard", card="QC")
     # From the next turn on, the discard pile is open again.
-    assert m.legal(1) == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert m.view(1)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
 
 
 def test_out_of_turn_and_out_of_phase() -> None:
@@ -153,7 +154,7 @@ def test_a_card_taken_from_the_discard_pile_cannot_be_discarded_or_knocked_away(
     act(m, 0, "draw_discard")  # takes 4S
     act(m, 0, "discard", card="KD")
     act(m, 1, "draw_stock")
-    assert {"kind": "discard", "card": "QC"} in m.legal(1)
+    assert {"kind": "discard", "card": "QC"} in m.view(1)["legal"]
 
 
 # -- knock limits (§4.4) ----------------------------------------------------------
@@ -426,9 +427,9 @@ def test_named_melds_with_no_deadwood_are_gin() -> None:
 
 def test_knock_shows_its_deadwood_and_ignores_it_when_sent_back() -> None:
     m = gin_hand_after_draw()
-    entry = next(a for a in m.legal(0) if a["kind"] == "knock" and a["discard"] == "KH")
+    entry = next(a for a in m.view(0)["legal"] if a["kind"] == "knock" and a["discard"] == "KH")
     assert entry == {"kind": "knock", "discard": "KH", "deadwood": 0}
-    m.apply(0, {**entry, "deadwood": 99}, version=m.version)
+    m.apply(0, parse_action({**entry, "deadwood": 99}), version=m.version)
     assert result(m)["kind"] == "gin"
 
 
@@ -499,7 +500,7 @@ def test_hand_scoring_plays_past_two_and_reshuffles_an_empty_stock() -> None:
     pile_top = h["discard_top"]
     under = [e for e in m.log if e["event"] == "action" and e["action"]["kind"] == "discard"]
     seat = h["turn"]
-    assert m.legal(seat) == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert m.view(seat)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
     act(m, seat, "draw_stock")
     h = m.view(None)["hand"]
     # The 31 cards under the top became the stock; one of them was drawn.

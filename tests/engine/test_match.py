@@ -19,6 +19,7 @@ from app.engine import (
     StaleVersion,
     replay,
 )
+from app.engine.actions import parse_action
 from tests.engine.helpers import act, deck_order, new_match, snapshot
 from tests.engine.test_hand import A_DECK
 
@@ -55,7 +56,7 @@ def test_waiting_until_start() -> None:
         "status": "waiting",
     }
     with pytest.raises(IllegalAction):
-        m.apply(0, {"kind": "pass"})
+        m.apply(0, parse_action({"kind": "pass"}))
     with pytest.raises(BadAction):
         m.arrange(0, [])
     m.start()
@@ -77,7 +78,7 @@ def test_version_goes_up_by_one_per_applied_action_only() -> None:
     assert m.version == 2
     act(m, 1, "pass")
     assert m.version == 3
-    assert m.apply(0, {"kind": "draw_stock"}) is m  # no version given: not checked
+    assert m.apply(0, parse_action({"kind": "draw_stock"})) is m  # no version given: not checked
     assert m.version == 4
 
 
@@ -86,13 +87,15 @@ def test_stale_version_is_refused_before_anything_else() -> None:
     act(m, 0, "pass")
     before = snapshot(m)
     with pytest.raises(StaleVersion):
-        m.apply(1, {"kind": "pass"}, version=1)  # chosen on the state before seat 0 passed
+        m.apply(
+            1, parse_action({"kind": "pass"}), version=1
+        )  # chosen on the state before seat 0 passed
     with pytest.raises(StaleVersion):
-        m.apply(1, {"kind": "no such kind"}, version=m.version + 1)
+        m.apply(1, parse_action({"kind": "knock", "discard": "AS"}), version=m.version + 1)
     with pytest.raises(StaleVersion):
-        m.apply(7, {"kind": "pass"}, version=0)
+        m.apply(7, parse_action({"kind": "pass"}), version=0)
     assert snapshot(m) == before
-    m.apply(1, {"kind": "pass"}, version=2)
+    m.apply(1, parse_action({"kind": "pass"}), version=2)
     assert m.version == 3
 
 
@@ -116,7 +119,7 @@ def test_bad_actions_are_typed_and_change_nothing(action: object, error: type) -
     m = new_match(dealer=1, deck=A_DECK)
     before = snapshot(m)
     with pytest.raises(error) as info:
-        m.apply(0, action, version=m.version)  # type: ignore[arg-type]
+        m.apply(0, parse_action(action), version=m.version)  # type: ignore[arg-type]
     assert info.value.code in ("bad_message", "illegal_action")
     assert snapshot(m) == before
 
@@ -125,11 +128,11 @@ def test_not_seated() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     for seat in (2, -1, True, "0", None):
         with pytest.raises(NotSeated):
-            m.apply(seat, {"kind": "pass"})  # type: ignore[arg-type]
+            m.apply(seat, parse_action({"kind": "pass"}))  # type: ignore[arg-type]
     with pytest.raises(NotSeated):
         m.view(2)
     with pytest.raises(NotSeated):
-        m.legal(5)
+        m.view(5)["legal"]
 
 
 def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
@@ -137,7 +140,7 @@ def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
     knock_a(m)
     assert m.status == "hand_over"
     assert m.view(0)["hand"]["result"]["games"] == [0]
-    assert m.legal(0) == m.legal(1) == [{"kind": "next_hand"}]
+    assert m.view(0)["legal"] == m.view(1)["legal"] == [{"kind": "next_hand"}]
     with pytest.raises(IllegalAction):
         act(m, 0, "new_match")
     with pytest.raises(IllegalAction):
@@ -146,7 +149,7 @@ def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
     act(m, 1, "next_hand")
     assert m.version == v + 1 and m.status == "hand_over"
     assert m.view(None)["ready"] == [False, True]
-    assert m.legal(1) == [] and m.legal(0) == [{"kind": "next_hand"}]
+    assert m.view(1)["legal"] == [] and m.view(0)["legal"] == [{"kind": "next_hand"}]
     with pytest.raises(IllegalAction):
         act(m, 1, "next_hand")  # sent already
     act(m, 0, "next_hand")  # the second one deals
@@ -176,7 +179,7 @@ def test_hand_scoring_match_over_and_rematch_winner_deals() -> None:
     assert m.status == "match_over"
     sheet = m.view(None)["sheet"]
     assert sheet["match_winner"] == 0 and sheet["totals"] == [39, 0]
-    assert m.legal(0) == [{"kind": "new_match"}]
+    assert m.view(0)["legal"] == [{"kind": "new_match"}]
     with pytest.raises(IllegalAction):
         act(m, 0, "next_hand")
     act(m, 0, "new_match")
@@ -204,7 +207,7 @@ def test_game_scoring_match_ends_at_the_target() -> None:
     act(m, 1, "next_hand")
     undercut(m, knocker=1)  # 97 + 29 = 126 >= 100
     assert m.status == "match_over"
-    assert m.legal(0) == m.legal(1) == [{"kind": "new_match"}]
+    assert m.view(0)["legal"] == m.view(1)["legal"] == [{"kind": "new_match"}]
     sheet = m.view(None)["sheet"]
     g = sheet["games"][0]
     assert g["finished"] and g["winner"] == 0

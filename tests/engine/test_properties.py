@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine import Match, Options, RuleError, arrange, best_discards
+from app.engine.actions import parse_action
 from app.engine.cards import CARDS, Card
 
 COMBOS = [
@@ -27,7 +28,7 @@ KINDS = ["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"
 
 def choose(m: Match, seat: int, rng: random.Random, greed: float) -> dict[str, Any]:
     """A random legal action, leaning towards good play so gin-only matches end."""
-    legal = m.legal(seat)
+    legal = m.view(seat)["legal"]
     knocks = [a for a in legal if a["kind"] == "knock"]
     if knocks and rng.random() < 0.9:
         a = dict(rng.choice(knocks))
@@ -103,22 +104,22 @@ def play_match(rules: str, scoring: str, seed: int, greed: float) -> None:
             hand_number, public = m.hand.number, [set(), set()]
         check_cards(m)
         check_hidden(m, public)
-        seat = next(s for s in (0, 1) if m.legal(s))
+        seat = next(s for s in (0, 1) if m.view(s)["legal"])
         # A random action that `legal` does not list is refused and changes nothing.
         probe = random_action(rng)
         for who in (seat, 1 - seat):
-            if who == seat and is_listed(probe, m.legal(seat)):
+            if who == seat and is_listed(probe, m.view(seat)["legal"]):
                 continue
             before = (m.version, len(m.log), m.view(who))
             with pytest.raises(RuleError):
-                m.apply(who, probe, version=m.version)
+                m.apply(who, parse_action(probe), version=m.version)
             assert (m.version, len(m.log), m.view(who)) == before
         if rng.random() < 0.05:
             mine = m.view(seat)["hand"]["my_cards"]
             m.arrange(seat, rng.sample(mine, len(mine)))
         action = choose(m, seat, rng, greed)
         version = m.version
-        m.apply(seat, action, version=version)
+        m.apply(seat, parse_action(action), version=version)
         assert m.version == version + 1
         last = m.view(None)["hand"]["last_action"]
         if (

@@ -11,6 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine import BadAction, BadCard, Match, Options
+from app.engine.actions import parse_action
 from app.engine.cards import Card
 from app.engine.melds import arrange, discard_deadwoods
 from tests.engine.helpers import act, cards, deck_order, new_match
@@ -277,9 +278,9 @@ def test_the_kept_grouping_and_sheet_are_what_a_fresh_solve_gives(seed: int) -> 
             assert view["hand"]["my_melds"] == [[str(c) for c in meld] for meld in melds]
             assert view["hand"]["my_deadwood"] == deadwood
             assert view["sheet"] == m.sheet.to_dict()
-        seat = next(s for s in (0, 1) if m.legal(s))
+        seat = next(s for s in (0, 1) if m.view(s)["legal"])
         if rng.random() < 0.1:
             mine = m.view(seat)["hand"]["my_cards"]
             m.arrange(seat, rng.sample(mine, len(mine)))
         else:
-            m.apply(seat, rng.choice(m.legal(seat)))
+            m.apply(seat, parse_action(rng.choice(m.view(seat)["legal"])))

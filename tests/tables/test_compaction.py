@@ -17,6 +17,7 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from app.engine.actions import parse_action
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry, Table
@@ -29,7 +30,7 @@ def views(match: Match) -> bytes:
 
 
 def mover(match: Match) -> int | None:
-    return next((s for s in (0, 1) if match.legal(s)), None)
+    return next((s for s in (0, 1) if match.view(s)["legal"]), None)
 
 
 @settings(max_examples=12, deadline=None)
@@ -50,7 +51,7 @@ def test_a_compacted_log_replays_to_the_same_match(seed: int, rules: str, scorin
         if seat is None:
             break
         before = len(live.log)
-        live.apply(seat, choose({**live.view(seat)}, rng))
+        live.apply(seat, parse_action(choose({**live.view(seat)}, rng)))
         full += live.log[before:]
         cut, dropped = live.compaction()
         if dropped:
@@ -94,7 +95,7 @@ async def play(registry: Registry, table: Table, actions: int, rng: random.Rando
         if seat is None:
             return
         view = table.view(seat)
-        await registry.act(table, seat, choose(view, rng), view["version"])
+        await registry.act(table, seat, parse_action(choose(view, rng)), view["version"])
 
 
 def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(tmp_path: Path) -> None:

@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 import pytest
 
+from app.engine.actions import parse_action
 from app.engine.cards import Card
 from app.engine.errors import RuleError
 from app.tables.hub import Connection, Hub
@@ -87,8 +88,8 @@ def test_the_store_has_the_move_before_any_connection_sees_it() -> None:
         conn = Connection(0)
         registry.hub.attach(table, conn)
         store.conn = conn
-        await registry.act(table, 1, {"kind": "pass"}, 1)
-        await registry.act(table, 0, {"kind": "pass"}, 2)
+        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
+        await registry.act(table, 0, parse_action({"kind": "pass"}), 2)
         # At each commit the socket had only older versions; right after, the new one.
         assert seen_at_commit == [[1], [2]]
         assert versions(conn) == [3]  # states replace each other while unsent
@@ -110,7 +111,7 @@ def test_a_refused_move_changes_nothing_and_sends_nothing() -> None:
             (1, {"kind": "discard", "card": "AC"}, 1),
         ):
             with pytest.raises(RuleError):
-                await registry.act(table, seat, action, version)
+                await registry.act(table, seat, parse_action(action), version)
             assert snapshot(table) == before
         assert conn.pending() == sent
         assert registry.store.commits == 3  # type: ignore[attr-defined]  # create, seats, deal
@@ -136,11 +137,13 @@ def test_a_failed_commit_undoes_the_move() -> None:
         before, sent = snapshot(table), conn.pending()
         store.fail = True
         with pytest.raises(StoreUnavailable) as refused:
-            await registry.act(table, 1, {"kind": "pass"}, 1)
+            await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
         assert isinstance(refused.value.__cause__, OSError)
         assert snapshot(table) == before and conn.pending() == sent
         store.fail = False
-        await registry.act(table, 1, {"kind": "pass"}, 1)  # the same move, now durable
+        await registry.act(
+            table, 1, parse_action({"kind": "pass"}), 1
+        )  # the same move, now durable
         assert table.version == 2
 
     asyncio.run(main())
@@ -152,10 +155,10 @@ def test_a_restart_rebuilds_every_table_exactly() -> None:
         registry = make_registry(store)
         table = await two_seats(registry)
         waiting, waiting_token = await registry.create({"scoring": "hollywood"}, "Solo")
-        await registry.act(table, 1, {"kind": "pass"}, 1)
-        await registry.act(table, 0, {"kind": "take_upcard"}, 2)
+        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
+        await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
         await registry.arrange(table, 0, list(reversed(table.view(0)["hand"]["my_cards"])))
-        await registry.act(table, 0, {"kind": "discard", "card": SEAT0_CARDS[0]}, 3)
+        await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
         again = make_registry(store)
         assert await again.load() == 2
         rebuilt = again.get(table.id)
@@ -166,7 +169,7 @@ def test_a_restart_rebuilds_every_table_exactly() -> None:
         rebuilt_waiting = again.get(waiting.id)
         assert rebuilt_waiting is not None and rebuilt_waiting.status == "waiting"
         # And play goes on from there, stored as before.
-        await again.act(rebuilt, 1, {"kind": "draw_stock"}, 4)
+        await again.act(rebuilt, 1, parse_action({"kind": "draw_stock"}), 4)
         assert rebuilt.version == 5 and len(store.records[table.id].log) == len(rebuilt.match.log)
 
     asyncio.run(main())
@@ -185,7 +188,7 @@ def test_expiry_removes_idle_tables_only(caplog: pytest.LogCaptureFixture) -> No
         conn = Connection(None)
         registry.hub.attach(watched, conn)
         clock.now = 1_090.0
-        await registry.act(busy, 1, {"kind": "pass"}, 1)
+        await registry.act(busy, 1, parse_action({"kind": "pass"}), 1)
         assert await registry.expire() == []  # nobody idle for 100 s yet
         clock.now = 1_150.0
         # idle: 150 s; busy: 60 s; watched: idle 150 s but a socket is open.
@@ -213,7 +216,7 @@ def test_each_change_encodes_one_state_per_seat_not_per_connection() -> None:
         for conn in conns:
             registry.hub.attach(table, conn)
         before = registry.hub.encodings
-        await registry.act(table, 1, {"kind": "pass"}, 1)
+        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
         assert registry.hub.encodings - before == 3  # seat 0, seat 1, spectators
         assert all(versions(c)[-1] == 2 for c in conns)
         frames = {c.seat: c.pending()[-1] for c in conns}
@@ -228,8 +231,8 @@ def test_hand_over_is_logged(caplog: pytest.LogCaptureFixture) -> None:
     async def main() -> None:
         registry = make_registry()
         table = await two_seats(registry, decks=[gin_deck()])
-        await registry.act(table, 1, {"kind": "take_upcard"}, 1)
-        await registry.act(table, 1, {"kind": "knock", "discard": "KS"}, 2)
+        await registry.act(table, 1, parse_action({"kind": "take_upcard"}), 1)
+        await registry.act(table, 1, parse_action({"kind": "knock", "discard": "KS"}), 2)
         assert (await registry.hand_record(table.id, 1))["result"]["kind"] == "gin"
 
     asyncio.run(main())
@@ -248,14 +251,16 @@ async def play_against_computer(registry: Registry, table: Table, rng: random.Ra
     for _ in range(20_000):
         if table.status == "match_over":
             return moves
-        legal = table.match.legal(0)
+        legal = table.match.view(0)["legal"]
         if not legal:
             await asyncio.sleep(0.001)  # the computer's turn: let its driver run
             continue
         # Knock whenever allowed, so that hands end; otherwise any legal move.
         knocks = [a for a in legal if a["kind"] == "knock"]
         try:
-            await registry.act(table, 0, knocks[0] if knocks else rng.choice(legal), table.version)
+            await registry.act(
+                table, 0, parse_action(knocks[0] if knocks else rng.choice(legal)), table.version
+            )
             moves += 1
         except RuleError as exc:
             assert exc.code == "stale_version"  # the computer moved first
@@ -400,10 +405,10 @@ def test_the_computer_is_fed_every_state_of_its_seat() -> None:
             {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=1
         )
         upcard = INDEX_DECK[20]  # RULES.md §4.1: card 20 is the upcard
-        await registry.act(table, 0, {"kind": "take_upcard"}, table.version)
+        await registry.act(table, 0, parse_action({"kind": "take_upcard"}), table.version)
         # Ann (seat 0, the non-dealer) now throws another card on top of it.
-        discard = next(a for a in table.match.legal(0) if a["kind"] == "discard")
-        await registry.act(table, 0, discard, table.version)
+        discard = next(a for a in table.match.view(0)["legal"] if a["kind"] == "discard")
+        await registry.act(table, 0, parse_action(discard), table.version)
         bot = table.computer_bot
         assert bot is not None
         seen = bot.memory.seen(table.view(1))

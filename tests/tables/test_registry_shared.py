@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from app.engine.actions import parse_action
 from app.tables.hub import CLOSE_RESTART, Connection, Hub
 from app.tables.postgres_store import PostgresStore
 from app.tables.registry import Moved, Registry
@@ -33,7 +34,7 @@ async def shut(*registries: Registry) -> None:
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
-    legal: list[dict[str, Any]] = table.match.legal(seat)
+    legal: list[dict[str, Any]] = table.match.view(seat)["legal"]
     return legal[0]
 
 
@@ -54,13 +55,13 @@ def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: s
             # The old owner still holds its copy until it writes: its append is refused,
             # the table dropped, its socket closed with 1012, and nothing was broadcast.
             with pytest.raises(Moved) as refused:
-                await a.act(table, seat, first_legal(table, seat), table.version)
+                await a.act(table, seat, parse_action(first_legal(table, seat)), table.version)
             assert refused.value.code == "server_error"
             assert a.get(table.id) is None
             assert conn.close_code == CLOSE_RESTART
             assert len(conn.pending()) == before
             # The new owner plays on from the same version.
-            await b.act(moved, seat, first_legal(moved, seat), moved.version)
+            await b.act(moved, seat, parse_action(first_legal(moved, seat)), moved.version)
             assert moved.version == table.version + 1
         finally:
             await shut(a, b)

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine.actions import parse_action
 from app.main import create_app
 from app.tables.hub import Hub
 from app.tables.registry import Registry
@@ -59,7 +60,7 @@ async def make_tables(path: Path) -> list[str]:
     for _ in range(3):
         table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
         await registry.join(table.id, "Bob")
-        await registry.act(table, 1, {"kind": "pass"}, 1)
+        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
         ids.append(table.id)
     await registry.close()
     await store.close()
@@ -88,7 +89,7 @@ def test_a_damaged_table_is_set_aside_and_the_others_play_on(
         for table_id in (first, last):
             table = registry.get(table_id)
             assert table is not None
-            await registry.act(table, 0, {"kind": "take_upcard"}, 2)
+            await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
         # Far in the future: expiry removes every idle table but the one set aside.
         gone = await registry.expire(now=10**12)
         await registry.close()

@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from app.engine.actions import parse_action
 from app.tables.hub import Hub
 from app.tables.registry import Registry, StoreUnavailable, Table
 from app.tables.sqlite_store import SqliteStore
@@ -70,7 +71,7 @@ def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) ->
         table = await two_seats(registry)
         store.closed_gate = True
         # Seat 1 passes the upcard; its socket closes while the write commits.
-        mover = asyncio.create_task(registry.act(table, 1, {"kind": "pass"}, 1))
+        mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
         assert await asyncio.to_thread(store.entered.wait, 10)
         mover.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -78,9 +79,9 @@ def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) ->
         store.closed_gate = False
         store.gate.set()
         # More moves work: the pass happened (it was committed), play goes on from it.
-        await registry.act(table, 0, {"kind": "take_upcard"}, 2)
-        await registry.act(table, 0, {"kind": "discard", "card": SEAT0_CARDS[0]}, 3)
-        await registry.act(table, 1, {"kind": "draw_stock"}, 4)
+        await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
+        await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
+        await registry.act(table, 1, parse_action({"kind": "draw_stock"}), 4)
         assert table.version == 5
         memory = list(table.match.log)
         await registry.close()
@@ -104,9 +105,11 @@ def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_made(
         registry = registry_on(store)
         table = await two_seats(registry)
         store.closed_gate = True
-        first = asyncio.create_task(registry.act(table, 1, {"kind": "pass"}, 1))
+        first = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
         assert await asyncio.to_thread(store.entered.wait, 10)
-        second = asyncio.create_task(registry.act(table, 0, {"kind": "take_upcard"}, 2))
+        second = asyncio.create_task(
+            registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
+        )
         await asyncio.sleep(0)
         second.cancel()
         store.closed_gate = False
@@ -154,14 +157,14 @@ def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
         refuse_writes(path)
         for _ in range(5):
             with pytest.raises(StoreUnavailable) as refused:
-                await registry.act(table, 1, {"kind": "pass"}, 1)
+                await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
             assert refused.value.code == "server_error"
             assert snapshot(table) == before
         with pytest.raises(StoreUnavailable):
             await registry.create(OPTIONS, "Cy")
         assert len(registry) == 1
         accept_writes(path)
-        await registry.act(table, 1, {"kind": "pass"}, 1)  # the same move, now stored
+        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
         assert table.version == 2
         memory = list(table.match.log)
         await registry.close()

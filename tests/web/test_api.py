@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
+from app.engine.actions import parse_action
 from app.main import create_app
 from app.tables.registry import Registry
 from app.web.messages import HandRecord, TableCreated, TablePublic
@@ -226,8 +227,8 @@ def test_hand_record_only_once_the_hand_is_over(client: TestClient) -> None:
     registry = registry_of(client)
     table = registry.get(table_id)
     assert table is not None
-    client.portal.call(registry.act, table, 1, {"kind": "take_upcard"}, 1)  # type: ignore[union-attr]
-    client.portal.call(registry.act, table, 1, {"kind": "knock", "discard": "KS"}, 2)  # type: ignore[union-attr]
+    client.portal.call(registry.act, table, 1, parse_action({"kind": "take_upcard"}), 1)  # type: ignore[union-attr]
+    client.portal.call(registry.act, table, 1, parse_action({"kind": "knock", "discard": "KS"}), 2)  # type: ignore[union-attr]
     assert table.status == "match_over"  # `hand` scoring: one hand is the match
     r = client.get(f"/api/tables/{table_id}/hands/1")
     assert r.status_code == 200
