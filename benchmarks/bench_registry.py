@@ -43,7 +43,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-from app.engine.actions import parse_action
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, export
 
@@ -70,6 +69,14 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     """One run, in the `app` found first on sys.path."""
     from app.tables.hub import Connection, Hub
     from app.tables.registry import Registry
+
+    try:
+        from app.engine.actions import parse_action
+    except ImportError:  # a version from before typed actions: `act` took the wire dict
+
+        def parse_action(action: Any) -> Any:
+            return action
+
     from app.tables.sqlite_store import SqliteStore
 
     folder = tempfile.TemporaryDirectory(prefix="gin-bench-registry-")
