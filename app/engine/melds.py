@@ -34,7 +34,6 @@ __all__ = [
     "arrange",
     "arrange_mask",
     "best_discards",
-    "best_discards_mask",
     "deadwood",
     "deadwood_mask",
     "defender_deadwood",
@@ -73,29 +72,9 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
 
 
 _RUN_DEADWOOD, _RUN_CHOICE = _build_run_tables()
-_NONE = 1000  # stands for "no card to discard" in the tables below; above any deadwood
+_NONE = 1000  # above any deadwood: "none found yet"
 
 
-def _build_discard_tables() -> tuple[list[int], list[int]]:
-    """For every 13-bit pattern: the least run-only deadwood after removing one of its
-    cards, and the bits of the cards whose removal reaches it."""
-    least = [_NONE] * (1 << 13)
-    which = [0] * (1 << 13)
-    t = _RUN_DEADWOOD
-    for p in range(1, 1 << 13):
-        rest = p
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            v = t[p ^ low]
-            if v < least[p]:
-                least[p], which[p] = v, low
-            elif v == least[p]:
-                which[p] |= low
-    return least, which
-
-
-_DROP_DEADWOOD, _DROP_CARDS = _build_discard_tables()
 _BIT = tuple(1 << i for i in range(52))
 
 State = tuple[int, int, int, int]  # the four suit patterns (C D H S) left after some sets
@@ -192,37 +171,9 @@ def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
     return _least_with_sets(c, d, h, s, three)
 
 
-def deadwood(
-    cards: Iterable[Card], *, _bit: tuple[int, ...] = _BIT, _t: list[int] = _RUN_DEADWOOD
-) -> int:
-    """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card.
-
-    (`deadwood_mask` inlined: this is called for every move; the keyword-only
-    defaults are the tables, bound as locals for speed, not for callers.)
-    """
-    try:
-        n = len(cards)  # type: ignore[arg-type]
-    except TypeError:
-        cards = list(cards)
-        n = len(cards)
-    mask = 0
-    for card in cards:
-        mask += _bit[card.index]
-    if mask.bit_count() != n:  # adding a bit twice carries, and loses a bit
-        raise BadCard("the same card appears twice")
-    c = mask & 8191
-    d = mask >> 13 & 8191
-    h = mask >> 26 & 8191
-    s = mask >> 39
-    three = (c & d & (h | s)) | (h & s & (c | d))
-    if not three:
-        return _t[c] + _t[d] + _t[h] + _t[s]
-    if not three & (three - 1) and not c & d & h & s:
-        r = ~three
-        a = _t[c] + _t[d] + _t[h] + _t[s]
-        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
-        return a if a < b else b
-    return _least_with_sets(c, d, h, s, three)
+def deadwood(cards: Iterable[Card]) -> int:
+    """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card."""
+    return deadwood_mask(_mask_checked(cards))
 
 
 def _runs_of(pattern: int, suit: int) -> list[int]:
@@ -384,53 +335,16 @@ def discard_deadwoods(
     return out
 
 
-def best_discards_mask(mask: int) -> tuple[int, int]:
-    """(least deadwood after one discard, mask of the discards that reach it).
-
-    As in `discard_deadwoods_mask`, but only the best: per set choice and suit,
-    the tables give the best removal from that suit directly.
-    """
-    t = _RUN_DEADWOOD
-    drop = _DROP_DEADWOOD
-    which = _DROP_CARDS
-    c, d, h, s = _suits(mask)
-    three = (c & d & (h | s)) | (h & s & (c | d))
-    states = _set_states(c, d, h, s, three) if three else [(c, d, h, s)]
-    best = _NONE
-    cards = 0
-    for a, b, e, f in states:
-        ta, tb, te, tf = t[a], t[b], t[e], t[f]
-        total = ta + tb + te + tf
-        va = total - ta + drop[a]
-        vb = total - tb + drop[b]
-        ve = total - te + drop[e]
-        vf = total - tf + drop[f]
-        v = min(va, vb, ve, vf)
-        if v > best:
-            continue
-        if v < best:
-            best, cards = v, 0
-        if va == v:
-            cards |= which[a]
-        if vb == v:
-            cards |= which[b] << 13
-        if ve == v:
-            cards |= which[e] << 26
-        if vf == v:
-            cards |= which[f] << 39
-    return best, cards
-
-
 def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
     """The discards that leave the least deadwood, with that deadwood, in card order.
 
     Raises BadCard on a repeated card.
     """
-    mask = _mask_checked(cards)
-    if not mask:
+    left = discard_deadwoods_mask(_mask_checked(cards))
+    if not left:
         return []
-    value, which = best_discards_mask(mask)
-    return [(card, value) for card in cards_of(which)]
+    least = min(value for _, value in left)
+    return [(CARDS[i], value) for i, value in left if value == least]
 
 
 def is_meld(cards: Iterable[Card]) -> bool:

@@ -31,7 +31,7 @@ class Viewable(Protocol):
     def id(self) -> str: ...
 
     def view(self, seat: Seat) -> dict[str, Any]:
-        """A fresh dict on each call, its "table" too: `state_message` completes them."""
+        """The engine's view of the seat (`state_message` adds to a copy of its "table")."""
         ...
 
     def players(self) -> list[dict[str, Any]]: ...
@@ -46,11 +46,13 @@ def state_message(
     builds it once for all seats).
     """
     view = table.view(seat)
-    # The view and its "table" are built afresh by each call: completed in place.
-    facts = view["table"]
-    facts["id"] = table.id
-    facts["players"] = table.players() if players is None else players
-    return {"type": "state", **view}
+    # The engine's view is left as it was: the table's part is a new dict beside it.
+    facts = {
+        **view["table"],
+        "id": table.id,
+        "players": table.players() if players is None else players,
+    }
+    return {"type": "state", **view, "table": facts}
 
 
 class Connection:

@@ -169,7 +169,7 @@ class Table:
         return None
 
     def view(self, seat: Seat) -> dict[str, Any]:
-        """The engine's view, a fresh dict on each call (the hub completes it in place)."""
+        """The engine's view of `seat` (the hub adds the table's id and players to a copy)."""
         return self.match.view(seat)
 
     def players(self) -> list[dict[str, Any]]:
