@@ -49,8 +49,11 @@ class Settings(BaseSettings):
     database_url: str | None = None
     # The public base URL (e.g. https://gin.example.org); otherwise from the request.
     public_url: str | None = None
-    # Extra origins allowed to open WebSockets, besides the host's own.
+    # Extra origins allowed to open WebSockets and to POST, besides the host's own.
     allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Extra `Host` names answered, besides the public URL's host (or, without one,
+    # this machine's names and IP addresses); any other Host gets 400.
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     # "text": one line per event with time and level; "json": one JSON object per line.
     log_format: Literal["text", "json"] = "text"
@@ -68,6 +71,13 @@ class Settings(BaseSettings):
     max_tabs_per_seat: int = Field(default=5, ge=1)
     max_spectators: int = Field(default=20, ge=0)
     tables_per_hour_per_address: int = Field(default=60, ge=1)
+    # HTTP: largest request body (413), requests per second per address (429).
+    max_body_bytes: int = Field(default=4096, ge=256)
+    http_requests_per_second: float = Field(default=20.0, gt=0)
+    http_burst: int = Field(default=120, ge=1)
+    # New WebSockets per second per address (429 at the handshake).
+    ws_connects_per_second: float = Field(default=5.0, gt=0)
+    ws_connects_burst: int = Field(default=60, ge=1)
     # Honour X-Forwarded-For / X-Forwarded-Proto from these proxy addresses.
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # The computer opponent waits this long before each move, so a person can follow.
@@ -78,7 +88,7 @@ class Settings(BaseSettings):
     test_hooks: bool = False
     commit: str | None = None
 
-    @field_validator("allowed_origins", "trusted_proxies", mode="before")
+    @field_validator("allowed_origins", "allowed_hosts", "trusted_proxies", mode="before")
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):

@@ -55,6 +55,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         return {"ok": True, "version": __version__, "commit": commit}
 
     app.add_middleware(AnswerHead)
+
+    # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
+    security.install_gate(app, settings)
+
     return app
 
 

@@ -13,7 +13,9 @@ from tests.conftest import REPO, running_server
 
 @pytest.mark.anyio
 async def test_healthz_through_asgi(tmp_path: Path) -> None:
-    app = create_app(Settings(data_file=tmp_path / "t.sqlite3", commit="abc1234"))
+    app = create_app(
+        Settings(data_file=tmp_path / "t.sqlite3", commit="abc1234", allowed_hosts=["testserver"])
+    )
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         r = await client.get("/healthz")

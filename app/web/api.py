@@ -29,7 +29,7 @@ from app.web.messages import (
     SeatTaken,
     TableCreated,
 )
-from app.web.security import ClientAddress, WindowLimiter
+from app.web.security import ClientAddress, WindowLimiter, address_key
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -106,6 +106,12 @@ def page_language(request: Request) -> str:
     return negotiate(request.headers.get("accept-language")) or DEFAULT_LANGUAGE
 
 
+def bearer_token(request: Request) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (non-browser clients)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
 def registry_of(request: Request) -> Registry:
     registry: Registry = request.app.state.registry
     return registry
@@ -149,7 +155,8 @@ def build_router(settings: Settings) -> APIRouter:
         body = await parse_body(request, create_model)
         peer = request.client.host if request.client else None
         address = addresses.of(peer, request.headers.get("x-forwarded-for"))
-        if not limiter.allow(address):
+        # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
+        if not limiter.allow(address_key(address)):
             raise ApiError(429, "rate_limited", "too many new tables from this address; later")
         hooks = body if isinstance(body, CreateTableWithHooks) else None
         table, token = await registry_of(request).create(
@@ -181,7 +188,14 @@ def build_router(settings: Settings) -> APIRouter:
     @router.post("/api/tables/{table_id}/computer", status_code=201)
     async def seat_computer(table_id: str, request: Request) -> Response:
         body = await parse_body(request, SeatComputer)
-        await registry_of(request).seat_computer(table_id, body.strength)
+        registry = registry_of(request)
+        if registry.get(table_id) is None:
+            raise ApiError(404, "unknown_table", "no such table")
+        # Only a seated player chooses the opponent: the share link alone is not enough.
+        token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
+        if not token or registry.seat_for_token(table_id, token) is None:
+            raise ApiError(403, "not_seated", "only a seated player may seat the computer")
+        await registry.seat_computer(table_id, body.strength)
         answer = ComputerSeated(seat=1, computer=body.strength)
         return JSONResponse(answer.model_dump(), status_code=201)
 

@@ -58,6 +58,11 @@ HttpErrorCode = Literal[
     "rate_limited",
     "not_found",
     "method_not_allowed",
+    "not_seated",
+    "forbidden_origin",
+    "too_large",
+    "unsupported_media_type",
+    "bad_host",
 ]
 
 # Unicode's "bidi" controls can make a name display as someone else's.

@@ -27,6 +27,8 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
         "test_hooks": True,
         "bot_delay_seconds": 0.0,
         "log_level": "warning",
+        # Starlette's TestClient sends `Host: testserver`.
+        "allowed_hosts": ["testserver"],
     }
     values.update(overrides)
     return Settings(**values)

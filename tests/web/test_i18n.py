@@ -182,7 +182,9 @@ def test_hollywood_page_is_the_seed_text(lang: str, tmp_path: Path) -> None:
     from app.config import Settings
     from app.main import create_app
 
-    with TestClient(create_app(Settings(data_file=tmp_path / "t.sqlite3"))) as client:
+    with TestClient(
+        create_app(Settings(data_file=tmp_path / "t.sqlite3", allowed_hosts=["testserver"]))
+    ) as client:
         text = client.get(f"/{lang}/variants/hollywood").text
     for sentence in SEED_SENTENCES[lang]:
         assert sentence in text

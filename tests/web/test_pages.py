@@ -21,7 +21,9 @@ PAGE_PATHS = list(PAGES)
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    settings = Settings(data_file=tmp_path / "t.sqlite3", commit="abc1234")
+    settings = Settings(
+        data_file=tmp_path / "t.sqlite3", commit="abc1234", allowed_hosts=["testserver"]
+    )
     with TestClient(create_app(settings)) as c:
         yield c
 
@@ -116,7 +118,7 @@ def test_footer_and_badge_texts_per_language(client: TestClient) -> None:
 
 
 def test_no_commit_no_dot(tmp_path: Path) -> None:
-    app = create_app(Settings(data_file=tmp_path / "t.sqlite3"))
+    app = create_app(Settings(data_file=tmp_path / "t.sqlite3", allowed_hosts=["testserver"]))
     with TestClient(app) as c:
         app.state.commit = None
         app.state.site.commit = None

@@ -71,7 +71,11 @@ step = st.tuples(
 @pytest.fixture(scope="module")
 def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
     path: Path = tmp_path_factory.mktemp("fuzz")
-    with TestClient(create_app(make_settings(path, ws_burst=10_000))) as c:
+    with TestClient(
+        create_app(
+            make_settings(path, ws_burst=10_000, ws_connects_burst=100_000, http_burst=100_000)
+        )
+    ) as c:
         yield c
 
 
