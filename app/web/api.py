@@ -189,7 +189,7 @@ def build_router(settings: Settings) -> APIRouter:
     async def seat_computer(table_id: str, request: Request) -> Response:
         body = await parse_body(request, SeatComputer)
         registry = registry_of(request)
-        if registry.get(table_id) is None:
+        if await registry.find(table_id) is None:
             raise ApiError(404, "unknown_table", "no such table")
         # Only a seated player chooses the opponent: the share link alone is not enough.
         token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
@@ -210,8 +210,9 @@ def build_router(settings: Settings) -> APIRouter:
     async def hand_record(table_id: str, number: int, request: Request) -> Response:
         return JSONResponse(await registry_of(request).hand_record(table_id, number))
 
-    @router.get("/t/{table_id}/seat/{token}")
-    async def seat_link(table_id: str, token: str, request: Request) -> Response:
+    @router.post("/t/{table_id}/seat/{token}")
+    async def take_seat_here(table_id: str, token: str, request: Request) -> Response:
+        """The seat link's confirm page posts here (same origin: the gate checks it)."""
         registry = registry_of(request)
         await registry.find(table_id)
         if registry.seat_for_token(table_id, token) is None:

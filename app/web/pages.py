@@ -367,6 +367,29 @@ def install(app: FastAPI, settings: Settings) -> None:
             set_seat_cookie(response, table_id, token, settings)
         return response
 
+    @app.get("/t/{table_id}/seat/{token}", include_in_schema=False)
+    async def seat_link(request: Request, table_id: str, token: str) -> Response:
+        """The personal seat link asks first and sets nothing: opening a link (from
+        another site, or a link-preview crawler) must not put anyone in a seat."""
+        registry: Any = getattr(request.app.state, "registry", None)
+        table = await _maybe_await(registry.find(table_id)) if registry is not None else None
+        seat = table.seat_for_token(token) if table is not None else None
+        if table is None or seat is None:
+            return site.not_found(request)
+        lang = site.request_language(request)
+        response = site.render(
+            request,
+            lang,
+            "seat.html",
+            page_path=lambda code: f"/t/{table_id}/seat/{token}?lang={code}",
+            page="seat",
+            table_id=table_id,
+            token=token,
+            name=table.seats[seat].name,
+        )
+        response.headers["Cache-Control"] = "no-store"
+        return response
+
     async def pages_not_found(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         path = request.url.path

@@ -406,9 +406,14 @@ class Gate:
 
     def same_site(self, scope: Scope, headers: Headers) -> bool:
         origin = headers.get("origin")
+        fetch_site = headers.get("sec-fetch-site")
         if origin is None:
-            # Browsers always send Origin on POST; without it, Fetch Metadata still tells.
-            return headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+            # Not a browser (browsers send Origin on every POST), or Fetch Metadata tells.
+            return fetch_site in (None, "same-origin", "none")
+        if origin == "null":
+            # A form posted under `Referrer-Policy: no-referrer` (every page here) has an
+            # opaque Origin; the browser's own Sec-Fetch-Site still names the site.
+            return fetch_site == "same-origin"
         return origin_allowed(
             origin, scope.get("scheme", "http"), headers.get("host"), self.settings
         )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -138,6 +139,14 @@ def new_context(browser: Browser, server: Server) -> Iterator[NewContext]:
     yield make
     for context in made:
         context.close()
+
+
+def take_seat(page: Page, link: str) -> None:
+    """Open a personal seat link and confirm on its page, as a person would: the link
+    alone sets no cookie (issue 14)."""
+    page.goto(link)
+    page.locator("#seat-continue").click()
+    page.wait_for_url(re.compile(r"/t/[^/?]+(\?.*)?$"))
 
 
 def axe_violations(page: Page) -> list[dict[str, Any]]:

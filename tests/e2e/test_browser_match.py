@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ANN, NewContext, Server, deck
+from tests.e2e.conftest import ANN, NewContext, Server, deck, take_seat
 
 # Bob holds no meld at all: K, Q, J, 10 twice each and 9C, 8D, so his deadwood is
 # 8 x 10 + 9 + 8 = 97 and Ann's gin (she takes TH onto 7H-8H-9H, throws KS) scores
@@ -39,10 +39,10 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
     bob_seat = server.join(table["table_id"], "Bob")
     ann_context, ann_watch = new_context()
     ann = ann_context.new_page()
-    ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(ann, f"/t/{table['table_id']}/seat/{table['token']}")
     bob_context, bob_watch = new_context()
     bob = bob_context.new_page()
-    bob.goto(f"/t/{table['table_id']}/seat/{bob_seat['token']}")
+    take_seat(bob, f"/t/{table['table_id']}/seat/{bob_seat['token']}")
 
     # Hand 1: Ann's first win goes into game 1 and finishes it (122 >= 100).
     ann_goes_gin(ann)
@@ -133,7 +133,7 @@ def test_play_the_computer_from_a_waiting_table(server: Server, new_context: New
     table = server.create_table(name="Ann")
     context, watch = new_context()
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#invite")).to_be_visible()
     page.select_option("#strength", "hard")
     page.locator("#add-computer").click()
@@ -152,7 +152,7 @@ def test_arrange_by_drag_keys_and_sort_is_kept(server: Server, new_context: NewC
     server.join(table["table_id"], "Bob")
     context, watch = new_context()
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#hand button.card")).to_have_count(10)
 
     page.locator("#sort-suit").click()
@@ -199,7 +199,7 @@ def test_share_box_copy_and_narrow_sheet(server: Server, new_context: NewContext
     context, watch = new_context(viewport={"width": 360, "height": 740})
     context.grant_permissions(["clipboard-read", "clipboard-write"])
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     page.locator("#copy-link").click()
     expect(page.locator("#copy-status")).to_have_text("Link copied")
     copied = page.evaluate("navigator.clipboard.readText()")
@@ -232,8 +232,13 @@ def test_a_whole_hollywood_match_against_the_computer(
     )
     context, watch = new_context()
     ann = context.new_page()
+<<<<<<< HEAD
     ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
     expect(ann.locator("#opp-name")).to_have_text("Computer (easy)")
+=======
+    take_seat(ann, f"/t/{table['table_id']}/seat/{table['token']}")
+    expect(ann.locator("#opp-note")).to_contain_text("computer: easy")
+>>>>>>> 01b9a00 (seat link opens a confirm page (Continue as Ann on this device?); the cookie is set only by its same-origin POST; a cross-site Playwright test)
     ann_goes_gin(ann)
     for games in ("Points entered in game 2", "Points entered in game 3"):
         ann.locator("#moment-close").click()  # game 1, then game 2, finished

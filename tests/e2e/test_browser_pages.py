@@ -12,7 +12,16 @@ from playwright.sync_api import Page, expect
 
 from app.web.i18n import LANGUAGES, LOCALES_DIR
 from app.web.pages import PAGES
-from tests.e2e.conftest import ANN, ARTIFACTS, BOB, NewContext, Server, axe_violations, deck
+from tests.e2e.conftest import (
+    ANN,
+    ARTIFACTS,
+    BOB,
+    NewContext,
+    Server,
+    axe_violations,
+    deck,
+    take_seat,
+)
 
 PLACEHOLDER = re.compile(r"\{\w+\}|%\(\w+\)s")
 
@@ -97,7 +106,7 @@ def mid_hand(server: Server, new_context: NewContext, **options: Any) -> Page:
     server.join(table["table_id"], "Bob")
     context, _watch = new_context(**options)
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     page.locator("#take").click()
     expect(page.locator("#hand button.card")).to_have_count(11)
     return page
@@ -117,7 +126,7 @@ def test_axe_table_page(server: Server, new_context: NewContext) -> None:
     context, _watch = new_context(bypass_csp=True)
     page = context.new_page()
     table = server.create_table(name="Ann")
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#invite")).to_be_visible()
     assert axe_violations(page) == []
     # Mid-hand, then the knock confirmation, then the hand's end.

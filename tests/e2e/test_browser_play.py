@@ -8,7 +8,7 @@ from typing import Any
 
 from playwright.sync_api import Page, Route, expect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 
 # Hand 1 (Bob deals, so Ann, seat 0, has the upcard offer). Upcard 4H: both pass.
 # Ann draws 5H and throws it; Bob draws 4S and throws it; Ann draws 2S and knocks
@@ -151,7 +151,7 @@ def seated_page(server: Server, new_context: NewContext, decks: list[list[str]])
     server.join(table["table_id"], "Bob")
     context, _watch = new_context()
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#hand button.card")).to_have_count(10)
     return page
 
@@ -228,7 +228,7 @@ def test_single_hand_scoring_ends_the_match_with_the_hand(
     server.join(table["table_id"], "Bob")
     context, watch = new_context()
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     page.locator("#take").click()
     page.locator("#gin").click()
     page.locator("#confirm-yes").click()

@@ -9,7 +9,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.conftest import free_port, running_server
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
 
@@ -34,7 +34,7 @@ def test_page_reconnects_after_a_restart_and_continues(
         api.join(table["table_id"], "Bob")
         context, _watch = new_context(base_url=base)
         page = context.new_page()
-        page.goto(f"{base}/t/{table['table_id']}/seat/{table['token']}")
+        take_seat(page, f"{base}/t/{table['table_id']}/seat/{table['token']}")
         expect(page.locator("#hand button.card")).to_have_count(10)
         page.locator("#sort-rank").click()
         expect(page.locator("#connection")).to_be_hidden()
@@ -63,10 +63,10 @@ def test_opponent_offline_is_shown(server: Server, new_context: NewContext) -> N
     bob_seat = server.join(table["table_id"], "Bob")
     ann_context, _ = new_context()
     ann = ann_context.new_page()
-    ann.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(ann, f"/t/{table['table_id']}/seat/{table['token']}")
     bob_context, _ = new_context()
     bob = bob_context.new_page()
-    bob.goto(f"/t/{table['table_id']}/seat/{bob_seat['token']}")
+    take_seat(bob, f"/t/{table['table_id']}/seat/{bob_seat['token']}")
     expect(ann.locator("#opp-away")).to_be_hidden()
     expect(ann.locator("#opp-dot")).to_have_class("dot on")
     bob.close()
@@ -84,7 +84,7 @@ def test_personal_seat_link_continues_on_another_device(
     server.join(table["table_id"], "Bob")
     phone, _ = new_context()
     first = phone.new_page()
-    first.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(first, f"/t/{table['table_id']}/seat/{table['token']}")
     link = first.locator("#seat-link").get_attribute("href")
     assert link is not None and link.endswith(f"/t/{table['table_id']}/seat/{table['token']}")
     laptop, _ = new_context()

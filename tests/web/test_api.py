@@ -245,22 +245,6 @@ def test_hand_record_only_once_the_hand_is_over(client: TestClient) -> None:
     assert client.get("/api/tables/nope/hands/1").json()["error"] == "unknown_table"
 
 
-def test_seat_link_sets_the_cookie_and_redirects(client: TestClient) -> None:
-    made = create(client)
-    other = create(client)
-    client.cookies.clear()
-    r = client.get(f"/t/{made['table_id']}/seat/{made['token']}", follow_redirects=False)
-    assert r.status_code == 303 and r.headers["location"] == f"/t/{made['table_id']}"
-    assert r.headers["set-cookie"].startswith(f"gin_seat_{made['table_id']}={made['token']};")
-    for table_id, token in (
-        (made["table_id"], "wrong"),
-        (made["table_id"], other["token"]),  # a token of another table
-        ("nope", made["token"]),
-    ):
-        r = client.get(f"/t/{table_id}/seat/{token}", follow_redirects=False)
-        assert r.status_code == 404 and "set-cookie" not in r.headers
-
-
 def test_computer_opponent_at_creation(client: TestClient) -> None:
     made = create(client, name="Ann", computer="hard")
     facts = client.get(f"/api/tables/{made['table_id']}").json()
