@@ -55,8 +55,16 @@ clients ignore what they do not know.
   pages never carry it; `HttpOnly`, `SameSite=Lax`, `Secure` behind an `https`
   public URL; `Max-Age` the table expiry (30 days by default), set again on each
   visit of the table's page.
-- Names are trimmed, at most 24 characters, without control characters
-  (longer or with control characters: 422, never cut); empty means the default
+- Every request: a `Host` that is not this server's is `400` `bad_host`; over the
+  per-address rate (IPv4 address or IPv6 /64) `429` `rate_limited` with
+  `Retry-After`, sockets alike at the handshake. Every `POST`: from another site
+  (`Origin`, or `Sec-Fetch-Site` when `Origin` is absent or opaque) `403`
+  `forbidden_origin`; a body that is not `application/json` `415`
+  `unsupported_media_type`; a body over `max_body_bytes` `413` `too_large`.
+- Names are trimmed, at most 24 characters, without control or format
+  characters (Unicode Cc, Cf, Zl, Zp, Co, Cs), with at least one visible
+  character, and never the computer's label (anything that folds to
+  `computer...`); otherwise 422, never cut. Empty means the default
   `Player 1` / `Player 2`.
 - Test hooks (`test_decks`, `test_first_dealer`) exist only when the server
   runs with `HOLLYWOOD_GIN_TEST_HOOKS=true`; otherwise they are unknown fields.
@@ -112,14 +120,22 @@ ENDPOINTS: list[tuple[str, str]] = [
     ),
     (
         "POST /api/tables/{id}/computer",
-        "`201` ComputerSeated (the match starts); `409` `table_full`; `404` `unknown_table`",
+        "`201` ComputerSeated (the match starts); `403` `not_seated` without a seat's "
+        "token (cookie or `Authorization: Bearer`); `409` `table_full`; `404` `unknown_table`",
     ),
     ("GET /api/tables/{id}", "`200` TablePublic; `404` `unknown_table`"),
     (
         "GET /api/tables/{id}/hands/{n}",
         "`200` HandRecord of finished hand `n`; `404` `unknown_hand` while it is played",
     ),
-    ("GET /t/{id}/seat/{token}", "`303` to `/t/{id}` with the seat cookie; `404` `unknown_seat`"),
+    (
+        "GET /t/{id}/seat/{token}",
+        '`200` a page asking "Continue as Ann on this device?"; sets nothing; `404` page',
+    ),
+    (
+        "POST /t/{id}/seat/{token}",
+        "that page's form: `303` to `/t/{id}` with the seat cookie; `404` `unknown_seat`",
+    ),
     ("GET /t/{id}/ws", "the WebSocket (the page's); `403` for a foreign `Origin`"),
     ("GET /ws/tables/{id}", "the same WebSocket, at its first path"),
 ]

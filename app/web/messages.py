@@ -65,18 +65,38 @@ HttpErrorCode = Literal[
     "bad_host",
 ]
 
-# Unicode's "bidi" controls can make a name display as someone else's.
-_BIDI = set("\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+# Characters that draw nothing: format characters (zero-width spaces and joiners,
+# bidi controls, U+061C ...), controls, line and paragraph separators, private use
+# and lone surrogates.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co", "Cs"})
+# Letters and symbols that render as blank space (Hangul fillers, the braille blank).
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+# The computer's seat is named "Computer (strength)": no person may look like it.
+_COMPUTER = "computer"
+
+
+def _visible(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LNPS" and ch not in _BLANK_GLYPHS
+
+
+def _skeleton(name: str) -> str:
+    """Letters and digits only, compatibility-folded and case-folded."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
 
 
 def clean_name(value: str) -> str | None:
-    """Trim; refuse control characters and names over 24 characters; empty means default."""
+    """Trim; refuse invisible characters, names with nothing visible, names over 24
+    characters and names that imitate the computer; empty means the default."""
     name = value.strip()
     for ch in name:
-        if unicodedata.category(ch) in ("Cc", "Zl", "Zp") or ch in _BIDI:
-            raise ValueError("a name may not contain control characters")
+        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
+            raise ValueError("a name may not contain control or invisible format characters")
     if len(name) > NAME_MAX:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
+    if name and not any(_visible(ch) for ch in name):
+        raise ValueError("a name needs at least one visible character")
+    if _skeleton(name).startswith(_COMPUTER):
+        raise ValueError("that name is the computer's")
     return name or None
 
 

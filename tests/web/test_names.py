@@ -1,0 +1,81 @@
+"""Names (issue 14, item 10): nothing invisible, something visible, never the computer's."""
+
+from __future__ import annotations
+
+import unicodedata
+from collections.abc import Iterator
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.main import create_app
+from app.web.messages import clean_name
+from tests.tables.helpers import make_settings
+
+
+@pytest.fixture(scope="module")
+def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
+    path = tmp_path_factory.mktemp("names")
+    settings = make_settings(path, tables_per_hour_per_address=10_000, http_burst=10_000)
+    with TestClient(create_app(settings)) as c:
+        yield c
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "\u200b",  # zero-width space
+        "\u200b\u200c\u200d",
+        "Ann\u200b",
+        "\u061cAnn",  # Arabic letter mark
+        "An\u2060n",  # word joiner
+        "\ufeffAnn",  # byte order mark
+        "\u3164",  # Hangul filler: a letter that draws nothing
+        "\u2800\u2800",  # braille blank
+        "\u0301",  # a lone combining accent
+        "Ann\u2028Bob",  # line separator
+        "Ann\u0007",
+        "Computer (hard)",
+        "computer",
+        "COMPUTER (easy)",
+        "Computer(normal)",
+        "Ｃｏｍｐｕｔｅｒ (hard)",  # fullwidth
+        "Computer \u2013 hard",
+    ],
+)
+def test_refused_names_get_422_and_create_nothing(client: TestClient, name: str) -> None:
+    r = client.post("/api/tables", json={"name": name})
+    assert r.status_code == 422, (name, r.text)
+    assert r.json()["error"] == "bad_request" and r.json()["field"] == "name"
+    made = client.post("/api/tables", json={"name": "Ann"}).json()
+    r = client.post(f"/api/tables/{made['table_id']}/seats", json={"name": name})
+    assert r.status_code == 422
+    facts = client.get(f"/api/tables/{made['table_id']}").json()
+    assert facts["open_seats"] == [1]
+
+
+@pytest.mark.parametrize(
+    "name", ["Ann", "Zoë", "Åse", "Jürgen", "李雷", "Ólafur", "🂡 Ace", "Ann-Kathrin", "Comp"]
+)
+def test_ordinary_names_pass(client: TestClient, name: str) -> None:
+    r = client.post("/api/tables", json={"name": name})
+    assert r.status_code == 201, r.text
+    facts = client.get(f"/api/tables/{r.json()['table_id']}").json()
+    assert facts["players"][0]["name"] == name
+
+
+@given(st.text(max_size=30))
+def test_an_accepted_name_is_visible_and_holds_nothing_invisible(text: str) -> None:
+    try:
+        name = clean_name(text)
+    except ValueError:
+        return
+    if name is None:
+        assert text.strip() == ""
+        return
+    assert 1 <= len(name) <= 24
+    assert not any(unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") for ch in name)
+    assert any(unicodedata.category(ch)[0] in "LNPS" for ch in name)
+    assert not unicodedata.normalize("NFKC", name).casefold().startswith("computer")
