@@ -51,6 +51,7 @@ def serve_and_play(tmp_path: Path, log_format: str) -> tuple[str, list[str]]:
             "token"
         ]
         httpx.get(f"{base}/t/{table_id}/seat/{token}", timeout=5)
+        httpx.post(f"{base}/t/{table_id}/seat/{token}", timeout=5)
         httpx.get(f"{base}/t/{table_id}", timeout=5)
         with connect(f"ws://127.0.0.1:{port}/ws/tables/{table_id}") as ws:
             ws.send(json.dumps({"type": "hello", "token": token1}))
@@ -74,7 +75,8 @@ def test_text_lines_have_time_and_level_and_no_secret(tmp_path: Path) -> None:
     assert any(f"table {short} seat 1 taken" in line for line in lines)
     assert any("loaded 0 live tables" in line for line in lines)
     # The access log is there, its paths without the token and with short ids.
-    assert any(f'"GET /t/{short}…/seat/… HTTP/1.1" 303' in line for line in lines)
+    assert any(f'"GET /t/{short}…/seat/… HTTP/1.1" 200' in line for line in lines)
+    assert any(f'"POST /t/{short}…/seat/… HTTP/1.1" 303' in line for line in lines)
 
 
 def test_json_lines_for_machines(tmp_path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, axe_violations, deck
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, axe_violations, deck, take_seat
 
 # Ann (seat 0) holds three melds and KS: AC-2C-3C, 4D-5D-6D, 7H-8H-9H.
 ANN_MELDS = [{"AC", "2C", "3C"}, {"4D", "5D", "6D"}, {"7H", "8H", "9H"}]
@@ -32,7 +32,7 @@ def open_seat(
     context, _watch = new_context(**options)
     page = context.new_page()
     page.add_init_script(RECORD_ANIMATIONS)
-    page.goto(f"/t/{table['table_id']}/seat/{token}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{token}")
     return page
 
 
@@ -68,7 +68,7 @@ def test_a_dealt_hand_is_shown_melds_first_in_the_servers_order(
         ws.on("framereceived", on_frame)
 
     page.on("websocket", on_socket)
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#hand button.card")).to_have_count(10)
     expect(page.locator("#hand > .group.meld")).to_have_count(3)
     shown = groups(page)
@@ -267,7 +267,7 @@ def test_a_drawn_hand_says_so_and_keyboard_help_and_axe(
     bob_seat = server.join(table["table_id"], "Bob")
     context, watch = new_context(bypass_csp=True)
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#hand button.card")).to_have_count(10)
     page.keyboard.press("?")
     expect(page.locator("#help")).to_be_visible()
@@ -323,7 +323,7 @@ def test_two_devices_with_different_sort_choices_do_not_undo_each_other(
     phone.on("websocket", lambda ws: ws.on("framereceived", lambda _p: frames.append(1)))
     phone.reload()
     expect(phone.locator("#hand button.card")).to_have_count(10)
-    laptop.goto(f"/t/{table['table_id']}/seat/{table['token']}")  # sorts by melds
+    take_seat(laptop, f"/t/{table['table_id']}/seat/{table['token']}")  # sorts by melds
     expect(laptop.locator("#hand > .group.meld")).to_have_count(3)
     phone.wait_for_timeout(1500)
     settled = len(frames)
@@ -344,7 +344,7 @@ def test_the_match_end_screen_and_the_knock_dialog_pass_axe(
     server.join(table["table_id"], "Bob")
     context, watch = new_context(bypass_csp=True, viewport={"width": 360, "height": 740})
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     page.locator("#take").click()
     page.locator("#gin").click()
     expect(page.locator("#confirm")).to_be_visible()

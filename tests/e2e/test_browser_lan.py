@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
-from tests.e2e.conftest import ANN, BOB, CHROMIUM_ARGS, NewContext, Server, deck
+from tests.e2e.conftest import ANN, BOB, CHROMIUM_ARGS, NewContext, Server, deck, take_seat
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_the_deck_is_verified_outside_a_secure_context(
     base = lan_base(server)
     context, watch = new_context(base_url=base)
     page = context.new_page()
-    page.goto(f"{base}/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"{base}/t/{table['table_id']}/seat/{table['token']}")
     assert page.evaluate("window.isSecureContext") is False
     assert page.evaluate("typeof crypto.subtle") == "undefined"
     expect(page.locator("#hand button.card")).to_have_count(10)

@@ -8,7 +8,7 @@ from typing import Any
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 from tests.e2e.test_browser_feel import act, hello, kinds, next_state, origin, ws_url
 
 PHONE = {"width": 360, "height": 740}
@@ -24,7 +24,7 @@ def in_view(page: Page, selector: str) -> bool:
 def seat_page(new_context: NewContext, table: dict[str, Any], **options: Any) -> Page:
     context, _watch = new_context(**options)
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#hand button.card")).to_have_count(10)
     return page
 

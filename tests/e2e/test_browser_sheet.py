@@ -12,7 +12,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from websockets.asyncio.client import connect
 
-from tests.e2e.conftest import ANN, ARTIFACTS, BOB, NewContext, Server, deck
+from tests.e2e.conftest import ANN, ARTIFACTS, BOB, NewContext, Server, deck, take_seat
 
 # Two names of the longest allowed length: one of several words, one single word.
 LONG_0 = "Annabelle Marie Longname"
@@ -166,7 +166,7 @@ def test_a_finished_hollywood_sheet_with_long_names(
         viewport={"width": width, "height": height}, color_scheme=scheme, locale="de-DE"
     )
     page = context.new_page()
-    page.goto(f"/t/{table_id}/seat/{token}?lang=de")
+    take_seat(page, f"/t/{table_id}/seat/{token}?lang=de")
     open_sheet(page)
     sheet_box = page.locator("#sheet")
     sheet_box.scroll_into_view_if_needed()
@@ -227,7 +227,7 @@ def test_against_the_computer(server: Server, new_context: NewContext) -> None:
         viewport={"width": 360, "height": 740}, has_touch=True, locale="hu-HU"
     )
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}?lang=hu")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}?lang=hu")
     page.locator("#take").click()
     page.locator("#gin").click()
     page.locator("#confirm-yes").click()
@@ -254,7 +254,7 @@ def test_a_single_hand_shows_no_empty_bonus(server: Server, new_context: NewCont
     run_gins(server.base, table["table_id"], [table["token"], other["token"]])
     context, _watch = new_context()
     page = context.new_page()
-    page.goto(f"/t/{table['table_id']}/seat/{table['token']}")
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     open_sheet(page)
     text = page.locator("#sheet").inner_text()
     assert "+0" not in text
@@ -270,7 +270,7 @@ def test_printing_prints_the_sheet_alone(
     table_id, token, _final = hollywood
     context, _watch = new_context(viewport={"width": width, "height": 800}, color_scheme="dark")
     page = context.new_page()
-    page.goto(f"/t/{table_id}/seat/{token}")
+    take_seat(page, f"/t/{table_id}/seat/{token}")
     if width > 1000:  # the sheet is always in view there, with its Print button
         expect(page.locator("#sheet-print")).to_be_visible()
     page.emulate_media(media="print")
