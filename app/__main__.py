@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import gc
+import resource
 import sys
 
 import uvicorn
@@ -15,6 +17,7 @@ from app.config import Settings, SettingsError
 from app.logs import log_config
 from app.main import create_app
 from app.tables.sqlite_store import NewerSchema, file_schema_version, refuse_newer
+from app.web import connections
 
 # Collect young objects every 50,000 net allocations (not 700), the middle
 # generation every 20 of those, the whole heap only every 100 of those. Each
@@ -22,6 +25,15 @@ from app.tables.sqlite_store import NewerSchema, file_schema_version, refuse_new
 # holds ~570,000: CPython's defaults walked it every few seconds, up to 0.7 s each,
 # stalling every table (docs/performance.md).
 GC_THRESHOLDS = (50_000, 20, 100)
+
+
+def raise_open_files() -> None:
+    """The soft limit of open files up to the hard one: each socket is a file, and the
+    per-address cap (not the process's files) should be what a crowd meets first."""
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        if soft < hard:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
 def tune_gc() -> None:
@@ -47,8 +59,12 @@ def main() -> int:
     app = create_app(settings)
     tune_gc()
     # One worker on purpose: a table's state lives in this process (ARCHITECTURE.md).
+    raise_open_files()
+    http_protocol, ws_protocol = connections.protocols(settings)
     uvicorn.run(
         app,
+        http=http_protocol,
+        ws=ws_protocol,
         host=settings.host,
         port=settings.port,
         log_level=settings.log_level,

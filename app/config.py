@@ -75,6 +75,11 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=4096, ge=256)
     http_requests_per_second: float = Field(default=20.0, gt=0)
     http_burst: int = Field(default=120, ge=1)
+    # Enforced by the server's own protocol layer (app/web/connections.py).
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    max_header_bytes: int = Field(default=32768, ge=1024)
+    max_headers: int = Field(default=100, ge=10)
+    max_connections_per_address: int = Field(default=100, ge=1)
     # New WebSockets per second per address (429 at the handshake).
     ws_connects_per_second: float = Field(default=5.0, gt=0)
     ws_connects_burst: int = Field(default=60, ge=1)
