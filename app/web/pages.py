@@ -388,6 +388,10 @@ def install(app: FastAPI, settings: Settings) -> None:
             name=table.seats[seat].name,
         )
         response.headers["Cache-Control"] = "no-store"
+        # Under `no-referrer` a browser posts this page's form with `Origin: null`, and
+        # off HTTPS and localhost (a LAN address) without Sec-Fetch-Site: `same-origin`
+        # lets it name this site. Any referrer goes to this site only.
+        response.headers["Referrer-Policy"] = "same-origin"
         return response
 
     async def pages_not_found(request: Request, exc: Exception) -> Response:

@@ -72,7 +72,12 @@ class Server:
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data = tmp_path_factory.mktemp("e2e") / "tables.sqlite3"
-    env = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
+    env = {
+        "HOLLYWOOD_GIN_TEST_HOOKS": "1",
+        "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
+        # test_browser_lan opens the server as http://gin.test:PORT.
+        "HOLLYWOOD_GIN_ALLOWED_HOSTS": "gin.test",
+    }
     with running_server(data, env=env) as (base, _proc):
         yield Server(base)
 

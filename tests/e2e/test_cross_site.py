@@ -125,7 +125,7 @@ def test_the_seat_link_asks_then_seats_on_this_device(
     table = server.create_table(name="Ann")
     context, watch = new_context(base_url=server.base)
     page = context.new_page()
-    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}?lang=en")
+    page.goto(f"/t/{table['table_id']}/seat/{table['token']}?lang=en")
     expect(page.locator("h1")).to_have_text("Continue as Ann on this device?")
     assert not [c for c in context.cookies() if c["name"].startswith("gin_seat_")]
     take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}?lang=en")

@@ -69,7 +69,7 @@ def data_file(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def client(data_file: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(Settings(data_file=data_file))) as c:
+    with TestClient(create_app(Settings(data_file=data_file, allowed_hosts=["testserver"]))) as c:
         yield c
 
 
@@ -174,9 +174,13 @@ def test_an_unknown_language_is_refused_and_creates_nothing(client: TestClient) 
 
 
 def test_the_creators_language_survives_a_restart(data_file: Path) -> None:
-    with TestClient(create_app(Settings(data_file=data_file))) as first:
+    with TestClient(
+        create_app(Settings(data_file=data_file, allowed_hosts=["testserver"]))
+    ) as first:
         table_id = create(first, name="Ann", scoring="hollywood", lang="da")
-    with TestClient(create_app(Settings(data_file=data_file))) as second:
+    with TestClient(
+        create_app(Settings(data_file=data_file, allowed_hosts=["testserver"]))
+    ) as second:
         assert preview_of(second, table_id).meta["og:title"] == INVITATIONS["da"]
 
 

@@ -36,6 +36,8 @@ def test_opening_the_link_asks_and_sets_nothing(client: TestClient) -> None:
     assert r.status_code == 200
     assert "gin_seat_" not in r.headers.get("set-cookie", "")
     assert r.headers["cache-control"] == "no-store"
+    # So the form's POST carries this site's Origin (a LAN address has no Fetch Metadata).
+    assert r.headers["referrer-policy"] == "same-origin"
     text = html.unescape(r.text)
     assert "Continue as Ann on this device?" in text
     assert f'<form method="post" action="{link}">' in r.text
