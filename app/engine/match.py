@@ -12,6 +12,7 @@ to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -21,7 +22,7 @@ from typing import Any
 from app.engine.actions import Action, parse_action
 from app.engine.cards import Card
 from app.engine.dealer import Dealer, Deals, Replayed, check_seat
-from app.engine.errors import BadAction, IllegalAction, StaleVersion
+from app.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
 from app.engine.hand import Hand
 from app.engine.scoring import Sheet
 from app.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
@@ -98,6 +99,9 @@ class Match:
         self.sheet = Sheet(options.scoring, options.target)
         self.ready = [False, False]
         self.log: list[dict[str, Any]] = []
+        # Each seat's latest card order: {"hand": n, "at": log length then, "cards": [...]}.
+        # Not in the log: arranging is not a move, and the log must not grow with it.
+        self.orders: dict[int, dict[str, Any]] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
         # Finished hands: (options, log start, log end, result) of each.
@@ -246,7 +250,20 @@ class Match:
         if self.hand is None:
             raise BadAction("no cards have been dealt yet")
         self.hand.arrange(seat, cards)
-        self.log.append({"event": "arrange", "seat": seat, "cards": [str(c) for c in cards]})
+        # `at`: where in the log it was made, so a replay puts it back exactly there.
+        self.orders[seat] = {
+            "hand": self.hand.number,
+            "at": len(self.log),
+            "cards": [str(c) for c in cards],
+        }
+
+    def _rearrange(self, seat: int, order: Mapping[str, Any]) -> None:
+        """A stored order, in a replay: only how the cards are shown, so one that does
+        not fit (another hand's) is dropped, never a reason to lose the table."""
+        if self.hand is None or self.hand.number != order.get("hand"):
+            return
+        with contextlib.suppress(RuleError):
+            self.arrange(seat, order["cards"])
 
     # -- queries -----------------------------------------------------------
 
@@ -436,6 +453,11 @@ class Match:
             return 0
         del self.log[:last]
         self._hand_log_start -= last
+        self.orders = {
+            seat: {**order, "at": order["at"] - last}
+            for seat, order in self.orders.items()
+            if order["at"] >= last
+        }
         self._records = {
             n: (options, start - last, end - last, result)
             for n, (options, start, end, result) in self._records.items()
@@ -451,11 +473,14 @@ class Match:
         options: Options,
         log: Iterable[Mapping[str, Any]],
         rng: random.Random | None = None,
+        orders: Mapping[int, Mapping[str, Any]] | None = None,
     ) -> Match:
         """Rebuild a match from its `log`: the same state, views and version.
 
         Deals and reshuffles come from the log, not from `rng`; `rng` serves
-        the hands dealt after the replay.
+        the hands dealt after the replay. `orders` (a match's `orders`) puts each
+        seat's latest card order back where in the log it was made; one that the
+        log does not reach, or that no longer fits, is left out.
 
         :raises RuleError: the log does not describe a possible match.
         """
@@ -467,8 +492,17 @@ class Match:
             for i, e in enumerate(events[:-1])
             if e.get("event") == "snapshot" and events[i + 1].get("event") == "deal"
         }
+        arranged: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
+        for seat, order in (orders or {}).items():
+            at = order.get("at")
+            if isinstance(at, int) and isinstance(order.get("cards"), list):
+                arranged.setdefault(at, []).append((seat, order))
         try:
-            for i, event in enumerate(events):
+            for i, event in enumerate([*events, None]):
+                for seat, order in arranged.get(i, ()):
+                    match._rearrange(seat, order)
+                if event is None:
+                    break
                 kind = event.get("event")
                 if kind == "snapshot" and i == 0:
                     # A compacted log: the match goes on from here, with this hand.
@@ -486,7 +520,10 @@ class Match:
                 elif kind == "action":
                     match.apply(event["seat"], parse_action(event["action"]))
                 elif kind == "arrange":
+                    # Logs written before orders were kept apart: apply, and keep the
+                    # event, so the log stays the stored one entry for entry.
                     match.arrange(event["seat"], event["cards"])
+                    match.log.append(dict(event))
                 elif kind not in ("deal", "reshuffle"):
                     raise BadAction(f"unknown log event {str(kind)[:20]!r}")
         except (KeyError, TypeError, AttributeError) as exc:

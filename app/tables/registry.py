@@ -106,9 +106,10 @@ class SeatHolder:
     token_hash: str
     computer: str | None = None
     lang: str | None = None
+    order: dict[str, Any] | None = None
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.lang)
+        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
 
 
 class Table:
@@ -221,7 +222,8 @@ class Table:
 def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
-    match = Match.replay(options, record.log, rng=rng)
+    orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
+    match = Match.replay(options, record.log, rng=rng, orders=orders)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
@@ -417,7 +419,9 @@ class Registry:
 
     def _rebuild(self, record: TableRecord) -> Table:
         options, match = rebuild_match(record, self.rng)
-        seats = [SeatHolder(s.name, s.token_hash, s.computer, s.lang) for s in record.seats]
+        seats = [
+            SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order) for s in record.seats
+        ]
         if len(seats) == 2 and match.status == "waiting":
             seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
         return Table(
@@ -576,12 +580,29 @@ class Registry:
         self.observer.action(action.kind, time.perf_counter() - began)
 
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
-        """Store the seat's card order; only that seat's connections get a new state."""
+        """Store the seat's card order; only that seat's connections get a new state.
+
+        The order is kept with the seat, overwritten (`save_seats`), not appended to the
+        log: a table's stored size does not grow with arranging, however often.
+        """
 
         async def section() -> None:
             await self._settle(table)
-            self._apply(table, lambda: table.match.arrange(seat, list(cards)))
-            await self._commit(table)
+            holder = table.seats[seat]
+            before = holder.order
+            table.match.arrange(seat, list(cards))
+            holder.order = table.match.orders.get(seat)
+            seats = [h.record() for h in table.seats]
+            try:
+                await self._stored(
+                    self.store.save_seats(table.id, seats, table.epoch)
+                    if self.shared
+                    else self.store.save_seats(table.id, seats),
+                    table,
+                )
+            except BaseException:
+                holder.order = before
+                raise
             self.hub.broadcast(table, seats=[seat])
 
         await self._locked(table, section)
@@ -667,7 +688,10 @@ class Registry:
             except BaseException:
                 # Not durable, so it did not happen: rebuild from the durable prefix.
                 table.match = Match.replay(
-                    table.options, table.match.log[: table.logged], rng=self.rng
+                    table.options,
+                    table.match.log[: table.logged],
+                    rng=self.rng,
+                    orders=table.match.orders,
                 )
                 raise
             self.observer.commit(time.perf_counter() - began)

@@ -60,6 +60,9 @@ class SeatRecord:
     # The page language of the player who took the seat (the table's creator at
     # seat 0): the language of the link preview. None in tables stored before.
     lang: str | None = None
+    # The seat's latest card order (`Match.orders`): one value, overwritten by each
+    # `arrange`, so arranging never makes the stored table grow. None: never arranged.
+    order: dict[str, Any] | None = None
 
 
 @dataclass
@@ -166,6 +169,7 @@ def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
         [
             {"name": s.name, "token_hash": s.token_hash, "computer": s.computer}
             | ({"lang": s.lang} if s.lang is not None else {})
+            | ({"order": s.order} if s.order is not None else {})
             for s in seats
         ]
     )
@@ -187,7 +191,12 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
         lang = s.get("lang")
         if lang is not None and not isinstance(lang, str):
             raise Damaged("seats: a language is not text")
-        out.append(SeatRecord(name=name, token_hash=token_hash, computer=computer, lang=lang))
+        order = s.get("order")
+        if not isinstance(order, dict):
+            order = None  # only how the cards are shown: never a reason to lose the table
+        out.append(
+            SeatRecord(name=name, token_hash=token_hash, computer=computer, lang=lang, order=order)
+        )
     return out
 
 

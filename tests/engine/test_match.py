@@ -272,7 +272,7 @@ def test_replay_rebuilds_the_same_state() -> None:
     act(m, 0, "pass")
     m.arrange(0, sorted(m.view(0)["hand"]["my_cards"]))
     log = json.loads(json.dumps(m.log))  # JSON-able
-    r = replay(m.options, log)
+    r = replay(m.options, log, orders=m.orders)
     assert r.version == m.version and r.status == m.status
     for seat in (0, 1, None):
         assert r.view(seat) == m.view(seat)
@@ -349,3 +349,37 @@ def test_a_bad_deck_order_is_refused_before_anything_changes() -> None:
     assert snapshot(m) == before
     with pytest.raises(BadAction):
         new_match(dealer=1, deck=[[*A_DECK[:51], A_DECK[0]]])  # a card twice
+
+
+def test_arranging_does_not_grow_the_log_and_a_replay_puts_the_order_back() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "pass")
+    length = len(m.log)
+    mine = m.view(0)["hand"]["my_cards"]
+    for i in range(200):
+        m.arrange(0, mine[i % 10 :] + mine[: i % 10])
+    assert len(m.log) == length
+    m.arrange(0, sorted(mine))
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")  # the drawn card goes last, after the arranged ten
+    again = replay(m.options, json.loads(json.dumps(m.log)), orders=m.orders)
+    assert again.view(0) == m.view(0) and again.view(0)["hand"]["my_cards"][:10] == sorted(mine)
+    # Without the orders the cards come back in dealt order: the orders are what kept it.
+    assert replay(m.options, m.log).view(0)["hand"]["my_cards"] != m.view(0)["hand"]["my_cards"]
+
+
+def test_a_log_written_with_arrange_events_still_replays_entry_for_entry() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    act(m, 0, "pass")
+    order = sorted(m.view(0)["hand"]["my_cards"])
+    log = [*m.log, {"event": "arrange", "seat": 0, "cards": order}]
+    again = replay(m.options, log)
+    assert again.log == log
+    assert again.view(0)["hand"]["my_cards"] == order
+
+
+def test_a_stored_order_that_no_longer_fits_is_dropped_not_fatal() -> None:
+    m = new_match(dealer=1, deck=A_DECK)
+    bad = {0: {"at": len(m.log), "cards": ["AS", "2S"]}, 1: {"at": "x", "cards": None}}
+    again = replay(m.options, m.log, orders=bad)
+    assert again.view(0) == m.view(0)

@@ -6,6 +6,7 @@ up by one per action, and replaying the log rebuilds the same views.
 
 from __future__ import annotations
 
+import copy
 import json
 import random
 from typing import Any
@@ -129,16 +130,16 @@ def play_match(rules: str, scoring: str, seed: int, greed: float) -> None:
         ):
             public[seat].add(last["card"])
         if step == checkpoint_at:
-            checkpoint = (len(m.log), [m.view(s) for s in (0, 1, None)])
+            checkpoint = (len(m.log), copy.deepcopy(m.orders), [m.view(s) for s in (0, 1, None)])
     assert m.status == "match_over", f"no end after {MAX_ACTIONS} actions"
     assert m.view(None)["sheet"]["match_winner"] in (0, 1)
     log = json.loads(json.dumps(m.log))
-    again = Match.replay(m.options, log)
+    again = Match.replay(m.options, log, orders=m.orders)
     assert again.version == m.version
     assert [again.view(s) for s in (0, 1, None)] == [m.view(s) for s in (0, 1, None)]
     if checkpoint is not None:
-        n, views = checkpoint
-        part = Match.replay(m.options, log[:n])
+        n, orders, views = checkpoint
+        part = Match.replay(m.options, log[:n], orders=orders)
         assert [part.view(s) for s in (0, 1, None)] == views
 
 

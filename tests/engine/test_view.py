@@ -96,7 +96,9 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
     order = mine[5:] + mine[:5]
     m.arrange(0, order)
     assert m.view(0)["hand"]["my_cards"] == order
-    assert m.log[-1] == {"event": "arrange", "seat": 0, "cards": order}
+    # Kept apart from the log (which arranging must not grow), with where it was made.
+    assert m.orders[0] == {"hand": 1, "at": len(m.log), "cards": order}
+    assert all(e["event"] != "arrange" for e in m.log)
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")

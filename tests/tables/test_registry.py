@@ -5,7 +5,9 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
+import sqlite3
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import orjson
@@ -16,6 +18,7 @@ from app.engine.cards import Card
 from app.engine.errors import RuleError
 from app.tables.hub import Connection, Hub
 from app.tables.registry import Registry, StoreUnavailable, Table, TableFull, UnknownTable
+from app.tables.sqlite_store import SqliteStore
 from app.tables.store import MemoryStore
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
 
@@ -30,7 +33,7 @@ class FakeClock:
         return self.now
 
 
-def make_registry(store: MemoryStore | None = None, **kw: Any) -> Registry:
+def make_registry(store: MemoryStore | SqliteStore | None = None, **kw: Any) -> Registry:
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
     kw.setdefault("expiry_seconds", 100.0)
     kw.setdefault("computer_delay", 0.0)
@@ -415,5 +418,46 @@ def test_the_computer_is_fed_every_state_of_its_seat() -> None:
         assert seen is not None
         assert seen.opp_has & (1 << Card.parse(upcard).index), "the upcard pick was forgotten"
         await registry.close()
+
+    asyncio.run(main())
+
+
+def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: Path) -> None:
+    """Issue 14: one log row per `arrange` once grew a table by gigabytes a day."""
+
+    async def main() -> None:
+        path = tmp_path / "tables.sqlite3"
+        store = SqliteStore(path)
+        await store.open()
+        registry = make_registry(store)
+        table = await two_seats(registry)
+        mine = table.view(1)["hand"]["my_cards"]
+        await registry.arrange(table, 1, sorted(mine))
+
+        def stored() -> tuple[int, int]:
+            with sqlite3.connect(path) as db:
+                (events,) = db.execute("SELECT COUNT(*) FROM events").fetchone()
+                (size,) = db.execute("SELECT SUM(LENGTH(seats)) FROM tables").fetchone()
+            return int(events), int(size)
+
+        before = stored()
+        for i in range(300):
+            await registry.arrange(table, 1, mine[i % 10 :] + mine[: i % 10])
+        await registry.arrange(table, 1, sorted(mine, reverse=True))
+        assert stored() == before
+        assert len(table.match.log) == table.logged
+        await registry.act(table, 1, {"kind": "pass"}, table.version)
+        expected = [table.view(s) for s in (0, 1, None)]
+        await store.close()
+
+        again_store = SqliteStore(path)
+        await again_store.open()
+        again = make_registry(again_store)
+        assert await again.load() == 1
+        rebuilt = again.get(table.id)
+        assert rebuilt is not None
+        assert [rebuilt.view(s) for s in (0, 1, None)] == expected
+        assert rebuilt.view(1)["hand"]["my_cards"] == sorted(mine, reverse=True)
+        await again_store.close()
 
     asyncio.run(main())
