@@ -446,7 +446,7 @@ def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: Path) 
         await registry.arrange(table, 1, sorted(mine, reverse=True))
         assert stored() == before
         assert len(table.match.log) == table.logged
-        await registry.act(table, 1, {"kind": "pass"}, table.version)
+        await registry.act(table, 1, parse_action({"kind": "pass"}), table.version)
         expected = [table.view(s) for s in (0, 1, None)]
         await store.close()
 
