@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from app import __version__
 from app.config import Settings, read_commit
 from app.tables.registry import open_tables
-from app.web import api, metrics, pages, security, ws
+from app.web import api, errors, metrics, pages, security, ws
 
 log = logging.getLogger("hollywood_gin")
 
@@ -48,7 +48,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         metrics.install(app)
     pages.install(app, settings)
     # After the pages: JSON errors on machine paths, the pages' 404 page elsewhere.
-    api.install_errors(app)
+    errors.install(app)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, object]:

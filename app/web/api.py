@@ -1,24 +1,17 @@
-"""`/api/*` routes, the personal seat link, and JSON error bodies everywhere.
-
-Every error is `{"error": code, "message": text}`, including FastAPI's own 422
-(with the field named), 404 and 405.
-"""
+"""`/api/*` routes and the personal seat link (errors: `app.web.errors`)."""
 
 from __future__ import annotations
 
-import inspect
 import time
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from fastapi import APIRouter, FastAPI, Request, Response
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ValidationError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.config import Settings
-from app.engine.errors import RuleError
-from app.tables.registry import Registry, TableError
+from app.tables.registry import Registry
+from app.web.errors import ApiError, validation_message
 from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
 from app.web.messages import (
     ComputerSeated,
@@ -47,45 +40,8 @@ def seat_cookie_paths(table_id: str) -> tuple[str, str]:
     return f"/t/{table_id}", f"/api/tables/{table_id}"
 
 
-STATUS = {
-    "unknown_table": 404,
-    "unknown_hand": 404,
-    "unknown_seat": 404,
-    "table_full": 409,
-    "rate_limited": 429,
-    # The store refused the write (a full disk): nothing changed, try again later.
-    "server_error": 503,
-}
-
-
 def cookie_name(table_id: str) -> str:
     return f"gin_seat_{table_id}"
-
-
-def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
-
-
-def validation_message(errors: list[Any]) -> tuple[str, str]:
-    """(field, message) of the first problem, the field as a dotted path."""
-    if not errors:
-        return "", "bad request"
-    first = errors[0]
-    loc = [str(p) for p in first.get("loc", ())]
-    if loc and loc[0] in ("body", "path", "query"):
-        loc = loc[1:]
-    field = ".".join(loc)
-    msg = str(first.get("msg", "invalid"))
-    return field, f"{field}: {msg}" if field else msg
-
-
-class ApiError(Exception):
-    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
-        super().__init__(message)
-        self.status = status
-        self.code = code
-        self.message = message
-        self.extra = extra
 
 
 async def parse_body(request: Request, model: type[M]) -> M:
@@ -118,6 +74,8 @@ def registry_of(request: Request) -> Registry:
 
 
 def base_url(request: Request, settings: Settings) -> str:
+    """This site's address for links it hands out: the configured public URL, else the
+    address the request came to."""
     return settings.public_url or str(request.base_url).rstrip("/")
 
 
@@ -224,50 +182,6 @@ def build_router(settings: Settings) -> APIRouter:
     return router
 
 
-# Paths whose every error is JSON (the pages layer shows HTML elsewhere).
-MACHINE_PREFIXES = ("/api/", "/ws/", "/healthz")
-
-
 def install(app: FastAPI, settings: Settings) -> None:
-    """Add the routes and the handlers of the errors they raise."""
+    """Add the routes (their errors are `app.web.errors`' to answer)."""
     app.include_router(build_router(settings))
-
-    @app.exception_handler(ApiError)
-    async def api_error(request: Request, exc: ApiError) -> Response:
-        return error_response(exc.status, exc.code, exc.message, **exc.extra)
-
-    @app.exception_handler(TableError)
-    async def table_error(request: Request, exc: TableError) -> Response:
-        return error_response(STATUS.get(exc.code, 422), exc.code, str(exc))
-
-    @app.exception_handler(RuleError)
-    async def rule_error(request: Request, exc: RuleError) -> Response:
-        return error_response(422, "bad_request", str(exc))
-
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> Response:
-        field, message = validation_message(list(exc.errors()))
-        return error_response(422, "bad_request", message, field=field)
-
-
-def install_errors(app: FastAPI) -> None:
-    """Make 404/405/... JSON `{"error", "message"}`; call after the pages are installed.
-
-    A 404 outside the machine paths goes to the handler installed before (the
-    pages' friendly HTML page), so a person never meets a JSON 404.
-    """
-    previous = app.exception_handlers.get(StarletteHTTPException)
-
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, StarletteHTTPException)
-        machine = request.url.path.startswith(MACHINE_PREFIXES)
-        if exc.status_code == 404 and not machine and previous is not None:
-            answer = previous(request, exc)
-            return await answer if inspect.isawaitable(answer) else answer
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
-        response = error_response(exc.status_code, code, str(exc.detail))
-        for name, value in (exc.headers or {}).items():
-            response.headers[name] = value
-        return response
-
-    app.add_exception_handler(StarletteHTTPException, http_error)

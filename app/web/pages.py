@@ -30,7 +30,8 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Scope
 
 from app.config import Settings, resource_dir
-from app.web.api import LANG_COOKIE, cookie_name, set_seat_cookie
+from app.web.api import LANG_COOKIE, base_url, cookie_name, set_seat_cookie
+from app.web.errors import MACHINE_PREFIXES
 from app.web.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
@@ -67,7 +68,6 @@ RULE_NAMES = {
 SCORING_NAMES = {"hand": N_("Single hand"), "game": N_("One game"), "hollywood": N_("Hollywood")}
 TO_TARGET = N_("to %(n)s")
 # Paths that answer JSON, never the HTML 404 page.
-MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
 
 
 def static_stamp(directory: Path = STATIC_DIR) -> str:
@@ -153,7 +153,7 @@ class Site:
         }
 
     def base_url(self, request: Request) -> str:
-        return self.settings.public_url or str(request.base_url).rstrip("/")
+        return base_url(request, self.settings)
 
     def request_language(self, request: Request) -> str:
         """`?lang=`, else the cookie, else `Accept-Language`, else English."""

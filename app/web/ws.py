@@ -25,7 +25,8 @@ from app.engine.errors import RuleError
 from app.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from app.tables.registry import Registry, Table, TableError
 from app.web import metrics
-from app.web.api import cookie_name, validation_message
+from app.web.api import cookie_name
+from app.web.errors import validation_message
 from app.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping
 from app.web.security import TokenBucket, origin_allowed
 

@@ -315,3 +315,19 @@ def test_answers_carry_the_security_headers(client: TestClient) -> None:
     r = client.post("/api/tables", json={})
     assert r.headers["referrer-policy"] == "no-referrer"
     assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+
+
+def test_every_machine_error_has_the_documented_shape(client: TestClient) -> None:
+    """PROTOCOL.md: errors are `{"error": CODE, "message": text}`, a missing static
+    file included (it used to answer FastAPI's `{"detail": ...}`)."""
+    for method, path, status, code in (
+        ("GET", "/static/js/nope.js", 404, "not_found"),
+        ("GET", "/api/nope", 404, "not_found"),
+        ("DELETE", "/api/tables", 405, "method_not_allowed"),
+        ("GET", "/api/tables/nope", 404, "unknown_table"),
+    ):
+        answer = client.request(method, path)
+        assert answer.status_code == status, path
+        body = answer.json()
+        assert body["error"] == code and isinstance(body["message"], str), path
+        assert "detail" not in body
