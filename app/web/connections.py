@@ -24,12 +24,13 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from app.config import Settings
+from app.web.errors import error_body
 from app.web.security import ClientAddress, address_key
 
 
 def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
     """A whole HTTP/1.1 answer, written straight to the socket, that closes it."""
-    body = orjson.dumps({"error": code, "message": message})
+    body = orjson.dumps(error_body(code, message))
     head = (
         f"HTTP/1.1 {status} {reason}\r\n"
         "content-type: application/json\r\n"

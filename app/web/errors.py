@@ -34,8 +34,13 @@ STATUS = {
 }
 
 
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The one shape of an error (PROTOCOL.md); `extra`: e.g. the field a 422 names."""
+    return {"error": code, "message": message, **extra}
+
+
 def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
-    return JSONResponse({"error": code, "message": message, **extra}, status_code=status)
+    return JSONResponse(error_body(code, message, **extra), status_code=status)
 
 
 def validation_message(errors: list[Any]) -> tuple[str, str]:

@@ -17,6 +17,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.config import Settings
+from app.web.errors import error_body
 
 # No inline script or style anywhere: everything comes from /static on this host.
 CSP = (
@@ -421,7 +422,7 @@ class Gate:
     async def refuse(
         self, scope: Scope, receive: Receive, send: Send, status: int, code: str, message: str
     ) -> None:
-        body = orjson.dumps({"error": code, "message": message})
+        body = orjson.dumps(error_body(code, message))
         response_headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
