@@ -13,7 +13,6 @@ from pathlib import Path
 
 from app import __version__
 from app.config import Settings, SettingsError, resource_dir
-from app.tables.registry import rebuild_match
 from app.tables.sqlite_store import (
     NewerSchema,
     OlderSchema,
@@ -22,6 +21,7 @@ from app.tables.sqlite_store import (
     read_tables,
     set_aside_in,
 )
+from app.tables.table import rebuild_match
 
 
 def say(message: str) -> None:

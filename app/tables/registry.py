@@ -1,17 +1,16 @@
-"""Tables, seats and tokens: the one writer of every table's match.
+"""The tables of this process by id: create, join, act; the one writer of each match.
 
 Every change follows ARCHITECTURE.md's path: take the table's lock, let the
 engine apply it (a refusal raises a `RuleError` and changes nothing), store
 the new `match.log` entries, and only then let the hub send each connection
-its own view. A restart rebuilds every table with `Match.replay`.
+its own view, and the computer (`app.tables.computer`) its news. A restart
+rebuilds every table with `Match.replay`. A table itself is `app.tables.table`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
-import hmac
 import logging
 import os
 import random
@@ -20,25 +19,37 @@ import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from app.bots import Bot
 from app.config import Settings
-from app.engine.actions import Action, parse_action
+from app.engine.actions import Action
 from app.engine.dealer import Dealer
 from app.engine.errors import RuleError
 from app.engine.match import Match, Options
 from app.engine.vocabulary import STRENGTHS
-from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub, Seat
+from app.tables.computer import Computer, Policy
+from app.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from app.tables.sqlite_store import SqliteStore
 from app.tables.store import (
-    FIRST_EPOCH,
     FailureEpisode,
     NotOwner,
-    SeatRecord,
     TableRecord,
     TableStore,
+)
+from app.tables.table import (
+    Moved,
+    SeatHolder,
+    StoreUnavailable,
+    Table,
+    TableError,
+    TableFull,
+    UnknownHand,
+    UnknownTable,
+    hash_token,
+    new_table_id,
+    new_token,
+    rebuild_match,
+    short,
 )
 from app.tables.thinking import Thinkers
 
@@ -49,187 +60,6 @@ T = TypeVar("T")
 DEFAULT_NAMES = ("Player 1", "Player 2")
 
 Clock = Callable[[], float]
-# The computer's policy: a seat's view (what its browser gets) -> one of its `legal` entries.
-Policy = Callable[[dict[str, Any], str, random.Random | None], dict[str, Any]]
-
-
-class TableError(Exception):
-    """A refusal by the tables layer; `code` is the wire error code."""
-
-    code = "bad_request"
-
-
-class UnknownTable(TableError):
-    code = "unknown_table"
-
-
-class TableFull(TableError):
-    code = "table_full"
-
-
-class UnknownHand(TableError):
-    code = "unknown_hand"
-
-
-class StoreUnavailable(TableError):
-    """The store could not record a change (a full disk, an I/O error): nothing changed."""
-
-    code = "server_error"
-
-
-class Moved(StoreUnavailable):
-    """Another worker claimed the table: this one dropped it; its clients reconnect."""
-
-
-def new_table_id() -> str:
-    """128 random bits, URL-safe (PROTOCOL.md asks for at least 96)."""
-    return secrets.token_urlsafe(16)
-
-
-def new_token() -> str:
-    """256 random bits: the seat's secret."""
-    return secrets.token_urlsafe(32)
-
-
-def hash_token(token: str) -> str:
-    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-def short(table_id: str) -> str:
-    """Log lines name a table by a prefix: a full id is enough to watch it."""
-    return table_id[:8]
-
-
-@dataclass
-class SeatHolder:
-    name: str
-    token_hash: str
-    computer: str | None = None
-    lang: str | None = None
-    order: dict[str, Any] | None = None
-
-    def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
-
-
-class Table:
-    """One table: options, seats, its match, its lock. Small on purpose."""
-
-    def __init__(
-        self,
-        table_id: str,
-        options: Options,
-        match: Match,
-        seats: list[SeatHolder],
-        *,
-        hub: Hub,
-        created: float,
-        last_active: float,
-        logged: int = 0,
-        base: int = 0,
-        epoch: int = FIRST_EPOCH,
-    ) -> None:
-        self.id = table_id
-        self.options = options
-        self.match = match
-        self.seats = seats
-        self.hub = hub
-        self.created = created
-        self.last_active = last_active
-        self.lock = asyncio.Lock()
-        # How many `match.log` entries are durable in the store.
-        self.logged = logged
-        # The store's seq of `match.log[0]`: what came before was compacted away.
-        self.base = base
-        # The ownership epoch this worker writes under (a shared store fences by it).
-        self.epoch = epoch
-        # A write failed without a verdict (the database went away mid-commit): the
-        # store may hold more than `logged`. Settled from the store before the next one.
-        self.doubtful = False
-        self.computer_task: asyncio.Task[None] | None = None
-        # The computer seat's player, with its memory of the views it was sent.
-        self.computer_bot: Bot | None = None
-
-    @property
-    def status(self) -> str:
-        return str(self.match.status)
-
-    @property
-    def version(self) -> int:
-        return int(self.match.version)
-
-    @property
-    def creator_language(self) -> str | None:
-        """The page language of the player who created the table, if known."""
-        return self.seats[0].lang if self.seats else None
-
-    def computer_seat(self) -> int | None:
-        for seat, holder in enumerate(self.seats):
-            if holder.computer is not None:
-                return seat
-        return None
-
-    def view(self, seat: Seat) -> dict[str, Any]:
-        """The engine's view of `seat` (the hub adds the table's id and players to a copy)."""
-        return self.match.view(seat)
-
-    def players(self) -> list[dict[str, Any]]:
-        return [
-            {
-                "seat": seat,
-                "name": holder.name,
-                # The computer never leaves; a person is there while any tab is open.
-                "connected": holder.computer is not None or self.hub.connected(self.id, seat),
-                "computer": holder.computer,
-            }
-            for seat, holder in enumerate(self.seats)
-        ]
-
-    def public(self) -> dict[str, Any]:
-        """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
-        options = self.options.to_dict()
-        return {
-            "id": self.id,
-            "rules": options["rules"],
-            "scoring": options["scoring"],
-            "target": options["target"],
-            "status": self.status,
-            "version": self.version,
-            "players": self.players(),
-            "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
-        }
-
-    def seat_for_token(self, token: str) -> int | None:
-        digest = hash_token(token)
-        found = None
-        for seat, holder in enumerate(self.seats):
-            # Compare every seat, in constant time, so timing tells nothing.
-            if hmac.compare_digest(digest, holder.token_hash):
-                found = seat
-        return found
-
-    def record(self) -> TableRecord:
-        return TableRecord(
-            table_id=self.id,
-            options=self.options.to_dict(),
-            seats=[h.record() for h in self.seats],
-            created=self.created,
-            last_active=self.last_active,
-            log=list(self.match.log),
-        )
-
-
-def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
-    """A stored table's options and match, replayed; raises when the record is damaged."""
-    options = Options.from_dict(record.options)
-    orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders)
-    for seat in record.seats:
-        if seat.computer is not None and seat.computer not in STRENGTHS:
-            raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
-    if len(record.seats) < 2 and match.status != "waiting":
-        raise TableError("a match under way with a seat empty")
-    return options, match
 
 
 class Observer:
@@ -268,11 +98,10 @@ class Registry:
         self.expiry_seconds = expiry_seconds
         self.clock = clock
         self.rng = rng
-        self.policy = policy
-        self.computer_delay = computer_delay
-        self.computer_rng = computer_rng
-        # Where the computer thinks: worker processes (None: a thread of this process,
-        # for tests that build registries by the dozen).
+        # The computer seats: told of every change, as the hub is.
+        self.computer = Computer(
+            self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
+        )
         self.thinkers = thinkers
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
@@ -338,7 +167,7 @@ class Registry:
         self.claims += 1
         self._tables[table_id] = table
         log.info("table %s claimed at epoch %d", short(table_id), epoch)
-        self._kick_computer(table)
+        self.computer.changed(table)
         return table
 
     def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
@@ -347,8 +176,7 @@ class Registry:
         if self._tables.get(table.id) is not table:
             return
         del self._tables[table.id]
-        if table.computer_task is not None:
-            table.computer_task.cancel()
+        self.computer.forget(table)
         self.hub.close_table(table.id, code, reason)
         self.dropped += 1
         log.warning("table %s dropped: %s", short(table.id), reason)
@@ -414,7 +242,7 @@ class Registry:
                 continue
             self._tables[table.id] = table
         for table in self._tables.values():
-            self._kick_computer(table)
+            self.computer.changed(table)
         return len(self._tables)
 
     def _rebuild(self, record: TableRecord) -> Table:
@@ -506,7 +334,7 @@ class Registry:
             opts.target,
             f", computer {computer}" if computer else "",
         )
-        self._kick_computer(table)
+        self.computer.changed(table)
         return table, token
 
     async def join(self, table_id: str, name: str | None) -> tuple[int, str]:
@@ -747,7 +575,7 @@ class Registry:
 
     async def _changed(self, table: Table) -> None:
         self.hub.broadcast(table)
-        self._kick_computer(table)
+        self.computer.changed(table)
         for hook in self.on_change:
             result = hook(table)
             if result is not None:
@@ -786,85 +614,11 @@ class Registry:
             gone = await self.store.expire(before)
         for table_id in gone:
             gone_table = self._tables.pop(table_id, None)
-            if gone_table is not None and gone_table.computer_task:
-                gone_table.computer_task.cancel()
+            if gone_table is not None:
+                self.computer.forget(gone_table)
             self.hub.close_table(table_id, CLOSE_GONE, "table expired")
             log.info("table %s expired", short(table_id))
         return gone
-
-    # --- the computer opponent --------------------------------------------------------
-    def _kick_computer(self, table: Table) -> None:
-        seat = table.computer_seat()
-        if seat is None:
-            return
-        if self.policy is None:
-            # The computer remembers what its seat was shown (the discard pile, what the
-            # opponent took): feed it every state, as a browser would get it.
-            if table.computer_bot is None:
-                strength = table.seats[seat].computer or "normal"
-                table.computer_bot = Bot(strength, rng=self.computer_rng)
-            table.computer_bot.observe(table.view(seat))
-        if not table.match.legal(seat):
-            return
-        if table.computer_task is None or table.computer_task.done():
-            table.computer_task = asyncio.get_running_loop().create_task(
-                self._drive_computer(table, seat)
-            )
-
-    async def _drive_computer(self, table: Table, seat: int) -> None:
-        """Move for the computer while it has legal actions, like a person would."""
-        strength = table.seats[seat].computer or "normal"
-        while self._tables.get(table.id) is table:
-            if not table.match.legal(seat):
-                return
-            await asyncio.sleep(self.computer_delay)
-            view = table.view(seat)
-            version = int(view["version"])
-            legal = list(view["legal"])
-            if not legal:
-                continue
-            kinds = {entry["kind"] for entry in legal}
-            if kinds & {"next_hand", "new_match"}:
-                # It always agrees to go on; the person decides when.
-                action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
-            else:
-                began = time.perf_counter()
-                try:
-                    action = await self._choose(table, view, strength, legal)
-                    self.observer.think(strength, time.perf_counter() - began)
-                except Exception:
-                    # A broken policy must not stall the person: play something legal.
-                    log.exception("table %s: computer policy failed", short(table.id))
-                    action = legal[0]
-            try:
-                await self.act(table, seat, parse_action(action), version)
-            except RuleError as exc:
-                if exc.code == "stale_version":
-                    continue  # the person moved meanwhile: look again
-                log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
-                with contextlib.suppress(RuleError):
-                    await self.act(table, seat, parse_action(legal[0]), version)
-            except Moved:
-                return
-            except StoreUnavailable:
-                # The store is away for a moment: look again later, as a person would.
-                await asyncio.sleep(max(1.0, self.computer_delay))
-            except Exception:
-                log.exception("table %s: computer move failed", short(table.id))
-                return
-
-    async def _choose(
-        self, table: Table, view: dict[str, Any], strength: str, legal: list[dict[str, Any]]
-    ) -> dict[str, Any]:
-        # The policy can search: keep it off the event loop.
-        if self.policy is not None:
-            return await asyncio.to_thread(self.policy, view, strength, self.computer_rng)
-        bot = table.computer_bot
-        if bot is None:
-            return legal[0]
-        if self.thinkers is not None:
-            return await self.thinkers.choose(bot, view)
-        return await asyncio.to_thread(bot.choose, view)
 
 
 def open_store(settings: Settings, owner: str) -> TableStore:

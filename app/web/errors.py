@@ -18,7 +18,7 @@ from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine.errors import RuleError
-from app.tables.registry import TableError
+from app.tables.table import TableError
 
 # Paths whose every error is JSON (the pages layer shows HTML elsewhere).
 MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")

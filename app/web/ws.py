@@ -23,7 +23,8 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from app.config import Settings
 from app.engine.errors import RuleError
 from app.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
-from app.tables.registry import Registry, Table, TableError
+from app.tables.registry import Registry
+from app.tables.table import Table, TableError
 from app.web import metrics
 from app.web.api import cookie_name
 from app.web.errors import validation_message

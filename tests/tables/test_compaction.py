@@ -20,8 +20,9 @@ from hypothesis import strategies as st
 from app.engine.actions import parse_action
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
-from app.tables.registry import Registry, Table
+from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
+from app.tables.table import Table
 from tests.e2e.test_socket_play import choose
 
 

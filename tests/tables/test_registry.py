@@ -17,9 +17,10 @@ from app.engine.actions import parse_action
 from app.engine.cards import Card
 from app.engine.errors import RuleError
 from app.tables.hub import Connection, Hub
-from app.tables.registry import Registry, StoreUnavailable, Table, TableFull, UnknownTable
+from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
 from app.tables.store import MemoryStore
+from app.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

@@ -11,7 +11,8 @@ import pytest
 from app.engine.actions import parse_action
 from app.tables.hub import CLOSE_RESTART, Connection, Hub
 from app.tables.postgres_store import PostgresStore
-from app.tables.registry import Moved, Registry
+from app.tables.registry import Registry
+from app.tables.table import Moved
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import INDEX_DECK
 

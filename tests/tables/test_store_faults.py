@@ -17,9 +17,10 @@ import pytest
 
 from app.engine.actions import parse_action
 from app.tables.hub import Hub
-from app.tables.registry import Registry, StoreUnavailable, Table
+from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
 from app.tables.store import TableRecord
+from app.tables.table import StoreUnavailable, Table
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

@@ -18,7 +18,8 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from app.main import create_app
-from app.tables.registry import Registry, Table
+from app.tables.registry import Registry
+from app.tables.table import Table
 from app.web.messages import StateMessage
 from tests.tables.helpers import (
     INDEX_DECK,
