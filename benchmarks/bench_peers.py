@@ -108,8 +108,12 @@ def run_ours(
             "--flat-seconds", str(args.seconds), "--repeats", str(args.windows),
             "--modes", "app",
         ]  # fmt: skip
-        out = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, check=True, timeout=1200)
-    result = json.loads(out.stdout)
+        # Into a file, not a pipe: through a pipe the document came back cut off at
+        # 64 KB in two runs of this script (never in bench_versions), exit status 0.
+        with tempfile.TemporaryFile() as sink:
+            subprocess.run(cmd, cwd=REPO, stdout=sink, check=True, timeout=1200)
+            sink.seek(0)
+            result = json.loads(sink.read())
     windows = [
         {
             "per_second": p["per_second"],
