@@ -41,7 +41,7 @@ def haproxy_bin() -> str | None:
     )
 
 
-def haproxy_config(names: list[str]) -> str:
+def haproxy_config(names: list[str], tables_per_hour: int | None = None) -> str:
     """deploy/haproxy.cfg with one `server` line per worker (GIN_<NAME> addresses)."""
     text = HAPROXY_CFG.read_text()
 
@@ -59,7 +59,10 @@ def haproxy_config(names: list[str]) -> str:
     out, count = WORKERS_BLOCK.subn(servers, text)
     assert count == 2, "deploy/haproxy.cfg lost its worker markers"
     # The shipped maxconn needs ~100,000 file descriptors; a test needs few.
-    return re.sub(r"(?m)^    maxconn \d+$", "    maxconn 4000", out)
+    out = re.sub(r"(?m)^    maxconn \d+$", "    maxconn 8000", out)
+    if tables_per_hour is not None:  # a load run from one address
+        out = out.replace("sc_http_req_rate(0) gt 60", f"sc_http_req_rate(0) gt {tables_per_hour}")
+    return out
 
 
 @dataclass
@@ -132,6 +135,7 @@ class Proxy:
     root: Path
     workers: list[Worker]
     proc: subprocess.Popen[bytes] | None = None
+    tables_per_hour: int | None = None
 
     @property
     def base(self) -> str:
@@ -145,7 +149,7 @@ class Proxy:
         binary = haproxy_bin()
         assert binary is not None
         cfg = self.root / "haproxy.cfg"
-        cfg.write_text(haproxy_config([w.name for w in self.workers]))
+        cfg.write_text(haproxy_config([w.name for w in self.workers], self.tables_per_hour))
         env = dict(os.environ)
         env["GIN_BIND"] = f"127.0.0.1:{self.port}"
         for w in self.workers:
