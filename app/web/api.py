@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import time
 from typing import TypeVar
 
 from fastapi import APIRouter, FastAPI, Request, Response
@@ -10,19 +9,18 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ValidationError
 
 from app.config import Settings
-from app.tables.registry import Registry
+from app.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from app.web.errors import ApiError, validation_message
 from app.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
 from app.web.messages import (
     ComputerSeated,
-    CreateTable,
     CreateTableWithHooks,
     JoinTable,
     SeatComputer,
     SeatTaken,
     TableCreated,
 )
-from app.web.security import ClientAddress, WindowLimiter, address_key
+from app.web.security import address_key
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -68,11 +66,6 @@ def bearer_token(request: Request) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def registry_of(request: Request) -> Registry:
-    registry: Registry = request.app.state.registry
-    return registry
-
-
 def base_url(request: Request, settings: Settings) -> str:
     """This site's address for links it hands out: the configured public URL, else the
     address the request came to."""
@@ -102,86 +95,91 @@ def set_seat_cookie(response: Response, table_id: str, token: str, settings: Set
     )
 
 
-def build_router(settings: Settings) -> APIRouter:
-    router = APIRouter()
-    create_model: type[CreateTable] = CreateTableWithHooks if settings.test_hooks else CreateTable
-    addresses = ClientAddress(settings.trusted_proxies)
-    limiter = WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic)
+router = APIRouter()
 
-    @router.post("/api/tables", status_code=201)
-    async def create_table(request: Request) -> Response:
-        body = await parse_body(request, create_model)
-        peer = request.client.host if request.client else None
-        address = addresses.of(peer, request.headers.get("x-forwarded-for"))
-        # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
-        if not limiter.allow(address_key(address)):
-            raise ApiError(429, "rate_limited", "too many new tables from this address; later")
-        hooks = body if isinstance(body, CreateTableWithHooks) else None
-        table, token = await registry_of(request).create(
-            {"rules": body.rules, "scoring": body.scoring, "target": body.target},
-            body.name,
-            computer=body.computer,
-            test_decks=hooks.test_decks if hooks else None,
-            first_dealer=hooks.test_first_dealer if hooks else None,
-            lang=body.lang or page_language(request),
-        )
-        answer = TableCreated(
-            table_id=table.id,
-            url=f"{base_url(request, settings)}/t/{table.id}",
-            seat=0,
-            token=token,
-        )
-        response = JSONResponse(answer.model_dump(), status_code=201)
-        set_seat_cookie(response, table.id, token, settings)
-        return response
 
-    @router.post("/api/tables/{table_id}/seats", status_code=201)
-    async def join_table(table_id: str, request: Request) -> Response:
-        body = await parse_body(request, JoinTable)
-        _seat, token = await registry_of(request).join(table_id, body.name)
-        response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
-        set_seat_cookie(response, table_id, token, settings)
-        return response
+@router.post("/api/tables", status_code=201)
+async def create_table(
+    request: Request, registry: RegistryDep, settings: SettingsDep, api: ApiStateDep
+) -> Response:
+    body = await parse_body(request, api.create_model)
+    peer = request.client.host if request.client else None
+    address = api.addresses.of(peer, request.headers.get("x-forwarded-for"))
+    # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
+    if not api.tables_limiter.allow(address_key(address)):
+        raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+    hooks = body if isinstance(body, CreateTableWithHooks) else None
+    table, token = await registry.create(
+        {"rules": body.rules, "scoring": body.scoring, "target": body.target},
+        body.name,
+        computer=body.computer,
+        test_decks=hooks.test_decks if hooks else None,
+        first_dealer=hooks.test_first_dealer if hooks else None,
+        lang=body.lang or page_language(request),
+    )
+    answer = TableCreated(
+        table_id=table.id,
+        url=f"{base_url(request, settings)}/t/{table.id}",
+        seat=0,
+        token=token,
+    )
+    response = JSONResponse(answer.model_dump(), status_code=201)
+    set_seat_cookie(response, table.id, token, settings)
+    return response
 
-    @router.post("/api/tables/{table_id}/computer", status_code=201)
-    async def seat_computer(table_id: str, request: Request) -> Response:
-        body = await parse_body(request, SeatComputer)
-        registry = registry_of(request)
-        if await registry.find(table_id) is None:
-            raise ApiError(404, "unknown_table", "no such table")
-        # Only a seated player chooses the opponent: the share link alone is not enough.
-        token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
-        if not token or registry.seat_for_token(table_id, token) is None:
-            raise ApiError(403, "not_seated", "only a seated player may seat the computer")
-        await registry.seat_computer(table_id, body.strength)
-        answer = ComputerSeated(seat=1, computer=body.strength)
-        return JSONResponse(answer.model_dump(), status_code=201)
 
-    @router.get("/api/tables/{table_id}")
-    async def table_facts(table_id: str, request: Request) -> Response:
-        table = await registry_of(request).find(table_id)
-        if table is None:
-            raise ApiError(404, "unknown_table", "no such table")
-        return JSONResponse(table.public())
+@router.post("/api/tables/{table_id}/seats", status_code=201)
+async def join_table(
+    table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
+) -> Response:
+    body = await parse_body(request, JoinTable)
+    _seat, token = await registry.join(table_id, body.name)
+    response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
+    set_seat_cookie(response, table_id, token, settings)
+    return response
 
-    @router.get("/api/tables/{table_id}/hands/{number}")
-    async def hand_record(table_id: str, number: int, request: Request) -> Response:
-        return JSONResponse(await registry_of(request).hand_record(table_id, number))
 
-    @router.post("/t/{table_id}/seat/{token}")
-    async def take_seat_here(table_id: str, token: str, request: Request) -> Response:
-        """The seat link's confirm page posts here (same origin: the gate checks it)."""
-        registry = registry_of(request)
-        await registry.find(table_id)
-        if registry.seat_for_token(table_id, token) is None:
-            raise ApiError(404, "unknown_seat", "this seat link is not valid")
-        response = RedirectResponse(f"/t/{table_id}", status_code=303)
-        set_seat_cookie(response, table_id, token, settings)
-        return response
+@router.post("/api/tables/{table_id}/computer", status_code=201)
+async def seat_computer(table_id: str, request: Request, registry: RegistryDep) -> Response:
+    body = await parse_body(request, SeatComputer)
+    if await registry.find(table_id) is None:
+        raise ApiError(404, "unknown_table", "no such table")
+    # Only a seated player chooses the opponent: the share link alone is not enough.
+    token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
+    if not token or registry.seat_for_token(table_id, token) is None:
+        raise ApiError(403, "not_seated", "only a seated player may seat the computer")
+    await registry.seat_computer(table_id, body.strength)
+    answer = ComputerSeated(seat=1, computer=body.strength)
+    return JSONResponse(answer.model_dump(), status_code=201)
 
-    return router
+
+@router.get("/api/tables/{table_id}")
+async def table_facts(table_id: str, registry: RegistryDep) -> Response:
+    table = await registry.find(table_id)
+    if table is None:
+        raise ApiError(404, "unknown_table", "no such table")
+    return JSONResponse(table.public())
+
+
+@router.get("/api/tables/{table_id}/hands/{number}")
+async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Response:
+    return JSONResponse(await registry.hand_record(table_id, number))
+
+
+@router.post("/t/{table_id}/seat/{token}")
+async def take_seat_here(
+    table_id: str, token: str, registry: RegistryDep, settings: SettingsDep
+) -> Response:
+    """The seat link's confirm page posts here (same origin: the gate checks it)."""
+    await registry.find(table_id)
+    if registry.seat_for_token(table_id, token) is None:
+        raise ApiError(404, "unknown_seat", "this seat link is not valid")
+    response = RedirectResponse(f"/t/{table_id}", status_code=303)
+    set_seat_cookie(response, table_id, token, settings)
+    return response
 
 
 def install(app: FastAPI, settings: Settings) -> None:
     """Add the routes (their errors are `app.web.errors`' to answer)."""
-    app.include_router(build_router(settings))
+    ApiState.install(app, settings)
+    app.include_router(router)
