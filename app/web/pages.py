@@ -10,7 +10,6 @@ page script gets everything else over the WebSocket.
 from __future__ import annotations
 
 import hashlib
-import inspect
 import os
 import re
 from collections.abc import Awaitable, Callable
@@ -31,6 +30,7 @@ from starlette.types import Scope
 
 from app.config import Settings, resource_dir
 from app.web.api import LANG_COOKIE, base_url, cookie_name, set_seat_cookie
+from app.web.deps import RegistryDep
 from app.web.errors import MACHINE_PREFIXES
 from app.web.i18n import (
     DEFAULT_LANGUAGE,
@@ -245,10 +245,6 @@ def qr_svg(text: str, title: str) -> Markup:
     return Markup(svg)
 
 
-async def _maybe_await(value: Any) -> Any:
-    return await value if inspect.isawaitable(value) else value
-
-
 def install(app: FastAPI, settings: Settings) -> None:
     """Mount `/static`, add the page routes and the HTML 404 page."""
     site = Site(settings, str(app.state.version), app.state.commit)
@@ -310,19 +306,18 @@ def install(app: FastAPI, settings: Settings) -> None:
         )
 
     @app.get("/t/{table_id}", include_in_schema=False)
-    async def table_page(request: Request, table_id: str) -> Response:
-        registry: Any = getattr(request.app.state, "registry", None)
-        table = await _maybe_await(registry.find(table_id)) if registry is not None else None
-        if registry is None or table is None:
+    async def table_page(request: Request, table_id: str, registry: RegistryDep) -> Response:
+        table = await registry.find(table_id)
+        if table is None:
             return site.not_found(request)
         lang = site.request_language(request)
-        public: dict[str, Any] = dict(table.public()) if hasattr(table, "public") else {}
+        public: dict[str, Any] = dict(table.public())
         base = site.base_url(request)
         share_url = f"{base}/t/{table_id}"
         seat_url = None
         token = request.cookies.get(cookie_name(table_id))
         if token:
-            seat = await _maybe_await(registry.seat_for_token(table_id, token))
+            seat = registry.seat_for_token(table_id, token)
             if seat is not None:
                 seat_url = f"{base}/t/{table_id}/seat/{token}"
             else:
@@ -368,11 +363,12 @@ def install(app: FastAPI, settings: Settings) -> None:
         return response
 
     @app.get("/t/{table_id}/seat/{token}", include_in_schema=False)
-    async def seat_link(request: Request, table_id: str, token: str) -> Response:
+    async def seat_link(
+        request: Request, table_id: str, token: str, registry: RegistryDep
+    ) -> Response:
         """The personal seat link asks first and sets nothing: opening a link (from
         another site, or a link-preview crawler) must not put anyone in a seat."""
-        registry: Any = getattr(request.app.state, "registry", None)
-        table = await _maybe_await(registry.find(table_id)) if registry is not None else None
+        table = await registry.find(table_id)
         seat = table.seat_for_token(token) if table is not None else None
         if table is None or seat is None:
             return site.not_found(request)
