@@ -209,13 +209,6 @@ class Hand:
         pile (all but its top card) into a new stock."""
         return plan.action.kind == "draw_stock" and not self.stock
 
-    def all_cards(self) -> list[Card]:
-        """Every card of the deck, wherever it is now (for checks)."""
-        out = [*self.cards[0], *self.cards[1], *self.stock, *self.discard]
-        if self.result is not None and self.result.knock_discard is not None:
-            out.append(self.result.knock_discard)
-        return out
-
     # -- moves -------------------------------------------------------------
 
     def validate(self, seat: int, action: Action) -> Plan:

@@ -21,7 +21,6 @@ TARGETS: tuple[Target, ...] = get_args(Target)
 # Where a table's match is, and where its hand is.
 Status = Literal["waiting", "playing", "hand_over", "match_over"]
 Phase = Literal["upcard_offer", "draw", "discard", "over"]
-STATUSES: tuple[Status, ...] = get_args(Status)
 PHASES: tuple[Phase, ...] = get_args(Phase)
 
 # How a hand ended.

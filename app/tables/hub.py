@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -216,7 +216,3 @@ class Hub:
     def close_all(self, code: int, reason: str = "") -> None:
         for table_id in list(self._tables):
             self.close_table(table_id, code, reason)
-
-    def each(self, table_id: str, where: Callable[[Connection], bool]) -> list[Connection]:
-        conns = self._tables.get(table_id)
-        return [c for c in conns.all() if where(c)] if conns else []

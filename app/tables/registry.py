@@ -218,9 +218,6 @@ class Registry:
     def __len__(self) -> int:
         return len(self._tables)
 
-    def tables(self) -> list[Table]:
-        return list(self._tables.values())
-
     # --- start-up and shut-down -----------------------------------------------------
     async def load(self) -> int:
         """Rebuild every stored table by replaying its log; return how many.

@@ -64,7 +64,9 @@ def check_cards(m: Match) -> None:
     """All 52 cards are somewhere, each once, and the views' counts agree."""
     hand = m.hand
     assert hand is not None
-    everything = hand.all_cards()
+    everything = [*hand.cards[0], *hand.cards[1], *hand.stock, *hand.discard]
+    if hand.result is not None and hand.result.knock_discard is not None:
+        everything.append(hand.result.knock_discard)
     assert len(everything) == 52 and set(everything) == set(CARDS)
     h = m.view(None)["hand"]
     knocked = 1 if h.get("result") and h["result"]["knock_discard"] else 0
