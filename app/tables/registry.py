@@ -109,6 +109,12 @@ class Registry:
         self.owner = owner or f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
         self.watch_seconds = watch_seconds
         self._watch_task: asyncio.Task[None] | None = None
+        # When the watch last heard from the store (monotonic): a worker that was
+        # paused (SIGSTOP, a VM freeze) looks again before serving what it holds.
+        self._watched_at = time.monotonic()
+        # A shared store's tables nobody has looked at for this long leave memory
+        # (they are claimed again when asked for): memory does not grow with history.
+        self.release_seconds = 600.0
         # Claims under way, so two requests for one table make one claim.
         self._claims: dict[str, asyncio.Task[Table | None]] = {}
         self.claims = 0
@@ -136,8 +142,17 @@ class Registry:
         Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
         """
         table = self._tables.get(table_id)
-        if table is not None or not self.shared:
+        if not self.shared:
             return table
+        if table is not None:
+            if self._watch_task is None or not self._stale_watch():
+                return table
+            # Paused past the watch: another worker may own it now. Look first.
+            with contextlib.suppress(Exception):
+                await self.watch_once()
+            table = self._tables.get(table_id)
+            if table is not None:
+                return table
         claim = self._claims.get(table_id)
         if claim is None:
             claim = asyncio.get_running_loop().create_task(self._claim(table_id))
@@ -181,6 +196,22 @@ class Registry:
         self.dropped += 1
         log.warning("table %s dropped: %s", short(table.id), reason)
 
+    def release_idle(self) -> int:
+        """Let go of tables idle for `release_seconds` with nobody connected (shared
+        store only): nothing is lost, the next request claims them again."""
+        before = self.clock() - self.release_seconds
+        idle = [
+            t
+            for t in self._tables.values()
+            if t.last_active < before
+            and not self.hub.count(t.id)
+            and not t.lock.locked()
+            and (t.computer_task is None or t.computer_task.done())
+        ]
+        for table in idle:
+            del self._tables[table.id]
+        return len(idle)
+
     def start_watch(self) -> None:
         """Every `watch_seconds`, one query for the epochs of the tables held here:
         drop those another worker has claimed (or that are gone), moves or not."""
@@ -192,14 +223,20 @@ class Registry:
                     await self.watch_once()
                 except Exception as exc:  # the database is away: the next round looks again
                     log.debug("ownership watch failed: %r", exc)
+                self.release_idle()
 
         self._watch_task = asyncio.get_running_loop().create_task(watch())
+
+    def _stale_watch(self) -> bool:
+        return time.monotonic() - self._watched_at > 3 * self.watch_seconds
 
     async def watch_once(self) -> int:
         held = dict(self._tables)
         if not held:
+            self._watched_at = time.monotonic()
             return 0
         epochs = await self.store.owners(list(held))
+        self._watched_at = time.monotonic()
         moved = 0
         for table_id, table in held.items():
             epoch = epochs.get(table_id)

@@ -105,3 +105,46 @@ def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
             await shut(a, b)
 
     asyncio.run(main())
+
+
+def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str) -> None:
+    async def main() -> None:
+        now = [1_000.0]
+        store = PostgresStore(pg_url, owner="a")
+        await store.open()
+        hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+        a = Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, clock=lambda: now[0])
+        try:
+            idle, _ = await a.create(OPTIONS, "Ann")
+            watched, _ = await a.create(OPTIONS, "Cy")
+            a.hub.attach(watched, Connection(None))
+            now[0] += a.release_seconds + 1
+            assert a.release_idle() == 1
+            assert a.get(idle.id) is None and a.get(watched.id) is watched
+            back = await a.find(idle.id)
+            assert back is not None and back.epoch == idle.epoch + 1
+        finally:
+            await shut(a)
+
+    asyncio.run(main())
+
+
+def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
+    async def main() -> None:
+        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+        a.watch_seconds = 0.05
+        a.start_watch()
+        try:
+            table, _ = await a.create(OPTIONS, "Ann")
+            await asyncio.sleep(0.1)
+            await b.find(table.id)
+            # As if paused: the watch has not run for longer than three rounds.
+            a._watch_task.cancel()  # type: ignore[union-attr]
+            a._watched_at -= 1.0
+            again = await a.find(table.id)
+            assert again is not None and again is not table
+            assert again.epoch == table.epoch + 2  # b's claim, then a's own
+        finally:
+            await shut(a, b)
+
+    asyncio.run(main())
