@@ -56,9 +56,12 @@ class Budget:
 
     samples: int = 400  # deals per decision, at most
     seconds: float | None = 0.4  # wall time per decision, at most (None: samples only)
-    candidates: int = 4  # plain discards tried besides the normal choice and the knock
-    takes: bool = True  # search the upcard offer and the draw too (else normal's choice)
+    # plain discards tried besides normal's choice and the knock: 0 searches only
+    # the knock (knock now or not), where the opponent's style decides the most
+    candidates: int = 0
+    takes: bool = False  # search the upcard offer and the draw too (else normal's choice)
     shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+    knock_margin: float = 4.0  # points a knock must beat waiting by (see `hard_decide`)
     rollout: str = "lean"  # the playout policy: "lean" or "normal"
     # leave the normal choice only for a candidate better by this many standard errors
     confidence: float = 1.0
@@ -561,6 +564,9 @@ def hard_decide(
             mean = sums[j] / done
             spread = max(0.0, squares[j] / done - mean * mean)
             error = (spread / (done - 1)) ** 0.5
+            # the playouts continue with a plainer player than hard is: waiting
+            # is worth about `knock_margin` more than they say
+            mean += budget.knock_margin * (options[0][2] - options[j][2])
             if mean > best_mean and mean > budget.confidence * error:
                 best, best_mean = j, mean
     if stats is not None:

@@ -200,7 +200,9 @@ def test_hard_search_stops_at_its_time_budget() -> None:
     or three deals, never the 400 of the sample budget."""
     ticks = itertools.count()
     clock = lambda: next(ticks) * 0.2  # noqa: E731
-    hard = Bot("hard", random.Random(1), budget=Budget(samples=400, seconds=0.5), clock=clock)
+    # every move searched (plain discards and draws too), so the first real choice comes soon
+    budget = Budget(samples=400, seconds=0.5, candidates=4, takes=True)
+    hard = Bot("hard", random.Random(1), budget=budget, clock=clock)
     match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
     match.start()
     while match.status == "playing":

@@ -98,25 +98,28 @@ def test_the_opponent_is_never_dealt_a_hand_its_style_would_have_knocked_with(
 
 
 def test_a_hard_move_thinks_within_its_sample_budget() -> None:
-    """No clock: at most `samples` deals per move, whatever the machine."""
-    hard = Bot("hard", random.Random(3), budget=Budget(samples=8, seconds=None))
-    deck = full_deck()
-    random.Random(3).shuffle(deck)
-    match = Match(Options(), rng=random.Random(3), deck_orders=[deck], first_dealer=0)
-    match.start()
+    """No clock: at most `samples` deals per move, whatever the machine; the
+    search runs where hard may knock."""
     searched = 0
-    players: tuple[Player, Player] = (hard, STYLES["eager"](random.Random(4)))
-    while match.status == "playing":
-        seat = 0 if match.view(0)["legal"] else 1
-        view = match.view(seat)
-        players[1 - seat].observe(match.view(1 - seat))
-        players[seat].observe(view)
-        action = players[seat].choose(view)
-        if seat == 0 and hard.last_search.candidates > 1:
-            assert 1 <= hard.last_search.samples <= 8
-            searched += 1
-            hard.last_search.candidates = 0
-        match.apply(seat, parse_action(action))
+    for seed in range(3, 9):
+        hard = Bot("hard", random.Random(seed), budget=Budget(samples=8, seconds=None))
+        deck = full_deck()
+        random.Random(seed).shuffle(deck)
+        match = Match(Options(), rng=random.Random(seed), deck_orders=[deck], first_dealer=0)
+        match.start()
+        players: tuple[Player, Player] = (hard, STYLES["eager"](random.Random(4)))
+        while match.status == "playing":
+            seat = 0 if match.view(0)["legal"] else 1
+            view = match.view(seat)
+            players[1 - seat].observe(match.view(1 - seat))
+            players[seat].observe(view)
+            action = players[seat].choose(view)
+            if seat == 0 and hard.last_search.candidates > 1:
+                assert 1 <= hard.last_search.samples <= 8
+                assert any(a == action for a in view["legal"])
+                searched += 1
+                hard.last_search.candidates = 0
+            match.apply(seat, parse_action(action))
     assert searched >= 1
 
 
