@@ -1,15 +1,21 @@
 """The hard policy: determinisation search over a lean simulator of one hand.
 
-For each decision with more than one sensible choice, deal the unseen cards
+For each decision with more than one sensible choice (by default only
+where hard may knock: knock now or play on; `Budget.candidates` and
+`Budget.takes` widen it to plain discards and draws), deal the unseen cards
 at random in a way that agrees with everything seen (the opponent holds the
 cards it took from the pile; the rest of its hand, the unknown pile cards
 and the stock come from the cards nobody has shown; the opponent's hand is
-then "shaped" by the turns it has played, see `_shape`), play each candidate
-out to the end of the hand with the lean policy on both sides (normal's
-knock and wall rules on a plain deadwood count; `Budget.rollout="normal"`
-plays the full normal policy, 40 times slower), and keep the normal choice
-unless another candidate is better on average by more than
-`Budget.confidence` standard errors. Every candidate meets the same deals
+then "shaped" by the turns it has played, see `_shape`), draw the
+opponent's style with it (`sample_opponent`: normal, eager or gin, weighed
+by its knocks in earlier hands, never one that would have knocked with the
+hand dealt to it), play each candidate out to the end of the hand (me: the
+lean policy, normal's knock and wall rules on a plain deadwood count; the
+opponent: the lean policy with its style's knock rule;
+`Budget.rollout="normal"` plays the full normal policy, 40 times slower),
+and keep the normal choice unless another candidate is better on average by
+more than `Budget.confidence` standard errors (a knock: by
+`Budget.knock_margin` points more). Every candidate meets the same deals
 (common random numbers), so their difference is measured, not their luck.
 The search stops at its sample budget or its time budget, whichever comes
 first.
