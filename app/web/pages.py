@@ -9,6 +9,7 @@ page script gets everything else over the WebSocket.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import os
 import re
@@ -237,6 +238,9 @@ class Site:
         )
 
 
+# A table's link does not change: its QR code (7 ms to draw, a third of the table
+# page) is drawn once per link, so a client reloading the page costs less.
+@functools.lru_cache(maxsize=1024)
 def qr_svg(text: str, title: str) -> Markup:
     """The link as an SVG QR code, drawn here so no image comes from elsewhere."""
     svg = segno.make(text, error="m").svg_inline(
