@@ -20,6 +20,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import tempfile
@@ -56,6 +57,7 @@ def scale() -> Iterator[Scale]:
                 w.stop()
     finally:
         pg.stop("immediate")
+        shutil.rmtree(root, ignore_errors=True)
 
 
 def seats_for(base: str, tables: list[tuple[str, str, str]], seed: int) -> list[Seat]:
