@@ -211,3 +211,34 @@ def test_expiry_runs_on_one_worker_at_a_time_by_the_database_clock(pg_url: str) 
             await b.close()
 
     asyncio.run(main())
+
+
+def test_a_compacted_log_is_claimed_from_its_base(store_kind: str, tmp_path: Path) -> None:
+    async def main() -> None:
+        store = await opened(store_kind, tmp_path)
+        try:
+            await store.create(record("t1"))
+            entries = [{"event": "a"}, {"event": "snapshot"}, {"event": "b"}]
+            await store.append("t1", 1, entries, 120.0, FIRST_EPOCH)
+            await store.compact("t1", 2, {1: {"hand": 1, "deck": ["AC"]}})
+            await store.drop_compacted()
+            claimed = await store.claim("t1", "worker-b")
+            assert claimed is not None
+            epoch, got = claimed
+            assert got.base == 2 and [e["event"] for e in got.log] == ["snapshot", "b"]
+            assert await store.hand("t1", 1) == {"hand": 1, "deck": ["AC"]}
+            assert await store.hand("t1", 2) is None
+            # The log goes on from its end, not from its base.
+            with pytest.raises(RuntimeError):
+                await store.append("t1", 2, [{"event": "again"}], 130.0, epoch)
+            await store.append("t1", 4, [{"event": "c"}], 130.0, epoch)
+            again = await store.claim("t1", "worker-c")
+            assert again is not None and [e["event"] for e in again[1].log] == [
+                "snapshot",
+                "b",
+                "c",
+            ]
+        finally:
+            await store.close()
+
+    asyncio.run(main())
