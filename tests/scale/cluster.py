@@ -90,6 +90,9 @@ class Worker:
                 "HOLLYWOOD_GIN_TRUSTED_PROXIES": "127.0.0.1",
                 "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
                 "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "100000",
+                # The load comes from one loopback address through the proxy.
+                "HOLLYWOOD_GIN_HTTP_BURST": "10000000",
+                "HOLLYWOOD_GIN_WS_CONNECTS_BURST": "10000000",
             }
         )
         full.update(env)
