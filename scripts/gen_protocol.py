@@ -61,6 +61,11 @@ clients ignore what they do not know.
   (`Origin`, or `Sec-Fetch-Site` when `Origin` is absent or opaque) `403`
   `forbidden_origin`; a body that is not `application/json` `415`
   `unsupported_media_type`; a body over `max_body_bytes` `413` `too_large`.
+- Before any of that, the server itself (`app/web/connections.py`): request
+  headers not complete within `header_timeout_seconds` `408` `too_slow`; over
+  `max_header_bytes` or `max_headers` lines `431` `too_large`; more than
+  `max_connections_per_address` open connections (sockets included) `429`
+  `rate_limited`. Each answer closes the connection.
 - Names are trimmed, at most 24 characters, without control or format
   characters (Unicode Cc, Cf, Zl, Zp, Co, Cs), with at least one visible
   character, and never the computer's label (anything that folds to
