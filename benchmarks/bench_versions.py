@@ -37,8 +37,13 @@ def flat_out(
             "--flat-seconds", str(args.flat_seconds), "--repeats", str(args.repeats),
             "--modes", "app",
         ]  # fmt: skip
-        out = subprocess.run(cmd, cwd=REPO, stdout=subprocess.PIPE, check=True, timeout=900)
-    phases: list[dict[str, Any]] = json.loads(out.stdout)["phases"]
+        # Into a file, not a pipe: through a pipe the document came back cut off (at
+        # 64 and 130 KB) on a busy machine, as in bench_peers.
+        with tempfile.TemporaryFile() as sink:
+            subprocess.run(cmd, cwd=REPO, stdout=sink, check=True, timeout=900)
+            sink.seek(0)
+            document = json.loads(sink.read())
+    phases: list[dict[str, Any]] = document["phases"]
     return phases
 
 
