@@ -82,9 +82,9 @@ export class TableSocket {
     return true;
   }
 
+  // An action as `legal` offered it (a knock's display `deadwood` included: the
+  // server ignores it, PROTOCOL.md).
   act(action) {
-    const body = { ...action };
-    delete body.deadwood;
-    return this.send({ type: "action", version: this.version, action: body });
+    return this.send({ type: "action", version: this.version, action });
   }
 }
