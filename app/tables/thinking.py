@@ -76,10 +76,11 @@ class Thinkers:
         self.pids.add(pid)
         return action
 
-    def _discard_pool(self) -> None:
+    def _discard_pool(self, wait: bool = False) -> None:
         pool, self._pool = self._pool, None
         if pool is not None:
-            pool.shutdown(wait=False, cancel_futures=True)
+            pool.shutdown(wait=wait, cancel_futures=True)
 
     def close(self) -> None:
-        self._discard_pool()
+        """Stop the workers; waits for a decision under way (at most its think time)."""
+        self._discard_pool(wait=True)
