@@ -113,18 +113,26 @@ function render(previous) {
   renderEnd(previous);
 }
 
-function rulesText() {
+// The table's options in words: "Standard", "Hollywood", " to 100" (none for a hand).
+function optionWords() {
   const table = state.table;
-  const scoring = optionNames[table.scoring] || table.scoring;
-  const target = table.scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", table.target)}`;
-  return `${optionNames[table.rules] || table.rules}, ${scoring}${target}`;
+  return {
+    rules: optionNames[table.rules] || table.rules,
+    scoring: optionNames[table.scoring] || table.scoring,
+    target: table.scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", table.target)}`,
+  };
+}
+
+function rulesText() {
+  const words = optionWords();
+  return `${words.rules}, ${words.scoring}${words.target}`;
 }
 
 function renderOptions() {
-  const table = state.table;
-  $("opt-rules").textContent = optionNames[table.rules] || table.rules;
-  $("opt-scoring").textContent = optionNames[table.scoring] || table.scoring;
-  $("opt-target").textContent = table.scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", table.target)}`;
+  const words = optionWords();
+  $("opt-rules").textContent = words.rules;
+  $("opt-scoring").textContent = words.scoring;
+  $("opt-target").textContent = words.target;
   const limit = state.hand?.knock_limit;
   $("opt-limit").textContent = limit === undefined || limit === null ? "" : ` · ${t("knock_limit", { n: limit })}`;
 }
