@@ -11,7 +11,7 @@ hand, and thinking time per move (mean, max).
     python benchmarks/bench_bots.py --pairs hard-normal --hard-seconds 0.4
     python benchmarks/bench_bots.py --jobs 2       # the deals split over two processes
 
-The hard bot at its real budget (0.4 s a move) needs hours for 2000 hands on
+The hard bot at its real budget (`Budget().seconds` a move) needs hours for 2000 hands on
 a shared 2-core machine; `--hard-samples N` with `--hard-seconds 0` gives it a
 fixed sample budget instead (deterministic, and said so in the table).
 """
@@ -318,7 +318,9 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=1000, help="deals per pairing (2 hands each)")
     ap.add_argument("--hard-deals", type=int, default=None, help="deals for pairings with hard")
     ap.add_argument("--hard-samples", type=int, default=400)
-    ap.add_argument("--hard-seconds", type=float, default=0.4, help="0: no time limit")
+    ap.add_argument(
+        "--hard-seconds", type=float, default=Budget().seconds or 0, help="0: no time limit"
+    )
     ap.add_argument(
         "--hard-budget",
         default="",

@@ -61,6 +61,7 @@ class Bot:
         self.clock = clock
         self.memory = BotMemory()
         self.last_search = SearchStats()
+        self._started = 0.0
 
     def observe(self, view: Mapping[str, Any]) -> None:
         """Remember what this view shows (call it for every state the seat gets)."""
@@ -71,6 +72,7 @@ class Bot:
 
         :raises NoLegalAction: `view["legal"]` is empty or missing.
         """
+        self._started = self.clock()  # the time budget counts the whole move
         legal = view.get("legal")
         if not isinstance(legal, list) or not legal:
             raise NoLegalAction("no legal action in this view")
@@ -102,6 +104,7 @@ class Bot:
             weights=self.weights,
             clock=self.clock,
             stats=self.last_search,
+            start=self._started,
         )
 
 

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from app.bots import Bot, Budget, NoLegalAction, choose_action
 from app.bots.arena import RandomPlayer, play_hand, play_match
 from app.bots.knowledge import BotMemory
-from app.bots.search import World, normal_policy, play_out, sample_world
+from app.bots.search import SearchStats, World, hard_decide, normal_policy, play_out, sample_world
 from app.engine.actions import parse_action
 from app.engine.cards import Card, full_deck
 from app.engine.hand import knock_limit
@@ -212,6 +212,38 @@ def test_hard_search_stops_at_its_time_budget() -> None:
         if seat == 1 and hard.last_search.candidates > 1:
             assert 1 <= hard.last_search.samples <= 3
             return
+        match.apply(seat, parse_action(action))
+    pytest.fail("the hand ended before the hard bot had a real choice")
+
+
+def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
+    """Time spent before the search (the bot's memory, normal's ranking, waiting
+    for the CPU) counts against the budget: a move that began a second ago has
+    used up a 0.3 s budget, so the search stops after its first deal; the
+    clock stands still, so counted from the search alone it would use all 400."""
+    budget = Budget(samples=400, seconds=0.3, candidates=4, takes=True)
+    hard = Bot("hard", random.Random(1), budget=Budget(samples=6, seconds=None, candidates=4))
+    match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
+    match.start()
+    while match.status == "playing":
+        seat = 0 if match.view(0)["legal"] else 1
+        view = match.view(seat)
+        if seat == 1:
+            hard.observe(view)
+            action = hard.choose(view)
+            if hard.last_search.candidates > 1:
+                seen = hard.memory.seen(view)
+                assert seen is not None
+                kinds = {str(a["kind"]) for a in view["legal"]}
+                stats = SearchStats()
+                hard_decide(
+                    seen, kinds, random.Random(2), budget=budget,
+                    clock=lambda: 101.0, stats=stats, start=100.0,
+                )  # fmt: skip
+                assert stats.samples == 1
+                return
+        else:
+            action = choose_action(view, "easy")
         match.apply(seat, parse_action(action))
     pytest.fail("the hand ended before the hard bot had a real choice")
 
