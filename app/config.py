@@ -74,7 +74,7 @@ class Settings(BaseSettings):
     # HTTP: largest request body (413), requests per second per address (429).
     max_body_bytes: int = Field(default=4096, ge=256)
     http_requests_per_second: float = Field(default=20.0, gt=0)
-    http_burst: int = Field(default=40, ge=1)
+    http_burst: int = Field(default=20, ge=1)
     # Enforced by the server's own protocol layer (app/web/connections.py).
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     max_header_bytes: int = Field(default=32768, ge=1024)

@@ -194,6 +194,19 @@ def test_http_requests_per_address_are_limited(tmp_path: Path) -> None:
         assert other.get("/healthz").status_code == 200
 
 
+def test_static_files_have_a_wider_bucket_of_their_own(tmp_path: Path) -> None:
+    # A first visit's assets must not use up the pages' small burst, nor the reverse.
+    with start(tmp_path, http_burst=5, http_requests_per_second=0.001) as c:
+        for _ in range(12):  # more than the pages' 5, within five times that
+            assert c.get("/static/favicon.svg").status_code == 200
+        for _ in range(5):
+            assert c.get("/healthz").status_code == 200
+        refused(c.get("/healthz"), 429, "rate_limited")
+        for _ in range(13):  # the static bucket's 25 in all
+            assert c.get("/static/favicon.svg").status_code == 200
+        refused(c.get("/static/favicon.svg"), 429, "rate_limited")
+
+
 def test_new_sockets_per_address_are_limited(tmp_path: Path) -> None:
     with start(tmp_path, ws_connects_burst=2, ws_connects_per_second=0.001) as c:
         for _ in range(2):
