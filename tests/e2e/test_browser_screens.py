@@ -44,6 +44,7 @@ def test_on_a_phone_the_piles_come_back_into_view_after_next_hand(
     ann.locator("#gin").click()
     ann.locator("#confirm-yes").click()
     ann.locator("#next-hand").click()
+    expect(ann.locator("#next-hand")).to_be_hidden()  # the server took it: no re-render left
     ann.evaluate("scrollTo(0, document.body.scrollHeight)")  # down at the result
     assert not in_view(ann, ".middle")
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
@@ -53,9 +54,11 @@ def test_on_a_phone_the_piles_come_back_into_view_after_next_hand(
         state = next_state(bob, lambda s: "pass" in kinds(s))
         act(bob, state, {"kind": "pass"})  # hand 2: Bob passes, Ann's turn
         expect(ann.locator("#status")).to_contain_text("Your turn")
+    # The scroll is smooth: wait until it has brought the piles in, then check again.
     ann.wait_for_function(
-        "(() => { const r = document.querySelector('.middle').getBoundingClientRect();"
-        " return r.top >= 0 && r.bottom <= innerHeight; })()"
+        "['.middle', '#stock', '#discard'].every(s => {"
+        " const r = document.querySelector(s).getBoundingClientRect();"
+        " return r.top >= 0 && r.bottom <= innerHeight; })"
     )
     assert in_view(ann, "#stock") and in_view(ann, "#discard")
 

@@ -23,7 +23,7 @@ from typing import Any
 
 import httpx
 from websockets.asyncio.client import ClientConnection, connect
-from websockets.exceptions import ConnectionClosed, InvalidStatus, InvalidURI
+from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from tests.conftest import REPO, free_port
 from tests.e2e.test_socket_play import FAST, choose, new_table
@@ -306,7 +306,9 @@ class Seat:
                         json.dumps({"type": "hello", "token": self.token, "version": self.version})
                     )
                     await self._play(ws, pace)
-            except (OSError, ConnectionClosed, InvalidStatus, InvalidURI, TimeoutError) as exc:
+            # InvalidHandshake covers a refused upgrade (InvalidStatus) and a connection
+            # HAProxy closes before any response while a worker dies (InvalidMessage).
+            except (OSError, ConnectionClosed, InvalidHandshake, InvalidURI, TimeoutError) as exc:
                 code = getattr(getattr(exc, "rcvd", None), "code", None)
                 self.closes.append(code)
             if not self.stop.is_set() and not self.done:
