@@ -26,7 +26,7 @@ import multiprocessing
 import random
 import sys
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -35,8 +35,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app.bots import Bot, Budget
 from app.bots.arena import Player, RandomPlayer, TooLong, play_hand
+from app.engine.actions import Action
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
+from app.engine.views import View
 from benchmarks.bot_pool import POOL, STYLES
 
 
@@ -47,13 +49,13 @@ class Timed:
         self.inner = inner
         self.times = times
 
-    def observe(self, view: Mapping[str, Any]) -> None:
+    def observe(self, view: View) -> None:
         self.inner.observe(view)
 
-    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]:
+    def choose(self, view: View) -> Action:
         start = time.perf_counter()
         action = self.inner.choose(view)
-        if len(view["legal"]) > 1:
+        if len(view.legal) > 1:
             self.times.append(time.perf_counter() - start)
         return action
 

@@ -38,6 +38,8 @@ import orjson
 import psutil
 
 from app.engine.actions import parse_action
+from benchmarks.compat import legal as legal_of
+from benchmarks.compat import state as state_of
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, app_server, raise_open_files
 
@@ -54,8 +56,8 @@ async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
         table, _token = await registry.create({}, "Ann")
         await registry.join(table.id, "Bob")
         for _ in range(moves):
-            seat = next(s for s in (0, 1) if table.match.view(s)["legal"])
-            legal = [a for a in table.match.view(seat)["legal"] if a["kind"] != "knock"]
+            seat = next(s for s in (0, 1) if legal_of(table.match.view(s)))
+            legal = [a for a in legal_of(table.match.view(seat)) if a["kind"] != "knock"]
             await registry.act(table, seat, parse_action(rng.choice(legal)), table.version)
         tables.append(table)
     # Keep the registry alive with its tables: what a running server holds.
@@ -84,7 +86,7 @@ def child_tables(count: int, moves: int, trace: bool) -> dict[str, Any]:
         out["top_files"] = [
             (str(s.traceback[0].filename).split("/work/main/")[-1], s.size / count) for s in top
         ]
-        out["state_bytes"] = len(orjson.dumps(keep[1].view(0)))
+        out["state_bytes"] = len(orjson.dumps(state_of(keep[1].view(0))))
         out["log_entries"] = len(keep[1].match.log)
     del keep
     return out

@@ -43,6 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.compat import legal as legal_of
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, export
 
@@ -103,7 +104,7 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
             legal: list[dict[str, Any]] = []
             seat = 0
             for seat in (0, 1):
-                legal = match.view(seat)["legal"]
+                legal = legal_of(match.view(seat))
                 if legal:
                     break
             if not legal:

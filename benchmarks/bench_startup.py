@@ -40,6 +40,8 @@ from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
+from benchmarks.compat import legal as legal_of
+from benchmarks.compat import state as state_of
 from tests.e2e.test_socket_play import choose
 
 OPTIONS = {"rules": "standard", "scoring": "game", "target": 250}
@@ -63,8 +65,8 @@ def history(hands: int, seed: int) -> list[dict[str, Any]]:
             if match.status != "playing" or moves_in_hand == 20:
                 return list(match.log)
             moves_in_hand += 1
-        seat = next(s for s in (0, 1) if match.view(s)["legal"])
-        match.apply(seat, parse_action(choose(match.view(seat), rng)))
+        seat = next(s for s in (0, 1) if legal_of(match.view(s)))
+        match.apply(seat, parse_action(choose(state_of(match.view(seat)), rng)))
 
 
 def compacted(log: list[dict[str, Any]]) -> tuple[int, list[dict[str, Any]]]:

@@ -1,12 +1,12 @@
 """The computer opponent: decides from a seat's view only (depends on the engine alone).
 
-Two ways in, both fed nothing but the `state` bodies a seat's browser gets
-(`match.view(seat)`):
+Two ways in, both fed nothing but what a seat's browser gets (`match.view(seat)`,
+the `View` whose `wire()` is the `state` body):
 
 - `Bot(strength, rng)`: one per computer seat, held by the caller for the
   life of the table. Call `bot.observe(view)` with every state the seat is
-  sent, and `bot.choose(view)` when `view["legal"]` is not empty; it returns
-  one entry of `view["legal"]`. It remembers, from the views, the discard pile
+  sent, and `bot.choose(view)` when `view.legal` is not empty; it returns
+  one of `view.legal`. It remembers, from the views, the discard pile
   and which cards the opponent took from it or threw.
 - `choose_action(view, strength, rng)`: the same decision from this one view
   alone (no memory beyond what the view shows).
@@ -18,13 +18,14 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from app.bots.knowledge import BotMemory, Seen
 from app.bots.policy import WEIGHTS, Weights, easy_discard, easy_take, normal_discard, normal_take
 from app.bots.search import Budget, Decision, SearchStats, hard_decide
+from app.engine.actions import MATCH_KINDS, Action
 from app.engine.cards import CARDS
+from app.engine.views import View
 from app.engine.vocabulary import STRENGTHS
 
 __all__ = ["STRENGTHS", "Bot", "BotMemory", "Budget", "NoLegalAction", "choose_action"]
@@ -63,25 +64,25 @@ class Bot:
         self.last_search = SearchStats()
         self._started = 0.0
 
-    def observe(self, view: Mapping[str, Any]) -> None:
+    def observe(self, view: View) -> None:
         """Remember what this view shows (call it for every state the seat gets)."""
         self.memory.observe(view)
 
-    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]:
-        """One entry of `view["legal"]` (a copy).
+    def choose(self, view: View) -> Action:
+        """One of `view.legal`.
 
-        :raises NoLegalAction: `view["legal"]` is empty or missing.
+        :raises NoLegalAction: `view.legal` is empty.
         """
         self._started = self.clock()  # the time budget counts the whole move
-        legal = view.get("legal")
-        if not isinstance(legal, list) or not legal:
+        legal = view.legal
+        if not legal:
             raise NoLegalAction("no legal action in this view")
         seen = self.memory.seen(view)
-        kinds = {str(a.get("kind")) for a in legal if isinstance(a, Mapping)}
-        if len(legal) == 1 or seen is None or not kinds & _PLAY_KINDS:
-            return dict(legal[0])
+        kinds: set[str] = {a.kind for a in legal}
+        if len(legal) == 1 or seen is None or not kinds - set(MATCH_KINDS):
+            return legal[0]
         decision = self._decide(seen, kinds)
-        return _to_action(decision, seen, legal)
+        return _to_action(decision, legal)
 
     def _decide(self, seen: Seen, kinds: set[str]) -> Decision:
         if seen.phase == "discard":
@@ -112,35 +113,27 @@ def _normal_take(w: Weights) -> Callable[[Seen, int], bool]:
     return lambda seen, top: normal_take(seen, top, w)
 
 
-_PLAY_KINDS = {"take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"}
-
-
-def _to_action(decision: Decision, seen: Seen, legal: list[Any]) -> dict[str, Any]:
-    """The legal entry that carries out an internal decision."""
-    wanted: list[Callable[[Mapping[str, Any]], bool]]
+def _to_action(decision: Decision, legal: tuple[Action, ...]) -> Action:
+    """The legal action that carries out an internal decision."""
+    wanted: list[Callable[[Action], bool]]
     if decision[0] == "take":
         if decision[1]:
-            wanted = [lambda a: a.get("kind") in ("take_upcard", "draw_discard")]
+            wanted = [lambda a: a.kind in ("take_upcard", "draw_discard")]
         else:
-            wanted = [lambda a: a.get("kind") in ("pass", "draw_stock")]
+            wanted = [lambda a: a.kind in ("pass", "draw_stock")]
     else:
-        card = str(CARDS[decision[1]])
-        if decision[2]:
-            wanted = [lambda a: a.get("kind") == "knock" and a.get("discard") == card]
-        else:
-            wanted = [lambda a: a.get("kind") == "discard" and a.get("card") == card]
-        wanted.append(lambda a: a.get("kind") == "discard")
+        card = CARDS[decision[1]]
+        kind = "knock" if decision[2] else "discard"
+        wanted = [lambda a: a.kind == kind and a.card == card, lambda a: a.kind == "discard"]
     for test in wanted:
         for action in legal:
-            if isinstance(action, Mapping) and test(action):
-                return dict(action)
-    return dict(legal[0])
+            if test(action):
+                return action
+    return legal[0]
 
 
-def choose_action(
-    view: dict[str, Any], strength: str, rng: random.Random | None = None
-) -> dict[str, Any]:
-    """One entry of `view["legal"]`, decided from this view alone.
+def choose_action(view: View, strength: str, rng: random.Random | None = None) -> Action:
+    """One of `view.legal`, decided from this view alone.
 
     :raises ValueError: an unknown strength.
     :raises NoLegalAction: the view offers no action.

@@ -8,18 +8,19 @@ uniformly random legal action (the benchmark's floor).
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from dataclasses import dataclass
+from typing import Protocol
 
-from app.engine.actions import parse_action
+from app.engine.actions import Action
+from app.engine.hand import HandResult
 from app.engine.match import Match
+from app.engine.views import View
 
 
 class Player(Protocol):
-    def observe(self, view: Mapping[str, Any]) -> None: ...
+    def observe(self, view: View) -> None: ...
 
-    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]: ...
+    def choose(self, view: View) -> Action: ...
 
 
 class RandomPlayer:
@@ -28,12 +29,11 @@ class RandomPlayer:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
 
-    def observe(self, view: Mapping[str, Any]) -> None:
+    def observe(self, view: View) -> None:
         return None
 
-    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]:
-        legal = view["legal"]
-        return dict(self.rng.choice(legal))
+    def choose(self, view: View) -> Action:
+        return self.rng.choice(view.legal)
 
 
 @dataclass(slots=True)
@@ -42,7 +42,7 @@ class HandOutcome:
     points: int
     kind: str
     actions: int
-    result: dict[str, Any] = field(default_factory=dict)
+    result: HandResult
 
 
 class TooLong(RuntimeError):
@@ -55,9 +55,8 @@ def _step(match: Match, players: tuple[Player, Player]) -> bool:
     for seat in (0, 1):
         players[seat].observe(views[seat])
     for seat in (0, 1):
-        if views[seat]["legal"]:
-            action = players[seat].choose(views[seat])
-            match.apply(seat, parse_action(action), views[seat]["version"])
+        if views[seat].legal:
+            match.apply(seat, players[seat].choose(views[seat]), views[seat].version)
             return True
     return False
 
@@ -76,8 +75,9 @@ def play_hand(
         actions += 1
     for seat in (0, 1):
         players[seat].observe(match.view(seat))
-    result = match.view(None)["hand"]["result"]
-    return HandOutcome(result["winner"], result["points"], result["kind"], actions, result)
+    assert match.hand is not None and match.hand.result is not None
+    result = match.hand.result
+    return HandOutcome(result.winner, result.points, result.kind, actions, result)
 
 
 def next_hand(match: Match, players: tuple[Player, Player]) -> None:

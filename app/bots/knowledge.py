@@ -1,4 +1,4 @@
-"""What a seat knows: built only from the `state` views it has been sent.
+"""What a seat knows: built only from the views it has been sent.
 
 `Seen` is one decision's knowledge as plain masks (a card's bit is
 `1 << card.index`, as in `app.engine.cards`). `BotMemory` folds a seat's
@@ -11,11 +11,10 @@ leak into a decision.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from app.engine.cards import Card
+from app.engine.views import CardMove, HandView, View
 from app.engine.vocabulary import walled
 
 FULL = (1 << 52) - 1
@@ -85,92 +84,77 @@ class Seen:
 class BotMemory:
     """Folds one seat's views of one table into what that seat has seen.
 
-    Feed it every `state` view the seat receives, in order (`observe`); a view
-    seen twice (same version, e.g. after an `arrange`) is ignored. A gap in the
+    Feed it every view the seat receives, in order (`observe`); a view seen
+    twice (same version, e.g. after an `arrange`) is ignored. A gap in the
     views costs only precision: the pile is then known from its top alone.
     """
 
     def __init__(self) -> None:
-        self._hand_key: tuple[object, object] | None = None
-        self._version: object = None
+        self._hand_key: tuple[int, str] | None = None
+        self._version: int | None = None
         self._pile: list[int] = []
         self._opp_has = 0
         self._opp_threw = 0
         self._opp_discards = 0
         self._opp_knocks: list[tuple[int, int, int]] = []
-        self._counted: object = None  # the hand whose result is in _opp_knocks
+        self._counted: tuple[int, str] | None = None  # the hand whose result is in _opp_knocks
         self._stock_count = -1
         self._top = -1
 
-    def observe(self, view: Mapping[str, Any]) -> None:
-        hand = view.get("hand")
-        if not isinstance(hand, Mapping):
+    def observe(self, view: View) -> None:
+        hand = view.hand
+        if hand is None:
             return
-        me = view.get("you")
-        key = (hand.get("number"), hand.get("deck_commitment"))
-        top = index_of(hand.get("discard_top"))
-        stock_count = hand.get("stock_count")
-        if not isinstance(stock_count, int):
-            stock_count = 0
+        me = view.you
+        key = (hand.number, hand.deck_commitment)
+        top = index_of(hand.discard_top)
+        stock_count = hand.stock_count
         if key != self._hand_key:
             self._hand_key = key
             self._pile = [top] if top >= 0 else []
             self._opp_has = 0
             self._opp_threw = 0
             self._opp_discards = 0
-            self._version = view.get("version")
+            self._version = view.version
             self._stock_count = stock_count
             self._top = top
             self._note_last(hand, me, fresh=True)
-            self._settle(hand, top)
+            self._settle(view, hand, top)
             self._note_knock(view, hand, me, key, stock_count)
             return
-        if view.get("version") == self._version:
+        if view.version == self._version:
             return
-        self._version = view.get("version")
+        self._version = view.version
         if self._stock_count >= 0 and stock_count > self._stock_count:
             # `hand` scoring turned the pile under its top into a new stock
             self._pile = self._pile[-1:]
         self._note_last(hand, me, fresh=False)
         self._stock_count = stock_count
-        self._settle(hand, top)
+        self._settle(view, hand, top)
         self._note_knock(view, hand, me, key, stock_count)
 
     def _note_knock(
-        self,
-        view: Mapping[str, Any],
-        hand: Mapping[str, Any],
-        me: object,
-        key: object,
-        stock_count: int,
+        self, view: View, hand: HandView, me: int | None, key: tuple[int, str], stock_count: int
     ) -> None:
         """At a hand's end: if the opponent knocked, how low and how late."""
-        result = hand.get("result")
-        if not isinstance(result, Mapping) or key == self._counted:
+        if hand.outcome is None or key == self._counted:
             return
         self._counted = key
-        knocker = result.get("knocker")
-        seats = result.get("seats")
-        if not isinstance(knocker, int) or knocker == me or not isinstance(seats, list):
+        result = hand.outcome.result
+        knocker = result.knocker
+        if knocker is None or knocker == me:
             return
-        if not 0 <= knocker < len(seats) or not isinstance(seats[knocker], Mapping):
-            return
-        deadwood = seats[knocker].get("deadwood_value")
-        if not isinstance(deadwood, int):
-            return
-        table = view.get("table")
-        wall = isinstance(table, Mapping) and table.get("scoring") in ("game", "hollywood")
-        left = max(0, stock_count - (2 if wall else 0))
-        self._opp_knocks.append((deadwood, left, _int(hand.get("knock_limit"), 10)))
+        left = max(0, stock_count - (2 if walled(view.table.scoring) else 0))
+        self._opp_knocks.append((result.seats[knocker].deadwood_value, left, hand.knock_limit))
         del self._opp_knocks[:-20]  # the latest hands say the most
 
-    def _note_last(self, hand: Mapping[str, Any], me: object, *, fresh: bool) -> None:
-        last = hand.get("last_action")
-        if not isinstance(last, Mapping):
+    def _note_last(self, hand: HandView, me: int | None, *, fresh: bool) -> None:
+        last = hand.last_action
+        if last is None:
             return
-        kind = last.get("kind")
-        card = index_of(last.get("card"))
-        mine = last.get("seat") == me
+        kind = last.kind
+        card = index_of(last.card) if isinstance(last, CardMove) else -1
+        mine = last.seat == me
         if kind in TAKES and card >= 0:
             if self._pile and self._pile[-1] == card:
                 self._pile.pop()
@@ -191,63 +175,49 @@ class BotMemory:
             # the opponent could have had this card and did not want it
             self._opp_threw |= 1 << self._top
 
-    def _settle(self, hand: Mapping[str, Any], top: int) -> None:
+    def _settle(self, view: View, hand: HandView, top: int) -> None:
         """Make the memory agree with the view, trusting the view where they differ."""
-        count = hand.get("discard_count")
-        if not isinstance(count, int):
-            count = len(self._pile)
         if top < 0:
             self._pile = []
-        elif not self._pile or self._pile[-1] != top or len(self._pile) > count:
+        elif not self._pile or self._pile[-1] != top or len(self._pile) > hand.discard_count:
             self._pile = [top]
-        mine = mask_of_texts(hand.get("my_cards"))
-        self._opp_has &= ~mine
+        if view.mine is not None:
+            self._opp_has &= ~mask_of_texts(view.mine.cards)
         for i in self._pile:
             self._opp_has &= ~(1 << i)
         self._top = top
 
-    def seen(self, view: Mapping[str, Any]) -> Seen | None:
+    def seen(self, view: View) -> Seen | None:
         """The knowledge for the current decision of this view (None outside a hand)."""
         self.observe(view)
-        hand = view.get("hand")
-        me = view.get("you")
-        if not isinstance(hand, Mapping) or not isinstance(me, int):
+        hand, mine, me = view.hand, view.mine, view.you
+        if hand is None or mine is None or me is None:
             return None
-        table = view.get("table")
-        scoring = table.get("scoring") if isinstance(table, Mapping) else None
-        phase = str(hand.get("phase"))
         forbidden = -1
-        last = hand.get("last_action")
+        last = hand.last_action
         if (
-            phase == "discard"
-            and isinstance(last, Mapping)
-            and last.get("seat") == me
-            and last.get("kind") in TAKES
+            hand.phase == "discard"
+            and isinstance(last, CardMove)
+            and last.seat == me
+            and last.kind in TAKES
         ):
-            forbidden = index_of(last.get("card"))
-        count = hand.get("discard_count")
-        opp_count = hand.get("opponent_card_count")
-        turn = hand.get("turn")
+            forbidden = index_of(last.card)
         return Seen(
             me=me,
-            hand=mask_of_texts(hand.get("my_cards")),
+            hand=mask_of_texts(mine.cards),
             pile=tuple(self._pile),
             dead=sum(1 << i for i in self._pile),
-            pile_count=count if isinstance(count, int) else len(self._pile),
+            pile_count=hand.discard_count,
             opp_has=self._opp_has,
             opp_threw=self._opp_threw,
-            opp_count=opp_count if isinstance(opp_count, int) else 10,
+            opp_count=mine.opponent_card_count,
             stock_count=self._stock_count,
-            knock_limit=_int(hand.get("knock_limit"), 10),
-            wall=isinstance(scoring, str) and walled(scoring),
-            phase=phase,
-            dealer=_int(hand.get("dealer"), 0),
-            turn=turn if isinstance(turn, int) else None,
+            knock_limit=hand.knock_limit,
+            wall=walled(view.table.scoring),
+            phase=hand.phase,
+            dealer=hand.dealer,
+            turn=hand.turn,
             forbidden=forbidden,
             opp_discards=self._opp_discards,
             opp_knocks=tuple(self._opp_knocks),
         )
-
-
-def _int(value: object, default: int) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) else default

@@ -21,7 +21,8 @@ from app.engine.actions import PLAY_KINDS, Action
 from app.engine.cards import Card, format_cards, mask_of, parse_cards
 from app.engine.errors import BadAction, IllegalAction, NotYourTurn
 from app.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
-from app.engine.scoring import hand_bonus, score_hand
+from app.engine.scoring import score_hand
+from app.engine.views import CardMove, Move
 from app.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
 
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
@@ -134,10 +135,10 @@ class Hand:
         self.phase: Phase = "upcard_offer"
         self.must_draw_stock = False  # both passed the upcard: the first draw is from the stock
         self.taken_from_discard: Card | None = None  # may not be discarded this turn
-        self.last_action: dict[str, Any] | None = None
+        self.last_action: Move | None = None
         # The hand's public moves in order, each as `last_action` (what a spectator
         # may see), so a page that reloads still shows the whole move log.
-        self.events: list[dict[str, Any]] = []
+        self.events: list[Move] = []
         self.result: HandResult | None = None
         # Moves made so far (the hand's own actions are in the match's log).
         self.moves = 0
@@ -315,14 +316,14 @@ class Hand:
         kind = action.kind
         hand = self.cards[seat]
         self.moves += 1
-        last: dict[str, Any] = {"seat": seat, "kind": kind}
+        shown: str | None = None  # the move's card, where everyone sees it
         if kind in ("take_upcard", "draw_discard"):
             # Both take the top of the discard pile, face up, and ban it as this turn's discard.
             card = self.discard.pop()
             hand.append(card)
             self.taken_from_discard = card
             self.phase = "discard"
-            last["card"] = str(card)
+            shown = str(card)
         elif kind == "pass":
             if seat == self.non_dealer:
                 self.turn = self.dealer
@@ -337,7 +338,7 @@ class Hand:
             assert action.card is not None
             hand.remove(action.card)
             self.discard.append(action.card)
-            last["card"] = str(action.card)
+            shown = str(action.card)
             self._end_turn()
             if self.wall and len(self.stock) == WALL:
                 self._end_as_draw()
@@ -347,6 +348,7 @@ class Hand:
             self.result = plan.result
             self.phase = "over"
             self.turn = None
+        last = Move(seat, kind) if shown is None else CardMove(seat, kind, shown)
         self.last_action = last
         self.events.append(last)
 
@@ -374,20 +376,3 @@ class Hand:
         if len(order) != len(self.cards[seat]) or set(order) != set(self.cards[seat]):
             raise BadAction("arrange takes exactly the cards in your hand")
         self.cards[seat] = order
-
-    # -- output ------------------------------------------------------------
-
-    def result_dict(self) -> dict[str, Any] | None:
-        r = self.result
-        if r is None:
-            return None
-        return {
-            "kind": r.kind,
-            "knocker": r.knocker,
-            "winner": r.winner,
-            "points": r.points,
-            "seats": [s.to_dict() for s in r.seats],
-            "knock_discard": None if r.knock_discard is None else str(r.knock_discard),
-            "bonus": hand_bonus(r.kind),
-            "deck_reveal": {"deck": format_cards(self.deck), "salt": self.salt},
-        }

@@ -25,6 +25,7 @@ from app.engine.dealer import Dealer, Deals, Replayed, check_seat
 from app.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
 from app.engine.hand import Hand
 from app.engine.scoring import Sheet
+from app.engine.views import HandView, Mine, Outcome, SheetView, TableView, View, sheet_view
 from app.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
 
 
@@ -112,9 +113,12 @@ class Match:
         self._replay_snapshots: set[int] | None = None
         # `view` is asked for every seat on every change: what a change leaves alone
         # is kept. Per seat, the grouping with the cards it came from (only the mover's
-        # cards change); the sheet's dict with the sheet and won hands it is of.
-        self._groupings: dict[int, tuple[object, tuple[list[list[str]], int]]] = {}
-        self._sheet_dict: tuple[object, dict[str, Any]] | None = None
+        # cards change); the sheet's view with the sheet and won hands it is of.
+        self._groupings: dict[int, tuple[object, tuple[tuple[tuple[str, ...], ...], int]]] = {}
+        self._sheet_view: tuple[object, SheetView] | None = None
+        # The parts every seat's view shares: the table's, and the hand's at a version.
+        self._shared_table: TableView | None = None
+        self._shared_hand: tuple[tuple[Hand, int], HandView] | None = None
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -238,7 +242,7 @@ class Match:
             self.options.to_dict(),
             self._hand_log_start,
             len(self.log),
-            self._result_dict(hand),
+            None if (outcome := self._outcome(hand)) is None else outcome.wire(),
         )
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
@@ -278,74 +282,83 @@ class Match:
             return [_NEW_MATCH]
         return []
 
-    def _result_dict(self, hand: Hand) -> dict[str, Any] | None:
-        out = hand.result_dict()
-        if out is not None:
-            out["games"] = list(self.hand_games) if hand is self.hand else []
-        return out
+    def _outcome(self, hand: Hand) -> Outcome | None:
+        if hand.result is None:
+            return None
+        games = tuple(self.hand_games) if hand is self.hand else ()
+        return Outcome(hand.result, tuple(str(c) for c in hand.deck), hand.salt, games)
 
-    def view(self, seat: int | None) -> dict[str, Any]:
-        """The `state` body of PROTOCOL.md for `seat` (None: a spectator).
+    def view(self, seat: int | None) -> View:
+        """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
+        body of PROTOCOL.md.
 
         Never contains the other seat's cards before the result, any stock
-        card, or the card the other seat drew from the stock. Read-only: the
-        views share their `sheet` until it changes.
+        card, or the card the other seat drew from the stock.
         """
         if seat is not None:
             seat = check_seat(seat)
-        out: dict[str, Any] = {
-            "version": self.version,
-            "you": seat,
-            "table": {**self.options.to_dict(), "status": self.status},
-        }
         hand = self.hand
-        if hand is not None:
-            h: dict[str, Any] = {
-                "number": hand.number,
-                "dealer": hand.dealer,
-                "turn": hand.turn,
-                "phase": hand.phase,
-                "knock_limit": hand.knock_limit,
-                "stock_count": len(hand.stock),
-                "discard_top": hand.discard[-1].text if hand.discard else None,
-                "discard_count": len(hand.discard),
-            }
-            if seat is not None:
-                mine = hand.cards[seat]
-                h["my_cards"] = [c.text for c in mine]
-                h["opponent_card_count"] = len(hand.cards[1 - seat])
-                # The seat's own grouping, so the page can highlight melds and show
-                # the live deadwood without a solver of its own.
-                my_melds, h["my_deadwood"] = self._grouping(hand, seat)
-                h["my_melds"] = [list(meld) for meld in my_melds]
-            h["card_counts"] = [len(hand.cards[0]), len(hand.cards[1])]
-            h["deck_commitment"] = hand.commitment
-            h["last_action"] = None if hand.last_action is None else dict(hand.last_action)
-            h["events"] = list(hand.events)
-            if hand.phase == "over":
-                h["result"] = self._result_dict(hand)
-            out["hand"] = h
-        out["legal"] = [] if seat is None else self._legal_shown(seat)
-        out["sheet"] = self._sheet()
-        out["ready"] = list(self.ready)
-        return out
+        mine: Mine | None = None
+        legal: tuple[Action, ...] = ()
+        knock_deadwood: tuple[tuple[str, int], ...] = ()
+        if hand is not None and seat is not None:
+            melds, deadwood = self._grouping(hand, seat)
+            cards = hand.cards[seat]
+            mine = Mine(tuple(c.text for c in cards), len(hand.cards[1 - seat]), melds, deadwood)
+        if seat is not None:
+            legal = tuple(self.legal(seat))
+            if legal and legal[-1].kind == "knock":
+                assert hand is not None
+                left = hand.discard_deadwoods(seat)
+                knock_deadwood = tuple(
+                    (str(a.card), left[a.card])
+                    for a in legal
+                    if a.kind == "knock" and a.card is not None
+                )
+        return View(
+            version=self.version,
+            you=seat,
+            table=self._table_view(),
+            hand=None if hand is None else self._hand_view(hand),
+            mine=mine,
+            legal=legal,
+            sheet=self._sheet(),
+            ready=(self.ready[0], self.ready[1]),
+            knock_deadwood=knock_deadwood,
+        )
 
-    def _legal_shown(self, seat: int) -> list[dict[str, Any]]:
-        """`legal` as sent: each knock with the deadwood it leaves, for display only."""
-        legal = self.legal(seat)
-        if not legal or legal[-1].kind != "knock":
-            return [a.wire() for a in legal]
-        assert self.hand is not None
-        left = self.hand.discard_deadwoods(seat)
-        out = []
-        for a in legal:
-            if a.kind == "knock" and a.card is not None:
-                out.append({**a.wire(), "deadwood": left[a.card]})
-            else:
-                out.append(a.wire())
-        return out
+    def _table_view(self) -> TableView:
+        known = self._shared_table
+        if known is None or known.status != self.status:
+            o = self.options
+            known = self._shared_table = TableView(o.rules, o.scoring, o.target, self.status)
+        return known
 
-    def _grouping(self, hand: Hand, seat: int) -> tuple[list[list[str]], int]:
+    def _hand_view(self, hand: Hand) -> HandView:
+        """The public part of the hand, built once per change for every seat's view."""
+        key = (hand, self.version)
+        known = self._shared_hand
+        if known is not None and known[0] == key:
+            return known[1]
+        view = HandView(
+            number=hand.number,
+            dealer=hand.dealer,
+            turn=hand.turn,
+            phase=hand.phase,
+            knock_limit=hand.knock_limit,
+            stock_count=len(hand.stock),
+            discard_top=hand.discard[-1].text if hand.discard else None,
+            discard_count=len(hand.discard),
+            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
+            deck_commitment=hand.commitment,
+            last_action=hand.last_action,
+            events=tuple(hand.events),
+            outcome=self._outcome(hand) if hand.phase == "over" else None,
+        )
+        self._shared_hand = (key, view)
+        return view
+
+    def _grouping(self, hand: Hand, seat: int) -> tuple[tuple[tuple[str, ...], ...], int]:
         # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
         # holding eleven, the card it may not discard.
         cards = hand.cards[seat]
@@ -354,20 +367,19 @@ class Match:
         if known is not None and known[0] == key:
             return known[1]
         melds, deadwood = hand.grouping(seat)
-        found = ([[c.text for c in meld] for meld in melds], deadwood)
+        found = (tuple(tuple(c.text for c in meld) for meld in melds), deadwood)
         self._groupings[seat] = (key, found)
         return found
 
-    def _sheet(self) -> dict[str, Any]:
-        """The sheet's dict, built once per change of the sheet: every view shares it
-        (a copy would cost four times the building)."""
+    def _sheet(self) -> SheetView:
+        """The sheet's view, built once per change of the sheet: every view shares it."""
         # `Sheet.record` is its only change and always counts a won hand; a new
         # match is a new sheet.
         key = (self.sheet, *self.sheet.wins)
-        known = self._sheet_dict
+        known = self._sheet_view
         if known is None or known[0] != key:
-            known = (key, self.sheet.to_dict())
-            self._sheet_dict = known
+            known = (key, sheet_view(self.sheet))
+            self._sheet_view = known
         return known[1]
 
     def hand_record(self, n: int) -> dict[str, Any] | None:

@@ -62,22 +62,6 @@ class Game:
     def points(self, seat: int) -> int:
         return sum(self.entries[seat])
 
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "seats": [
-                {
-                    "entries": list(self.entries[s]),
-                    "points": self.points(s),
-                    "bonus": self.bonus[s],
-                    "game_bonus": self.game_bonus[s],
-                    "line_bonus": self.bonus[s] - self.game_bonus[s],
-                }
-                for s in (0, 1)
-            ],
-            "finished": self.finished,
-            "winner": self.winner,
-        }
-
 
 @dataclass(slots=True)
 class Sheet:
@@ -188,10 +172,3 @@ class Sheet:
 
     def totals(self) -> list[int]:
         return [sum(g.points(s) + g.bonus[s] for g in self.games) for s in (0, 1)]
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "games": [g.to_dict() for g in self.games],
-            "totals": self.totals(),
-            "match_winner": self.match_winner,
-        }

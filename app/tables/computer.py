@@ -15,18 +15,19 @@ import logging
 import random
 import time
 from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Protocol
 
 from app.bots import Bot
-from app.engine.actions import Action, parse_action
+from app.engine.actions import MATCH_KINDS, Action
 from app.engine.errors import RuleError
+from app.engine.views import View
 from app.tables.table import Moved, StoreUnavailable, Table, short
 from app.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
 
-# The computer's policy: a seat's view (what its browser gets) -> one of its `legal` entries.
-Policy = Callable[[dict[str, Any], str, random.Random | None], dict[str, Any]]
+# The computer's policy: a seat's view (what its browser gets) -> one of its `legal` actions.
+Policy = Callable[[View, str, random.Random | None], Action]
 
 
 class Thinking(Protocol):
@@ -97,31 +98,30 @@ class Computer:
                 return
             await asyncio.sleep(self.delay)
             view = table.view(seat)
-            version = int(view["version"])
-            legal = list(view["legal"])
+            legal = view.legal
             if not legal:
                 continue
-            kinds = {entry["kind"] for entry in legal}
-            if kinds & {"next_hand", "new_match"}:
+            agree = [a for a in legal if a.kind in MATCH_KINDS]
+            if agree:
                 # It always agrees to go on; the person decides when.
-                action = next(e for e in legal if e["kind"] in ("next_hand", "new_match"))
+                action = agree[0]
             else:
                 began = time.perf_counter()
                 try:
-                    action = await self._choose(table, view, strength, legal)
+                    action = await self._choose(table, view, strength)
                     self.players.observer.think(strength, time.perf_counter() - began)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))
                     action = legal[0]
             try:
-                await self.players.act(table, seat, parse_action(action), version)
+                await self.players.act(table, seat, action, view.version)
             except RuleError as exc:
                 if exc.code == "stale_version":
                     continue  # the person moved meanwhile: look again
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):
-                    await self.players.act(table, seat, parse_action(legal[0]), version)
+                    await self.players.act(table, seat, legal[0], view.version)
             except Moved:
                 return
             except StoreUnavailable:
@@ -131,15 +131,13 @@ class Computer:
                 log.exception("table %s: computer move failed", short(table.id))
                 return
 
-    async def _choose(
-        self, table: Table, view: dict[str, Any], strength: str, legal: list[dict[str, Any]]
-    ) -> dict[str, Any]:
+    async def _choose(self, table: Table, view: View, strength: str) -> Action:
         # The policy can search: keep it off the event loop.
         if self.policy is not None:
             return await asyncio.to_thread(self.policy, view, strength, self.rng)
         bot = table.computer_bot
         if bot is None:
-            return legal[0]
+            return view.legal[0]
         if self.thinkers is not None:
             return await self.thinkers.choose(bot, view)
         return await asyncio.to_thread(bot.choose, view)

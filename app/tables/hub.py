@@ -15,6 +15,8 @@ from typing import Any, Protocol
 
 import orjson
 
+from app.engine.views import View
+
 Seat = int | None
 
 # Close codes (RFC 6455 and the 4000-4999 private range).
@@ -30,9 +32,7 @@ class Viewable(Protocol):
     @property
     def id(self) -> str: ...
 
-    def view(self, seat: Seat) -> dict[str, Any]:
-        """The engine's view of the seat (`state_message` adds to a copy of its "table")."""
-        ...
+    def view(self, seat: Seat) -> View: ...
 
     def players(self) -> list[dict[str, Any]]: ...
 
@@ -45,14 +45,10 @@ def state_message(
     `players`: the table's players list, when the caller has it already (a broadcast
     builds it once for all seats).
     """
-    view = table.view(seat)
-    # The engine's view is left as it was: the table's part is a new dict beside it.
-    facts = {
-        **view["table"],
-        "id": table.id,
-        "players": table.players() if players is None else players,
-    }
-    return {"type": "state", **view, "table": facts}
+    view = table.view(seat).wire(
+        id=table.id, players=table.players() if players is None else players
+    )
+    return {"type": "state", **view}
 
 
 class Connection:
@@ -126,6 +122,26 @@ class TooManyConnections(Exception):
 @dataclass
 class _TableConnections:
     by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
+    # The parts of a state every seat's view shares, encoded once: the sheet (the
+    # same value for a whole hand) and the hand's moves (the same for every seat at
+    # a version). Views are frozen, so the same object means the same bytes.
+    sheet: tuple[object, orjson.Fragment] | None = None
+    events: tuple[object, orjson.Fragment] | None = None
+
+    def share(self, message: dict[str, Any]) -> None:
+        """Put the encoded shared parts into a state message in place of their values."""
+        sheet = message["sheet"]
+        known = self.sheet
+        if known is None or known[0] is not sheet:
+            known = self.sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
+        message["sheet"] = known[1]
+        hand = message.get("hand")
+        if hand is not None:
+            events = hand["events"]
+            known = self.events
+            if known is None or known[0] is not events:
+                known = self.events = (events, orjson.Fragment(orjson.dumps(events)))
+            hand["events"] = known[1]
 
     def all(self) -> Iterable[Connection]:
         for conns in self.by_seat.values():
@@ -187,7 +203,11 @@ class Hub:
         self, table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
     ) -> bytes:
         self.encodings += 1
-        return orjson.dumps(state_message(table, seat, players))
+        message = state_message(table, seat, players)
+        conns = self._tables.get(table.id)
+        if conns is not None:
+            conns.share(message)
+        return orjson.dumps(message)
 
     def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
         """Send every connection (of `seats`, default all) its own state, encoded once per seat."""

@@ -524,7 +524,7 @@ class Registry:
         change()
         after = table.status
         if after != before and after in ("hand_over", "match_over"):
-            number = (table.match.view(None).get("hand") or {}).get("number")
+            number = None if table.match.hand is None else table.match.hand.number
             log.info(
                 "table %s hand %s over%s",
                 short(table.id),
@@ -627,7 +627,8 @@ class Registry:
         from the store, which keeps the records of the hands compacted away."""
         table = await self._require(table_id)
         record = table.match.hand_record(number) if number >= 1 else None
-        if record is None and 1 <= number < table.match.view(None).get("hand", {}).get("number", 0):
+        dealt = 0 if table.match.hand is None else table.match.hand.number
+        if record is None and 1 <= number < dealt:
             record = await self.store.hand(table_id, number)
         if record is None:
             raise UnknownHand("that hand is not finished (or does not exist)")

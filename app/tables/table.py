@@ -17,6 +17,7 @@ from typing import Any
 
 from app.bots import Bot
 from app.engine.match import Match, Options
+from app.engine.views import View
 from app.engine.vocabulary import STRENGTHS
 from app.tables.hub import Hub, Seat
 from app.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
@@ -138,8 +139,8 @@ class Table:
                 return seat
         return None
 
-    def view(self, seat: Seat) -> dict[str, Any]:
-        """The engine's view of `seat` (the hub adds the table's id and players to a copy)."""
+    def view(self, seat: Seat) -> View:
+        """The engine's view of `seat` (the hub adds the table's id and players on the wire)."""
         return self.match.view(seat)
 
     def players(self) -> list[dict[str, Any]]:

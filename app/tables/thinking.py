@@ -22,9 +22,10 @@ import multiprocessing
 import os
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any
 
 from app.bots import Bot
+from app.engine.actions import Action
+from app.engine.views import View
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -37,7 +38,7 @@ def _lower_priority() -> None:
         os.nice(WORKER_NICENESS)
 
 
-def _think(bot: Bot, view: dict[str, Any]) -> tuple[dict[str, Any], object, int]:
+def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
     """In a worker: the bot's choice, its random state afterwards, and this process's id."""
     action = bot.choose(view)
     return action, bot.rng.getstate(), os.getpid()
@@ -62,8 +63,8 @@ class Thinkers:
             )
         return self._pool
 
-    async def choose(self, bot: Bot, view: dict[str, Any]) -> dict[str, Any]:
-        """One entry of `view["legal"]`, decided in a worker; the bot's rng moves on."""
+    async def choose(self, bot: Bot, view: View) -> Action:
+        """One of `view.legal`, decided in a worker; the bot's rng moves on."""
         loop = asyncio.get_running_loop()
         try:
             action, state, pid = await loop.run_in_executor(self._executor(), _think, bot, view)

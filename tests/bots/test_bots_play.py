@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import itertools
 import random
-from collections.abc import Mapping
 from typing import Any
 
 import pytest
@@ -16,10 +15,12 @@ from app.bots import Bot, Budget, NoLegalAction, choose_action
 from app.bots.arena import RandomPlayer, play_hand, play_match
 from app.bots.knowledge import BotMemory
 from app.bots.search import SearchStats, World, hard_decide, normal_policy, play_out, sample_world
-from app.engine.actions import parse_action
+from app.engine.actions import Action, parse_action
 from app.engine.cards import Card, full_deck
 from app.engine.hand import knock_limit
 from app.engine.match import Match, Options
+from app.engine.views import CardMove, View
+from tests.wire import wire
 
 RULES = ("standard", "straight", "oklahoma")
 SCORINGS = ("hand", "game", "hollywood")
@@ -34,12 +35,12 @@ class Checked:
         self.inner = inner
         self.moves = 0
 
-    def observe(self, view: Mapping[str, Any]) -> None:
+    def observe(self, view: View) -> None:
         self.inner.observe(view)
 
-    def choose(self, view: Mapping[str, Any]) -> dict[str, Any]:
+    def choose(self, view: View) -> Action:
         action = self.inner.choose(view)
-        assert action in view["legal"], (action, view["legal"])
+        assert action in view.legal, (action, view.legal)
         self.moves += 1
         return action
 
@@ -74,7 +75,7 @@ def test_each_strength_finishes_a_whole_hollywood_match(a: str, b: str) -> None:
     match.start()
     players = (Checked(bot(a, 1)), Checked(bot(b, 2)))
     hands = play_match(match, players, max_hands=80)
-    sheet = match.view(0)["sheet"]
+    sheet = wire(match.view(0))["sheet"]
     assert match.status == "match_over"
     assert sheet["match_winner"] in (0, 1)
     assert all(game["finished"] for game in sheet["games"])
@@ -111,14 +112,14 @@ def _replay_with_hidden_cards_moved(match: Match, seen_cards: set[str], seed: in
     return other
 
 
-def _seen_by_seat0(view: Mapping[str, Any], into: set[str]) -> None:
-    hand = view.get("hand") or {}
-    into.update(hand.get("my_cards") or [])
-    if hand.get("discard_top"):
-        into.add(hand["discard_top"])
-    last = hand.get("last_action") or {}
-    if last.get("card"):
-        into.add(last["card"])
+def _seen_by_seat0(view: View, into: set[str]) -> None:
+    hand = view.hand
+    assert hand is not None and view.mine is not None
+    into.update(view.mine.cards)
+    if hand.discard_top:
+        into.add(hand.discard_top)
+    if isinstance(hand.last_action, CardMove):
+        into.add(hand.last_action.card)
 
 
 @pytest.mark.parametrize("strength", ["easy", "normal", "hard"])
@@ -134,29 +135,29 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
     me = Bot(strength, random.Random(99), budget=QUICK)
     opponent = Bot("normal", random.Random(5))
     seen: set[str] = set()
-    choices: list[dict[str, Any]] = []
+    choices: list[Action] = []
     steps = 0
     while match.status == "playing" and steps < 14:
         views = [match.view(0), match.view(1)]
         _seen_by_seat0(views[0], seen)
         me.observe(views[0])
         opponent.observe(views[1])
-        seat = 0 if views[0]["legal"] else 1
+        seat = 0 if views[0].legal else 1
         if seat == 0:
             action = me.choose(views[0])
             choices.append(action)
         else:
             action = opponent.choose(views[1])
-        if action["kind"] == "knock":
+        if action.kind == "knock":
             break  # the result would reveal the hands
-        match.apply(seat, parse_action(action))
+        match.apply(seat, action)
         steps += 1
     assert len(choices) >= 3
     _seen_by_seat0(match.view(0), seen)  # the card of the last action counts as seen too
     actions = [e for e in match.log if e["event"] == "action"]
     other = _replay_with_hidden_cards_moved(match, seen, seed)
     again = Bot(strength, random.Random(99), budget=QUICK)
-    replayed: list[dict[str, Any]] = []
+    replayed: list[Action] = []
     for event in actions:
         view = other.view(0)
         again.observe(view)
@@ -168,7 +169,10 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
         view = other.view(0)
         again.observe(view)
         replayed.append(again.choose(view))
-    assert other.view(0)["hand"]["deck_commitment"] != match.view(0)["hand"]["deck_commitment"]
+    assert (
+        wire(other.view(0))["hand"]["deck_commitment"]
+        != wire(match.view(0))["hand"]["deck_commitment"]
+    )
     assert replayed == choices
 
 
@@ -178,7 +182,7 @@ def test_choose_action_uses_the_one_view_given() -> None:
     view = match.view(1)  # the non-dealer holds the upcard offer
     for strength in ("easy", "normal", "hard"):
         action = choose_action(view, strength, random.Random(1))
-        assert action in view["legal"]
+        assert action in view.legal
     with pytest.raises(ValueError):
         choose_action(view, "expert")
     with pytest.raises(NoLegalAction):
@@ -192,7 +196,7 @@ def test_hand_over_and_match_over_answers_are_the_legal_ones() -> None:
     play_hand(match, players)
     assert match.status == "match_over"  # `hand` scoring: one hand is the game
     for seat in (0, 1):
-        assert players[seat].choose(match.view(seat)) == {"kind": "new_match"}
+        assert players[seat].choose(match.view(seat)) == Action.of("new_match")
 
 
 def test_hard_search_stops_at_its_time_budget() -> None:
@@ -206,13 +210,13 @@ def test_hard_search_stops_at_its_time_budget() -> None:
     match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
     match.start()
     while match.status == "playing":
-        seat = 0 if match.view(0)["legal"] else 1
+        seat = 0 if match.legal(0) else 1
         view = match.view(seat)
         action = hard.choose(view) if seat == 1 else choose_action(view, "easy")
         if seat == 1 and hard.last_search.candidates > 1:
             assert 1 <= hard.last_search.samples <= 3
             return
-        match.apply(seat, parse_action(action))
+        match.apply(seat, action)
     pytest.fail("the hand ended before the hard bot had a real choice")
 
 
@@ -226,7 +230,7 @@ def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
     match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
     match.start()
     while match.status == "playing":
-        seat = 0 if match.view(0)["legal"] else 1
+        seat = 0 if match.legal(0) else 1
         view = match.view(seat)
         if seat == 1:
             hard.observe(view)
@@ -234,7 +238,7 @@ def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
             if hard.last_search.candidates > 1:
                 seen = hard.memory.seen(view)
                 assert seen is not None
-                kinds = {str(a["kind"]) for a in view["legal"]}
+                kinds: set[str] = {a.kind for a in view.legal}
                 stats = SearchStats()
                 hard_decide(
                     seen, kinds, random.Random(2), budget=budget,
@@ -244,7 +248,7 @@ def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
                 return
         else:
             action = choose_action(view, "easy")
-        match.apply(seat, parse_action(action))
+        match.apply(seat, action)
     pytest.fail("the hand ended before the hard bot had a real choice")
 
 
@@ -284,7 +288,7 @@ def test_the_simulator_agrees_with_the_engine() -> None:
         if any(event.get("event") == "reshuffle" for event in match.log):
             continue
         compared += 1
-        if outcome.result.get("kind") == "draw" or outcome.winner is None:
+        if outcome.kind == "draw" or outcome.winner is None:
             assert sim.winner is None
         else:
             assert (sim.winner, sim.points) == (outcome.winner, outcome.points)
@@ -309,14 +313,14 @@ def test_any_reachable_position_gets_a_legal_answer(
     for _ in range(moves):
         if match.status != "playing":
             break
-        seat = 0 if match.view(0)["legal"] else 1
-        match.apply(seat, parse_action(rng.choice(match.view(seat)["legal"])))
+        seat = 0 if match.legal(0) else 1
+        match.apply(seat, rng.choice(match.legal(seat)))
     for seat in (0, 1):
         view = match.view(seat)
-        if view["legal"]:
+        if view.legal:
             action = Bot(strength, random.Random(seed), budget=QUICK).choose(view)
-            assert action in view["legal"]
-            match.apply(seat, parse_action(action))  # and the engine accepts it
+            assert action in view.legal
+            match.apply(seat, action)  # and the engine accepts it
 
 
 @settings(max_examples=25, deadline=None)
@@ -333,8 +337,8 @@ def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None
     for _ in range(moves):
         if match.status != "playing":
             break
-        seat = 0 if match.view(0)["legal"] else 1
-        match.apply(seat, parse_action(rng.choice(match.view(seat)["legal"])))
+        seat = 0 if match.legal(0) else 1
+        match.apply(seat, rng.choice(match.legal(seat)))
         memory.observe(match.view(0))
     if match.status != "playing":
         return
@@ -343,7 +347,7 @@ def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None
     assert seen is not None
     world = sample_world(seen, random.Random(seed))
     assert world is not None
-    hand = view["hand"]
+    hand = wire(view)["hand"]
     assert world.hands[0] == seen.hand
     assert world.hands[1] & seen.opp_has == seen.opp_has
     assert world.hands[1].bit_count() == hand["opponent_card_count"]

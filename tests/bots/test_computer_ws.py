@@ -15,6 +15,7 @@ import pytest
 from websockets.asyncio.client import connect
 
 from app.bots import Bot
+from app.engine.views import view_from_wire
 from tests.conftest import running_server
 
 ENV = {
@@ -55,12 +56,13 @@ async def play_against_computer(base: str, strength: str) -> tuple[dict[str, Any
             if msg["type"] != "state":
                 continue
             last = msg
-            me.observe(msg)
+            view = view_from_wire(msg)  # the person's bot reads the state it was sent
+            me.observe(view)
             if msg["table"]["status"] == "match_over":
                 break
-            if msg["legal"] and msg["version"] != acted_on:
-                acted_on = msg["version"]
-                action = me.choose(msg)
+            if view.legal and view.version != acted_on:
+                acted_on = view.version
+                action = me.choose(view).wire()
                 await ws.send(json.dumps({"type": "action", "version": acted_on, "action": action}))
                 sent += 1
     return last, sent, errors

@@ -9,6 +9,7 @@ from app.bots.knowledge import BotMemory
 from app.engine.actions import parse_action
 from app.engine.cards import Card, parse_cards
 from app.engine.match import Match, Options
+from tests.wire import wire
 
 
 def bits(text: str) -> int:
@@ -81,7 +82,7 @@ def test_a_view_seen_twice_counts_once_and_a_new_hand_resets() -> None:
     memory.observe(view)  # e.g. a fresh state after `arrange`: same version
     s = memory.seen(view)
     assert s is not None and s.pile == ()
-    top = view["hand"]["my_cards"][0]
+    top = wire(view)["hand"]["my_cards"][0]
     match.apply(1, parse_action({"kind": "discard", "card": top}))
     s = memory.seen(match.view(1))
     assert s is not None and len(s.pile) == 1
@@ -96,11 +97,12 @@ def test_a_gap_in_the_views_falls_back_to_the_top_card() -> None:
     match.apply(1, parse_action({"kind": "pass"}))
     match.apply(0, parse_action({"kind": "pass"}))
     match.apply(1, parse_action({"kind": "draw_stock"}))
-    card = match.view(1)["hand"]["my_cards"][-1]
+    card = wire(match.view(1))["hand"]["my_cards"][-1]
     match.apply(1, parse_action({"kind": "discard", "card": card}))
     view = match.view(0)
     s = memory.seen(view)
     assert s is not None
     assert s.pile_count == 2
     # what the view shows is trusted; the rest of the pile counts as unknown
-    assert [str(Card(i)) for i in s.pile][-1] == view["hand"]["discard_top"]
+    assert view.hand is not None
+    assert [str(Card(i)) for i in s.pile][-1] == view.hand.discard_top

@@ -14,11 +14,11 @@ from app.bots import Bot, Budget
 from app.bots.arena import Player, next_hand, play_hand
 from app.bots.knowledge import BotMemory, Seen
 from app.bots.search import knocks, sample_opponent, style_weights
-from app.engine.actions import parse_action
 from app.engine.cards import full_deck
 from app.engine.match import Match, Options
 from app.engine.melds import deadwood_mask
 from benchmarks.bot_pool import POOL, STYLES
+from tests.wire import wire
 
 
 def duplicate_points(strength: str, style: str, deals: range) -> tuple[int, int]:
@@ -77,9 +77,9 @@ def test_the_opponent_is_never_dealt_a_hand_its_style_would_have_knocked_with(
     for _ in range(moves):
         if match.status != "playing":
             return
-        seat = 0 if match.view(0)["legal"] else 1
-        legal = [a for a in match.view(seat)["legal"] if a["kind"] != "knock"]
-        match.apply(seat, parse_action(rng.choice(legal)))
+        seat = 0 if match.legal(0) else 1
+        legal = [a for a in match.legal(seat) if a.kind != "knock"]
+        match.apply(seat, rng.choice(legal))
         memory.observe(match.view(0))
     seen = memory.seen(match.view(0))
     assert seen is not None
@@ -109,17 +109,17 @@ def test_a_hard_move_thinks_within_its_sample_budget() -> None:
         match.start()
         players: tuple[Player, Player] = (hard, STYLES["eager"](random.Random(4)))
         while match.status == "playing":
-            seat = 0 if match.view(0)["legal"] else 1
+            seat = 0 if match.legal(0) else 1
             view = match.view(seat)
             players[1 - seat].observe(match.view(1 - seat))
             players[seat].observe(view)
             action = players[seat].choose(view)
             if seat == 0 and hard.last_search.candidates > 1:
                 assert 1 <= hard.last_search.samples <= 8
-                assert any(a == action for a in view["legal"])
+                assert action in view.legal
                 searched += 1
                 hard.last_search.candidates = 0
-            match.apply(seat, parse_action(action))
+            match.apply(seat, action)
     assert searched >= 1
 
 
@@ -174,7 +174,7 @@ def test_memory_keeps_the_opponents_knocks_across_hands() -> None:
         if match.status == "hand_over":
             next_hand(match, players)
         play_hand(match, players)
-        result = match.view(0)["hand"]["result"]
+        result = wire(match.view(0))["hand"]["result"]
         if result.get("knocker") == 1:
             expected.append(result["seats"][1]["deadwood_value"])
     seen = me.memory.seen(match.view(0))

@@ -13,6 +13,7 @@ import pytest
 from app.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
 from app.engine.actions import parse_action
 from tests.engine.helpers import act, cards, deck_order, new_match, snapshot
+from tests.wire import wire
 
 # Scenario A: seat 0 holds A-2-3 of clubs, three fives, 7-8-9 of spades and KD.
 A_NON_DEALER = "AC 2C 3C 5H 5D 5S 7S 8S 9S KD"
@@ -21,11 +22,11 @@ A_DECK = deck_order(dealer=A_DEALER, non_dealer=A_NON_DEALER, upcard="4D", stock
 
 
 def hand_of(m: Match, seat: int) -> list[str]:
-    return m.view(seat)["hand"]["my_cards"]
+    return wire(m.view(seat))["hand"]["my_cards"]
 
 
 def knocks(m: Match, seat: int) -> dict[str, int]:
-    legal = m.view(seat)["legal"]
+    legal = wire(m.view(seat))["legal"]
     return {a["discard"]: a["deadwood"] for a in legal if a["kind"] == "knock"}
 
 
@@ -37,7 +38,7 @@ def test_deal_follows_the_deck_order() -> None:
     # Even positions to the non-dealer (seat 0), odd ones to the dealer.
     assert hand_of(m, 0) == cards(A_NON_DEALER)
     assert hand_of(m, 1) == cards(A_DEALER)
-    h = m.view(None)["hand"]
+    h = wire(m.view(None))["hand"]
     assert (h["discard_top"], h["discard_count"], h["stock_count"]) == ("4D", 1, 31)
     assert (h["dealer"], h["turn"], h["phase"]) == (1, 0, "upcard_offer")
     # Card 21 is the top of the stock.
@@ -45,13 +46,13 @@ def test_deal_follows_the_deck_order() -> None:
     act(m, 1, "pass")
     act(m, 0, "draw_stock")
     assert hand_of(m, 0)[-1] == A_DECK[21] == "QC"
-    assert m.view(0)["hand"]["stock_count"] == 30
+    assert wire(m.view(0))["hand"]["stock_count"] == 30
 
 
 def test_dealer_zero_gives_seat_one_the_even_positions() -> None:
     m = new_match(dealer=0, deck=A_DECK)
     assert hand_of(m, 1) == cards(A_NON_DEALER)
-    assert m.view(None)["hand"]["turn"] == 1
+    assert wire(m.view(None))["hand"]["turn"] == 1
 
 
 # -- the upcard offer (§4.2) --------------------------------------------------
@@ -59,33 +60,33 @@ def test_dealer_zero_gives_seat_one_the_even_positions() -> None:
 
 def test_non_dealer_takes_the_upcard_then_the_dealer_has_a_normal_turn() -> None:
     m = new_match(dealer=1, deck=A_DECK)
-    assert m.view(0)["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
-    assert m.view(1)["legal"] == []
+    assert wire(m.view(0))["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
+    assert wire(m.view(1))["legal"] == []
     act(m, 0, "take_upcard")
-    h = m.view(0)["hand"]
+    h = wire(m.view(0))["hand"]
     assert (h["phase"], h["turn"], h["my_cards"][-1]) == ("discard", 0, "4D")
     assert h["discard_count"] == 0
     # The upcard was taken from the discard pile: it cannot go straight back.
-    assert {"kind": "discard", "card": "4D"} not in m.view(0)["legal"]
+    assert {"kind": "discard", "card": "4D"} not in wire(m.view(0))["legal"]
     with pytest.raises(IllegalAction):
         act(m, 0, "discard", card="4D")
     act(m, 0, "discard", card="KD")
-    assert m.view(1)["hand"]["turn"] == 1
-    assert m.view(1)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert wire(m.view(1))["hand"]["turn"] == 1
+    assert wire(m.view(1))["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
 
 
 def test_non_dealer_passes_and_the_dealer_takes() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
-    h = m.view(1)["hand"]
+    h = wire(m.view(1))["hand"]
     assert (h["phase"], h["turn"]) == ("upcard_offer", 1)
-    assert m.view(1)["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
+    assert wire(m.view(1))["legal"] == [{"kind": "take_upcard"}, {"kind": "pass"}]
     act(m, 1, "take_upcard")
-    assert m.view(1)["hand"]["phase"] == "discard"
+    assert wire(m.view(1))["hand"]["phase"] == "discard"
     act(m, 1, "discard", card="9D")
     # The non-dealer now takes the next normal turn, either pile allowed.
-    assert m.view(0)["hand"]["turn"] == 0
-    assert m.view(0)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert wire(m.view(0))["hand"]["turn"] == 0
+    assert wire(m.view(0))["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
     act(m, 0, "draw_discard")
     assert hand_of(m, 0)[-1] == "9D"
 
@@ -94,9 +95,9 @@ def test_both_pass_and_the_non_dealer_must_draw_from_the_stock() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
     act(m, 1, "pass")
-    h = m.view(0)["hand"]
+    h = wire(m.view(0))["hand"]
     assert (h["phase"], h["turn"], h["discard_top"]) == ("draw", 0, "4D")
-    assert m.view(0)["legal"] == [{"kind": "draw_stock"}]
+    assert wire(m.view(0))["legal"] == [{"kind": "draw_stock"}]
     before = snapshot(m)
     with pytest.raises(IllegalAction):
         act(m, 0, "draw_discard")
@@ -104,7 +105,7 @@ def test_both_pass_and_the_non_dealer_must_draw_from_the_stock() -> None:
     act(m, 0, "draw_stock")
     act(m, 0, "discard", card="QC")
     # From the next turn on, the discard pile is open again.
-    assert m.view(1)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert wire(m.view(1))["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
 
 
 def test_out_of_turn_and_out_of_phase() -> None:
@@ -137,7 +138,11 @@ def test_a_card_taken_from_the_discard_pile_cannot_be_discarded_or_knocked_away(
     act(m, 0, "draw_stock")
     act(m, 0, "discard", card="QC")
     act(m, 1, "draw_discard")
-    assert m.view(1)["hand"]["last_action"] == {"seat": 1, "kind": "draw_discard", "card": "QC"}
+    assert wire(m.view(1))["hand"]["last_action"] == {
+        "seat": 1,
+        "kind": "draw_discard",
+        "card": "QC",
+    }
     # Discarding QC would leave deadwood 4 (4S) and discarding 4S leaves 10
     # (QC): both within 10, but QC came from the discard pile this turn.
     assert knocks(m, 1) == {"4S": 10}
@@ -154,7 +159,7 @@ def test_a_card_taken_from_the_discard_pile_cannot_be_discarded_or_knocked_away(
     act(m, 0, "draw_discard")  # takes 4S
     act(m, 0, "discard", card="KD")
     act(m, 1, "draw_stock")
-    assert {"kind": "discard", "card": "QC"} in m.view(1)["legal"]
+    assert {"kind": "discard", "card": "QC"} in wire(m.view(1))["legal"]
 
 
 # -- knock limits (§4.4) ----------------------------------------------------------
@@ -167,7 +172,7 @@ OTHER = "2S 3D 4S 6D 7C 8D 9C TC JH QS"
 def test_standard_knock_limit_is_ten() -> None:
     deck = deck_order(dealer=OTHER, non_dealer=TEN, upcard="KC", stock="KH")
     m = new_match(dealer=1, deck=deck)
-    assert m.view(0)["hand"]["knock_limit"] == 10
+    assert wire(m.view(0))["hand"]["knock_limit"] == 10
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")
@@ -177,7 +182,7 @@ def test_standard_knock_limit_is_ten() -> None:
     with pytest.raises(IllegalAction):
         act(m, 0, "knock", discard="9D")
     act(m, 0, "knock", discard="KH")
-    assert m.view(0)["hand"]["result"]["seats"][0]["deadwood_value"] == 10
+    assert wire(m.view(0))["hand"]["result"]["seats"][0]["deadwood_value"] == 10
 
 
 GIN_READY = "AC 2C 3C 5H 5D 5S 7S 8S 9S 2D"  # with 6S: 6-7-8-9 of spades, discard 2D: gin
@@ -188,7 +193,7 @@ def test_straight_gin_only() -> None:
         dealer=OTHER.replace("2S", "KS"), non_dealer=GIN_READY, upcard="KC", stock="6S"
     )
     m = new_match(dealer=1, deck=deck, rules="straight")
-    assert m.view(0)["hand"]["knock_limit"] == 0
+    assert wire(m.view(0))["hand"]["knock_limit"] == 0
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")
@@ -197,7 +202,7 @@ def test_straight_gin_only() -> None:
     with pytest.raises(IllegalAction):
         act(m, 0, "knock", discard="6S")
     act(m, 0, "knock", discard="2D")
-    assert m.view(0)["hand"]["result"]["kind"] == "gin"
+    assert wire(m.view(0))["hand"]["result"]["kind"] == "gin"
 
 
 def test_straight_refuses_a_ten_point_knock() -> None:
@@ -219,7 +224,7 @@ def test_oklahoma_limit_is_the_first_upcards_value(upcard: str, limit: int) -> N
     dealer = "2S 3D 4S 6D 7C 8D 9C TC JS QS"
     deck = deck_order(dealer=dealer, non_dealer=GIN_READY, upcard=upcard, stock="6S")
     m = new_match(dealer=1, deck=deck, rules="oklahoma")
-    assert m.view(0)["hand"]["knock_limit"] == limit
+    assert wire(m.view(0))["hand"]["knock_limit"] == limit
 
 
 def test_oklahoma_ace_means_gin_only() -> None:
@@ -250,7 +255,7 @@ def test_oklahoma_two_allows_deadwood_two_but_not_five() -> None:
 def test_oklahoma_face_upcard_allows_ten() -> None:
     deck = deck_order(dealer=OTHER, non_dealer=TEN, upcard="QC", stock="KH")
     m = new_match(dealer=1, deck=deck, rules="oklahoma")
-    assert m.view(0)["hand"]["knock_limit"] == 10
+    assert wire(m.view(0))["hand"]["knock_limit"] == 10
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")
@@ -261,7 +266,7 @@ def test_oklahoma_face_upcard_allows_ten() -> None:
 
 
 def result(m: Match) -> dict[str, Any]:
-    return m.view(None)["hand"]["result"]
+    return wire(m.view(None))["hand"]["result"]
 
 
 def meld_index(melds: list[list[str]], meld: str) -> int:
@@ -292,7 +297,7 @@ def test_knock_with_chained_run_and_set_layoffs() -> None:
     # Knock, K = 4 < D = 43: the knocker scores 43 - 4 = 39.
     assert (r["kind"], r["knocker"], r["winner"], r["points"]) == ("knock", 0, 0, 39)
     assert r["knock_discard"] == "KD"
-    assert m.view(0)["sheet"]["games"][0]["seats"][0]["entries"] == [39]
+    assert wire(m.view(0))["sheet"]["games"][0]["seats"][0]["entries"] == [39]
 
 
 def test_undercut() -> None:
@@ -427,7 +432,9 @@ def test_named_melds_with_no_deadwood_are_gin() -> None:
 
 def test_knock_shows_its_deadwood_and_ignores_it_when_sent_back() -> None:
     m = gin_hand_after_draw()
-    entry = next(a for a in m.view(0)["legal"] if a["kind"] == "knock" and a["discard"] == "KH")
+    entry = next(
+        a for a in wire(m.view(0))["legal"] if a["kind"] == "knock" and a["discard"] == "KH"
+    )
     assert entry == {"kind": "knock", "discard": "KH", "deadwood": 0}
     m.apply(0, parse_action({**entry, "deadwood": 99}), version=m.version)
     assert result(m)["kind"] == "gin"
@@ -439,7 +446,7 @@ def test_knock_shows_its_deadwood_and_ignores_it_when_sent_back() -> None:
 def draw_and_throw(m: Match, draws: int) -> None:
     """Both passed; each turn draws from the stock and discards the drawn card."""
     for _ in range(draws):
-        h = m.view(None)["hand"]
+        h = wire(m.view(None))["hand"]
         seat = h["turn"]
         act(m, seat, "draw_stock")
         act(m, seat, "discard", card=hand_of(m, seat)[-1])
@@ -457,25 +464,25 @@ def wall_match(scoring: str, non_dealer: str = A_NON_DEALER, dealer: str = A_DEA
 def test_a_discard_leaving_two_stock_cards_ends_the_hand_as_a_draw(scoring: str) -> None:
     m = wall_match(scoring)
     draw_and_throw(m, 28)  # 31 - 28 = 3 left
-    assert m.view(None)["hand"]["stock_count"] == 3
+    assert wire(m.view(None))["hand"]["stock_count"] == 3
     assert m.status == "playing"
     # Draw 29 is seat 0's (draws alternate 0, 1, ...: odd ones are seat 0's).
     act(m, 0, "draw_stock")
-    assert m.view(None)["hand"]["stock_count"] == 2
+    assert wire(m.view(None))["hand"]["stock_count"] == 2
     act(m, 0, "discard", card=hand_of(m, 0)[-1])
     r = result(m)
     assert (r["kind"], r["knocker"], r["winner"], r["points"]) == ("draw", None, None, 0)
     assert r["games"] == []
     # No lay-offs in a draw: KD = 10; 6+10+10+5+2+4+8+10+10+9 = 74.
     assert [s["deadwood_value"] for s in r["seats"]] == [10, 74]
-    sheet = m.view(None)["sheet"]
+    sheet = wire(m.view(None))["sheet"]
     assert all(s["entries"] == [] for g in sheet["games"] for s in g["seats"])
     assert m.status == "hand_over"
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
     # A drawn hand: the same dealer deals again.
-    assert m.view(None)["hand"]["dealer"] == 1
-    assert m.view(None)["hand"]["number"] == 2
+    assert wire(m.view(None))["hand"]["dealer"] == 1
+    assert wire(m.view(None))["hand"]["number"] == 2
 
 
 def test_the_player_who_drew_the_third_last_card_may_still_knock() -> None:
@@ -493,16 +500,16 @@ def test_hand_scoring_plays_past_two_and_reshuffles_an_empty_stock() -> None:
     m = wall_match("hand")
     draw_and_throw(m, 29)
     assert m.status == "playing"
-    assert m.view(None)["hand"]["stock_count"] == 2
+    assert wire(m.view(None))["hand"]["stock_count"] == 2
     draw_and_throw(m, 2)  # 31 draws: the stock is empty
-    h = m.view(None)["hand"]
+    h = wire(m.view(None))["hand"]
     assert (h["stock_count"], h["discard_count"]) == (0, 32)
     pile_top = h["discard_top"]
     under = [e for e in m.log if e["event"] == "action" and e["action"]["kind"] == "discard"]
     seat = h["turn"]
-    assert m.view(seat)["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
+    assert wire(m.view(seat))["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
     act(m, seat, "draw_stock")
-    h = m.view(None)["hand"]
+    h = wire(m.view(None))["hand"]
     # The 31 cards under the top became the stock; one of them was drawn.
     assert (h["stock_count"], h["discard_count"], h["discard_top"]) == (30, 1, pile_top)
     reshuffle = [e for e in m.log if e["event"] == "reshuffle"]

@@ -22,6 +22,7 @@ from app.engine import (
 from app.engine.actions import parse_action
 from tests.engine.helpers import act, deck_order, new_match, snapshot
 from tests.engine.test_hand import A_DECK
+from tests.wire import wire
 
 UNDERCUT_DECK = deck_order(
     dealer="2H 3H 4H 6C 6D 6H JS JC JD 4S",
@@ -47,7 +48,7 @@ def undercut(m: Match, knocker: int) -> None:
 def test_waiting_until_start() -> None:
     m = Match(Options(), rng=random.Random(1))
     assert (m.version, m.status) == (0, "waiting")
-    v = m.view(0)
+    v = wire(m.view(0))
     assert "hand" not in v and v["legal"] == [] and v["ready"] == [False, False]
     assert v["table"] == {
         "rules": "standard",
@@ -71,7 +72,7 @@ def test_version_goes_up_by_one_per_applied_action_only() -> None:
     assert m.version == 1
     act(m, 0, "pass")
     assert m.version == 2
-    m.arrange(0, list(reversed(m.view(0)["hand"]["my_cards"])))
+    m.arrange(0, list(reversed(wire(m.view(0))["hand"]["my_cards"])))
     assert m.version == 2  # arranging is not an action
     with pytest.raises(NotYourTurn):
         act(m, 0, "pass")
@@ -132,15 +133,15 @@ def test_not_seated() -> None:
     with pytest.raises(NotSeated):
         m.view(2)
     with pytest.raises(NotSeated):
-        m.view(5)["legal"]
+        wire(m.view(5))["legal"]
 
 
 def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
     m = new_match(dealer=1, deck=[A_DECK, A_DECK], scoring="game")
     knock_a(m)
     assert m.status == "hand_over"
-    assert m.view(0)["hand"]["result"]["games"] == [0]
-    assert m.view(0)["legal"] == m.view(1)["legal"] == [{"kind": "next_hand"}]
+    assert wire(m.view(0))["hand"]["result"]["games"] == [0]
+    assert wire(m.view(0))["legal"] == wire(m.view(1))["legal"] == [{"kind": "next_hand"}]
     with pytest.raises(IllegalAction):
         act(m, 0, "new_match")
     with pytest.raises(IllegalAction):
@@ -148,45 +149,45 @@ def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
     v = m.version
     act(m, 1, "next_hand")
     assert m.version == v + 1 and m.status == "hand_over"
-    assert m.view(None)["ready"] == [False, True]
-    assert m.view(1)["legal"] == [] and m.view(0)["legal"] == [{"kind": "next_hand"}]
+    assert wire(m.view(None))["ready"] == [False, True]
+    assert wire(m.view(1))["legal"] == [] and wire(m.view(0))["legal"] == [{"kind": "next_hand"}]
     with pytest.raises(IllegalAction):
         act(m, 1, "next_hand")  # sent already
     act(m, 0, "next_hand")  # the second one deals
     assert m.version == v + 2 and m.status == "playing"
-    h = m.view(None)["hand"]
+    h = wire(m.view(None))["hand"]
     # Seat 0 won hand 1, so seat 0 deals hand 2 and seat 1 gets the offer.
     assert (h["number"], h["dealer"], h["turn"], h["phase"]) == (2, 0, 1, "upcard_offer")
-    assert m.view(None)["ready"] == [False, False]
+    assert wire(m.view(None))["ready"] == [False, False]
     # Dealt from the second deck: the non-dealer (now seat 1) has the even positions.
-    assert m.view(1)["hand"]["my_cards"] == A_DECK[0:20:2]
+    assert wire(m.view(1))["hand"]["my_cards"] == A_DECK[0:20:2]
     # The sheet carries on within the match.
-    assert m.view(None)["sheet"]["games"][0]["seats"][0]["entries"] == [39]
+    assert wire(m.view(None))["sheet"]["games"][0]["seats"][0]["entries"] == [39]
 
 
 def test_after_an_undercut_the_defender_deals() -> None:
     m = new_match(dealer=1, deck=[UNDERCUT_DECK, A_DECK], scoring="game")
     undercut(m, knocker=0)
-    assert m.view(None)["hand"]["result"]["winner"] == 1
+    assert wire(m.view(None))["hand"]["result"]["winner"] == 1
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
-    assert m.view(None)["hand"]["dealer"] == 1
+    assert wire(m.view(None))["hand"]["dealer"] == 1
 
 
 def test_hand_scoring_match_over_and_rematch_winner_deals() -> None:
     m = new_match(dealer=1, deck=[A_DECK, A_DECK])
     knock_a(m)
     assert m.status == "match_over"
-    sheet = m.view(None)["sheet"]
+    sheet = wire(m.view(None))["sheet"]
     assert sheet["match_winner"] == 0 and sheet["totals"] == [39, 0]
-    assert m.view(0)["legal"] == [{"kind": "new_match"}]
+    assert wire(m.view(0))["legal"] == [{"kind": "new_match"}]
     with pytest.raises(IllegalAction):
         act(m, 0, "next_hand")
     act(m, 0, "new_match")
-    assert m.status == "match_over" and m.view(1)["ready"] == [True, False]
+    assert m.status == "match_over" and wire(m.view(1))["ready"] == [True, False]
     act(m, 1, "new_match")
     assert m.status == "playing"
-    v = m.view(None)
+    v = wire(m.view(None))
     assert v["hand"]["number"] == 2 and v["hand"]["dealer"] == 0
     assert v["sheet"]["games"][0]["seats"][0]["entries"] == []  # a fresh sheet
     assert v["sheet"]["match_winner"] is None
@@ -202,13 +203,13 @@ def test_game_scoring_match_ends_at_the_target() -> None:
         # Seat 0 won and deals; seat 1 knocks with 8 and seat 0 undercuts: +29.
         undercut(m, knocker=1)
         assert m.status == "hand_over"
-        assert m.view(None)["sheet"]["games"][0]["seats"][0]["points"] == total
+        assert wire(m.view(None))["sheet"]["games"][0]["seats"][0]["points"] == total
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
     undercut(m, knocker=1)  # 97 + 29 = 126 >= 100
     assert m.status == "match_over"
-    assert m.view(0)["legal"] == m.view(1)["legal"] == [{"kind": "new_match"}]
-    sheet = m.view(None)["sheet"]
+    assert wire(m.view(0))["legal"] == wire(m.view(1))["legal"] == [{"kind": "new_match"}]
+    sheet = wire(m.view(None))["sheet"]
     g = sheet["games"][0]
     assert g["finished"] and g["winner"] == 0
     assert [s["entries"] for s in g["seats"]] == [[39, 29, 29, 29], []]
@@ -223,12 +224,12 @@ def test_first_dealer_is_random_unless_given() -> None:
     for seed in range(20):
         m = Match(Options(), rng=random.Random(seed))
         m.start()
-        dealers.add(m.view(None)["hand"]["dealer"])
+        dealers.add(wire(m.view(None))["hand"]["dealer"])
     assert dealers == {0, 1}
     for dealer in (0, 1):
         m = Match(Options(), rng=random.Random(3), first_dealer=dealer)
         m.start()
-        assert m.view(None)["hand"]["dealer"] == dealer
+        assert wire(m.view(None))["hand"]["dealer"] == dealer
 
 
 def test_deck_orders_then_shuffles_when_used_up() -> None:
@@ -270,7 +271,7 @@ def test_replay_rebuilds_the_same_state() -> None:
     act(m, 1, "next_hand")
     act(m, 0, "next_hand")
     act(m, 0, "pass")
-    m.arrange(0, sorted(m.view(0)["hand"]["my_cards"]))
+    m.arrange(0, sorted(wire(m.view(0))["hand"]["my_cards"]))
     log = json.loads(json.dumps(m.log))  # JSON-able
     r = replay(m.options, log, orders=m.orders)
     assert r.version == m.version and r.status == m.status
@@ -304,18 +305,18 @@ def test_replay_refuses_a_log_that_does_not_add_up() -> None:
 def test_results_go_into_hollywood_games() -> None:
     m = new_match(dealer=1, deck=[A_DECK, A_DECK, A_DECK], scoring="hollywood")
     knock_a(m)
-    assert m.view(None)["hand"]["result"]["games"] == [0]  # seat 0's 1st win
+    assert wire(m.view(None))["hand"]["result"]["games"] == [0]  # seat 0's 1st win
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
     act(m, 1, "take_upcard")  # seat 0 deals; seat 1 has Scenario A's hand
     act(m, 1, "knock", discard="KD")
-    assert m.view(None)["hand"]["result"]["games"] == [0]  # seat 1's 1st win
+    assert wire(m.view(None))["hand"]["result"]["games"] == [0]  # seat 1's 1st win
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
     act(m, 0, "take_upcard")
     act(m, 0, "knock", discard="KD")
-    assert m.view(None)["hand"]["result"]["games"] == [0, 1]  # seat 0's 2nd win
-    games = m.view(None)["sheet"]["games"]
+    assert wire(m.view(None))["hand"]["result"]["games"] == [0, 1]  # seat 0's 2nd win
+    games = wire(m.view(None))["sheet"]["games"]
     assert [g["seats"][0]["entries"] for g in games] == [[39, 39], [39], []]
     assert [g["seats"][1]["entries"] for g in games] == [[39], [], []]
 
@@ -355,7 +356,7 @@ def test_arranging_does_not_grow_the_log_and_a_replay_puts_the_order_back() -> N
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
     length = len(m.log)
-    mine = m.view(0)["hand"]["my_cards"]
+    mine = wire(m.view(0))["hand"]["my_cards"]
     for i in range(200):
         m.arrange(0, mine[i % 10 :] + mine[: i % 10])
     assert len(m.log) == length
@@ -363,19 +364,24 @@ def test_arranging_does_not_grow_the_log_and_a_replay_puts_the_order_back() -> N
     act(m, 1, "pass")
     act(m, 0, "draw_stock")  # the drawn card goes last, after the arranged ten
     again = replay(m.options, json.loads(json.dumps(m.log)), orders=m.orders)
-    assert again.view(0) == m.view(0) and again.view(0)["hand"]["my_cards"][:10] == sorted(mine)
+    assert again.view(0) == m.view(0) and wire(again.view(0))["hand"]["my_cards"][:10] == sorted(
+        mine
+    )
     # Without the orders the cards come back in dealt order: the orders are what kept it.
-    assert replay(m.options, m.log).view(0)["hand"]["my_cards"] != m.view(0)["hand"]["my_cards"]
+    assert (
+        wire(replay(m.options, m.log).view(0))["hand"]["my_cards"]
+        != wire(m.view(0))["hand"]["my_cards"]
+    )
 
 
 def test_a_log_written_with_arrange_events_still_replays_entry_for_entry() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
-    order = sorted(m.view(0)["hand"]["my_cards"])
+    order = sorted(wire(m.view(0))["hand"]["my_cards"])
     log = [*m.log, {"event": "arrange", "seat": 0, "cards": order}]
     again = replay(m.options, log)
     assert again.log == log
-    assert again.view(0)["hand"]["my_cards"] == order
+    assert wire(again.view(0))["hand"]["my_cards"] == order
 
 
 def test_a_stored_order_that_no_longer_fits_is_dropped_not_fatal() -> None:

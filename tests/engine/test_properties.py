@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from app.engine import Match, Options, RuleError, arrange, best_discards
 from app.engine.actions import parse_action
 from app.engine.cards import CARDS, Card
+from tests.wire import wire
 
 COMBOS = [
     (r, s) for r in ("standard", "straight", "oklahoma") for s in ("hand", "game", "hollywood")
@@ -29,18 +30,20 @@ KINDS = ["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"
 
 def choose(m: Match, seat: int, rng: random.Random, greed: float) -> dict[str, Any]:
     """A random legal action, leaning towards good play so gin-only matches end."""
-    legal = m.view(seat)["legal"]
+    legal = wire(m.view(seat))["legal"]
     knocks = [a for a in legal if a["kind"] == "knock"]
     if knocks and rng.random() < 0.9:
         a = dict(rng.choice(knocks))
         if rng.random() < 0.3:
             # Name the melds: the least-deadwood arrangement of the ten left.
-            ten = [Card.parse(c) for c in m.view(seat)["hand"]["my_cards"] if c != a["discard"]]
+            ten = [
+                Card.parse(c) for c in wire(m.view(seat))["hand"]["my_cards"] if c != a["discard"]
+            ]
             a["melds"] = [[str(c) for c in meld] for meld in arrange(ten)[0]]
         return a
     discards = [a for a in legal if a["kind"] == "discard"]
     if discards and rng.random() < greed:
-        mine = [Card.parse(c) for c in m.view(seat)["hand"]["my_cards"]]
+        mine = [Card.parse(c) for c in wire(m.view(seat))["hand"]["my_cards"]]
         best = {str(c) for c, _ in best_discards(mine)}
         good = [a for a in discards if a["card"] in best]
         return rng.choice(good or discards)
@@ -68,7 +71,7 @@ def check_cards(m: Match) -> None:
     if hand.result is not None and hand.result.knock_discard is not None:
         everything.append(hand.result.knock_discard)
     assert len(everything) == 52 and set(everything) == set(CARDS)
-    h = m.view(None)["hand"]
+    h = wire(m.view(None))["hand"]
     knocked = 1 if h.get("result") and h["result"]["knock_discard"] else 0
     assert sum(h["card_counts"]) + h["stock_count"] + h["discard_count"] + knocked == 52
 
@@ -86,7 +89,7 @@ def check_hidden(m: Match, public: list[set[str]]) -> None:
         for s in (0, 1):
             if s != viewer:
                 hidden |= {str(c) for c in hand.cards[s]} - public[s]
-        text = json.dumps(m.view(viewer))
+        text = json.dumps(wire(m.view(viewer)))
         leaked = [c for c in hidden if f'"{c}"' in text]
         assert not leaked, (viewer, leaked)
 
@@ -107,24 +110,24 @@ def play_match(rules: str, scoring: str, seed: int, greed: float) -> None:
             hand_number, public = m.hand.number, [set(), set()]
         check_cards(m)
         check_hidden(m, public)
-        seat = next(s for s in (0, 1) if m.view(s)["legal"])
+        seat = next(s for s in (0, 1) if wire(m.view(s))["legal"])
         # A random action that `legal` does not list is refused and changes nothing.
         probe = random_action(rng)
         for who in (seat, 1 - seat):
-            if who == seat and is_listed(probe, m.view(seat)["legal"]):
+            if who == seat and is_listed(probe, wire(m.view(seat))["legal"]):
                 continue
             before = (m.version, len(m.log), m.view(who))
             with pytest.raises(RuleError):
                 m.apply(who, parse_action(probe), version=m.version)
             assert (m.version, len(m.log), m.view(who)) == before
         if rng.random() < 0.05:
-            mine = m.view(seat)["hand"]["my_cards"]
+            mine = wire(m.view(seat))["hand"]["my_cards"]
             m.arrange(seat, rng.sample(mine, len(mine)))
         action = choose(m, seat, rng, greed)
         version = m.version
         m.apply(seat, parse_action(action), version=version)
         assert m.version == version + 1
-        last = m.view(None)["hand"]["last_action"]
+        last = wire(m.view(None))["hand"]["last_action"]
         if (
             m.hand.number == hand_number
             and last
@@ -134,7 +137,7 @@ def play_match(rules: str, scoring: str, seed: int, greed: float) -> None:
         if step == checkpoint_at:
             checkpoint = (len(m.log), copy.deepcopy(m.orders), [m.view(s) for s in (0, 1, None)])
     assert m.status == "match_over", f"no end after {MAX_ACTIONS} actions"
-    assert m.view(None)["sheet"]["match_winner"] in (0, 1)
+    assert wire(m.view(None))["sheet"]["match_winner"] in (0, 1)
     log = json.loads(json.dumps(m.log))
     again = Match.replay(m.options, log, orders=m.orders)
     assert again.version == m.version

@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from app.engine.scoring import Sheet, score_hand
+from tests.wire import sheet as wire_sheet
 
 ALEXANDRA, BOB = 0, 1
 
@@ -43,7 +44,7 @@ def seats(sheet: Sheet, game: int) -> list[list[int]]:
 def test_hand_scoring_one_hand_is_the_game() -> None:
     sheet = Sheet("hand", 100)
     assert sheet.record(BOB, 26) == [0]
-    d = sheet.to_dict()
+    d = wire_sheet(sheet)
     assert d["games"] == [
         {
             "seats": [
@@ -65,9 +66,9 @@ def test_game_scoring_to_the_target_with_game_and_line_bonuses() -> None:
     sheet.record(ALEXANDRA, 60)
     sheet.record(BOB, 30)
     assert not sheet.match_over and sheet.match_winner is None
-    assert sheet.to_dict()["games"][0]["seats"][0]["bonus"] == 0  # no bonus before the end
+    assert wire_sheet(sheet)["games"][0]["seats"][0]["bonus"] == 0  # no bonus before the end
     sheet.record(ALEXANDRA, 45)  # 60 + 45 = 105 >= 100
-    g = sheet.to_dict()["games"][0]
+    g = wire_sheet(sheet)["games"][0]
     assert g["finished"] and g["winner"] == ALEXANDRA
     # Alexandra: game 100 + line 2 x 25 = 150; Bob: line 1 x 25 = 25.
     assert [s["bonus"] for s in g["seats"]] == [150, 25]
@@ -91,7 +92,7 @@ def test_shutout_doubles_the_game_bonus() -> None:
     sheet = Sheet("game", 100)
     sheet.record(BOB, 60)
     sheet.record(BOB, 50)  # 110, Alexandra scored nothing
-    g = sheet.to_dict()["games"][0]
+    g = wire_sheet(sheet)["games"][0]
     # Bob: 200 (shutout) + 2 x 25 = 250; totals 110 + 250 = 360.
     assert [s["bonus"] for s in g["seats"]] == [0, 250]
     assert [(s["game_bonus"], s["line_bonus"]) for s in g["seats"]] == [(0, 0), (200, 50)]
@@ -115,7 +116,7 @@ def test_the_hollywood_worked_example() -> None:
     assert sheet.record(ALEXANDRA, 18) == [0]  # Alexandra's 1st: game 1
     assert sheet.record(BOB, 30) == [0, 1]  # Bob's 2nd: games 1-2
     assert sheet.record(BOB, 4) == [0, 1, 2]  # Bob's 3rd: games 1-3
-    d = sheet.to_dict()
+    d = wire_sheet(sheet)
     assert [g["seats"][ALEXANDRA]["points"] for g in d["games"]] == [18, 0, 0]
     # Game 1: 10 + 30 + 4 = 44; game 2: 30 + 4 = 34; game 3: 4.
     assert [g["seats"][BOB]["points"] for g in d["games"]] == [44, 34, 4]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import random
@@ -14,12 +15,15 @@ from app.engine import BadAction, BadCard, Match, Options
 from app.engine.actions import parse_action
 from app.engine.cards import Card
 from app.engine.melds import arrange, discard_deadwoods
+from app.engine.views import view_from_wire
 from tests.engine.helpers import act, cards, deck_order, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
+from tests.wire import sheet as wire_sheet
+from tests.wire import wire
 
 
 def text(m: Match, seat: int | None) -> str:
-    return json.dumps(m.view(seat))
+    return json.dumps(wire(m.view(seat)))
 
 
 def hidden_from(m: Match, seat: int | None) -> set[str]:
@@ -40,7 +44,7 @@ def assert_hides(m: Match, seat: int | None, cards_: set[str]) -> None:
 
 def test_view_shape_for_a_seat_and_a_spectator() -> None:
     m = new_match(dealer=1, deck=A_DECK)
-    v = m.view(0)
+    v = wire(m.view(0))
     assert set(v) == {"version", "you", "table", "hand", "legal", "sheet", "ready"}
     assert v["you"] == 0 and v["version"] == 1
     assert v["table"] == {
@@ -70,7 +74,7 @@ def test_view_shape_for_a_seat_and_a_spectator() -> None:
     }
     assert h["last_action"] is None and h["events"] == [] and h["opponent_card_count"] == 10
     assert h["card_counts"] == [10, 10]
-    s = m.view(None)
+    s = wire(m.view(None))
     assert s["you"] is None and s["legal"] == []
     assert "my_cards" not in s["hand"] and "opponent_card_count" not in s["hand"]
     assert v["sheet"] == {
@@ -95,19 +99,19 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
     mine = cards(A_NON_DEALER)
     order = mine[5:] + mine[:5]
     m.arrange(0, order)
-    assert m.view(0)["hand"]["my_cards"] == order
+    assert wire(m.view(0))["hand"]["my_cards"] == order
     # Kept apart from the log (which arranging must not grow), with where it was made.
     assert m.orders[0] == {"hand": 1, "at": len(m.log), "cards": order}
     assert all(e["event"] != "arrange" for e in m.log)
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")
-    assert m.view(0)["hand"]["my_cards"] == [*order, "QC"]
+    assert wire(m.view(0))["hand"]["my_cards"] == [*order, "QC"]
     act(m, 0, "discard", card="5S")
-    assert m.view(0)["hand"]["my_cards"] == [c for c in [*order, "QC"] if c != "5S"]
+    assert wire(m.view(0))["hand"]["my_cards"] == [c for c in [*order, "QC"] if c != "5S"]
     # Seat 1 may arrange while it is not its turn; it changes only seat 1's cards.
     m.arrange(1, sorted(cards(A_DEALER)))
-    assert m.view(1)["hand"]["my_cards"] == sorted(cards(A_DEALER))
+    assert wire(m.view(1))["hand"]["my_cards"] == sorted(cards(A_DEALER))
 
 
 @pytest.mark.parametrize(
@@ -133,20 +137,28 @@ def test_arrange_takes_only_a_permutation(order: object, error: type) -> None:
 def test_last_action_names_only_public_cards() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
-    assert m.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "pass"}
+    assert wire(m.view(1))["hand"]["last_action"] == {"seat": 0, "kind": "pass"}
     act(m, 1, "pass")
     act(m, 0, "draw_stock")  # QC, from the stock
     for seat in (1, None):
-        assert m.view(seat)["hand"]["last_action"] == {"seat": 0, "kind": "draw_stock"}
+        assert wire(m.view(seat))["hand"]["last_action"] == {"seat": 0, "kind": "draw_stock"}
         assert '"QC"' not in text(m, seat)
-    assert m.view(0)["hand"]["my_cards"][-1] == "QC"  # the drawer sees it in the hand
+    assert wire(m.view(0))["hand"]["my_cards"][-1] == "QC"  # the drawer sees it in the hand
     act(m, 0, "discard", card="QC")
-    assert m.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "discard", "card": "QC"}
+    assert wire(m.view(1))["hand"]["last_action"] == {"seat": 0, "kind": "discard", "card": "QC"}
     act(m, 1, "draw_discard")
-    assert m.view(0)["hand"]["last_action"] == {"seat": 1, "kind": "draw_discard", "card": "QC"}
+    assert wire(m.view(0))["hand"]["last_action"] == {
+        "seat": 1,
+        "kind": "draw_discard",
+        "card": "QC",
+    }
     m2 = new_match(dealer=1, deck=A_DECK)
     act(m2, 0, "take_upcard")
-    assert m2.view(1)["hand"]["last_action"] == {"seat": 0, "kind": "take_upcard", "card": "4D"}
+    assert wire(m2.view(1))["hand"]["last_action"] == {
+        "seat": 0,
+        "kind": "take_upcard",
+        "card": "4D",
+    }
 
 
 def test_events_list_the_hands_public_moves_in_order() -> None:
@@ -164,7 +176,7 @@ def test_events_list_the_hands_public_moves_in_order() -> None:
         {"seat": 1, "kind": "draw_discard", "card": "QC"},
     ]
     for seat in (0, 1, None):
-        assert m.view(seat)["hand"]["events"] == expected
+        assert wire(m.view(seat))["hand"]["events"] == expected
 
 
 def test_views_hide_the_other_hand_and_the_stock_until_the_result() -> None:
@@ -176,7 +188,7 @@ def test_views_hide_the_other_hand_and_the_stock_until_the_result() -> None:
         assert_hides(m, seat, hidden)
     # The knock's discard is face down; the result then shows everything.
     act(m, 0, "knock", discard="KD")
-    r = m.view(1)["hand"]["result"]
+    r = wire(m.view(1))["hand"]["result"]
     assert r["knock_discard"] == "KD"
     assert r["deck_reveal"]["deck"] == A_DECK
     shown0 = [c for meld in r["seats"][0]["melds"] for c in meld] + r["seats"][0]["deadwood"]
@@ -189,12 +201,12 @@ def test_views_hide_the_other_hand_and_the_stock_until_the_result() -> None:
 
 def test_deck_commitment_is_the_salted_hash_of_the_dealt_order() -> None:
     m = new_match(dealer=1, deck=[A_DECK, A_DECK], scoring="game")
-    commitment = m.view(None)["hand"]["deck_commitment"]
-    assert "result" not in m.view(None)["hand"]
+    commitment = wire(m.view(None))["hand"]["deck_commitment"]
+    assert "result" not in wire(m.view(None))["hand"]
     act(m, 0, "take_upcard")
-    assert m.view(1)["hand"]["deck_commitment"] == commitment  # fixed at the deal
+    assert wire(m.view(1))["hand"]["deck_commitment"] == commitment  # fixed at the deal
     act(m, 0, "knock", discard="KD")
-    reveal = m.view(None)["hand"]["result"]["deck_reveal"]
+    reveal = wire(m.view(None))["hand"]["result"]["deck_reveal"]
     salt = reveal["salt"]
     assert len(salt) == 32 and all(ch in "0123456789abcdef" for ch in salt)
     text_ = salt + ":" + ",".join(reveal["deck"])
@@ -202,7 +214,7 @@ def test_deck_commitment_is_the_salted_hash_of_the_dealt_order() -> None:
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
     # Same deck order, new salt: a new commitment.
-    assert m.view(None)["hand"]["deck_commitment"] != commitment
+    assert wire(m.view(None))["hand"]["deck_commitment"] != commitment
 
 
 def test_a_spectator_sees_the_result_but_no_hand_before() -> None:
@@ -210,7 +222,7 @@ def test_a_spectator_sees_the_result_but_no_hand_before() -> None:
     act(m, 0, "take_upcard")
     assert_hides(m, None, hidden_from(m, None) - {"4D"})
     act(m, 0, "knock", discard="KD")
-    s = m.view(None)
+    s = wire(m.view(None))
     assert s["hand"]["result"]["points"] == 39 and s["legal"] == []
     assert s["hand"]["turn"] is None and s["hand"]["phase"] == "over"
     assert s["table"]["status"] == "match_over"
@@ -225,12 +237,12 @@ def test_my_melds_and_my_deadwood_group_the_seats_own_cards() -> None:
         upcard="TD",
     )
     m = new_match(dealer=1, deck=deck)
-    h = m.view(0)["hand"]
+    h = wire(m.view(0))["hand"]
     assert sorted(map(sorted, h["my_melds"])) == [["7H", "8H", "9H"], ["QC", "QD", "QS"]]
     assert h["my_deadwood"] == 20
     # The dealer (seat 1): sets of aces and of fours, 6C 6D left: 6 + 6 = 12.
-    assert m.view(1)["hand"]["my_deadwood"] == 12
-    assert "my_melds" not in m.view(None)["hand"]
+    assert wire(m.view(1))["hand"]["my_deadwood"] == 12
+    assert "my_melds" not in wire(m.view(None))["hand"]
 
 
 def test_holding_eleven_the_count_is_after_the_best_allowed_discard() -> None:
@@ -244,7 +256,7 @@ def test_holding_eleven_the_count_is_after_the_best_allowed_discard() -> None:
     )
     m = new_match(dealer=1, deck=deck)
     act(m, 0, kind="take_upcard")
-    h = m.view(0)["hand"]
+    h = wire(m.view(0))["hand"]
     assert h["my_deadwood"] == 10
     assert sorted(map(sorted, h["my_melds"])) == [["7H", "8H", "9H", "TH"], ["QC", "QD", "QS"]]
     assert not any("KH" in meld for meld in h["my_melds"])
@@ -266,7 +278,7 @@ def fresh_grouping(held: list[Card], banned: Card | None) -> tuple[list[list[Car
 def test_the_kept_grouping_and_sheet_are_what_a_fresh_solve_gives(seed: int) -> None:
     """`view` and `Hand` keep each seat's grouping and solver answers, and the sheet,
     between changes; after every action and rearrangement they equal a solve from
-    scratch with the solver's functions, and `Sheet.to_dict` afresh."""
+    scratch with the solver's functions, and the sheet's view afresh."""
     rng = random.Random(seed)
     m = Match(Options("standard", "hollywood", 100), rng=random.Random(seed + 1))
     m.start()
@@ -275,14 +287,56 @@ def test_the_kept_grouping_and_sheet_are_what_a_fresh_solve_gives(seed: int) -> 
             break
         assert m.hand is not None
         for s in (0, 1):
-            view = m.view(s)
+            view = wire(m.view(s))
             melds, deadwood = fresh_grouping(m.hand.cards[s], m.hand.taken_from_discard)
             assert view["hand"]["my_melds"] == [[str(c) for c in meld] for meld in melds]
             assert view["hand"]["my_deadwood"] == deadwood
-            assert view["sheet"] == m.sheet.to_dict()
-        seat = next(s for s in (0, 1) if m.view(s)["legal"])
+            assert view["sheet"] == wire_sheet(m.sheet)
+        seat = next(s for s in (0, 1) if wire(m.view(s))["legal"])
         if rng.random() < 0.1:
-            mine = m.view(seat)["hand"]["my_cards"]
+            mine = wire(m.view(seat))["hand"]["my_cards"]
             m.arrange(seat, rng.sample(mine, len(mine)))
         else:
-            m.apply(seat, parse_action(rng.choice(m.view(seat)["legal"])))
+            m.apply(seat, parse_action(rng.choice(wire(m.view(seat))["legal"])))
+
+
+@given(seed=st.integers(0, 2**32), scoring=st.sampled_from(["hand", "game", "hollywood"]))
+@settings(max_examples=15, deadline=None)
+def test_a_view_read_back_from_the_wire_gives_the_same_wire(seed: int, scoring: str) -> None:
+    """`view_from_wire` (what a client or a bot on a socket reads) loses nothing:
+    every seat's and the spectator's state, at every step of a whole match."""
+    rng = random.Random(seed)
+    m = Match(Options("standard", scoring, 100), rng=random.Random(seed + 1))
+    m.start()
+    for _ in range(400):
+        for who in (0, 1, None):
+            body = wire(m.view(who))
+            assert wire(view_from_wire(body)) == body
+        if m.status == "match_over":
+            break
+        seat = next(s for s in (0, 1) if m.legal(s))
+        m.apply(seat, rng.choice(m.legal(seat)))
+
+
+def test_views_are_frozen_and_share_the_public_parts() -> None:
+    m = new_match(dealer=0, deck=A_DECK)
+    mine, theirs, watching = m.view(0), m.view(1), m.view(None)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mine.version = 99  # type: ignore[misc]
+    assert mine.hand is not None
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        mine.hand.stock_count = 0  # type: ignore[misc]
+    # One value of the table's public part per change, whoever looks.
+    assert mine.hand is theirs.hand is watching.hand
+    assert mine.sheet is theirs.sheet is watching.sheet
+    assert mine.mine is not None and watching.mine is None
+    act(m, 1, "pass")
+    assert m.view(0).hand is not mine.hand  # a change: a new value
+    assert wire(mine)["version"] == m.version - 1  # the old one is left as it was
+
+
+def test_view_from_wire_refuses_what_is_no_state() -> None:
+    body = wire(new_match(dealer=0, deck=A_DECK).view(0))
+    del body["hand"]["discard_top"]
+    with pytest.raises(ValueError, match="not a state body"):
+        view_from_wire(body)

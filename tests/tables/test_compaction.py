@@ -24,14 +24,15 @@ from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
 from app.tables.table import Table
 from tests.e2e.test_socket_play import choose
+from tests.wire import wire
 
 
 def views(match: Match) -> bytes:
-    return orjson.dumps([match.view(0), match.view(1), match.view(None)])
+    return orjson.dumps([match.view(0).wire(), match.view(1).wire(), match.view(None).wire()])
 
 
 def mover(match: Match) -> int | None:
-    return next((s for s in (0, 1) if match.view(s)["legal"]), None)
+    return next((s for s in (0, 1) if wire(match.view(s))["legal"]), None)
 
 
 @settings(max_examples=12, deadline=None)
@@ -52,7 +53,7 @@ def test_a_compacted_log_replays_to_the_same_match(seed: int, rules: str, scorin
         if seat is None:
             break
         before = len(live.log)
-        live.apply(seat, parse_action(choose({**live.view(seat)}, rng)))
+        live.apply(seat, parse_action(choose(wire(live.view(seat)), rng)))
         full += live.log[before:]
         cut, dropped = live.compaction()
         if dropped:
@@ -95,7 +96,7 @@ async def play(registry: Registry, table: Table, actions: int, rng: random.Rando
         seat = mover(table.match)
         if seat is None:
             return
-        view = table.view(seat)
+        view = wire(table.view(seat))
         await registry.act(table, seat, parse_action(choose(view, rng)), view["version"])
 
 
@@ -113,7 +114,7 @@ def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(tmp_path
         await registry.join(table.id, "Bob")
         rng = random.Random(15)
         await play(registry, table, 1500, rng)
-        hand = table.match.view(None)["hand"]["number"]
+        hand = wire(table.match.view(None))["hand"]["number"]
         assert hand >= 8 and table.base > 0
         assert sum(1 for e in table.match.log if e["event"] == "deal") == 1
         first = await registry.hand_record(table.id, 1)  # compacted: from the store

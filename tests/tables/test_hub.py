@@ -3,11 +3,16 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import random
 from typing import Any
 
 import orjson
 import pytest
 
+from app.bots import Bot
+from app.engine.match import Match, Options
+from app.engine.views import View
 from app.tables.hub import Connection, Hub, Seat, TooManyConnections, state_message
 
 
@@ -18,9 +23,11 @@ class Board:
         self.id = "board"
         self.version = 1
         self.hub = hub
+        self.match = Match(Options(), rng=random.Random(1))
+        self.match.start()
 
-    def view(self, seat: Seat) -> dict[str, Any]:
-        return {"version": self.version, "you": seat, "table": {"status": "playing"}}
+    def view(self, seat: Seat) -> View:
+        return dataclasses.replace(self.match.view(seat), version=self.version)
 
     def players(self) -> list[dict[str, Any]]:
         return [{"seat": s, "connected": self.hub.connected(self.id, s)} for s in (0, 1)]
@@ -36,6 +43,9 @@ def test_state_message_adds_the_table_identity() -> None:
     message = state_message(board, 0)
     assert message["type"] == "state" and message["you"] == 0
     assert message["table"] == {
+        "rules": "standard",
+        "scoring": "hand",
+        "target": 100,
         "status": "playing",
         "id": "board",
         "players": [{"seat": 0, "connected": False}, {"seat": 1, "connected": False}],
@@ -137,3 +147,29 @@ def test_next_frame_waits_for_a_frame() -> None:
         return await asyncio.wait_for(waiting, 5)
 
     assert asyncio.run(main()) == b"x"
+
+
+def test_shared_parts_are_encoded_once_and_frames_stay_the_same_bytes() -> None:
+    """The sheet and the hand's moves are encoded once for every seat: each frame is
+    byte for byte the plain encoding of that seat's state message, through a whole
+    Hollywood match (the sheet changes between hands, the moves on every move)."""
+    hub = Hub(max_tabs_per_seat=2, max_spectators=1)
+    board = Board(hub)
+    board.match = Match(Options("standard", "hollywood", 100), rng=random.Random(4))
+    board.match.start()
+    conns = {seat: Connection(seat) for seat in (0, 1, None)}
+    for conn in conns.values():
+        hub.attach(board, conn)
+    bots = (Bot("easy", random.Random(5)), Bot("easy", random.Random(6)))
+    for _ in range(3000):
+        if board.match.status == "match_over":
+            break
+        seat = next(s for s in (0, 1) if board.match.legal(s))
+        board.match.apply(seat, bots[seat].choose(board.match.view(seat)))
+        board.version = board.match.version
+        hub.broadcast(board)
+        players = board.players()
+        for who, conn in conns.items():
+            frame = conn.pending()[-1]
+            assert frame == orjson.dumps(state_message(board, who, players))
+    assert board.match.status == "match_over"

@@ -22,6 +22,7 @@ from app.tables.sqlite_store import SqliteStore
 from app.tables.store import MemoryStore
 from app.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
+from tests.wire import wire
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
 
@@ -161,7 +162,7 @@ def test_a_restart_rebuilds_every_table_exactly() -> None:
         waiting, waiting_token = await registry.create({"scoring": "hollywood"}, "Solo")
         await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
         await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
-        await registry.arrange(table, 0, list(reversed(table.view(0)["hand"]["my_cards"])))
+        await registry.arrange(table, 0, list(reversed(wire(table.view(0))["hand"]["my_cards"])))
         await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
         again = make_registry(store)
         assert await again.load() == 2
@@ -255,7 +256,7 @@ async def play_against_computer(registry: Registry, table: Table, rng: random.Ra
     for _ in range(20_000):
         if table.status == "match_over":
             return moves
-        legal = table.match.view(0)["legal"]
+        legal = wire(table.match.view(0))["legal"]
         if not legal:
             await asyncio.sleep(0.001)  # the computer's turn: let its driver run
             continue
@@ -411,7 +412,7 @@ def test_the_computer_is_fed_every_state_of_its_seat() -> None:
         upcard = INDEX_DECK[20]  # RULES.md §4.1: card 20 is the upcard
         await registry.act(table, 0, parse_action({"kind": "take_upcard"}), table.version)
         # Ann (seat 0, the non-dealer) now throws another card on top of it.
-        discard = next(a for a in table.match.view(0)["legal"] if a["kind"] == "discard")
+        discard = next(a for a in wire(table.match.view(0))["legal"] if a["kind"] == "discard")
         await registry.act(table, 0, parse_action(discard), table.version)
         bot = table.computer_bot
         assert bot is not None
@@ -432,7 +433,7 @@ def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: Path) 
         await store.open()
         registry = make_registry(store)
         table = await two_seats(registry)
-        mine = table.view(1)["hand"]["my_cards"]
+        mine = wire(table.view(1))["hand"]["my_cards"]
         await registry.arrange(table, 1, sorted(mine))
 
         def stored() -> tuple[int, int]:
@@ -458,7 +459,7 @@ def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: Path) 
         rebuilt = again.get(table.id)
         assert rebuilt is not None
         assert [rebuilt.view(s) for s in (0, 1, None)] == expected
-        assert rebuilt.view(1)["hand"]["my_cards"] == sorted(mine, reverse=True)
+        assert wire(rebuilt.view(1))["hand"]["my_cards"] == sorted(mine, reverse=True)
         await again_store.close()
 
     asyncio.run(main())

@@ -15,6 +15,7 @@ from app.tables.registry import Registry
 from app.tables.table import Moved
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import INDEX_DECK
+from tests.wire import wire
 
 __all__ = ["pg_url", "postgres"]  # fixtures
 
@@ -35,7 +36,7 @@ async def shut(*registries: Registry) -> None:
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
-    legal: list[dict[str, Any]] = table.match.view(seat)["legal"]
+    legal: list[dict[str, Any]] = wire(table.match.view(seat))["legal"]
     return legal[0]
 
 
@@ -52,7 +53,7 @@ def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: s
             moved = await b.find(table.id)
             assert moved is not None and moved.epoch == table.epoch + 1
             assert moved.version == table.version
-            seat = moved.match.view(None)["hand"]["turn"]
+            seat = wire(moved.match.view(None))["hand"]["turn"]
             # The old owner still holds its copy until it writes: its append is refused,
             # the table dropped, its socket closed with 1012, and nothing was broadcast.
             with pytest.raises(Moved) as refused:

@@ -7,7 +7,6 @@ import os
 import random
 
 from app.bots import Bot
-from app.engine.actions import parse_action
 from app.engine.match import Match, Options
 from app.tables.hub import Hub
 from app.tables.registry import Registry
@@ -21,17 +20,17 @@ def test_a_decision_comes_from_another_process_and_is_legal() -> None:
         try:
             match = Match(Options.from_dict({}), rng=random.Random(5))
             match.start()
-            seat = next(s for s in (0, 1) if match.view(s)["legal"])
+            seat = next(s for s in (0, 1) if match.legal(s))
             view = match.view(seat)
             bot = Bot("hard", rng=random.Random(7))
             bot.observe(view)
             before = bot.rng.getstate()
             action = await thinkers.choose(bot, view)
-            assert action in view["legal"]
+            assert action in view.legal
             assert thinkers.pids and os.getpid() not in thinkers.pids
             # The bot's randomness moved on as if it had thought here.
             assert bot.rng.getstate() != before or not any(
-                a["kind"] in ("discard", "knock") for a in view["legal"]
+                a.kind in ("discard", "knock") for a in view.legal
             )
         finally:
             thinkers.close()
@@ -56,10 +55,10 @@ def test_the_registry_plays_the_computer_through_the_pool() -> None:
             for _ in range(400):
                 if len(thinkers.pids) and table.version >= 6:
                     break
-                if table.match.view(0)["legal"]:
+                if table.match.legal(0):
                     view = table.view(0)
                     person.observe(view)
-                    await registry.act(table, 0, parse_action(person.choose(view)), table.version)
+                    await registry.act(table, 0, person.choose(view), table.version)
                 await asyncio.sleep(0.02)
             assert table.version >= 6
             assert thinkers.pids and os.getpid() not in thinkers.pids

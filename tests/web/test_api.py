@@ -17,6 +17,7 @@ from app.tables.registry import Registry
 from app.web.messages import HandRecord, TableCreated, TablePublic
 from app.web.security import ClientAddress
 from tests.tables.helpers import INDEX_DECK, gin_deck, make_settings
+from tests.wire import wire
 
 
 def start(tmp_path: Path, client: tuple[str, int] = ("127.0.0.1", 50000), **overrides: Any):  # type: ignore[no-untyped-def]
@@ -152,7 +153,7 @@ def test_test_decks_and_first_dealer_are_used(client: TestClient) -> None:
     client.post(f"/api/tables/{made['table_id']}/seats", json={})
     table = registry_of(client).get(made["table_id"])
     assert table is not None
-    view = table.view(0)
+    view = wire(table.view(0))
     # Seat 1 deals, so seat 0 is the non-dealer and gets the even positions.
     assert view["hand"]["dealer"] == 1
     assert view["hand"]["my_cards"] == INDEX_DECK[0:20:2]

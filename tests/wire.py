@@ -1,0 +1,22 @@
+"""A view as a client gets it: the `state` body, encoded as the server sends it and
+read back, so a test checks the bytes' meaning (no tuple, no dataclass left)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from app.engine.scoring import Sheet
+from app.engine.views import View, sheet_view
+
+
+def wire(view: View) -> dict[str, Any]:
+    body: dict[str, Any] = orjson.loads(orjson.dumps(view.wire()))
+    return body
+
+
+def sheet(of: Sheet) -> dict[str, Any]:
+    """A sheet as every view sends it."""
+    body: dict[str, Any] = orjson.loads(orjson.dumps(sheet_view(of)))
+    return body
