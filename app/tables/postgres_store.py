@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
-import orjson
 
 from app.tables.store import (
     FIRST_EPOCH,
@@ -26,9 +25,14 @@ from app.tables.store import (
     NotOwner,
     SeatRecord,
     TableRecord,
-    _object,
+    _entry_rows,
+    _gap,
+    _hand_from,
+    _hand_rows,
+    _read_log,
     _record_from,
     _seats_json,
+    _table_row,
 )
 
 log = logging.getLogger("hollywood_gin.store")
@@ -117,7 +121,7 @@ class _Append:
     table_id: str
     epoch: int
     first_seq: int
-    entries: list[str]
+    rows: list[tuple[str, int, str]]
     now: float
     future: asyncio.Future[None]
 
@@ -195,10 +199,7 @@ class PostgresStore:
             )
             try:
                 record = _record_from(tuple(row)[:6])
-                for expected, (seq, entry) in enumerate(events, start=record.base):
-                    if seq != expected:
-                        raise Damaged(f"log: seq {seq} where {expected} belongs")
-                    record.log.append(_object(entry, f"log entry {seq}"))
+                _read_log(record, events)
             except Damaged as exc:
                 log.error("table %s is damaged (%s): set aside", table_id[:8], exc)
                 await self._set_aside(con, table_id, str(exc))
@@ -227,24 +228,16 @@ class PostgresStore:
         """Store a new table, its creator's at `FIRST_EPOCH`."""
         async with self.pool.acquire() as con, con.transaction():
             await con.execute(
-                "INSERT INTO tables (id, options, seats, created, last_active,"
-                " owner, owner_epoch, base_seq) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                record.table_id,
-                orjson.dumps(record.options).decode(),
-                _seats_json(record.seats).decode(),
-                record.created,
-                record.last_active,
+                "INSERT INTO tables (id, options, seats, created, last_active, base_seq,"
+                " owner, owner_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+                *_table_row(record),
                 self.owner or None,
                 FIRST_EPOCH,
-                record.base,
             )
             if record.log:
                 await con.executemany(
                     "INSERT INTO events (table_id, seq, entry) VALUES ($1, $2, $3)",
-                    [
-                        (record.table_id, seq, orjson.dumps(entry).decode())
-                        for seq, entry in enumerate(record.log, start=record.base)
-                    ],
+                    _entry_rows(record.table_id, record.base, record.log),
                 )
         self.commits += 1
 
@@ -276,7 +269,7 @@ class PostgresStore:
                 table_id,
                 _fenced(epoch),
                 first_seq,
-                [orjson.dumps(e).decode() for e in entries],
+                _entry_rows(table_id, first_seq, entries),
                 now,
                 future,
             )
@@ -305,9 +298,9 @@ class PostgresStore:
         rows_seq: list[int] = []
         rows_entry: list[str] = []
         for i, a in enumerate(batch, start=1):
-            for k, entry in enumerate(a.entries):
+            for _, seq, entry in a.rows:
                 rows_i.append(i)
-                rows_seq.append(a.first_seq + k)
+                rows_seq.append(seq)
                 rows_entry.append(entry)
         result = await self.pool.fetch(
             FENCED_APPEND,
@@ -330,9 +323,7 @@ class PostgresStore:
             elif not r["owned"]:  # NULL (no such table) or another epoch
                 outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
             else:
-                outcomes.append(
-                    RuntimeError(f"log of {a.table_id} ends at {r['last']}, not {a.first_seq - 1}")
-                )
+                outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
         return outcomes
 
     async def touch(self, table_id: str, now: float) -> None:
@@ -380,7 +371,7 @@ class PostgresStore:
             await con.executemany(
                 "INSERT INTO hands (table_id, number, record) VALUES ($1, $2, $3)"
                 " ON CONFLICT (table_id, number) DO UPDATE SET record = excluded.record",
-                [(table_id, n, orjson.dumps(h).decode()) for n, h in hands.items()],
+                _hand_rows(table_id, hands),
             )
             await con.execute(
                 "UPDATE tables SET base_seq = greatest(base_seq, $2) WHERE id = $1",
@@ -394,7 +385,7 @@ class PostgresStore:
         raw = await self.pool.fetchval(
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
-        return None if raw is None else _object(raw, f"hand {number}")
+        return None if raw is None else _hand_from(raw, number)
 
     async def drop_compacted(self) -> int:
         return 0  # `compact` dropped them already

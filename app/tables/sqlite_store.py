@@ -18,17 +18,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
-import orjson
-
 from app.tables.store import (
     Damaged,
     FailureEpisode,
     SeatRecord,
     SingleOwner,
     TableRecord,
-    _object,
+    _add_entry,
+    _entry_rows,
+    _gap,
+    _hand_from,
+    _hand_rows,
+    _read_log,
     _record_from,
     _seats_json,
+    _table_row,
 )
 
 T = TypeVar("T")
@@ -169,12 +173,8 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
         record = records.get(table_id)
         if record is None or seq < record.base:  # compacted, not yet dropped
             continue
-        if seq != record.base + len(record.log):
-            damaged[table_id] = f"log: seq {seq} where {record.base + len(record.log)} belongs"
-            del records[table_id]
-            continue
         try:
-            record.log.append(_object(entry, f"log entry {seq}"))
+            _add_entry(record, seq, entry)
         except Damaged as exc:
             damaged[table_id] = str(exc)
             del records[table_id]
@@ -465,9 +465,8 @@ class SqliteStore(SingleOwner):
         last = self._stored_last(a.table_id, ends)
         if last is None:
             return RuntimeError(f"no stored table {a.table_id}")
-        # A log is gap-free: the next entry's seq is one past the stored last one.
         if last + 1 != a.first_seq:
-            return RuntimeError(f"log of {a.table_id} ends at {last}, not {a.first_seq - 1}")
+            return _gap(a.table_id, last, a.first_seq)
         return None
 
     def _appends(self, db: sqlite3.Connection, run: list[_Append]) -> list[Exception | None]:
@@ -532,10 +531,7 @@ class SqliteStore(SingleOwner):
                 "SELECT seq, entry FROM events WHERE table_id = ? AND seq >= ? ORDER BY rowid",
                 (table_id, record.base),
             )
-            for seq, entry in events:
-                if seq != record.base + len(record.log):
-                    raise Damaged(f"log: seq {seq} where {record.base + len(record.log)} belongs")
-                record.log.append(_object(entry, f"log entry {seq}"))
+            _read_log(record, events)
             return record
 
         return self._claimed(await self._run(read))
@@ -570,7 +566,7 @@ class SqliteStore(SingleOwner):
         return await self._run(set_aside_in)
 
     async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
-        rows = [(table_id, n, orjson.dumps(h).decode()) for n, h in hands.items()]
+        rows = _hand_rows(table_id, hands)
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany("INSERT OR REPLACE INTO hands VALUES (?, ?, ?)", rows)
@@ -585,7 +581,7 @@ class SqliteStore(SingleOwner):
             row = db.execute(
                 "SELECT record FROM hands WHERE table_id = ? AND number = ?", (table_id, number)
             ).fetchone()
-            return None if row is None else _object(row[0], "hand record")
+            return None if row is None else _hand_from(row[0], number)
 
         return await self._run(read)
 
@@ -609,18 +605,8 @@ class SqliteStore(SingleOwner):
         return sum(dropped)
 
     async def create(self, record: TableRecord) -> None:
-        row = (
-            record.table_id,
-            orjson.dumps(record.options).decode(),
-            _seats_json(record.seats).decode(),
-            record.created,
-            record.last_active,
-            record.base,
-        )
-        events = [
-            (record.table_id, record.base + i, orjson.dumps(entry).decode())
-            for i, entry in enumerate(record.log)
-        ]
+        row = _table_row(record)
+        events = _entry_rows(record.table_id, record.base, record.log)
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
@@ -652,10 +638,7 @@ class SqliteStore(SingleOwner):
         epoch: int | None = None,
     ) -> None:
         self._fence(table_id, epoch)
-        rows = [
-            (table_id, first_seq + i, orjson.dumps(entry).decode())
-            for i, entry in enumerate(entries)
-        ]
+        rows = _entry_rows(table_id, first_seq, entries)
         await self._write(_Append(table_id, first_seq, rows, now))
 
     async def touch(self, table_id: str, now: float) -> None:

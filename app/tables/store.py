@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeVar
 
@@ -232,6 +232,57 @@ def _record_from(row: tuple[Any, ...]) -> TableRecord:
     )
 
 
+def _table_row(record: TableRecord) -> tuple[str, str, str, float, float, int]:
+    """A record's `tables` row as `_record_from` reads it back (without its log)."""
+    return (
+        record.table_id,
+        orjson.dumps(record.options).decode(),
+        _seats_json(record.seats).decode(),
+        record.created,
+        record.last_active,
+        record.base,
+    )
+
+
+def _entry_rows(
+    table_id: str, first_seq: int, entries: Iterable[dict[str, Any]]
+) -> list[tuple[str, int, str]]:
+    """The `events` rows (table_id, seq, entry) of log entries from `first_seq` on."""
+    return [
+        (table_id, seq, orjson.dumps(entry).decode())
+        for seq, entry in enumerate(entries, start=first_seq)
+    ]
+
+
+def _add_entry(record: TableRecord, seq: int, entry: bytes | str) -> None:
+    """One stored entry onto the record's log; `Damaged` at a gap or an unreadable entry."""
+    expected = record.base + len(record.log)
+    if seq != expected:
+        raise Damaged(f"log: seq {seq} where {expected} belongs")
+    record.log.append(_object(entry, f"log entry {seq}"))
+
+
+def _read_log(record: TableRecord, events: Iterable[tuple[int, bytes | str]]) -> None:
+    """The table's stored entries (seq, entry) from its base on, in seq order."""
+    for seq, entry in events:
+        _add_entry(record, seq, entry)
+
+
+def _gap(table_id: str, last: int, first_seq: int) -> RuntimeError:
+    """An append refused: a log is gap-free, the next seq is one past the last stored."""
+    return RuntimeError(f"log of {table_id} ends at {last}, not {first_seq - 1}")
+
+
+def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[str, int, str]]:
+    """The `hands` rows (table_id, number, record) that `compact` keeps."""
+    return [(table_id, number, orjson.dumps(hand).decode()) for number, hand in hands.items()]
+
+
+def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
+    """A stored hand record, read back; `Damaged` when it is not a JSON object."""
+    return _object(raw, f"hand {number}")
+
+
 class SingleOwner:
     """Claim, fence and owners for a store only one process writes (SQLite, memory).
 
@@ -308,8 +359,9 @@ class MemoryStore(SingleOwner):
     ) -> None:
         self._fence(table_id, epoch)
         record = self.records[table_id]
-        if record.base + len(record.log) != first_seq:
-            raise RuntimeError(f"log of {table_id} ends at {record.base + len(record.log) - 1}")
+        last = record.base + len(record.log) - 1
+        if last + 1 != first_seq:
+            raise _gap(table_id, last, first_seq)
         record.log.extend(copy.deepcopy(list(entries)))
         record.last_active = now
         self.commits += 1

@@ -48,6 +48,7 @@ ErrorCode = Literal[
     "unknown_table",
     "rate_limited",
     "too_large",
+    "server_error",
 ]
 HttpErrorCode = Literal[
     "bad_request",

@@ -8,6 +8,8 @@ thinking. No label ever holds a table id, a name or a token.
 
 from __future__ import annotations
 
+from typing import get_args
+
 from fastapi import FastAPI, Request, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -19,23 +21,13 @@ from prometheus_client import (
 )
 
 from app.tables.registry import Observer, Registry
+from app.web.messages import ErrorCode
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
 FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 THINK = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-ERROR_CODES = frozenset(
-    (
-        "bad_message",
-        "not_seated",
-        "not_your_turn",
-        "illegal_action",
-        "stale_version",
-        "unknown_table",
-        "rate_limited",
-        "too_large",
-        "server_error",
-    )
-)
+# The socket's error codes (PROTOCOL.md), each its own label; anything else is "other".
+ERROR_CODES = frozenset(get_args(ErrorCode))
 
 
 class Metrics(Observer):

@@ -1,0 +1,70 @@
+"""The rows both stores write and read: one encoding, read back as it was written."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.tables.store import (
+    Damaged,
+    SeatRecord,
+    TableRecord,
+    _entry_rows,
+    _hand_from,
+    _hand_rows,
+    _read_log,
+    _record_from,
+    _table_row,
+)
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner),
+    max_leaves=10,
+)
+objects = st.dictionaries(st.text(max_size=6), json_values, max_size=4)
+text = st.text(max_size=12)
+seats = st.builds(
+    SeatRecord,
+    name=text,
+    token_hash=text,
+    computer=st.none() | text,
+    lang=st.none() | text,
+    order=st.none() | objects,
+)
+times = st.floats(0, 4e9, allow_nan=False)
+records = st.builds(
+    TableRecord,
+    table_id=text,
+    options=objects,
+    seats=st.lists(seats, max_size=2),
+    created=times,
+    last_active=times,
+    base=st.integers(0, 10_000),
+)
+
+
+@given(record=records, log=st.lists(objects, max_size=5))
+def test_a_table_row_and_its_events_read_back_as_written(
+    record: TableRecord, log: list[dict[str, Any]]
+) -> None:
+    back = _record_from(_table_row(record))
+    _read_log(back, [(seq, entry) for _, seq, entry in _entry_rows("t", record.base, log)])
+    record.log = log
+    assert back == record
+
+
+@given(hands=st.dictionaries(st.integers(1, 99), objects, max_size=4))
+def test_hand_records_read_back_as_written(hands: dict[int, dict[str, Any]]) -> None:
+    rows = _hand_rows("t", hands)
+    assert {number: _hand_from(raw, number) for _, number, raw in rows} == hands
+
+
+def test_a_gap_in_the_seqs_is_damage() -> None:
+    record = TableRecord("t", {}, [], 1.0, 1.0, base=3)
+    rows = _entry_rows("t", 3, [{"event": "a"}, {"event": "b"}])
+    with pytest.raises(Damaged, match="seq 4 where 3 belongs"):
+        _read_log(record, [(seq, entry) for _, seq, entry in rows[1:]])
