@@ -64,6 +64,25 @@ def test_the_folded_menu_opens_and_switches_language(
     expect(page.locator("summary")).to_have_text("Menü")
 
 
+def test_the_folded_menu_closes_on_escape_and_on_a_click_outside(
+    server: Server, new_context: NewContext
+) -> None:
+    context, _watch = new_context(viewport={"width": 360, "height": 740}, locale="de-DE")
+    page = context.new_page()
+    page.goto("/de/rules")
+    summary = page.locator(".header-menu summary")
+    summary.click()
+    panel = page.locator(".menu-panel")
+    expect(panel).to_be_visible()
+    page.keyboard.press("Escape")
+    expect(panel).to_be_hidden()
+    expect(summary).to_be_focused()  # the keyboard user is back where they were
+    summary.click()
+    expect(panel).to_be_visible()
+    page.mouse.click(180, 700)  # on the page below the open panel
+    expect(panel).to_be_hidden()
+
+
 @pytest.mark.parametrize(("width", "height"), [(360, 740), (1280, 800)])
 def test_create_a_table_is_above_the_fold(
     server: Server, new_context: NewContext, width: int, height: int
