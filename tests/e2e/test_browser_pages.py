@@ -177,12 +177,12 @@ def test_table_page_layout_and_screenshots(
 
 def test_settings_large_cards_and_four_colours(server: Server, new_context: NewContext) -> None:
     page = mid_hand(server, new_context)
-    before = page.locator("#hand button.card").first.bounding_box()
+    width = "document.querySelector('#hand button.card').getBoundingClientRect().width"
+    before = page.evaluate(width)
     page.locator("#large-cards").check()
     page.locator("#four-colour").check()
-    after = page.locator("#hand button.card").first.bounding_box()
-    assert before is not None and after is not None
-    assert after["width"] > before["width"] * 1.2
+    # The hand may be drawn again meanwhile (the drawn card's sort): wait for the width.
+    page.wait_for_function(f"{width} > {before} * 1.2")
     clubs = page.locator('#hand button.card[data-card="AC"]')
     hearts = page.locator('#hand button.card[data-card="7H"]')
     colour = "el => getComputedStyle(el).color"
