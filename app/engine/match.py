@@ -300,20 +300,19 @@ class Match:
         hand = self.hand
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
-        knock_deadwood: tuple[tuple[str, int], ...] = ()
+        knock_deadwood: tuple[int, ...] = ()
         if hand is not None and seat is not None:
             melds, deadwood = self._grouping(hand, seat)
             cards = hand.cards[seat]
-            mine = Mine(tuple(c.text for c in cards), len(hand.cards[1 - seat]), melds, deadwood)
+            mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
         if seat is not None:
             legal = tuple(self.legal(seat))
             if legal and legal[-1].kind == "knock":
                 assert hand is not None
                 left = hand.discard_deadwoods(seat)
+                # `legal` lists the knocks last (Hand.legal), each with its discard.
                 knock_deadwood = tuple(
-                    (str(a.card), left[a.card])
-                    for a in legal
-                    if a.kind == "knock" and a.card is not None
+                    [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
                 )
         return View(
             version=self.version,
@@ -367,7 +366,7 @@ class Match:
         if known is not None and known[0] == key:
             return known[1]
         melds, deadwood = hand.grouping(seat)
-        found = (tuple(tuple(c.text for c in meld) for meld in melds), deadwood)
+        found = (tuple([tuple([c.text for c in meld]) for meld in melds]), deadwood)
         self._groupings[seat] = (key, found)
         return found
 

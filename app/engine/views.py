@@ -7,13 +7,18 @@ body in the protocol's key order; the parts whose keys are always present
 (`SheetView`, `Move`) are plain dataclasses that orjson writes as they are, as
 fast as dicts, and the keys that only some views carry (a seat's own cards, a
 hand's result, a move's card) are left out here rather than sent as null.
+
+The values built for every view (`View`, `Mine`, `HandView`, `TableView`) are
+named tuples: as immutable and as typed as a frozen dataclass, and built in
+less than half its time (a frozen dataclass sets each field through
+`object.__setattr__`), which the server pays for every seat on every move.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from app.engine.actions import Action, parse_action
 from app.engine.cards import Card, parse_cards
@@ -67,8 +72,7 @@ class SheetView:
     match_winner: int | None
 
 
-@dataclass(frozen=True, slots=True)
-class TableView:
+class TableView(NamedTuple):
     """The table's options and status (the hub adds its id and players on the wire)."""
 
     rules: str
@@ -76,18 +80,8 @@ class TableView:
     target: int
     status: str
 
-    def wire(self, **facts: Any) -> dict[str, Any]:
-        return {
-            "rules": self.rules,
-            "scoring": self.scoring,
-            "target": self.target,
-            "status": self.status,
-            **facts,
-        }
 
-
-@dataclass(frozen=True, slots=True)
-class Mine:
+class Mine(NamedTuple):
     """What only the seat itself sees of a hand in play."""
 
     cards: tuple[str, ...]
@@ -98,8 +92,7 @@ class Mine:
     deadwood: int
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """A finished hand's result as shown: the engine's result, the deck revealed,
     and the games of the sheet its points went into."""
 
@@ -123,8 +116,7 @@ class Outcome:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class HandView:
+class HandView(NamedTuple):
     """What everybody at the table sees of the hand (one value per change, shared by
     every seat's view; what only a seat sees is its view's `mine`)."""
 
@@ -168,12 +160,12 @@ class HandView:
         return out
 
 
-@dataclass(frozen=True, slots=True)
-class View:
+class View(NamedTuple):
     """The `state` body of PROTOCOL.md for one seat (`you` None: a spectator).
 
     `legal` holds the engine's own actions; `knock_deadwood` the deadwood each
-    knock's discard leaves, which the wire shows next to the knock for display.
+    knock of `legal` leaves, in their order, which the wire shows next to the
+    knock for display.
     """
 
     version: int
@@ -184,27 +176,32 @@ class View:
     legal: tuple[Action, ...]
     sheet: SheetView
     ready: tuple[bool, bool]
-    knock_deadwood: tuple[tuple[str, int], ...] = ()
+    knock_deadwood: tuple[int, ...] = ()
 
     def legal_wire(self) -> list[dict[str, Any]]:
         """`legal` as sent: each knock with the deadwood it leaves."""
-        if not self.knock_deadwood:
-            return [a.wire() for a in self.legal]
-        left = dict(self.knock_deadwood)
-        return [
-            {**a.wire(), "deadwood": left[str(a.card)]}
-            if a.kind == "knock" and str(a.card) in left
-            else a.wire()
-            for a in self.legal
-        ]
+        out = [a.wire() for a in self.legal]
+        if self.knock_deadwood:
+            # The knocks come last (after every plain discard), in `knock_deadwood`'s order.
+            first = len(out) - len(self.knock_deadwood)
+            for i, left in enumerate(self.knock_deadwood, start=first):
+                out[i] = {**out[i], "deadwood": left}
+        return out
 
-    def wire(self, **table_facts: Any) -> dict[str, Any]:
+    def wire(self, head: dict[str, Any] | None = None, **table_facts: Any) -> dict[str, Any]:
         """The body as sent (tuples and dataclasses inside, which orjson writes as
-        arrays and objects); `table_facts` join the `table` object (id, players)."""
-        out: dict[str, Any] = {
-            "version": self.version,
-            "you": self.you,
-            "table": self.table.wire(**table_facts),
+        arrays and objects), after the keys of `head` (the message's `type`);
+        `table_facts` join the `table` object (id, players)."""
+        t = self.table
+        out: dict[str, Any] = {} if head is None else head
+        out["version"] = self.version
+        out["you"] = self.you
+        out["table"] = {
+            "rules": t.rules,
+            "scoring": t.scoring,
+            "target": t.target,
+            "status": t.status,
+            **table_facts,
         }
         if self.hand is not None:
             out["hand"] = self.hand.wire(self.mine)
@@ -332,7 +329,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
             legal=tuple(parse_action(a) for a in legal),
             sheet=sheet,
             ready=(body["ready"][0], body["ready"][1]),
-            knock_deadwood=tuple((a["discard"], a["deadwood"]) for a in legal if "deadwood" in a),
+            knock_deadwood=tuple(a["deadwood"] for a in legal if a.get("kind") == "knock"),
         )
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise ValueError(f"not a state body: {exc!r}") from None

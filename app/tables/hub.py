@@ -45,10 +45,9 @@ def state_message(
     `players`: the table's players list, when the caller has it already (a broadcast
     builds it once for all seats).
     """
-    view = table.view(seat).wire(
-        id=table.id, players=table.players() if players is None else players
+    return table.view(seat).wire(
+        {"type": "state"}, id=table.id, players=table.players() if players is None else players
     )
-    return {"type": "state", **view}
 
 
 class Connection:

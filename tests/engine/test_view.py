@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import json
 import random
@@ -321,10 +320,10 @@ def test_a_view_read_back_from_the_wire_gives_the_same_wire(seed: int, scoring: 
 def test_views_are_frozen_and_share_the_public_parts() -> None:
     m = new_match(dealer=0, deck=A_DECK)
     mine, theirs, watching = m.view(0), m.view(1), m.view(None)
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         mine.version = 99  # type: ignore[misc]
     assert mine.hand is not None
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(AttributeError):
         mine.hand.stock_count = 0  # type: ignore[misc]
     # One value of the table's public part per change, whoever looks.
     assert mine.hand is theirs.hand is watching.hand

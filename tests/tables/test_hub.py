@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import dataclasses
 import random
 from typing import Any
 
@@ -27,7 +26,7 @@ class Board:
         self.match.start()
 
     def view(self, seat: Seat) -> View:
-        return dataclasses.replace(self.match.view(seat), version=self.version)
+        return self.match.view(seat)._replace(version=self.version)
 
     def players(self) -> list[dict[str, Any]]:
         return [{"seat": s, "connected": self.hub.connected(self.id, s)} for s in (0, 1)]
