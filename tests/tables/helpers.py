@@ -40,7 +40,7 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
 def snapshot(table: Table) -> tuple[int, int, bytes]:
     """Everything a refusal must leave unchanged: version, log length, every view."""
     views = [table.view(0), table.view(1), table.view(None)] if table.seats[1:] else []
-    return table.version, len(table.match.log), orjson.dumps(views)
+    return table.version, len(table.match.log), orjson.dumps([v.wire() for v in views])
 
 
 def exchange(
