@@ -243,6 +243,25 @@ class Scale:
             for r in rows
         }
 
+    def story(self, table_id: str) -> str:
+        """What a failed test needs to explain a table: each worker's log lines naming
+        it, and its owner, epoch and last stored seq now."""
+        lines = [
+            f"{w.name}: {line}"
+            for w in self.workers
+            if w.log.exists()
+            for line in w.log.read_text(errors="replace").splitlines()
+            if table_id[:8] in line
+        ]
+        rows = self.query(
+            "SELECT t.owner, t.owner_epoch, t.base_seq, max(e.seq) AS top FROM tables t"
+            " LEFT JOIN events e ON e.table_id = t.id WHERE t.id = $1"
+            " GROUP BY t.owner, t.owner_epoch, t.base_seq",
+            table_id,
+        )
+        pids = {w.name: w.proc.pid for w in self.workers if w.proc is not None}
+        return "\n".join([f"table {table_id} store {rows} workers {pids}", *lines[-40:]])
+
     def forked(self) -> list[str]:
         """Tables whose log is not gap-free: count != max(seq) - base + 1."""
         rows = self.query(

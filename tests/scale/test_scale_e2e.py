@@ -57,7 +57,10 @@ def scale() -> Iterator[Scale]:
                 w.stop()
     finally:
         pg.stop("immediate")
-        shutil.rmtree(root, ignore_errors=True)
+        if os.environ.get("GIN_SCALE_KEEP"):  # the workers' and HAProxy's logs, to read
+            print(f"scale logs kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
 
 
 def seats_for(base: str, tables: list[tuple[str, str, str]], seed: int) -> list[Seat]:
@@ -231,6 +234,8 @@ def test_a_paused_worker_never_adds_to_a_table_claimed_while_it_slept(scale: Sca
     version, moved_on, stale_versions, code = asyncio.run(scenario())
     assert moved_on > version + 2
     # The woken worker showed its stale client nothing new, and let it go (1012).
+    if not all(v <= version for v in stale_versions):
+        print(scale.story(tables[0][0]))  # pytest shows it with the failure
     assert all(v <= version for v in stale_versions), stale_versions
     assert code == 1012
     assert scale.forked() == []
@@ -319,6 +324,8 @@ def test_postgresql_stopped_for_5_s_refuses_moves_then_play_resumes(scale: Scale
         for t, _, _ in tables
         if t not in resumed
     }
+    for t in stuck:
+        print(scale.story(t))  # pytest shows it with the failure
     assert not stuck, (resumed, stuck)
     print(f"postgres back: play resumed after max {max(resumed.values()):.2f} s")
     assert scale.forked() == []
