@@ -154,8 +154,39 @@ class Hub:
         self.max_tabs_per_seat = max_tabs_per_seat
         self.max_spectators = max_spectators
         self._tables: dict[str, _TableConnections] = {}
+        # Tables whose memory runs ahead of their store (`hold`): the table held, and
+        # whether a state was withheld meanwhile (an arrival, a departure, a broadcast).
+        self._held: dict[str, tuple[Viewable, bool]] = {}
         # Counts encodings, so tests can check "once per seat per change".
         self.encodings = 0
+
+    def hold(self, table: Viewable) -> None:
+        """From now until `release`, send nobody a state of this table.
+
+        The registry changes a table in memory, then stores the change; until it is
+        stored it may yet be undone. A state sent meanwhile (a player arriving or
+        leaving changes everybody's players list) would show a version that may
+        never have happened, and a worker that slept through losing the table would
+        show its clients a move the new owner never saw.
+        """
+        self._held[table.id] = (table, False)
+
+    def release(self, table: Viewable, *, changed: bool) -> None:
+        """End a `hold`. `changed`: the change was stored and the caller broadcasts
+        it now; otherwise whoever was withheld a state gets the present one."""
+        held, withheld = self._held.get(table.id, (None, False))
+        if held is not table:  # dropped meanwhile (`close_table`), maybe claimed anew
+            return
+        del self._held[table.id]
+        if withheld and not changed:
+            self.broadcast(table)
+
+    def _withheld(self, table_id: str) -> bool:
+        held = self._held.get(table_id)
+        if held is None:
+            return False
+        self._held[table_id] = (held[0], True)
+        return True
 
     def connected(self, table_id: str, seat: int) -> bool:
         conns = self._tables.get(table_id)
@@ -178,6 +209,8 @@ class Hub:
         conns = self._tables.setdefault(table.id, _TableConnections())
         was_connected = conn.seat is not None and bool(conns.by_seat.get(conn.seat))
         conns.by_seat.setdefault(conn.seat, set()).add(conn)
+        if self._withheld(table.id):
+            return
         if conn.seat is not None and not was_connected:
             self.broadcast(table)  # presence changed: everybody's players list differs
         else:
@@ -195,7 +228,7 @@ class Hub:
             del conns.by_seat[conn.seat]
         if not conns.by_seat:
             del self._tables[table.id]
-        if conn.seat is not None and not seat_conns:
+        if conn.seat is not None and not seat_conns and not self._withheld(table.id):
             self.broadcast(table)
 
     def _encode(
@@ -211,7 +244,7 @@ class Hub:
     def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
         """Send every connection (of `seats`, default all) its own state, encoded once per seat."""
         conns = self._tables.get(table.id)
-        if conns is None:
+        if conns is None or self._withheld(table.id):
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
         players = table.players()
@@ -221,13 +254,15 @@ class Hub:
                 conn.send(frame, state=True)
 
     def send_state(self, table: Viewable, conn: Connection) -> None:
-        conn.send(self._encode(table, conn.seat), state=True)
+        if not self._withheld(table.id):
+            conn.send(self._encode(table, conn.seat), state=True)
 
     def total(self) -> int:
         """Open connections over all tables (a metric; walks every table)."""
         return sum(self.count(table_id) for table_id in self._tables)
 
     def close_table(self, table_id: str, code: int, reason: str = "") -> None:
+        self._held.pop(table_id, None)
         conns = self._tables.pop(table_id, None)
         for conn in conns.all() if conns else ():
             conn.close(code, reason)

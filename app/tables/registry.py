@@ -17,7 +17,7 @@ import random
 import secrets
 import socket
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mapping, Sequence
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
@@ -391,26 +391,27 @@ class Registry:
             if len(table.seats) >= 2:
                 raise TableFull("both seats are taken")
             await self._settle(table)
-            table.seats.append(holder)
-            try:
-                seats = [h.record() for h in table.seats]
-                write = (
-                    self.store.save_seats(table.id, seats, table.epoch)
-                    if self.shared
-                    else self.store.save_seats(table.id, seats)
-                )
-                await self._stored(write, table)
-            except BaseException:
-                table.seats.pop()
-                raise
-            table.match.start()
-            try:
-                await self._commit(table)
-            except BaseException:
-                # The deal is not stored, so nobody sat down: the seat is free again
-                # (the next one to sit writes the stored seats anew; see `_rebuild`).
-                table.seats.pop()
-                raise
+            with self._unstored(table):
+                table.seats.append(holder)
+                try:
+                    seats = [h.record() for h in table.seats]
+                    write = (
+                        self.store.save_seats(table.id, seats, table.epoch)
+                        if self.shared
+                        else self.store.save_seats(table.id, seats)
+                    )
+                    await self._stored(write, table)
+                except BaseException:
+                    table.seats.pop()
+                    raise
+                table.match.start()
+                try:
+                    await self._commit(table)
+                except BaseException:
+                    # The deal is not stored, so nobody sat down: the seat is free again
+                    # (the next one to sit writes the stored seats anew; see `_rebuild`).
+                    table.seats.pop()
+                    raise
             log.info(
                 "table %s seat %d taken%s",
                 short(table.id),
@@ -434,8 +435,9 @@ class Registry:
 
         async def section() -> None:
             await self._settle(table)
-            self._apply(table, lambda: table.match.apply(seat, action, version))
-            await self._commit(table)
+            with self._unstored(table):
+                self._apply(table, lambda: table.match.apply(seat, action, version))
+                await self._commit(table)
             await self._changed(table)
 
         await self._locked(table, section)
@@ -452,22 +454,39 @@ class Registry:
             await self._settle(table)
             holder = table.seats[seat]
             before = holder.order
-            table.match.arrange(seat, list(cards))
-            holder.order = table.match.orders.get(seat)
-            seats = [h.record() for h in table.seats]
-            try:
-                await self._stored(
-                    self.store.save_seats(table.id, seats, table.epoch)
-                    if self.shared
-                    else self.store.save_seats(table.id, seats),
-                    table,
-                )
-            except BaseException:
-                holder.order = before
-                raise
+            with self._unstored(table):
+                table.match.arrange(seat, list(cards))
+                holder.order = table.match.orders.get(seat)
+                seats = [h.record() for h in table.seats]
+                try:
+                    await self._stored(
+                        self.store.save_seats(table.id, seats, table.epoch)
+                        if self.shared
+                        else self.store.save_seats(table.id, seats),
+                        table,
+                    )
+                except BaseException:
+                    holder.order = before
+                    raise
             self.hub.broadcast(table, seats=[seat])
 
         await self._locked(table, section)
+
+    @contextlib.contextmanager
+    def _unstored(self, table: Table) -> Iterator[None]:
+        """A change made in memory and then stored: nobody sees it before it is stored.
+
+        The hub withholds every state of the table meanwhile (a player arriving or
+        leaving would show everybody the change that may yet be undone) and, when
+        the change is not stored after all, sends those withheld the present.
+        """
+        self.hub.hold(table)
+        stored = False
+        try:
+            yield
+            stored = True
+        finally:
+            self.hub.release(table, changed=stored)
 
     async def _locked(self, table: Table, section: Callable[[], Awaitable[T]]) -> T:
         """Run `section` under the table's lock, to its end whatever befalls the caller.

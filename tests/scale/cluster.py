@@ -336,18 +336,26 @@ class Seat:
     async def _play(self, ws: ClientConnection, pace: float) -> None:
         acted_on = -1
         pending: dict[str, Any] | None = None
+        refused = False  # the pending action met a server_error: resend it in a lull
         while not self.stop.is_set():
             try:
                 raw = await asyncio.wait_for(ws.recv(), 0.5)
             except TimeoutError:
-                if pending is not None:  # refused with server_error: resend it
+                if pending is not None and refused:  # refused with server_error: resend it
                     await ws.send(json.dumps(pending))
                 continue
             msg = json.loads(raw)
             if msg["type"] == "error":
                 self.errors.append(msg["code"])
-                if msg["code"] != "server_error":
+                refused = msg["code"] == "server_error"
+                if not refused:
                     pending = None
+                # An error does not say which action it answers, so the next state is
+                # acted on even at a version acted on already (after a stale_version the
+                # server sends the present). Before, a stale_version that answered an
+                # earlier duplicate dropped the action in flight; when that action then
+                # met the outage's server_error, nothing was left to resend: stuck.
+                acted_on = -1
                 continue
             if msg["type"] != "state" or msg.get("you") != self.seat:
                 continue
@@ -375,6 +383,7 @@ class Seat:
                 if pace:
                     await asyncio.sleep(pace)
                 pending = {"type": "action", "version": version, "action": choose(msg, self.rng)}
+                refused = False
                 await ws.send(json.dumps(pending))
                 self.sent += 1
 

@@ -13,10 +13,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 from app.engine.actions import parse_action
-from app.tables.hub import Hub
+from app.tables.hub import Connection, Hub
 from app.tables.registry import Registry
 from app.tables.sqlite_store import SqliteStore
 from app.tables.store import TableRecord
@@ -220,3 +221,50 @@ def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> None:
         await store.close()
 
     asyncio.run(main())
+
+
+def state_versions(conn: Connection) -> list[int]:
+    return [m["version"] for m in map(orjson.loads, conn.pending()) if m["type"] == "state"]
+
+
+@pytest.mark.parametrize("stored", [True, False])
+def test_nobody_sees_a_move_before_it_is_stored(tmp_path: Path, stored: bool) -> None:
+    """A player arriving while a move commits changes everybody's players list, so
+    everybody is sent a state: it must not show the move before it is stored, nor
+    ever when the store refuses it. (A worker that slept through losing its table
+    showed a stale client a move that the table's new owner never saw.)"""
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> tuple[list[int], list[int]]:
+        store = GatedStore(path)
+        await store.open()
+        registry = registry_on(store)
+        table = await two_seats(registry)
+        seat0 = Connection(0)
+        registry.hub.attach(table, seat0)
+        assert state_versions(seat0) == [1]
+        if not stored:
+            refuse_writes(path)
+        store.closed_gate = True
+        mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
+        assert await asyncio.to_thread(store.entered.wait, 10)
+        # While the pass commits: seat 1 opens a tab, a spectator arrives.
+        seat1, spectator = Connection(1), Connection(None)
+        registry.hub.attach(table, seat1)
+        registry.hub.attach(table, spectator)
+        during = [v for c in (seat0, seat1, spectator) for v in state_versions(c)]
+        store.closed_gate = False
+        store.gate.set()
+        if stored:
+            await mover
+        else:
+            with pytest.raises(StoreUnavailable):
+                await mover
+        after = [state_versions(c)[-1] for c in (seat0, seat1, spectator)]
+        await registry.close()
+        await store.close()
+        return during, after
+
+    during, after = asyncio.run(main())
+    assert during == [1]  # seat 0's state from before the move, nothing new
+    assert after == ([2, 2, 2] if stored else [1, 1, 1])
