@@ -165,6 +165,7 @@ class PostgresStore:
                 "application_name": "hollywood-gin",
             },
             command_timeout=10,
+            timeout=5,  # to connect: a database coming back must not hold a caller longer
         )
         async with self.pool.acquire() as con, con.transaction():
             # Workers starting together must not race on CREATE IF NOT EXISTS.

@@ -115,6 +115,13 @@ class Registry:
         # A shared store's tables nobody has looked at for this long leave memory
         # (they are claimed again when asked for): memory does not grow with history.
         self.release_seconds = 600.0
+        # A shared store's write or claim unanswered for this long is given up: the
+        # table is doubtful (settled before its next write) and its lock free again.
+        # asyncpg can wait without end (a pool acquire; the clean-up of a query cut
+        # off by a database restart), which held one table's lock, so its players
+        # waited, for as long as the worker lived. Not with a single-owner store:
+        # there a write given up may still land, and nothing would settle it.
+        self.store_seconds = 15.0
         # Claims under way, so two requests for one table make one claim.
         self._claims: dict[str, asyncio.Task[Table | None]] = {}
         self.claims = 0
@@ -162,7 +169,7 @@ class Registry:
 
     async def _claim(self, table_id: str) -> Table | None:
         try:
-            claimed = await self.store.claim(table_id, self.owner)
+            claimed = await self._bounded(self.store.claim(table_id, self.owner))
         except Exception as exc:
             self.store_episode.failed(exc)
             raise StoreUnavailable("the server could not read this table; try again") from exc
@@ -524,7 +531,7 @@ class Registry:
         it is dropped here, and the caller's change was never acknowledged.
         """
         try:
-            await write
+            await self._bounded(write)
         except NotOwner as exc:
             if table is not None:
                 self.drop(table)
@@ -537,6 +544,12 @@ class Registry:
                 "the server could not store this change; nothing changed, try again"
             ) from exc
         self.store_episode.succeeded()
+
+    async def _bounded(self, call: Awaitable[T]) -> T:
+        """Await a store call, within `store_seconds` with a shared store."""
+        if not self.shared:
+            return await call
+        return await asyncio.wait_for(call, self.store_seconds)
 
     def _apply(self, table: Table, change: Callable[[], object]) -> None:
         before = table.status
@@ -607,7 +620,7 @@ class Registry:
         if not table.doubtful:
             return
         try:
-            claimed = await self.store.claim(table.id, self.owner)
+            claimed = await self._bounded(self.store.claim(table.id, self.owner))
         except Exception as exc:
             self.store_episode.failed(exc)
             raise StoreUnavailable(

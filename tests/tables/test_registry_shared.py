@@ -12,7 +12,7 @@ from app.engine.actions import parse_action
 from app.tables.hub import CLOSE_RESTART, Connection, Hub
 from app.tables.postgres_store import PostgresStore
 from app.tables.registry import Registry
-from app.tables.table import Moved
+from app.tables.table import Moved, StoreUnavailable
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import INDEX_DECK
 from tests.wire import wire
@@ -147,5 +147,59 @@ def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: 
             assert again.epoch == table.epoch + 2  # b's claim, then a's own
         finally:
             await shut(a, b)
+
+    asyncio.run(main())
+
+
+class Stalling(PostgresStore):
+    """An append that never answers while `stall` is set, as asyncpg's can after a
+    database restart (an unbounded pool acquire, a cancelled query's clean-up)."""
+
+    stall = False
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.released = asyncio.Event()  # set when the test ends: no stall outlives it
+
+    async def append(self, *args: Any, **kw: Any) -> None:
+        if self.stall:
+            await self.released.wait()
+        await super().append(*args, **kw)
+
+
+def test_a_store_call_that_never_answers_frees_the_table_after_store_seconds(
+    pg_url: str,
+) -> None:
+    async def main() -> None:
+        store = Stalling(pg_url, owner="a")
+        await store.open()
+        registry = Registry(
+            store,
+            Hub(max_tabs_per_seat=5, max_spectators=20),
+            expiry_seconds=3600.0,
+            computer_delay=0.0,
+            owner="a",
+        )
+        registry.store_seconds = 0.5
+        try:
+            table, _ = await registry.create(
+                OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0
+            )
+            await registry.join(table.id, "Bob")
+            seat = wire(table.match.view(None))["hand"]["turn"]
+            action = parse_action(first_legal(table, seat))
+            store.stall = True
+            # Refused as any store failure is (server_error), not waited on for ever:
+            # the table's lock is free and the move may be sent again.
+            with pytest.raises(StoreUnavailable) as refused:
+                await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
+            assert refused.value.code == "server_error"
+            assert table.doubtful and table.version == 1
+            store.stall = False
+            await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
+            assert table.version == 2 and not table.doubtful
+        finally:
+            store.released.set()
+            await shut(registry)
 
     asyncio.run(main())
