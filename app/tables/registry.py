@@ -401,13 +401,7 @@ class Registry:
             with self._unstored(table):
                 table.seats.append(holder)
                 try:
-                    seats = [h.record() for h in table.seats]
-                    write = (
-                        self.store.save_seats(table.id, seats, table.epoch)
-                        if self.shared
-                        else self.store.save_seats(table.id, seats)
-                    )
-                    await self._stored(write, table)
+                    await self._save_seats(table)
                 except BaseException:
                     table.seats.pop()
                     raise
@@ -464,20 +458,24 @@ class Registry:
             with self._unstored(table):
                 table.match.arrange(seat, list(cards))
                 holder.order = table.match.orders.get(seat)
-                seats = [h.record() for h in table.seats]
                 try:
-                    await self._stored(
-                        self.store.save_seats(table.id, seats, table.epoch)
-                        if self.shared
-                        else self.store.save_seats(table.id, seats),
-                        table,
-                    )
+                    await self._save_seats(table)
                 except BaseException:
                     holder.order = before
                     raise
             self.hub.broadcast(table, seats=[seat])
 
         await self._locked(table, section)
+
+    async def _save_seats(self, table: Table) -> None:
+        """Store the table's seats as they are in memory (fenced with a shared store)."""
+        seats = [h.record() for h in table.seats]
+        write = (
+            self.store.save_seats(table.id, seats, table.epoch)
+            if self.shared
+            else self.store.save_seats(table.id, seats)
+        )
+        await self._stored(write, table)
 
     @contextlib.contextmanager
     def _unstored(self, table: Table) -> Iterator[None]:
