@@ -12,7 +12,7 @@ FROM ${PYTHON_IMAGE} AS wheel
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY constraints.txt pyproject.toml README.md LICENSE ./
-COPY app ./app
+COPY hollywood_gin ./hollywood_gin
 COPY static ./static
 COPY templates ./templates
 # PIP_CONSTRAINT also pins the build backend pip fetches for the build.

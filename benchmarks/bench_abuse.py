@@ -1,5 +1,5 @@
 """One client against everybody else (issue 14): a victim table's move latency while
-each attack runs, on a real server (`python -m app`, default settings) on loopback.
+each attack runs, on a real server (`python -m hollywood_gin`, default settings) on loopback.
 
 The victim is a separate process (`victim` below) playing its own two-seat table
 from 127.0.0.1, one move every 100 ms; its latency is the time from sending an
@@ -79,7 +79,7 @@ def server(root: Path, data: Path) -> Iterator[tuple[str, psutil.Process]]:
         resource.setrlimit(resource.RLIMIT_NOFILE, (SERVER_OPEN_FILES, hard))
 
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app"], cwd=root, env=env, preexec_fn=limit_files
+        [sys.executable, "-m", "hollywood_gin"], cwd=root, env=env, preexec_fn=limit_files
     )
     base = f"http://127.0.0.1:{port}"
     try:

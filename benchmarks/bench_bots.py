@@ -33,13 +33,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.bots import Bot, Budget
-from app.bots.arena import Player, RandomPlayer, TooLong, play_hand
-from app.engine.actions import Action
-from app.engine.cards import full_deck
-from app.engine.match import Match, Options
-from app.engine.views import View
 from benchmarks.bot_pool import POOL, STYLES
+from hollywood_gin.bots import Bot, Budget
+from hollywood_gin.bots.arena import Player, RandomPlayer, TooLong, play_hand
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.cards import full_deck
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.views import View
 
 
 class Timed:

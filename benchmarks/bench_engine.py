@@ -27,10 +27,10 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from app.engine import melds
-from app.engine.actions import parse_action
-from app.engine.cards import CARDS, Card
 from benchmarks.compat import legal as legal_of
+from hollywood_gin.engine import melds
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import CARDS, Card
 
 REPEATS = 3
 
@@ -214,7 +214,7 @@ def bench_layoffs() -> None:
 
 def random_play_hand(seed: int) -> int:
     """Play one hand of random legal actions with the engine's Match; return the actions."""
-    from app.engine.match import Match, Options
+    from hollywood_gin.engine.match import Match, Options
 
     rng = random.Random(seed)
     # game scoring: a hand with no knock ends as a draw when the stock is down to two
@@ -235,7 +235,7 @@ def random_play_hand(seed: int) -> int:
 
 def bench_match() -> None:
     try:
-        import app.engine.match  # noqa: F401
+        import hollywood_gin.engine.match  # noqa: F401
     except ImportError:
         print("\napp/engine/match.py is not there yet: no per-hand figure")
         return
@@ -250,12 +250,12 @@ def bench_match() -> None:
 
 
 def bench_versions(commits: Sequence[str]) -> None:
-    """The same figures for `app/engine/melds.py` as it was at each commit, in turn."""
+    """The same figures for `hollywood_gin/engine/melds.py` as it was at each commit, in turn."""
     versions = []
     with tempfile.TemporaryDirectory() as folder:
         for commit in commits:
             source = subprocess.run(
-                ["git", "show", f"{commit}:app/engine/melds.py"],
+                ["git", "show", f"{commit}:hollywood_gin/engine/melds.py"],
                 check=True,
                 capture_output=True,
                 text=True,
@@ -287,7 +287,7 @@ def bench_versions(commits: Sequence[str]) -> None:
             + [statistics.median(r[i] for r in runs) for i in range(len(versions))]
         )
     table(
-        "app/engine/melds.py by commit, µs per call (CPU time, median of 3, measured in turn)",
+        "engine/melds.py by commit, µs per call (CPU time, median of 3, measured in turn)",
         ["call", *commits],
         rows,
     )

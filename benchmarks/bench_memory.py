@@ -11,7 +11,7 @@ hands of the easy computer against itself took 30 actions at the median), so
 every table is mid-hand; it reports the RSS growth and, in a second child with
 `tracemalloc` on, the traced bytes, each divided by N.
 
-Sockets: the real server (`python -m app`) with a few tables; N idle
+Sockets: the real server (`python -m hollywood_gin`) with a few tables; N idle
 spectator sockets open (each gets its first state, then waits); the server's
 RSS growth divided by N, with permessage-deflate on and off (the client
 offers it, as browsers do).
@@ -37,16 +37,16 @@ import httpx
 import orjson
 import psutil
 
-from app.engine.actions import parse_action
 from benchmarks.compat import legal as legal_of
 from benchmarks.compat import state as state_of
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, app_server, raise_open_files
+from hollywood_gin.engine.actions import parse_action
 
 
 async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
-    from app.tables.hub import Hub
-    from app.tables.registry import Registry
+    from hollywood_gin.tables.hub import Hub
+    from hollywood_gin.tables.registry import Registry
 
     rng = random.Random(seed)
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
@@ -66,7 +66,7 @@ async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
 
 def child_tables(count: int, moves: int, trace: bool) -> dict[str, Any]:
     """Run in a fresh process: memory growth of building `count` tables."""
-    import app.tables.registry  # noqa: F401 - imports are not the tables' cost
+    import hollywood_gin.tables.registry  # noqa: F401 - imports are not the tables' cost
 
     # Warm the engine's caches (meld tables) before the baseline.
     asyncio.run(build_tables(20, moves, seed=1))

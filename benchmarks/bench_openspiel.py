@@ -16,9 +16,9 @@ from collections.abc import Sequence
 
 import pyspiel
 
-from app.engine import melds
-from app.engine.cards import Card
 from benchmarks.bench_engine import dense_hands, random_hands, table, us_per_call_pair
+from hollywood_gin.engine import melds
+from hollywood_gin.engine.cards import Card
 
 UTILS = pyspiel.gin_rummy.GinRummyUtils(13, 4, 10)
 # OpenSpiel's suits are s c d h (index suit*13 + rank-1); ours are C D H S.

@@ -2,7 +2,7 @@
 
 Run: `pip install -e '.[bench]' && python -m benchmarks.bench_pages`
 
-Starts the real server (`python -m app`), creates one table, and fetches every
+Starts the real server (`python -m hollywood_gin`), creates one table, and fetches every
 content page in every language, the table page in every language and the 404
 page, as a browser with an empty cache would (`Accept-Encoding: gzip`). Assets
 are found the way the browser finds them: `<link href>` (stylesheets and
@@ -119,8 +119,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--languages", help="comma-separated (default: all)")
     args = parser.parse_args()
-    from app.web.i18n import LANGUAGES
-    from app.web.pages import PAGES
+    from hollywood_gin.web.i18n import LANGUAGES
+    from hollywood_gin.web.pages import PAGES
 
     languages = args.languages.split(",") if args.languages else list(LANGUAGES)
     rows = []

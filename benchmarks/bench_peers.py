@@ -6,7 +6,7 @@ into a temporary folder at run time (never into this tree) and removed afterward
 
 Four systems, each on loopback, one process, started fresh for each round:
 
-- `ours`: `python -m app` as shipped (SQLite, a durable group commit per move);
+- `ours`: `python -m hollywood_gin` as shipped (SQLite, a durable group commit per move);
 - `ours, no store`: the same server with a store that keeps nothing
   (`benchmarks.nullstore`): the rules, the views and the web layer alone;
 - `boardgame.io` 0.50.2 (its `Server`: Koa and socket.io, the in-memory store),
@@ -184,13 +184,15 @@ def run_peer(
 
 
 def serve_null_store() -> int:
-    """`python -m app` with a store that keeps nothing (the `ours-no-store` row)."""
-    import app.tables.registry as registry
-    from app.__main__ import main as serve
+    """`python -m hollywood_gin` with a store that keeps nothing (the `ours-no-store` row)."""
+    import hollywood_gin.tables.registry as registry
     from benchmarks.nullstore import NullStore
+    from hollywood_gin.__main__ import main as serve
 
     if not hasattr(registry, "open_store"):
-        raise SystemExit("bench_peers: app.tables.registry.open_store is gone; update this")
+        raise SystemExit(
+            "bench_peers: hollywood_gin.tables.registry.open_store is gone; update this"
+        )
     registry.open_store = lambda *_, **__: NullStore()  # type: ignore[assignment]
     return serve()
 

@@ -68,17 +68,17 @@ def thread_cpu() -> dict[int, float]:
 
 async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[str, float]:
     """One run, in the `app` found first on sys.path."""
-    from app.tables.hub import Connection, Hub
-    from app.tables.registry import Registry
+    from hollywood_gin.tables.hub import Connection, Hub
+    from hollywood_gin.tables.registry import Registry
 
     try:
-        from app.engine.actions import parse_action
+        from hollywood_gin.engine.actions import parse_action
     except ImportError:  # a version from before typed actions: `act` took the wire dict
 
         def parse_action(action: Any) -> Any:
             return action
 
-    from app.tables.sqlite_store import SqliteStore
+    from hollywood_gin.tables.sqlite_store import SqliteStore
 
     folder = tempfile.TemporaryDirectory(prefix="gin-bench-registry-")
     store = SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NullStore()
@@ -150,11 +150,11 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
 
 
 def child(args: argparse.Namespace) -> int:
-    import app
+    import hollywood_gin
 
     figures = asyncio.run(play(args.store, args.tables, args.actions, args.seed))
     result: dict[str, Any] = dict(figures)
-    result["app"] = str(Path(app.__file__).parent)
+    result["app"] = str(Path(hollywood_gin.__file__).parent)
     print(json.dumps(result))
     return 0
 

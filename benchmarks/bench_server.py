@@ -4,7 +4,7 @@ Run: `pip install -e '.[bench]' && python -m benchmarks.bench_server --quick`
 (full: `python -m benchmarks.bench_server`, T = 100, 500, 1000, a 30 s paced
 phase each; several minutes).
 
-For each T it starts the real server (`python -m app`, one worker, a fresh
+For each T it starts the real server (`python -m hollywood_gin`, one worker, a fresh
 SQLite file) and the bare FastAPI echo server of `benchmarks.serve` on
 loopback ports, and runs `benchmarks.loadclient` in a separate process: T
 tables, two seat sockets each plus a spectator on every tenth, playing legal

@@ -35,13 +35,13 @@ from typing import Any
 
 import orjson
 
-from app.engine.actions import parse_action
-from app.engine.match import Match, Options
-from app.tables.hub import Hub
-from app.tables.registry import Registry
-from app.tables.sqlite_store import SqliteStore
 from benchmarks.compat import legal as legal_of
 from benchmarks.compat import state as state_of
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.e2e.test_socket_play import choose
 
 OPTIONS = {"rules": "standard", "scoring": "game", "target": 250}

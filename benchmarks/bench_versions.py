@@ -2,7 +2,7 @@
 
 Run: `pip install -e '.[bench]' && python -m benchmarks.bench_versions 37a2e63 HEAD`
 
-For each round and each commit in turn, `python -m app` of that commit (its
+For each round and each commit in turn, `python -m hollywood_gin` of that commit (its
 `app`, `templates` and `static` from `git archive`, one worker, a fresh SQLite
 file) is started on a loopback port and the load client of `bench_server`
 (this tree's) plays T tables flat out against it for `--repeats` windows; the

@@ -13,7 +13,7 @@ decisions follow one plain style:
   soon as legal;
 - `easy`, `normal`: the site's own strengths.
 
-None of them is used by `app.bots`; the hard search must not be tuned
+None of them is used by `hollywood_gin.bots`; the hard search must not be tuned
 against one of them in particular.
 """
 
@@ -22,11 +22,11 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
-from app.bots import Bot
-from app.bots.knowledge import Seen
-from app.bots.policy import VALUE, indices, normal_take, ranked_discards
-from app.bots.search import Decision
-from app.engine.melds import deadwood_mask
+from hollywood_gin.bots import Bot
+from hollywood_gin.bots.knowledge import Seen
+from hollywood_gin.bots.policy import VALUE, indices, normal_take, ranked_discards
+from hollywood_gin.bots.search import Decision
+from hollywood_gin.engine.melds import deadwood_mask
 
 GIN_LOW = 6  # the gin hunter knocks below gin once this few stock draws are left
 

@@ -1,4 +1,4 @@
-"""Servers for the benchmarks: the real app (`python -m app`) and a bare echo/relay.
+"""Servers for the benchmarks: the real app (`python -m hollywood_gin`) and a bare echo/relay.
 
 The echo server is the physical limit the app is compared with: the same
 uvicorn, the same WebSocket stack and settings, the same client and sockets,
@@ -90,9 +90,9 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 def app_server(
     env: dict[str, str] | None = None, root: Path = REPO, argv: list[str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """The real server, `python -m app`, one worker, on a fresh SQLite file.
+    """The real server, `python -m hollywood_gin`, one worker, on a fresh SQLite file.
 
-    `root`: the folder whose `app` package runs (another version's, see `export`).
+    `root`: the folder whose package runs (another version's, see `export`).
     `argv`: another command that serves it with the same settings.
     """
     port = free_port()
@@ -107,7 +107,9 @@ def app_server(
             }
         )
         full_env.update(env or {})
-        proc = subprocess.Popen(argv or [sys.executable, "-m", "app"], cwd=root, env=full_env)
+        # Before the rename (issue 22) the package was `app`.
+        package = "hollywood_gin" if (root / "hollywood_gin").is_dir() else "app"
+        proc = subprocess.Popen(argv or [sys.executable, "-m", package], cwd=root, env=full_env)
         base = f"http://127.0.0.1:{port}"
         try:
             _wait_healthy(proc, base)
@@ -117,12 +119,21 @@ def app_server(
 
 
 def export(commit: str, into: Path) -> Path:
-    """The `app`, `templates` and `static` folders as they were at `commit`, in a folder
-    of their own under `into` (run from there, `python -m app` is that version)."""
+    """The package, `templates` and `static` folders as they were at `commit`, in a folder
+    of their own under `into` (run from there, `python -m hollywood_gin` is that version;
+    `python -m app` before the rename)."""
     target = into / commit
     target.mkdir()
+    tree = subprocess.run(
+        ["git", "ls-tree", "--name-only", commit],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    package = "hollywood_gin" if "hollywood_gin" in tree else "app"
     archive = subprocess.run(
-        ["git", "archive", "--format=tar", commit, "app", "templates", "static"],
+        ["git", "archive", "--format=tar", commit, package, "templates", "static"],
         cwd=REPO,
         check=True,
         capture_output=True,

@@ -1,4 +1,4 @@
-"""Shared test helpers: a free loopback port and a real `python -m app` server."""
+"""Shared test helpers: a free loopback port and a real `python -m hollywood_gin` server."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def free_port() -> int:
 def running_server(
     data_file: Path, port: int | None = None, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start `python -m app` on a loopback port; yield (base_url, process)."""
+    """Start `python -m hollywood_gin` on a loopback port; yield (base_url, process)."""
     port = port or free_port()
     full_env = dict(os.environ)
     full_env.update(
@@ -41,7 +41,7 @@ def running_server(
         }
     )
     full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "app"], cwd=REPO, env=full_env)
+    proc = subprocess.Popen([sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full_env)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 30

@@ -75,7 +75,7 @@ def play(players: list[Player], until: int | None = None) -> None:
 def backup_command(data_file: Path, target: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOLLYWOOD_GIN_DATA_FILE": str(data_file)}
     return subprocess.run(
-        [sys.executable, "-m", "app", "backup", str(target)],
+        [sys.executable, "-m", "hollywood_gin", "backup", str(target)],
         cwd=REPO,
         env=env,
         capture_output=True,

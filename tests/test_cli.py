@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from app.cli import main
+from hollywood_gin.cli import main
 from tests.tables.test_store_damage import DAMAGE, make_tables
 from tests.tables.test_store_schema import newer_file
 

@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings, SettingsError
+from hollywood_gin.config import Settings, SettingsError
 from tests.conftest import REPO
 
 
@@ -92,7 +92,12 @@ def test_the_server_refuses_to_start_with_a_malformed_proxy_list(tmp_path: Path)
         "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.sqlite3"),
     }
     done = subprocess.run(
-        [sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "hollywood_gin"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert "HOLLYWOOD_GIN_TRUSTED_PROXIES" in done.stderr and "not-an-address" in done.stderr

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import yaml
 
-from app.cli import parser
-from app.config import ENV_PREFIX, Settings
+from hollywood_gin.cli import parser
+from hollywood_gin.config import ENV_PREFIX, Settings
 from tests.conftest import REPO
 
 DOCKERFILE = (REPO / "Dockerfile").read_text()

@@ -1,10 +1,10 @@
-"""`python -m app` freezes the start-up heap and collects less often (docs/performance.md)."""
+"""`python -m hollywood_gin` freezes the start-up heap and collects less often (performance.md)."""
 
 from __future__ import annotations
 
 import gc
 
-from app.__main__ import GC_THRESHOLDS, tune_gc
+from hollywood_gin.__main__ import GC_THRESHOLDS, tune_gc
 
 
 def test_tune_gc_freezes_and_sets_the_thresholds() -> None:

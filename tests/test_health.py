@@ -5,9 +5,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from app import __version__
-from app.config import Settings
-from app.main import create_app
+from hollywood_gin import __version__
+from hollywood_gin.config import Settings
+from hollywood_gin.main import create_app
 from tests.conftest import REPO, running_server
 
 
@@ -36,7 +36,7 @@ def test_real_server_answers_healthz(tmp_path: Path) -> None:
 
 def test_bad_setting_stops_start_up_with_a_clear_message() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "app"],
+        [sys.executable, "-m", "hollywood_gin"],
         cwd=REPO,
         env={"HOLLYWOOD_GIN_PORT": "not-a-port", "PATH": "/usr/bin:/bin"},
         capture_output=True,

@@ -14,7 +14,7 @@ import httpx
 import pytest
 from websockets.sync.client import connect
 
-from app.logs import redact
+from hollywood_gin.logs import redact
 from tests.conftest import REPO, free_port
 
 TEXT_LINE = re.compile(
@@ -34,7 +34,11 @@ def serve_and_play(tmp_path: Path, log_format: str) -> tuple[str, list[str]]:
     }
     out = (tmp_path / "server.log").open("w+")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "app"], cwd=REPO, env=env, stdout=out, stderr=subprocess.STDOUT
+        [sys.executable, "-m", "hollywood_gin"],
+        cwd=REPO,
+        env=env,
+        stdout=out,
+        stderr=subprocess.STDOUT,
     )
     base = f"http://127.0.0.1:{port}"
     secrets: list[str] = []

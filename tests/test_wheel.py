@@ -51,7 +51,13 @@ def fresh_venv(where: Path) -> Path:
 def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     wheel = build_wheel(tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
-    assert "app/templates/table.html" in names and "app/static/js/table.js" in names
+    assert (
+        "hollywood_gin/templates/table.html" in names
+        and "hollywood_gin/static/js/table.js" in names
+    )
+    # One top-level package, named for the project (issue 22): no `app/` to collide with.
+    tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
+    assert tops == {"hollywood_gin"}, tops
     python = fresh_venv(tmp_path / "venv")
     subprocess.run(
         [*PIP, "--python", str(python), "install", "-q", "--no-deps", str(wheel)],
@@ -62,7 +68,7 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     elsewhere.mkdir()
     command = tmp_path / "venv" / "bin" / "hollywood-gin"
     where = subprocess.run(
-        [str(python), "-c", "import app; print(app.__file__)"],
+        [str(python), "-c", "import hollywood_gin; print(hollywood_gin.__file__)"],
         cwd=elsewhere,
         capture_output=True,
         text=True,

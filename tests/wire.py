@@ -7,8 +7,8 @@ from typing import Any
 
 import orjson
 
-from app.engine.scoring import Sheet
-from app.engine.views import View, sheet_view
+from hollywood_gin.engine.scoring import Sheet
+from hollywood_gin.engine.views import View, sheet_view
 
 
 def wire(view: View) -> dict[str, Any]:

@@ -11,15 +11,22 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.bots import Bot, Budget, NoLegalAction, choose_action
-from app.bots.arena import RandomPlayer, play_hand, play_match
-from app.bots.knowledge import BotMemory
-from app.bots.search import SearchStats, World, hard_decide, normal_policy, play_out, sample_world
-from app.engine.actions import Action, parse_action
-from app.engine.cards import Card, full_deck
-from app.engine.hand import knock_limit
-from app.engine.match import Match, Options
-from app.engine.views import CardMove, View
+from hollywood_gin.bots import Bot, Budget, NoLegalAction, choose_action
+from hollywood_gin.bots.arena import RandomPlayer, play_hand, play_match
+from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.bots.search import (
+    SearchStats,
+    World,
+    hard_decide,
+    normal_policy,
+    play_out,
+    sample_world,
+)
+from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.cards import Card, full_deck
+from hollywood_gin.engine.hand import knock_limit
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.views import CardMove, View
 from tests.wire import wire
 
 RULES = ("standard", "straight", "oklahoma")

@@ -1,5 +1,5 @@
 """A whole Hollywood match against the computer seat, over a real WebSocket to a
-real `python -m app` on loopback (no bot delay). The person's side is played
+real `python -m hollywood_gin` on loopback (no bot delay). The person's side is played
 by the easy bot, fed only the states that arrive on its socket."""
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from app.bots import Bot
-from app.engine.views import view_from_wire
+from hollywood_gin.bots import Bot
+from hollywood_gin.engine.views import view_from_wire
 from tests.conftest import running_server
 
 ENV = {

@@ -5,10 +5,10 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app.bots.knowledge import BotMemory
-from app.engine.actions import parse_action
-from app.engine.cards import Card, parse_cards
-from app.engine.match import Match, Options
+from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import Card, parse_cards
+from hollywood_gin.engine.match import Match, Options
 from tests.wire import wire
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from app.bots.knowledge import Seen
-from app.bots.policy import (
+from hollywood_gin.bots.knowledge import Seen
+from hollywood_gin.bots.policy import (
     easy_discard,
     easy_take,
     makes_meld,
@@ -11,7 +11,7 @@ from app.bots.policy import (
     normal_take,
     should_knock,
 )
-from app.engine.cards import CARDS, Card, mask_of, parse_cards
+from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 
 
 def m(text: str) -> int:

@@ -10,14 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.bots import Bot, Budget
-from app.bots.arena import Player, next_hand, play_hand
-from app.bots.knowledge import BotMemory, Seen
-from app.bots.search import knocks, sample_opponent, style_weights
-from app.engine.cards import full_deck
-from app.engine.match import Match, Options
-from app.engine.melds import deadwood_mask
 from benchmarks.bot_pool import POOL, STYLES
+from hollywood_gin.bots import Bot, Budget
+from hollywood_gin.bots.arena import Player, next_hand, play_hand
+from hollywood_gin.bots.knowledge import BotMemory, Seen
+from hollywood_gin.bots.search import knocks, sample_opponent, style_weights
+from hollywood_gin.engine.cards import full_deck
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.melds import deadwood_mask
 from tests.wire import wire
 
 

@@ -1,4 +1,4 @@
-"""Browser tests: a real `python -m app` on a loopback port, real Chromium (Playwright)."""
+"""Browser tests: a real `python -m hollywood_gin` on loopback, real Chromium (Playwright)."""
 
 from __future__ import annotations
 

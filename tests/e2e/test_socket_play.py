@@ -1,4 +1,4 @@
-"""Real `python -m app` on a loopback port, real `websockets` clients.
+"""Real `python -m hollywood_gin` on a loopback port, real `websockets` clients.
 
 Two clients play whole matches for all nine option combinations while a
 spectator follows. Every frame any client receives is checked for cards it
@@ -21,8 +21,8 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-from app.engine.cards import Card
-from app.engine.melds import deadwood
+from hollywood_gin.engine.cards import Card
+from hollywood_gin.engine.melds import deadwood
 from tests.conftest import running_server
 
 CARD_TOKEN = re.compile(r'"([A2-9TJQK][CDHS])"')

@@ -1,7 +1,7 @@
 """The wire contract, byte for byte: a scripted match through a real server, every
 frame compared with a recording made from the code before a reshaping.
 
-The server is `python -m app` with its test hooks (deck orders, first dealer), so
+The server is `python -m hollywood_gin` with its test hooks (deck orders, first dealer), so
 the deals are fixed; the players choose by a fixed rule, and after every message
 each socket is read up to the `pong` of a `ping`, so no state is ever coalesced
 and every socket sees the same frames on every run. What is random by design (the
@@ -29,8 +29,8 @@ import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from app.engine.cards import Card
-from app.engine.melds import arrange, deadwood
+from hollywood_gin.engine.cards import Card
+from hollywood_gin.engine.melds import arrange, deadwood
 from tests.conftest import running_server
 
 RECORDING = Path(__file__).resolve().parent / "wire" / "recording.jsonl.gz"

@@ -11,9 +11,9 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from app.engine import Match, Options
-from app.engine.actions import parse_action
-from app.engine.cards import CARDS
+from hollywood_gin.engine import Match, Options
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import CARDS
 
 
 def cards(text: str) -> list[str]:

@@ -10,7 +10,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.engine.cards import (
+from hollywood_gin.engine.cards import (
     CARDS,
     Card,
     cards_of,
@@ -19,7 +19,7 @@ from app.engine.cards import (
     mask_of,
     parse_cards,
 )
-from app.engine.errors import BadCard, RuleError
+from hollywood_gin.engine.errors import BadCard, RuleError
 
 
 def test_all_52_round_trip() -> None:

@@ -6,9 +6,9 @@ import random
 
 import pytest
 
-from app.engine.cards import full_deck
-from app.engine.dealer import Dealer, Replayed
-from app.engine.errors import BadAction
+from hollywood_gin.engine.cards import full_deck
+from hollywood_gin.engine.dealer import Dealer, Replayed
+from hollywood_gin.engine.errors import BadAction
 
 
 def test_stacked_decks_are_dealt_in_turn_then_shuffled() -> None:

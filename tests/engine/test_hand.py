@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-from app.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
-from app.engine.actions import parse_action
+from hollywood_gin.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
+from hollywood_gin.engine.actions import parse_action
 from tests.engine.helpers import act, cards, deck_order, new_match, snapshot
 from tests.wire import wire
 

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from app.engine import (
+from hollywood_gin.engine import (
     BadAction,
     BadCard,
     IllegalAction,
@@ -19,7 +19,7 @@ from app.engine import (
     StaleVersion,
     replay,
 )
-from app.engine.actions import parse_action
+from hollywood_gin.engine.actions import parse_action
 from tests.engine.helpers import act, deck_order, new_match, snapshot
 from tests.engine.test_hand import A_DECK
 from tests.wire import wire

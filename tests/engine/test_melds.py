@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
-from app.engine.errors import BadAction, BadCard
-from app.engine.melds import (
+from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
+from hollywood_gin.engine.errors import BadAction, BadCard
+from hollywood_gin.engine.melds import (
     LayOff,
     arrange,
     arrange_mask,

@@ -15,9 +15,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine import Match, Options, RuleError, arrange, best_discards
-from app.engine.actions import parse_action
-from app.engine.cards import CARDS, Card
+from hollywood_gin.engine import Match, Options, RuleError, arrange, best_discards
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import CARDS, Card
 from tests.wire import wire
 
 COMBOS = [

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.scoring import Sheet, score_hand
+from hollywood_gin.engine.scoring import Sheet, score_hand
 from tests.wire import sheet as wire_sheet
 
 ALEXANDRA, BOB = 0, 1

@@ -10,11 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine import BadAction, BadCard, Match, Options
-from app.engine.actions import parse_action
-from app.engine.cards import Card
-from app.engine.melds import arrange, discard_deadwoods
-from app.engine.views import view_from_wire
+from hollywood_gin.engine import BadAction, BadCard, Match, Options
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import Card
+from hollywood_gin.engine.melds import arrange, discard_deadwoods
+from hollywood_gin.engine.views import view_from_wire
 from tests.engine.helpers import act, cards, deck_order, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
 from tests.wire import sheet as wire_sheet

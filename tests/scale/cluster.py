@@ -1,4 +1,4 @@
-"""The scale-out set-up on loopback: a throwaway PostgreSQL, N `python -m app` workers
+"""The scale-out set-up on loopback: a throwaway PostgreSQL, N `python -m hollywood_gin` workers
 sharing it, and a real HAProxy running the shipped `deploy/haproxy.cfg`.
 
 The config is the shipped file itself: only its `server` lines are written for the
@@ -98,7 +98,7 @@ class Worker:
         full.update(env)
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "app"], cwd=REPO, env=full, stdout=out, stderr=out
+                [sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full, stdout=out, stderr=out
             )
         wait_healthy(self.base, self.proc)
 

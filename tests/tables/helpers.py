@@ -8,9 +8,9 @@ from typing import Any
 import orjson
 from starlette.testclient import WebSocketTestSession
 
-from app.config import Settings
-from app.engine.cards import full_deck
-from app.tables.table import Table
+from hollywood_gin.config import Settings
+from hollywood_gin.engine.cards import full_deck
+from hollywood_gin.tables.table import Table
 
 # The 52 cards in index order. With seat 0 dealing, seat 1 (the non-dealer) gets the
 # even positions 0..18 and seat 0 the odd ones 1..19; position 20 is the upcard.

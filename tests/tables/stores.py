@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.sqlite_store import SqliteStore
-from app.tables.store import MemoryStore, TableStore
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.store import MemoryStore, TableStore
 from tests.postgres import Cluster, pg_url, postgres
 
 __all__ = ["Cluster", "make_store", "pg_url", "postgres", "store_kind"]
@@ -27,7 +27,7 @@ def store_kind(request: pytest.FixtureRequest) -> str:
 
 def make_store(kind: str, path: Path) -> TableStore:
     if kind.startswith("postgres "):
-        from app.tables.postgres_store import PostgresStore
+        from hollywood_gin.tables.postgres_store import PostgresStore
 
         return PostgresStore(kind.split(" ", 1)[1], owner="test")
     return SqliteStore(path) if kind == "sqlite" else MemoryStore()

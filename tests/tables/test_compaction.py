@@ -17,12 +17,12 @@ import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.actions import parse_action
-from app.engine.match import Match, Options
-from app.tables.hub import Hub
-from app.tables.registry import Registry
-from app.tables.sqlite_store import SqliteStore
-from app.tables.table import Table
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.table import Table
 from tests.e2e.test_socket_play import choose
 from tests.wire import wire
 

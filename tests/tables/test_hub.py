@@ -9,10 +9,10 @@ from typing import Any
 import orjson
 import pytest
 
-from app.bots import Bot
-from app.engine.match import Match, Options
-from app.engine.views import View
-from app.tables.hub import Connection, Hub, Seat, TooManyConnections, state_message
+from hollywood_gin.bots import Bot
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.views import View
+from hollywood_gin.tables.hub import Connection, Hub, Seat, TooManyConnections, state_message
 
 
 class Board:

@@ -13,14 +13,14 @@ from typing import Any
 import orjson
 import pytest
 
-from app.engine.actions import parse_action
-from app.engine.cards import Card
-from app.engine.errors import RuleError
-from app.tables.hub import Connection, Hub
-from app.tables.registry import Registry
-from app.tables.sqlite_store import SqliteStore
-from app.tables.store import MemoryStore
-from app.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.cards import Card
+from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.store import MemoryStore
+from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
 from tests.wire import wire
 
@@ -301,7 +301,7 @@ def test_the_computer_plays_through_the_same_path(scoring: str) -> None:
 
 def test_the_real_policy_plays_a_hand() -> None:
     async def main() -> None:
-        registry = make_registry(computer_rng=random.Random(3))  # app.bots.choose_action
+        registry = make_registry(computer_rng=random.Random(3))  # hollywood_gin.bots.choose_action
         table, _ = await registry.create({"scoring": "hand"}, "Ann", computer="easy")
         await play_against_computer(registry, table, random.Random(8))
         assert table.status == "match_over"

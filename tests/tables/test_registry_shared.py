@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from app.engine.actions import parse_action
-from app.tables.hub import CLOSE_RESTART, Connection, Hub
-from app.tables.postgres_store import PostgresStore
-from app.tables.registry import Registry
-from app.tables.table import Moved, StoreUnavailable
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.tables.hub import CLOSE_RESTART, Connection, Hub
+from hollywood_gin.tables.postgres_store import PostgresStore
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.table import Moved, StoreUnavailable
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import INDEX_DECK
 from tests.wire import wire

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.sqlite_store import SCHEMA_VERSION, SqliteStore
-from app.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
+from hollywood_gin.tables.sqlite_store import SCHEMA_VERSION, SqliteStore
+from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
 from tests.tables.stores import make_store, pg_url, postgres, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures

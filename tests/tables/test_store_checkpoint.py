@@ -6,8 +6,8 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
-from app.tables.sqlite_store import SqliteStore
-from app.tables.store import SeatRecord, TableRecord
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.store import SeatRecord, TableRecord
 
 
 def record(table_id: str) -> TableRecord:

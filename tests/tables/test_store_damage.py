@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine.actions import parse_action
-from app.main import create_app
-from app.tables.hub import Hub
-from app.tables.registry import Registry
-from app.tables.sqlite_store import SqliteStore
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.main import create_app
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.tables.helpers import INDEX_DECK, make_settings
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

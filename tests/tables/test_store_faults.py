@@ -16,12 +16,12 @@ from typing import Any
 import orjson
 import pytest
 
-from app.engine.actions import parse_action
-from app.tables.hub import Connection, Hub
-from app.tables.registry import Registry
-from app.tables.sqlite_store import SqliteStore
-from app.tables.store import TableRecord
-from app.tables.table import StoreUnavailable, Table
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.store import TableRecord
+from hollywood_gin.tables.table import StoreUnavailable, Table
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

@@ -10,7 +10,7 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from app.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableRecord, TableStore
+from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableRecord, TableStore
 from tests.tables.stores import make_store, pg_url, postgres, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures

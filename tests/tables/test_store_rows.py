@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.tables.store import (
+from hollywood_gin.tables.store import (
     Damaged,
     SeatRecord,
     TableRecord,

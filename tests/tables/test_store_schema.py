@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from app.tables.sqlite_store import SCHEMA_VERSION, NewerSchema, SqliteStore
+from hollywood_gin.tables.sqlite_store import SCHEMA_VERSION, NewerSchema, SqliteStore
 from tests.conftest import REPO
 
 
@@ -44,7 +44,12 @@ def test_the_server_will_not_start_on_a_newer_file(tmp_path: Path) -> None:
     digest = newer_file(path)
     env = {**os.environ, "HOLLYWOOD_GIN_DATA_FILE": str(path), "HOLLYWOOD_GIN_PORT": "1"}
     done = subprocess.run(
-        [sys.executable, "-m", "app"], cwd=REPO, env=env, capture_output=True, text=True, timeout=60
+        [sys.executable, "-m", "hollywood_gin"],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert done.returncode == 2
     assert "written by a newer Hollywood Gin" in done.stderr

@@ -6,12 +6,12 @@ import asyncio
 import os
 import random
 
-from app.bots import Bot
-from app.engine.match import Match, Options
-from app.tables.hub import Hub
-from app.tables.registry import Registry
-from app.tables.store import MemoryStore
-from app.tables.thinking import Thinkers
+from hollywood_gin.bots import Bot
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.store import MemoryStore
+from hollywood_gin.tables.thinking import Thinkers
 
 
 def test_a_decision_comes_from_another_process_and_is_legal() -> None:

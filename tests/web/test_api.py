@@ -11,11 +11,11 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.engine.actions import parse_action
-from app.main import create_app
-from app.tables.registry import Registry
-from app.web.messages import HandRecord, TableCreated, TablePublic
-from app.web.security import ClientAddress
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.main import create_app
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.web.messages import HandRecord, TableCreated, TablePublic
+from hollywood_gin.web.security import ClientAddress
 from tests.tables.helpers import INDEX_DECK, gin_deck, make_settings
 from tests.wire import wire
 

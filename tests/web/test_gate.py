@@ -11,9 +11,9 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketDenialResponse
 
-from app.main import create_app
-from app.tables.registry import Registry
-from app.web.security import AllowedHosts, KeyedBuckets, address_key, host_name
+from hollywood_gin.main import create_app
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.web.security import AllowedHosts, KeyedBuckets, address_key, host_name
 from tests.tables.helpers import make_settings
 
 PEER = ("127.0.0.1", 50000)

@@ -8,8 +8,8 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
-from app.web.i18n import LANGUAGES
+from hollywood_gin.main import create_app
+from hollywood_gin.web.i18n import LANGUAGES
 from tests.conftest import running_server
 from tests.tables.helpers import make_settings
 

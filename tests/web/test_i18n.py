@@ -12,7 +12,7 @@ from babel.messages.pofile import read_po
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.web.i18n import CLIENT_STRINGS, LANGUAGES, LOCALES_DIR, Catalogs, negotiate
+from hollywood_gin.web.i18n import CLIENT_STRINGS, LANGUAGES, LOCALES_DIR, Catalogs, negotiate
 
 REPO = Path(__file__).resolve().parents[2]
 OTHER_LANGUAGES = [lang for lang in LANGUAGES if lang != "en"]
@@ -53,9 +53,9 @@ def template() -> Catalog:
 
 def source_msgids() -> set[str]:
     """Extract from the sources now, with the repository's own babel.cfg."""
-    method_map = [("app/web/**.py", "python"), ("templates/**.html", "jinja2")]
+    method_map = [("hollywood_gin/web/**.py", "python"), ("templates/**.html", "jinja2")]
     options = {
-        "app/web/**.py": {},
+        "hollywood_gin/web/**.py": {},
         "templates/**.html": {
             "extensions": "jinja2.ext.i18n",
             "trimmed": "true",
@@ -73,7 +73,7 @@ def source_msgids() -> set[str]:
 
 def test_babel_cfg_is_in_the_repository() -> None:
     text = (REPO / "babel.cfg").read_text()
-    assert "[python: app/web/**.py]" in text
+    assert "[python: hollywood_gin/web/**.py]" in text
     assert "[jinja2: templates/**.html]" in text
 
 
@@ -113,7 +113,7 @@ def test_no_english_copied_into_other_languages(lang: str) -> None:
 
 def test_no_compiled_catalog_is_committed() -> None:
     ignored = (REPO / ".gitignore").read_text()
-    assert "app/locales/*/LC_MESSAGES/*.mo" in ignored
+    assert "hollywood_gin/locales/*/LC_MESSAGES/*.mo" in ignored
 
 
 CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
@@ -179,8 +179,8 @@ SEED_SENTENCES = {
 def test_hollywood_page_is_the_seed_text(lang: str, tmp_path: Path) -> None:
     from fastapi.testclient import TestClient
 
-    from app.config import Settings
-    from app.main import create_app
+    from hollywood_gin.config import Settings
+    from hollywood_gin.main import create_app
 
     with TestClient(
         create_app(Settings(data_file=tmp_path / "t.sqlite3", allowed_hosts=["testserver"]))

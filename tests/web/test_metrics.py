@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
-from app.main import create_app
+from hollywood_gin.main import create_app
 from tests.tables.helpers import exchange, make_settings, of_type
 from tests.web.test_ws import new_table, seat_socket
 

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
-from app.main import create_app
-from app.web.messages import clean_name
+from hollywood_gin.main import create_app
+from hollywood_gin.web.messages import clean_name
 from tests.tables.helpers import make_settings
 
 

@@ -11,10 +11,10 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
-from app.web.i18n import LANGUAGES
-from app.web.pages import PAGES
+from hollywood_gin.config import Settings
+from hollywood_gin.main import create_app
+from hollywood_gin.web.i18n import LANGUAGES
+from hollywood_gin.web.pages import PAGES
 
 PAGE_PATHS = list(PAGES)
 

@@ -14,10 +14,10 @@ from typing import get_args
 import pytest
 from fastapi.testclient import TestClient
 
-from app.config import Settings
-from app.main import create_app
-from app.web.i18n import LANGUAGES
-from app.web.messages import Language
+from hollywood_gin.config import Settings
+from hollywood_gin.main import create_app
+from hollywood_gin.web.i18n import LANGUAGES
+from hollywood_gin.web.messages import Language
 
 REPO = Path(__file__).resolve().parents[2]
 # Pages name assets under a content stamp (/static/<stamp>/...).

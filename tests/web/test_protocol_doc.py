@@ -1,4 +1,4 @@
-"""docs/protocol.md is generated from app/web/messages.py and must be current."""
+"""docs/protocol.md is generated from hollywood_gin/web/messages.py and must be current."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import re
 from types import ModuleType
 
-from app.web import messages
+from hollywood_gin.web import messages
 from tests.conftest import REPO
 
 

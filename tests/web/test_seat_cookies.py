@@ -6,7 +6,7 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from hollywood_gin.main import create_app
 from tests.tables.helpers import make_settings
 
 

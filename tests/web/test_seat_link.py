@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from hollywood_gin.main import create_app
 from tests.tables.helpers import make_settings
 
 

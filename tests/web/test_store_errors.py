@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.main import create_app
+from hollywood_gin.main import create_app
 from tests.tables.helpers import exchange, make_settings, of_type, snapshot
 from tests.tables.test_store_faults import accept_writes, refuse_writes
 from tests.web.test_ws import new_table, seat_socket, table_of

@@ -17,10 +17,10 @@ from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
-from app.main import create_app
-from app.tables.registry import Registry
-from app.tables.table import Table
-from app.web.messages import StateMessage
+from hollywood_gin.main import create_app
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.table import Table
+from hollywood_gin.web.messages import StateMessage
 from tests.tables.helpers import (
     INDEX_DECK,
     SEAT0_CARDS,

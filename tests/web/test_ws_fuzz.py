@@ -19,8 +19,8 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from app.main import create_app
-from app.web.messages import ErrorCode
+from hollywood_gin.main import create_app
+from hollywood_gin.web.messages import ErrorCode
 from tests.tables.helpers import INDEX_DECK, make_settings, until_pong
 from tests.wire import wire
 

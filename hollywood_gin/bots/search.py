@@ -1,0 +1,587 @@
+"""The hard policy: determinisation search over a lean simulator of one hand.
+
+For each decision with more than one sensible choice (by default only
+where hard may knock: knock now or play on; `Budget.candidates` and
+`Budget.takes` widen it to plain discards and draws), deal the unseen cards
+at random in a way that agrees with everything seen (the opponent holds the
+cards it took from the pile; the rest of its hand, the unknown pile cards
+and the stock come from the cards nobody has shown; the opponent's hand is
+then "shaped" by the turns it has played, see `_shape`), draw the
+opponent's style with it (`sample_opponent`: normal, eager or gin, weighed
+by its knocks in earlier hands, never one that would have knocked with the
+hand dealt to it), play each candidate out to the end of the hand (me: the
+lean policy, normal's knock and wall rules on a plain deadwood count; the
+opponent: the lean policy with its style's knock rule;
+`Budget.rollout="normal"` plays the full normal policy, 40 times slower),
+and keep the normal choice unless another candidate is better on average by
+more than `Budget.confidence` standard errors (a knock: by
+`Budget.knock_margin` points more). Every candidate meets the same deals
+(common random numbers), so their difference is measured, not their luck.
+The search stops at its sample budget or its time budget, whichever comes
+first.
+
+The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
+engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
+it against `hollywood_gin.engine` on whole hands.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from hollywood_gin.bots.knowledge import FULL, Seen
+from hollywood_gin.bots.policy import (
+    VALUE,
+    WEIGHTS,
+    Weights,
+    indices,
+    makes_meld,
+    normal_discard,
+    normal_take,
+    ranked_discards,
+    should_knock,
+)
+from hollywood_gin.engine.cards import cards_of
+from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, defender_deadwood
+from hollywood_gin.engine.scoring import score_hand
+from hollywood_gin.engine.vocabulary import PHASES, WALL
+
+OFFER, DRAW, DISCARD, OVER = PHASES
+MAX_TURNS = 80  # a playout that has not ended by then counts as a draw
+
+# A decision: ("take", bool) for the upcard offer and the draw, ("discard", card, knock).
+Decision = tuple[str, int, bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much the hard policy may think per move."""
+
+    samples: int = 400  # deals per decision, at most
+    # wall time per move, at most (None: samples only), counted from the moment the
+    # bot is asked (its memory and normal's ranking included); 400 deals take
+    # 0.15-0.25 s on an idle core, so the cap binds only on a loaded machine
+    seconds: float | None = 0.3
+    # plain discards tried besides normal's choice and the knock: 0 searches only
+    # the knock (knock now or not), where the opponent's style decides the most
+    candidates: int = 0
+    takes: bool = False  # search the upcard offer and the draw too (else normal's choice)
+    shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+    knock_margin: float = 4.0  # points a knock must beat waiting by (see `hard_decide`)
+    rollout: str = "lean"  # the playout policy: "lean" or "normal"
+    # leave the normal choice only for a candidate better by this many standard errors
+    confidence: float = 1.0
+    # The opponent's style in the playouts, drawn per deal with these prior weights
+    # and kept only if it agrees with what the opponent did (see `sample_opponent`):
+    # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
+    styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
+
+
+@dataclass(slots=True)
+class World:
+    """One hand as the simulator plays it (every card known)."""
+
+    hands: list[int]
+    stock: list[int]  # top last
+    pile: list[int]  # top last
+    turn: int
+    dealer: int
+    phase: str
+    knock_limit: int
+    wall: bool
+    reshuffle: bool  # `hand` scoring: an empty stock takes the pile under its top
+    must_draw_stock: bool = False
+    forbidden: int = -1
+    took: list[int] = field(default_factory=lambda: [0, 0])
+    threw: list[int] = field(default_factory=lambda: [0, 0])
+    winner: int | None = None
+    points: int = 0
+
+    def copy(self) -> World:
+        return World(
+            list(self.hands),
+            list(self.stock),
+            list(self.pile),
+            self.turn,
+            self.dealer,
+            self.phase,
+            self.knock_limit,
+            self.wall,
+            self.reshuffle,
+            self.must_draw_stock,
+            self.forbidden,
+            list(self.took),
+            list(self.threw),
+            self.winner,
+            self.points,
+        )
+
+    def seen(self, seat: int) -> Seen:
+        """What `seat` knows here (the simulator's players see only this)."""
+        dead = 0
+        for i in self.pile:
+            dead |= 1 << i
+        other = 1 - seat
+        return Seen(
+            me=seat,
+            hand=self.hands[seat],
+            pile=tuple(self.pile),
+            dead=dead,
+            pile_count=len(self.pile),
+            opp_has=self.took[other] & self.hands[other],
+            opp_threw=self.threw[other],
+            opp_count=self.hands[other].bit_count(),
+            stock_count=len(self.stock),
+            knock_limit=self.knock_limit,
+            wall=self.wall,
+            phase=self.phase,
+            dealer=self.dealer,
+            turn=self.turn,
+            forbidden=self.forbidden if seat == self.turn else -1,
+        )
+
+    def value_for(self, seat: int) -> int:
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == seat else -self.points
+
+    # -- the rules -----------------------------------------------------------
+
+    def can_draw_stock(self) -> bool:
+        if self.stock:
+            return not self.wall or len(self.stock) > WALL
+        return self.reshuffle and len(self.pile) > 1
+
+    def take(self, rng: random.Random, taken: bool) -> None:
+        """The upcard offer or the draw: take the pile's top, or not."""
+        s = self.turn
+        top = self.pile[-1] if self.pile else -1
+        if self.phase == OFFER:
+            if taken:
+                self._take_top(s)
+                return
+            self.threw[s] |= 1 << top
+            if s != self.dealer:
+                self.turn = self.dealer
+            else:
+                self.turn = 1 - self.dealer
+                self.phase = DRAW
+                self.must_draw_stock = True
+            return
+        if taken and top >= 0 and not self.must_draw_stock:
+            self._take_top(s)
+            return
+        if not self.can_draw_stock():
+            if top >= 0 and not self.must_draw_stock:
+                self._take_top(s)
+            else:
+                self.phase = OVER  # nothing to draw: cannot happen in a real hand
+            return
+        if top >= 0 and not self.must_draw_stock:
+            self.threw[s] |= 1 << top
+        if not self.stock:
+            under = self.pile[:-1]
+            rng.shuffle(under)
+            self.stock = under
+            self.pile = self.pile[-1:]
+        self.hands[s] |= 1 << self.stock.pop()
+        self.phase = DISCARD
+        self.must_draw_stock = False
+
+    def _take_top(self, s: int) -> None:
+        card = self.pile.pop()
+        self.hands[s] |= 1 << card
+        self.took[s] |= 1 << card
+        self.forbidden = card
+        self.phase = DISCARD
+
+    def discard(self, card: int, knock: bool) -> None:
+        s = self.turn
+        if knock:
+            self._knock(s, card)
+            return
+        self.hands[s] &= ~(1 << card)
+        self.took[s] &= ~(1 << card)
+        self.threw[s] |= 1 << card
+        self.pile.append(card)
+        self.turn = 1 - s
+        self.phase = DRAW
+        self.forbidden = -1
+        self.must_draw_stock = False
+        if self.wall and len(self.stock) == WALL:
+            self.phase = OVER  # a draw: nobody scores
+
+    def _knock(self, s: int, card: int) -> None:
+        ten = self.hands[s] & ~(1 << card)
+        k, melds, _ = arrange_mask(ten)
+        other = self.hands[1 - s]
+        if k == 0:
+            d = deadwood_mask(other)
+        else:
+            d = defender_deadwood([cards_of(m) for m in melds], cards_of(other))
+        score = score_hand(k, d)
+        self.winner = s if score.knocker_wins else 1 - s
+        self.points = score.points
+        self.phase = OVER
+
+
+Policy = Callable[[Seen, World], Decision]
+
+
+def normal_policy(w: Weights = WEIGHTS) -> Policy:
+    def decide(seen: Seen, world: World) -> Decision:
+        if world.phase == DISCARD:
+            card, knock = normal_discard(seen, w)
+            return ("discard", card, knock)
+        can_take = bool(world.pile) and not world.must_draw_stock
+        taken = can_take and (not world.can_draw_stock() or normal_take(seen, world.pile[-1], w))
+        return ("take", int(taken), False)
+
+    return decide
+
+
+GIN_LOW = 6  # the "gin" style knocks below gin once this few stock draws are left
+
+
+def knocks(style: str, seen: Seen, deadwood: int, w: Weights = WEIGHTS) -> bool:
+    """Would a player of `style` knock with this least deadwood here?"""
+    if deadwood > seen.knock_limit:
+        return False
+    if style == "eager" or deadwood == 0:
+        return True
+    if style == "gin":
+        return seen.drawable <= GIN_LOW
+    return should_knock(seen, deadwood, w)
+
+
+def lean_policy(w: Weights = WEIGHTS, style: str = "normal") -> Policy:
+    """The playout policy: a plain deadwood count instead of normal's look at
+    live cards (ten times cheaper, so the search can afford enough deals to
+    tell candidates apart), and the knock rule of `style` (`knocks`)."""
+
+    def decide(seen: Seen, world: World) -> Decision:
+        hand = seen.hand
+        if world.phase == DISCARD:
+            best, best_score, least = -1, 1e9, 99
+            for i in indices(hand):
+                if i == seen.forbidden:
+                    continue
+                d = deadwood_mask(hand ^ (1 << i))
+                least = min(least, d)
+                score = d - 0.01 * VALUE[i]
+                if score < best_score:
+                    best, best_score = i, score
+            return ("discard", best, knocks(style, seen, least, w))
+        if not world.pile or world.must_draw_stock:
+            return ("take", 0, False)
+        if not world.can_draw_stock():
+            return ("take", 1, False)
+        top = world.pile[-1]
+        eleven = hand | (1 << top)
+        if seen.wall and seen.drawable == 1:
+            after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
+            return ("take", int(should_knock(seen, after, w)), False)
+        if not makes_meld(hand, top) and VALUE[top] > 3:
+            return ("take", 0, False)
+        after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
+        return ("take", int(after + 3 <= deadwood_mask(hand)), False)
+
+    return decide
+
+
+def apply(world: World, decision: Decision, rng: random.Random) -> None:
+    if decision[0] == "take":
+        world.take(rng, bool(decision[1]))
+    else:
+        world.discard(decision[1], decision[2])
+
+
+def play_out(world: World, policies: tuple[Policy, Policy], rng: random.Random) -> World:
+    """Play the hand to its end (or MAX_TURNS turns, then it counts as a draw)."""
+    steps = 0
+    while world.phase != OVER and steps < 3 * MAX_TURNS:
+        seat = world.turn
+        apply(world, policies[seat](world.seen(seat), world), rng)
+        steps += 1
+    if world.phase != OVER:
+        world.phase = OVER
+        world.winner = None
+    return world
+
+
+# -- determinisation -----------------------------------------------------------------
+
+
+def _turns_played(seen: Seen) -> int:
+    """About how many draws the opponent has made (the stock starts at 31)."""
+    return max(0, 31 - seen.stock_count) // 2
+
+
+def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random) -> int:
+    """Give a uniformly dealt opponent hand the play it has had: for each turn
+    played, it draws an unseen card and throws its worst (never a card it is
+    known to hold). The thrown card goes back among the unseen, so the deal
+    stays consistent; only the likelihood moves toward organised hands, which
+    is what a hand that has drawn and thrown for some turns looks like."""
+    for _ in range(turns):
+        j = rng.randrange(len(rest))
+        x = rest[j]
+        hand = opp | (1 << x)
+        worst, least = x, 999
+        for y in indices(hand & ~known):
+            d = deadwood_mask(hand ^ (1 << y))
+            if d < least:
+                worst, least = y, d
+        opp = hand & ~(1 << worst)
+        rest[j] = worst
+    return opp
+
+
+def sample_world(
+    seen: Seen,
+    rng: random.Random,
+    *,
+    must_draw_stock: bool = False,
+    shaping: bool = True,
+    shape_turns: int = 8,
+) -> World | None:
+    """Deal the unseen cards consistently with `seen`; None if the counts disagree.
+
+    `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
+    """
+    unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
+    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
+    pile_unknown = seen.pile_count - len(seen.pile)
+    pool = indices(unseen)
+    if (
+        seen.turn is None
+        or opp_unknown < 0
+        or pile_unknown < 0
+        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
+    ):
+        return None
+    rng.shuffle(pool)
+    opp = seen.opp_has
+    for i in pool[:opp_unknown]:
+        opp |= 1 << i
+    rest = pool[opp_unknown:]
+    if shaping and rest:
+        opp = _shape(opp, seen.opp_has, rest, min(_turns_played(seen), shape_turns), rng)
+        rng.shuffle(rest)
+    pile = rest[:pile_unknown] + list(seen.pile)
+    stock = rest[pile_unknown:]
+    hands = [0, 0]
+    hands[seen.me] = seen.hand
+    hands[1 - seen.me] = opp
+    took = [0, 0]
+    took[1 - seen.me] = seen.opp_has
+    threw = [0, 0]
+    threw[1 - seen.me] = seen.opp_threw
+    return World(
+        hands=hands,
+        stock=stock,
+        pile=pile,
+        turn=seen.turn,
+        dealer=seen.dealer,
+        phase=seen.phase,
+        knock_limit=seen.knock_limit,
+        wall=seen.wall,
+        reshuffle=not seen.wall,
+        must_draw_stock=must_draw_stock,
+        forbidden=seen.forbidden,
+        took=took,
+        threw=threw,
+    )
+
+
+def _useful(hand: int, card: int) -> bool:
+    """Does `card` meld with my cards, or lower my deadwood after my best discard?"""
+    if makes_meld(hand, card):
+        return True
+    eleven = hand | (1 << card)
+    return min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand)) < deadwood_mask(hand)
+
+
+def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) -> list[Decision]:
+    """The choices worth playing out, the normal policy's own choice first."""
+    if seen.phase in (OFFER, DRAW):
+        if not {"take_upcard", "draw_discard"} & legal_kinds:
+            return [("take", 0, False)]
+        if seen.phase == DRAW and "draw_stock" not in legal_kinds:
+            return [("take", 1, False)]
+        first = int(normal_take(seen, seen.top, w))
+        if not budget.takes:
+            return [("take", first, False)]
+        if not first and not _useful(seen.hand, seen.top):
+            # a card that neither melds nor lowers my deadwood: taking it only
+            # shows the opponent my hand, not worth a search
+            return [("take", 0, False)]
+        return [("take", first, False), ("take", 1 - first, False)]
+    # normal's choice (as `normal_discard` makes it), its ranking computed once
+    options = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in indices(seen.hand)}
+    options.pop(seen.forbidden, None)
+    least = min(options, key=lambda i: (options[i], -VALUE[i], -i))
+    ranked = [i for _, i in ranked_discards(seen, w)]
+    knock = should_knock(seen, options[least], w)
+    out: list[Decision] = [("discard", least, True) if knock else ("discard", ranked[0], False)]
+    if options[least] <= seen.knock_limit and "knock" in legal_kinds:
+        # knocking and not knocking both get played out, whichever normal chose
+        out.append(("discard", ranked[0], False) if knock else ("discard", least, True))
+    for i in ranked[: budget.candidates]:
+        if ("discard", i, False) not in out:
+            out.append(("discard", i, False))
+    return out
+
+
+UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
+
+
+def style_weights(seen: Seen, budget: Budget, w: Weights) -> list[tuple[str, float]]:
+    """`budget.styles` weighed by the opponent's knocks in earlier hands at this
+    table: each style knocks with any deadwood it allows, equally likely (eager:
+    0 to the limit; normal: 0 to its target then; gin: only 0 until the stock
+    is low), and with another deadwood `UNLIKE` times as often."""
+    out = []
+    for name, prior in budget.styles:
+        weight = prior
+        for deadwood, left, limit in seen.opp_knocks:
+            then = Seen(
+                me=1 - seen.me,
+                hand=0,
+                pile=(),
+                dead=0,
+                pile_count=0,
+                opp_has=0,
+                opp_threw=0,
+                opp_count=10,
+                stock_count=left,
+                knock_limit=limit,
+                wall=False,
+                phase="discard",
+                dealer=0,
+                turn=None,
+            )
+            allowed = [d for d in range(limit + 1) if knocks(name, then, d, w)]
+            weight *= 1 / len(allowed) if deadwood in allowed else UNLIKE / (limit + 1)
+        out.append((name, weight))
+    total = sum(weight for _, weight in out)
+    return [(name, weight / total) for name, weight in out] if total > 0 else list(budget.styles)
+
+
+def sample_opponent(
+    seen: Seen,
+    rng: random.Random,
+    budget: Budget,
+    w: Weights,
+    *,
+    must_draw_stock: bool = False,
+    tries: int = 30,
+) -> tuple[World, str] | None:
+    """A deal (`sample_world`) and a style for the opponent, drawn together given
+    what the opponent did: a style (by `style_weights`) and a deal are drawn,
+    and once the opponent has made a plain discard, a pair in which that style
+    would have knocked with its ten cards is drawn again (rejection sampling:
+    the pair's chance is its prior times "it did not knock"). As turns pass
+    without a knock, the eager style fades (it would have knocked with most
+    hands) and low hands come with the styles that wait."""
+    styles = style_weights(seen, budget, w)
+    names = [name for name, _ in styles]
+    weights = [weight for _, weight in styles]
+    drawn = None
+    for _ in range(tries):
+        world = sample_world(
+            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+        )
+        if world is None:
+            return None
+        style = rng.choices(names, weights)[0]
+        drawn = (world, style)
+        if not seen.opp_discards:
+            return drawn
+        # what the opponent saw at its discard: about the same stock as now
+        theirs = world.seen(1 - seen.me)
+        deadwood = deadwood_mask(world.hands[1 - seen.me])
+        if not knocks(style, theirs, deadwood, w):
+            return drawn
+    if drawn is not None:
+        # nothing fitted in time: the last deal, with a style that fits it if any does
+        world = drawn[0]
+        theirs = world.seen(1 - seen.me)
+        deadwood = deadwood_mask(world.hands[1 - seen.me])
+        fits = [n for n in names if not knocks(n, theirs, deadwood, w)]
+        drawn = (world, fits[0] if fits else names[0])
+    return drawn
+
+
+@dataclass(slots=True)
+class SearchStats:
+    """What the last search did (for the benchmark and for curious tests)."""
+
+    samples: int = 0
+    candidates: int = 0
+    seconds: float = 0.0
+
+
+def hard_decide(
+    seen: Seen,
+    legal_kinds: set[str],
+    rng: random.Random,
+    *,
+    budget: Budget,
+    weights: Weights = WEIGHTS,
+    clock: Callable[[], float] = time.perf_counter,
+    stats: SearchStats | None = None,
+    start: float | None = None,
+) -> Decision:
+    """`start`: when the move began (`clock()` time; default now), for the time budget."""
+    start = clock() if start is None else start
+    options = candidates(seen, legal_kinds, budget, weights)
+    lean = budget.rollout == "lean"
+    mine = lean_policy(weights) if lean else normal_policy(weights)
+    theirs = {name: lean_policy(weights, name) if lean else mine for name, _ in budget.styles}
+    # paired differences against the normal choice (option 0): sums and squares
+    sums = [0.0] * len(options)
+    squares = [0.0] * len(options)
+    must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
+    done = 0
+    if len(options) > 1:
+        for _ in range(budget.samples):
+            drawn = sample_opponent(seen, rng, budget, weights, must_draw_stock=must_draw_stock)
+            if drawn is None:
+                break
+            world, style = drawn
+            policies = (mine, theirs[style]) if seen.me == 0 else (theirs[style], mine)
+            seed = rng.getrandbits(32)
+            values = []
+            for option in options:
+                w = world.copy()
+                playout_rng = random.Random(seed)
+                apply(w, option, playout_rng)
+                values.append(play_out(w, policies, playout_rng).value_for(seen.me))
+            for j in range(1, len(options)):
+                diff = values[j] - values[0]
+                sums[j] += diff
+                squares[j] += diff * diff
+            done += 1
+            if budget.seconds is not None and clock() - start >= budget.seconds:
+                break
+    best = 0
+    if done >= 2:
+        best_mean = 0.0
+        for j in range(1, len(options)):
+            mean = sums[j] / done
+            spread = max(0.0, squares[j] / done - mean * mean)
+            error = (spread / (done - 1)) ** 0.5
+            # the playouts continue with a plainer player than hard is: waiting
+            # is worth about `knock_margin` more than they say
+            mean += budget.knock_margin * (options[0][2] - options[j][2])
+            if mean > best_mean and mean > budget.confidence * error:
+                best, best_mean = j, mean
+    if stats is not None:
+        stats.samples = done
+        stats.candidates = len(options)
+        stats.seconds = clock() - start
+    return options[best]

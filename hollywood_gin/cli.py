@@ -1,0 +1,132 @@
+"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`).
+
+`python -m hollywood_gin` is the same program; with no command it serves.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sqlite3
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from hollywood_gin import __version__
+from hollywood_gin.config import Settings, SettingsError, resource_dir
+from hollywood_gin.tables.sqlite_store import (
+    NewerSchema,
+    OlderSchema,
+    backup,
+    open_for_reading,
+    read_tables,
+    set_aside_in,
+)
+from hollywood_gin.tables.table import rebuild_match
+
+
+def say(message: str) -> None:
+    print(f"hollywood-gin: {message}", file=sys.stderr)
+
+
+def parser() -> argparse.ArgumentParser:
+    top = argparse.ArgumentParser(
+        prog="hollywood-gin",
+        description="Two-player Gin Rummy in the browser. Settings come from"
+        " HOLLYWOOD_GIN_* environment variables and a .env file (README).",
+    )
+    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commands = top.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("serve", help="serve the site (the default)")
+    copy = commands.add_parser(
+        "backup",
+        help="copy the data file to FILE, consistent while the server runs",
+        description="A consistent copy of the data file, taken with SQLite's online backup"
+        " API while the server goes on serving. Restore: stop the server, put FILE in"
+        " place of the data file (removing its -wal and -shm files), start it.",
+    )
+    copy.add_argument("file", type=Path, metavar="FILE")
+    commands.add_parser(
+        "check",
+        help="check the settings and the data file without changing anything",
+    )
+    return top
+
+
+def settings_or_none() -> Settings | None:
+    try:
+        return Settings.from_env()
+    except SettingsError as exc:
+        say(str(exc))
+        return None
+
+
+def run_backup(settings: Settings, target: Path) -> int:
+    if target.resolve() == settings.data_file.resolve():
+        say("the backup must go to another file than the data file")
+        return 2
+    try:
+        backup(settings.data_file, target)
+    except (OSError, sqlite3.Error) as exc:
+        say(f"backup failed: {exc}")
+        return 1
+    print(f"backed up {settings.data_file} to {target}")
+    return 0
+
+
+def run_check(settings: Settings) -> int:
+    """Settings, assets and every table of the data file; exit 1 on any damage."""
+    problems = 0
+    print(f"settings: ok (port {settings.port}, data file {settings.data_file})")
+    for name in ("static", "templates"):
+        folder = resource_dir(name)
+        if not folder.is_dir():
+            print(f"{name}: missing ({folder})")
+            problems += 1
+    if not settings.data_file.exists():
+        print("data file: none yet (made at the first start)")
+        return 1 if problems else 0
+    try:
+        db = open_for_reading(settings.data_file)
+    except NewerSchema as exc:
+        say(str(exc))
+        return 2
+    except OlderSchema as exc:
+        print(f"data file: {exc}")
+        return 1 if problems else 0
+    except (OSError, sqlite3.Error) as exc:
+        say(f"cannot read the data file: {exc}")
+        return 1
+    try:
+        (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+        print(f"data file: integrity {verdict}")
+        problems += verdict != "ok"
+        records, damaged = read_tables(db)
+        aside = set_aside_in(db)
+    finally:
+        db.close()
+    for record in records:
+        try:
+            rebuild_match(record)
+        except Exception as exc:
+            damaged[record.table_id] = f"{type(exc).__name__}: {exc}"
+    for table_id, reason in damaged.items():
+        print(f"table {table_id[:8]}: damaged ({reason}); the server sets it aside")
+    for table_id, reason in aside.items():
+        print(f"table {table_id[:8]}: set aside earlier ({reason})")
+    loading = sum(1 for r in records if r.table_id not in damaged)
+    print(f"tables: {loading} load, {len(damaged)} damaged, {len(aside)} set aside earlier")
+    return 1 if problems or damaged else 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parser().parse_args(argv)
+    if args.command in (None, "serve"):
+        from hollywood_gin.__main__ import main as serve  # uvicorn, only when serving
+
+        return serve()
+    settings = settings_or_none()
+    if settings is None:
+        return 2
+    if args.command == "backup":
+        return run_backup(settings, args.file)
+    return run_check(settings)

@@ -1,0 +1,176 @@
+"""Settings from environment variables (prefix `HOLLYWOOD_GIN_`), with defaults.
+
+A bad value stops start-up with a message naming the variable, never a
+traceback deep inside the app.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import subprocess
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+ENV_PREFIX = "HOLLYWOOD_GIN_"
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parent
+
+
+def resource_dir(name: str) -> Path:
+    """`static` or `templates`: inside the package when installed from the wheel
+    (which maps them there), else at the top of the source tree, where they live."""
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else REPO_ROOT / name
+
+
+class SettingsError(ValueError):
+    """A setting from the environment could not be used."""
+
+
+class Settings(BaseSettings):
+    # A `.env` file in the working directory is read too; the environment wins over it.
+    model_config = SettingsConfigDict(
+        env_prefix=ENV_PREFIX,
+        extra="ignore",
+        frozen=True,
+        env_file=".env",
+        env_file_encoding="utf-8",
+    )
+
+    host: str = "127.0.0.1"
+    port: int = Field(default=8000, ge=1, le=65535)
+    data_file: Path = Path("./data/tables.sqlite3")
+    # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
+    # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.
+    database_url: str | None = None
+    # The public base URL (e.g. https://gin.example.org); otherwise from the request.
+    public_url: str | None = None
+    # Extra origins allowed to open WebSockets and to POST, besides the host's own.
+    allowed_origins: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # Extra `Host` names answered, besides the public URL's host (or, without one,
+    # this machine's names and IP addresses); any other Host gets 400.
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
+    # "text": one line per event with time and level; "json": one JSON object per line.
+    log_format: Literal["text", "json"] = "text"
+    # Prometheus metrics at GET /metrics (off: the path does not exist).
+    metrics: bool = False
+    # Tables idle longer than this are removed from memory and disk.
+    table_expiry_days: float = Field(default=30.0, gt=0)
+    # Limits: each answered with its error code (PROTOCOL.md).
+    ws_max_message_bytes: int = Field(default=4096, ge=256)
+    ws_messages_per_second: float = Field(default=10.0, gt=0)
+    ws_burst: int = Field(default=30, ge=1)
+    # permessage-deflate on WebSockets: a state shrinks to ~4%, but each socket costs
+    # ~38 KB more and each action more CPU (docs/performance.md); off by default.
+    ws_per_message_deflate: bool = False
+    max_tabs_per_seat: int = Field(default=5, ge=1)
+    max_spectators: int = Field(default=20, ge=0)
+    tables_per_hour_per_address: int = Field(default=60, ge=1)
+    # HTTP: largest request body (413), requests per second per address (429).
+    max_body_bytes: int = Field(default=4096, ge=256)
+    http_requests_per_second: float = Field(default=20.0, gt=0)
+    http_burst: int = Field(default=20, ge=1)
+    # Enforced by the server's own protocol layer (hollywood_gin/web/connections.py).
+    header_timeout_seconds: float = Field(default=10.0, gt=0)
+    max_header_bytes: int = Field(default=32768, ge=1024)
+    max_headers: int = Field(default=100, ge=10)
+    max_connections_per_address: int = Field(default=100, ge=1)
+    # New WebSockets per second per address (429 at the handshake).
+    ws_connects_per_second: float = Field(default=5.0, gt=0)
+    ws_connects_burst: int = Field(default=60, ge=1)
+    # Honour X-Forwarded-For / X-Forwarded-Proto from these proxy addresses.
+    trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    # The computer opponent waits this long before each move, so a person can follow.
+    bot_delay_seconds: float = Field(default=0.8, ge=0)
+    # Worker processes the computer opponents think in (never the server's own process).
+    computer_processes: int = Field(default=1, ge=1, le=64)
+    # Test hooks (a chosen deck order); never on in production.
+    test_hooks: bool = False
+    commit: str | None = None
+
+    @field_validator("allowed_origins", "allowed_hosts", "trusted_proxies", mode="before")
+    @classmethod
+    def _comma_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _networks(cls, value: list[str]) -> list[str]:
+        # A typo here would silently trust nobody (or be ignored): refuse it at start-up.
+        for entry in value:
+            try:
+                ipaddress.ip_network(entry, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"{entry[:50]!r} is not an IP address or network (e.g. 10.0.0.0/8)"
+                ) from None
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _database(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must start with postgresql://")
+        return value
+
+    @field_validator("public_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value.rstrip("/")
+
+    @classmethod
+    def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
+        """Read the environment; raise SettingsError naming each bad variable."""
+        env = dict(os.environ if environ is None else environ)
+        values = {
+            key[len(ENV_PREFIX) :].lower(): value
+            for key, value in env.items()
+            if key.startswith(ENV_PREFIX)
+        }
+        try:
+            # Values passed explicitly, so a test's dict never mixes with os.environ.
+            return cls.model_validate(values) if environ is not None else cls()
+        except ValidationError as exc:
+            problems = []
+            for err in exc.errors():
+                field = str(err["loc"][0]) if err["loc"] else "?"
+                problems.append(f"{ENV_PREFIX}{field.upper()}: {err['msg']}")
+            raise SettingsError("bad setting: " + "; ".join(problems)) from None
+
+    @property
+    def table_expiry_seconds(self) -> float:
+        return self.table_expiry_days * 86400.0
+
+
+def read_commit(settings: Settings) -> str | None:
+    """The short commit: the setting, else git, else None."""
+    if settings.commit:
+        return settings.commit[:12]
+    if not (REPO_ROOT / ".git").exists():
+        return None  # installed from the wheel: no checkout (HOLLYWOOD_GIN_COMMIT tells)
+    try:
+        out = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO_ROOT,
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return None
+    commit = out.stdout.strip()
+    return commit or None

@@ -1,0 +1,378 @@
+"""One hand of Gin Rummy as a state machine (RULES.md §4–§6).
+
+Deal from a deck order, the upcard offer, draw and discard turns, knock and
+gin with lay-offs, the end of the stock. A move is checked in full by
+`Hand.validate` (which raises a `RuleError` and changes nothing) and only then
+carried out by `Hand.commit`, so a refused move never leaves a half-done state.
+
+Glossary: the *stock* is the face-down pile; the *discard pile* is the
+face-up one, its first card the *upcard*; *deadwood* is the value of the
+cards in no meld; the *knock limit* is the most deadwood a knock may leave.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hollywood_gin.engine.actions import PLAY_KINDS, Action
+from hollywood_gin.engine.cards import Card, format_cards, mask_of, parse_cards
+from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
+from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
+from hollywood_gin.engine.scoring import score_hand
+from hollywood_gin.engine.views import CardMove, Move
+from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
+
+DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
+UPCARD_POSITION = DEAL_SIZE  # card 20
+
+_TAKE_UPCARD, _PASS = Action.of("take_upcard"), Action.of("pass")
+_DRAW_STOCK, _DRAW_DISCARD = Action.of("draw_stock"), Action.of("draw_discard")
+
+
+def knock_limit(rules: str, upcard: Card) -> int:
+    """Most deadwood a knock may leave: standard 10, straight 0 (gin only),
+    oklahoma the first upcard's value, except an ace, which means gin only."""
+    if rules == "standard":
+        return 10
+    if rules == "straight":
+        return 0
+    return 0 if upcard.rank == 1 else upcard.value
+
+
+def deck_commitment(deck: Sequence[Card], salt: str) -> str:
+    """Hex SHA-256 of `salt + ":" + ",".join(deck)` (PROTOCOL.md)."""
+    text = salt + ":" + ",".join(str(c) for c in deck)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResult:
+    """A seat's ten cards as laid out at the end of a hand."""
+
+    melds: list[list[Card]]
+    deadwood: list[Card]
+    deadwood_value: int
+    layoffs: list[tuple[Card, int]] = field(default_factory=list)
+    # The defender's least deadwood with its own melds only, before laying off
+    # (None: no lay-offs were open, so it equals `deadwood_value`).
+    before_layoffs: int | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        before = self.deadwood_value if self.before_layoffs is None else self.before_layoffs
+        return {
+            "melds": [format_cards(m) for m in self.melds],
+            "deadwood": format_cards(self.deadwood),
+            "deadwood_value": self.deadwood_value,
+            "deadwood_before_layoffs": before,
+            "layoffs": [{"card": str(c), "meld": i} for c, i in self.layoffs],
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class HandResult:
+    kind: HandKind
+    knocker: int | None
+    winner: int | None
+    points: int
+    seats: tuple[SeatResult, SeatResult]
+    knock_discard: Card | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A validated move, ready to commit (a knock carries its computed result)."""
+
+    seat: int
+    action: Action
+    result: HandResult | None = None
+
+
+def _laid_out(cards: Sequence[Card]) -> SeatResult:
+    melds, dead = arrange(cards)
+    return SeatResult(melds, sorted(dead), sum(c.value for c in dead))
+
+
+class Hand:
+    """One hand, from the deal to its result.
+
+    `cards[seat]` is that seat's hand in the order the seat arranged it (a
+    drawn card goes to the end). `stock[-1]` is the top of the stock and
+    `discard[-1]` the top of the discard pile.
+    """
+
+    def __init__(
+        self,
+        *,
+        number: int,
+        dealer: int,
+        deck: Sequence[Card],
+        salt: str,
+        rules: str,
+        wall: bool,
+    ) -> None:
+        if len(deck) != 52 or len(set(deck)) != 52:
+            raise BadAction("a deck order is the 52 cards, each once")
+        self.number = number
+        self.dealer = dealer
+        self.deck: tuple[Card, ...] = tuple(deck)
+        self.salt = salt
+        self.rules = rules
+        self.wall = wall
+        non_dealer = 1 - dealer
+        self.cards: list[list[Card]] = [[], []]
+        # Cards 0-19 alternate, the non-dealer taking the even positions.
+        self.cards[non_dealer] = list(deck[0:DEAL_SIZE:2])
+        self.cards[dealer] = list(deck[1:DEAL_SIZE:2])
+        upcard = deck[UPCARD_POSITION]
+        self.discard: list[Card] = [upcard]
+        self.stock: list[Card] = list(reversed(deck[UPCARD_POSITION + 1 :]))
+        self.knock_limit = knock_limit(rules, upcard)
+        self.commitment = deck_commitment(deck, salt)
+        self.turn: int | None = non_dealer
+        self.phase: Phase = "upcard_offer"
+        self.must_draw_stock = False  # both passed the upcard: the first draw is from the stock
+        self.taken_from_discard: Card | None = None  # may not be discarded this turn
+        self.last_action: Move | None = None
+        # The hand's public moves in order, each as `last_action` (what a spectator
+        # may see), so a page that reloads still shows the whole move log.
+        self.events: list[Move] = []
+        self.result: HandResult | None = None
+        # Moves made so far (the hand's own actions are in the match's log).
+        self.moves = 0
+        # Per seat, the solver's answers for its present cards, by card mask: one
+        # entry each, so a table's memory does not grow over a hand.
+        self._discard_deadwoods: list[tuple[int, dict[Card, int]] | None] = [None, None]
+        # Per seat, the grouping of ten cards: holding eleven, that of the ten kept after
+        # the best discard, which is the next grouping when that card is discarded.
+        self._groupings: list[tuple[int, tuple[list[list[Card]], int]] | None] = [None, None]
+
+    # -- queries ---------------------------------------------------------
+
+    @property
+    def non_dealer(self) -> int:
+        return 1 - self.dealer
+
+    def discard_deadwoods(self, seat: int) -> dict[Card, int]:
+        """For each card of an 11-card hand, the deadwood left after discarding it.
+
+        Kept for the seat's present cards, so `legal` and `view` for every
+        connection cost one solve per change, not one each.
+        """
+        mask = mask_of(self.cards[seat])
+        known = self._discard_deadwoods[seat]
+        if known is None or known[0] != mask:
+            known = (mask, discard_deadwoods(self.cards[seat]))
+            self._discard_deadwoods[seat] = known
+        return known[1]
+
+    def grouping(self, seat: int) -> tuple[list[list[Card]], int]:
+        """The seat's own melds and deadwood for display.
+
+        Ten cards: their least-deadwood arrangement. Eleven (about to discard):
+        the arrangement of the ten kept after the best allowed discard, so the
+        count says what the player will have, as the knock buttons do.
+        """
+        cards = self.cards[seat]
+        if len(cards) == 11:
+            left = self.discard_deadwoods(seat)
+            allowed = [c for c in cards if c != self.taken_from_discard]
+            best = min(allowed, key=lambda c: (left[c], -c.value))
+            cards = [c for c in cards if c != best]
+        mask = mask_of(cards)
+        known = self._groupings[seat]
+        if known is None or known[0] != mask:
+            melds, dead = arrange(cards)
+            known = (mask, (melds, sum(c.value for c in dead)))
+            self._groupings[seat] = known
+        return known[1]
+
+    def legal(self, seat: int) -> list[Action]:
+        """The play actions open to `seat` now (`Match.view` shows each knock's deadwood)."""
+        if self.phase == "over" or seat != self.turn:
+            return []
+        if self.phase == "upcard_offer":
+            return [_TAKE_UPCARD, _PASS]
+        if self.phase == "draw":
+            if not self.must_draw_stock and self.discard:
+                return [_DRAW_STOCK, _DRAW_DISCARD]
+            return [_DRAW_STOCK]
+        allowed = [c for c in self.cards[seat] if c != self.taken_from_discard]
+        out = [Action.of("discard", c) for c in allowed]
+        left = self.discard_deadwoods(seat)
+        out += [Action.of("knock", c) for c in allowed if left[c] <= self.knock_limit]
+        return out
+
+    def needs_reshuffle(self, plan: Plan) -> bool:
+        """`hand` scoring: a draw from an empty stock first turns the discard
+        pile (all but its top card) into a new stock."""
+        return plan.action.kind == "draw_stock" and not self.stock
+
+    # -- moves -------------------------------------------------------------
+
+    def validate(self, seat: int, action: Action) -> Plan:
+        """Check a play action completely; change nothing.
+
+        :raises IllegalAction: the hand is over, or the move is not open now.
+        :raises NotYourTurn: a play action by the seat whose turn it is not.
+        """
+        if self.phase == "over":
+            raise IllegalAction("the hand is over")
+        if action.kind not in PLAY_KINDS:
+            raise IllegalAction(f"{action.kind} is not open while a hand is played")
+        if seat != self.turn:
+            raise NotYourTurn("it is the other player's turn")
+        kind = action.kind
+        if self.phase == "upcard_offer":
+            if kind not in ("take_upcard", "pass"):
+                raise IllegalAction("first take the upcard or pass")
+            return Plan(seat, action)
+        if self.phase == "draw":
+            if kind == "draw_stock":
+                return Plan(seat, action)
+            if kind == "draw_discard":
+                if self.must_draw_stock:
+                    raise IllegalAction("both passed the upcard: draw from the stock")
+                if not self.discard:
+                    raise IllegalAction("the discard pile is empty")
+                return Plan(seat, action)
+            raise IllegalAction("draw first, from the stock or the discard pile")
+        # phase == "discard"
+        if kind not in ("discard", "knock"):
+            raise IllegalAction("discard or knock now")
+        card = action.card
+        assert card is not None  # `Action.check` guarantees it for both kinds
+        if card not in self.cards[seat]:
+            raise IllegalAction(f"{card} is not in your hand")
+        if card == self.taken_from_discard:
+            raise IllegalAction(f"{card} was just taken from the discard pile")
+        if kind == "discard":
+            return Plan(seat, action)
+        return Plan(seat, action, self._knock_result(seat, card, action.melds))
+
+    def _knock_result(
+        self, seat: int, discard: Card, named: tuple[tuple[Card, ...], ...] | None
+    ) -> HandResult:
+        ten = [c for c in self.cards[seat] if c != discard]
+        if named is None:
+            knocker = _laid_out(ten)
+        else:
+            used: set[Card] = set()
+            for meld in named:
+                if not is_meld(meld):
+                    raise IllegalAction(f"not a meld: {' '.join(map(str, meld))}")
+                for c in meld:
+                    if c not in ten:
+                        raise IllegalAction(f"{c} is not among your ten cards")
+                    if c in used:
+                        raise IllegalAction(f"{c} is in two melds")
+                    used.add(c)
+            dead = sorted(c for c in ten if c not in used)
+            knocker = SeatResult([sorted(m) for m in named], dead, sum(c.value for c in dead))
+        k = knocker.deadwood_value
+        if k > self.knock_limit:
+            raise IllegalAction(f"deadwood {k} is over the knock limit {self.knock_limit}")
+        other = 1 - seat
+        if k == 0:
+            # After gin the defender may not lay off.
+            defender = _laid_out(self.cards[other])
+        else:
+            lo = lay_off(knocker.melds, self.cards[other])
+            defender = SeatResult(
+                [sorted(m) for m in lo.melds],
+                sorted(lo.deadwood),
+                lo.deadwood_value,
+                lo.layoffs,
+                deadwood(self.cards[other]),
+            )
+        score = score_hand(k, defender.deadwood_value)
+        seats = (knocker, defender) if seat == 0 else (defender, knocker)
+        winner = seat if score.knocker_wins else other
+        return HandResult(score.kind, seat, winner, score.points, seats, discard)
+
+    def reshuffle(self, order: Sequence[Card]) -> dict[str, Any]:
+        """Turn the discard pile, except its top card, into a new stock.
+
+        `order` is the new stock, top card first (a shuffle chosen by the
+        caller, so the log can record it and a replay repeat it).
+        """
+        if self.stock:
+            raise IllegalAction("the stock is not empty")
+        under = self.discard[:-1]
+        if len(order) != len(under) or set(order) != set(under):
+            raise BadAction("a reshuffle is a permutation of the discard pile under its top")
+        self.stock = list(reversed(order))
+        self.discard = self.discard[-1:]
+        # The discards named in the move log are now hidden in the stock: the log
+        # starts again, so no view names a card whose place is secret.
+        self.events = []
+        return {"after": self.moves, "stock": format_cards(order)}
+
+    def commit(self, plan: Plan) -> None:
+        """Carry out a move that `validate` accepted."""
+        seat, action = plan.seat, plan.action
+        kind = action.kind
+        hand = self.cards[seat]
+        self.moves += 1
+        shown: str | None = None  # the move's card, where everyone sees it
+        if kind in ("take_upcard", "draw_discard"):
+            # Both take the top of the discard pile, face up, and ban it as this turn's discard.
+            card = self.discard.pop()
+            hand.append(card)
+            self.taken_from_discard = card
+            self.phase = "discard"
+            shown = str(card)
+        elif kind == "pass":
+            if seat == self.non_dealer:
+                self.turn = self.dealer
+            else:
+                self.turn = self.non_dealer
+                self.phase = "draw"
+                self.must_draw_stock = True
+        elif kind == "draw_stock":
+            hand.append(self.stock.pop())  # the card stays out of `last`: it is private
+            self.phase = "discard"
+        elif kind == "discard":
+            assert action.card is not None
+            hand.remove(action.card)
+            self.discard.append(action.card)
+            shown = str(action.card)
+            self._end_turn()
+            if self.wall and len(self.stock) == WALL:
+                self._end_as_draw()
+        else:  # knock
+            assert action.card is not None and plan.result is not None
+            hand.remove(action.card)
+            self.result = plan.result
+            self.phase = "over"
+            self.turn = None
+        last = Move(seat, kind) if shown is None else CardMove(seat, kind, shown)
+        self.last_action = last
+        self.events.append(last)
+
+    def _end_turn(self) -> None:
+        assert self.turn is not None
+        self.turn = 1 - self.turn
+        self.phase = "draw"
+        self.must_draw_stock = False
+        self.taken_from_discard = None
+
+    def _end_as_draw(self) -> None:
+        seats = (_laid_out(self.cards[0]), _laid_out(self.cards[1]))
+        self.result = HandResult("draw", None, None, 0, seats)
+        self.phase = "over"
+        self.turn = None
+
+    def arrange(self, seat: int, cards: Sequence[object]) -> None:
+        """Store the order the seat keeps its cards in.
+
+        :raises BadAction: not a permutation of the seat's cards.
+        """
+        if not isinstance(cards, list | tuple):
+            raise BadAction("`cards` is a list of cards")
+        order = parse_cards(cards)
+        if len(order) != len(self.cards[seat]) or set(order) != set(self.cards[seat]):
+            raise BadAction("arrange takes exactly the cards in your hand")
+        self.cards[seat] = order

@@ -1,0 +1,555 @@
+"""A table's match: options, hands in sequence, who deals, the sheet, `view(seat)`.
+
+`Match` is the engine's one stateful object. The tables layer creates it,
+calls `start()` once both seats are taken, then `apply(seat, action)` for
+every move and `view(seat)` for every connection. `view` is the only place
+where hidden information is decided.
+
+Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
+reshuffle) comes from the injected dealer (`hollywood_gin.engine.dealer`) and is written
+to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.cards import Card
+from hollywood_gin.engine.dealer import Dealer, Deals, Replayed, check_seat
+from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
+from hollywood_gin.engine.hand import Hand
+from hollywood_gin.engine.scoring import Sheet
+from hollywood_gin.engine.views import (
+    HandView,
+    Mine,
+    Outcome,
+    SheetView,
+    TableView,
+    View,
+    sheet_view,
+)
+from hollywood_gin.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    """The table choices of RULES.md §3 (defaults: standard, hand, 100)."""
+
+    rules: str = "standard"
+    scoring: str = "hand"
+    target: int = 100
+
+    def __post_init__(self) -> None:
+        if self.rules not in RULES:
+            raise BadAction(f"rules is one of {', '.join(RULES)}")
+        if self.scoring not in SCORINGS:
+            raise BadAction(f"scoring is one of {', '.join(SCORINGS)}")
+        if isinstance(self.target, bool) or self.target not in TARGETS:
+            raise BadAction("target is 100 or 250")
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, object]) -> Options:
+        """Options from `{"rules", "scoring", "target"}`; missing keys take the defaults.
+
+        :raises BadAction: an unknown key or a value outside RULES.md §3.
+        """
+        extra = set(d) - {"rules", "scoring", "target"}
+        if extra:
+            raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
+        rules = d.get("rules", "standard")
+        scoring = d.get("scoring", "hand")
+        target = d.get("target", 100)
+        if not isinstance(rules, str) or not isinstance(scoring, str):
+            raise BadAction("rules and scoring are strings")
+        if not isinstance(target, int):
+            raise BadAction("target is 100 or 250")
+        return cls(rules, scoring, target)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+
+
+_NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
+
+
+class Match:
+    """A match at one table: hands dealt in turn, scored on one sheet.
+
+    Statuses: `waiting` (before `start`), `playing`, `hand_over` (both seats
+    send `next_hand`; the second one deals) and `match_over` (both send
+    `new_match`: a fresh sheet, the last hand's winner deals).
+    """
+
+    def __init__(
+        self,
+        options: Options,
+        rng: random.Random | None = None,
+        deck_orders: Iterable[Sequence[Card | str]] | None = None,
+        first_dealer: int | None = None,
+        *,
+        dealer: Deals | None = None,
+    ) -> None:
+        """`dealer` decides every deal and reshuffle; `rng`, `deck_orders` and
+        `first_dealer` are short for `dealer=Dealer(rng, deck_orders, first_dealer)`."""
+        self.options = options
+        self._dealer: Deals = (
+            dealer if dealer is not None else Dealer(rng, deck_orders or (), first_dealer)
+        )
+        self.version = 0
+        self.status: Status = "waiting"
+        self.hand: Hand | None = None
+        self.hand_games: list[int] = []  # sheet games the last result went into
+        self.sheet = Sheet(options.scoring, options.target)
+        self.ready = [False, False]
+        self.log: list[dict[str, Any]] = []
+        # Each seat's latest card order: {"hand": n, "at": log length then, "cards": [...]}.
+        # Not in the log: arranging is not a move, and the log must not grow with it.
+        self.orders: dict[int, dict[str, Any]] = {}
+        self._hands_dealt = 0
+        self._next_dealer: int | None = None
+        # Finished hands: (options, log start, log end, result) of each.
+        self._records: dict[int, tuple[dict[str, Any], int, int, dict[str, Any] | None]] = {}
+        self._hand_log_start = 0
+        # The hands whose deal the replayed log has a snapshot before (None: not
+        # replaying, every deal gets one).
+        self._replay_snapshots: set[int] | None = None
+        # `view` is asked for every seat on every change: what a change leaves alone
+        # is kept. Per seat, the grouping with the cards it came from (only the mover's
+        # cards change); the sheet's view with the sheet and won hands it is of.
+        self._groupings: dict[int, tuple[object, tuple[tuple[tuple[str, ...], ...], int]]] = {}
+        self._sheet_view: tuple[object, SheetView] | None = None
+        # The parts every seat's view shares: the table's, and the hand's at a version.
+        self._shared_table: TableView | None = None
+        self._shared_hand: tuple[tuple[Hand, int], HandView] | None = None
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def start(self) -> None:
+        """Both seats are taken: choose the first dealer and deal hand 1.
+
+        :raises IllegalAction: the match has already started.
+        """
+        if self.status != "waiting":
+            raise IllegalAction("the match has already started")
+        hand = self._new_hand(self._dealer.first_dealer())
+        self.log.append({"event": "start"})
+        self._deal(hand)
+        self.version += 1
+
+    def _new_hand(self, dealer: int) -> Hand:
+        """The next hand, dealt but not yet in play (raises before any change)."""
+        number = self._hands_dealt + 1
+        deck, salt = self._dealer.deal(number, dealer)
+        return Hand(
+            number=number,
+            dealer=dealer,
+            deck=deck,
+            salt=salt,
+            rules=self.options.rules,
+            wall=walled(self.options.scoring),
+        )
+
+    def _deal(self, hand: Hand) -> None:
+        # Each hand starts from a snapshot of what the hands before it left (the sheet,
+        # the version): the log before it can then go (`compact`), and a replay starts
+        # there. A replay writes one where its log has one, so it rebuilds it exactly.
+        if self._replay_snapshots is None or hand.number in self._replay_snapshots:
+            self.log.append(self._snapshot(hand.number - 1))
+        self._hands_dealt = hand.number
+        self._hand_log_start = len(self.log)  # where the deal event goes
+        self.hand = hand
+        self.hand_games = []
+        self.status = "playing"
+        self.ready = [False, False]
+        self.log.append(
+            {
+                "event": "deal",
+                "hand": hand.number,
+                "dealer": hand.dealer,
+                "deck": [str(c) for c in hand.deck],
+                "salt": hand.salt,
+            }
+        )
+
+    def apply(self, seat: int, action: Action, version: int | None = None) -> Match:
+        """Apply one action for `seat`; on success `version` goes up by one.
+
+        Returns the match itself, now in its new state (`view(seat)` gives
+        each seat's body of it).
+
+        :raises StaleVersion: `version` is given and is not the current one
+            (checked before anything else).
+        :raises NotSeated: `seat` is not 0 or 1.
+        :raises BadAction: the action's shape is wrong (`BadCard`: a card twice in a meld).
+        :raises NotYourTurn: a play action out of turn.
+        :raises IllegalAction: well formed, but not open now.
+        """
+        if version is not None and version != self.version:
+            raise StaleVersion(f"the state is at version {self.version}, not {version}")
+        seat = check_seat(seat)
+        act = action
+        act.check()
+        if act.kind in ("next_hand", "new_match"):
+            wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
+            if act.kind != wanted:
+                raise IllegalAction(f"{act.kind} is not open now")
+            if self.ready[seat]:
+                raise IllegalAction(f"you have already sent {act.kind}; waiting for the other")
+            dealt: Hand | None = None
+            if self.ready[1 - seat]:
+                # The second one deals; build the hand first, so that a bad
+                # deck order raises before anything has changed.
+                assert self._next_dealer is not None
+                dealt = self._new_hand(self._next_dealer)
+            self.log.append({"event": "action", "seat": seat, "action": act.wire()})
+            self.ready[seat] = True
+            if dealt is not None:
+                if act.kind == "new_match":
+                    self.sheet = Sheet(self.options.scoring, self.options.target)
+                self._deal(dealt)
+            self.version += 1
+            return self
+        if self.status != "playing" or self.hand is None:
+            raise IllegalAction("no hand is being played")
+        hand = self.hand
+        plan = hand.validate(seat, act)
+        if hand.needs_reshuffle(plan):
+            self._reshuffle(hand)
+        self.log.append({"event": "action", "seat": seat, "action": act.wire()})
+        hand.commit(plan)
+        self.version += 1
+        if hand.phase == "over":
+            self._end_hand(hand)
+        return self
+
+    def _reshuffle(self, hand: Hand) -> None:
+        order = self._dealer.reshuffle(hand.number, hand.discard[:-1])
+        record = hand.reshuffle(order)
+        self.log.append({"event": "reshuffle", "hand": hand.number, **record})
+
+    def _end_hand(self, hand: Hand) -> None:
+        result = hand.result
+        assert result is not None
+        if result.winner is None:
+            self.hand_games = []
+            self._next_dealer = hand.dealer  # a drawn hand: the same dealer again
+        else:
+            self.hand_games = self.sheet.record(result.winner, result.points)
+            self._next_dealer = result.winner  # the winner deals next
+        self.status = "match_over" if self.sheet.match_over else "hand_over"
+        self.ready = [False, False]
+        # The deck, actions and reshuffles are in the log already: a finished hand
+        # keeps only where they are (its record is built when asked for).
+        self._records[hand.number] = (
+            self.options.to_dict(),
+            self._hand_log_start,
+            len(self.log),
+            None if (outcome := self._outcome(hand)) is None else outcome.wire(),
+        )
+
+    def arrange(self, seat: int, cards: Sequence[object]) -> None:
+        """Keep `seat`'s cards in this order. Not an action: `version` stays.
+
+        :raises BadAction: no hand yet, or not a permutation of the seat's cards.
+        """
+        seat = check_seat(seat)
+        if self.hand is None:
+            raise BadAction("no cards have been dealt yet")
+        self.hand.arrange(seat, cards)
+        # `at`: where in the log it was made, so a replay puts it back exactly there.
+        self.orders[seat] = {
+            "hand": self.hand.number,
+            "at": len(self.log),
+            "cards": [str(c) for c in cards],
+        }
+
+    def _rearrange(self, seat: int, order: Mapping[str, Any]) -> None:
+        """A stored order, in a replay: only how the cards are shown, so one that does
+        not fit (another hand's) is dropped, never a reason to lose the table."""
+        if self.hand is None or self.hand.number != order.get("hand"):
+            return
+        with contextlib.suppress(RuleError):
+            self.arrange(seat, order["cards"])
+
+    # -- queries -----------------------------------------------------------
+
+    def legal(self, seat: int) -> list[Action]:
+        """Exactly the actions open to `seat` now (`view` shows them as they are sent)."""
+        seat = check_seat(seat)
+        if self.status == "playing" and self.hand is not None:
+            return self.hand.legal(seat)
+        if self.status == "hand_over" and not self.ready[seat]:
+            return [_NEXT_HAND]
+        if self.status == "match_over" and not self.ready[seat]:
+            return [_NEW_MATCH]
+        return []
+
+    def _outcome(self, hand: Hand) -> Outcome | None:
+        if hand.result is None:
+            return None
+        games = tuple(self.hand_games) if hand is self.hand else ()
+        return Outcome(hand.result, tuple(str(c) for c in hand.deck), hand.salt, games)
+
+    def view(self, seat: int | None) -> View:
+        """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
+        body of PROTOCOL.md.
+
+        Never contains the other seat's cards before the result, any stock
+        card, or the card the other seat drew from the stock.
+        """
+        if seat is not None:
+            seat = check_seat(seat)
+        hand = self.hand
+        mine: Mine | None = None
+        legal: tuple[Action, ...] = ()
+        knock_deadwood: tuple[int, ...] = ()
+        if hand is not None and seat is not None:
+            melds, deadwood = self._grouping(hand, seat)
+            cards = hand.cards[seat]
+            mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
+        if seat is not None:
+            legal = tuple(self.legal(seat))
+            if legal and legal[-1].kind == "knock":
+                assert hand is not None
+                left = hand.discard_deadwoods(seat)
+                # `legal` lists the knocks last (Hand.legal), each with its discard.
+                knock_deadwood = tuple(
+                    [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
+                )
+        return View(
+            version=self.version,
+            you=seat,
+            table=self._table_view(),
+            hand=None if hand is None else self._hand_view(hand),
+            mine=mine,
+            legal=legal,
+            sheet=self._sheet(),
+            ready=(self.ready[0], self.ready[1]),
+            knock_deadwood=knock_deadwood,
+        )
+
+    def _table_view(self) -> TableView:
+        known = self._shared_table
+        if known is None or known.status != self.status:
+            o = self.options
+            known = self._shared_table = TableView(o.rules, o.scoring, o.target, self.status)
+        return known
+
+    def _hand_view(self, hand: Hand) -> HandView:
+        """The public part of the hand, built once per change for every seat's view."""
+        key = (hand, self.version)
+        known = self._shared_hand
+        if known is not None and known[0] == key:
+            return known[1]
+        view = HandView(
+            number=hand.number,
+            dealer=hand.dealer,
+            turn=hand.turn,
+            phase=hand.phase,
+            knock_limit=hand.knock_limit,
+            stock_count=len(hand.stock),
+            discard_top=hand.discard[-1].text if hand.discard else None,
+            discard_count=len(hand.discard),
+            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
+            deck_commitment=hand.commitment,
+            last_action=hand.last_action,
+            events=tuple(hand.events),
+            outcome=self._outcome(hand) if hand.phase == "over" else None,
+        )
+        self._shared_hand = (key, view)
+        return view
+
+    def _grouping(self, hand: Hand, seat: int) -> tuple[tuple[tuple[str, ...], ...], int]:
+        # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
+        # holding eleven, the card it may not discard.
+        cards = hand.cards[seat]
+        key = (hand, tuple(cards), hand.taken_from_discard if len(cards) == 11 else None)
+        known = self._groupings.get(seat)
+        if known is not None and known[0] == key:
+            return known[1]
+        melds, deadwood = hand.grouping(seat)
+        found = (tuple([tuple([c.text for c in meld]) for meld in melds]), deadwood)
+        self._groupings[seat] = (key, found)
+        return found
+
+    def _sheet(self) -> SheetView:
+        """The sheet's view, built once per change of the sheet: every view shares it."""
+        # `Sheet.record` is its only change and always counts a won hand; a new
+        # match is a new sheet.
+        key = (self.sheet, *self.sheet.wins)
+        known = self._sheet_view
+        if known is None or known[0] != key:
+            known = (key, sheet_view(self.sheet))
+            self._sheet_view = known
+        return known[1]
+
+    def hand_record(self, n: int) -> dict[str, Any] | None:
+        """The full record of finished hand `n` (1-based, counted over the
+        table's life), or None while it is unknown or still being played."""
+        known = self._records.get(n)
+        if known is None:
+            return None
+        options, start, end, result = known
+        events = self.log[start:end]
+        deal = events[0]
+        record = {
+            "options": options,
+            "number": n,
+            "dealer": deal["dealer"],
+            "deck": deal["deck"],
+            "salt": deal["salt"],
+            "actions": [
+                {"seat": e["seat"], "action": e["action"]} for e in events if e["event"] == "action"
+            ],
+            "reshuffles": [
+                {"after": e["after"], "stock": e["stock"]}
+                for e in events
+                if e["event"] == "reshuffle"
+            ],
+            "result": result,
+        }
+        # A deep copy: the caller may change what it gets without touching the log.
+        return copy.deepcopy(record)
+
+    # -- snapshots -------------------------------------------------------------
+
+    def _snapshot(self, hands_dealt: int) -> dict[str, Any]:
+        """What the next deal starts from: everything earlier hands leave behind."""
+        return {
+            "event": "snapshot",
+            "hands_dealt": hands_dealt,
+            "version": self.version,
+            "sheet": self.sheet.to_state(),
+        }
+
+    def _restore(self, snapshot: Mapping[str, Any]) -> None:
+        """Take up the state a snapshot describes (a replay that starts with one)."""
+        hands_dealt = snapshot["hands_dealt"]
+        version = snapshot["version"]
+        if not all(isinstance(v, int) and v >= 0 for v in (hands_dealt, version)):
+            raise BadAction("a snapshot's counts are not counts")
+        self._hands_dealt = hands_dealt
+        self.version = version
+        try:
+            self.sheet = Sheet.from_state(
+                snapshot["sheet"], self.options.scoring, self.options.target
+            )
+        except ValueError as exc:
+            raise BadAction(f"a snapshot's sheet: {exc}") from None
+
+    def compaction(self) -> tuple[int, dict[int, dict[str, Any]]]:
+        """What `compact` would drop: how many entries, and the records of those hands."""
+        last = self._last_snapshot()
+        records = {}
+        for n, (_options, start, _end, _result) in self._records.items():
+            if start < last:
+                record = self.hand_record(n)
+                assert record is not None
+                records[n] = record
+        return last, records
+
+    def _last_snapshot(self) -> int:
+        for i in range(len(self.log) - 1, -1, -1):
+            if self.log[i].get("event") == "snapshot":
+                return i
+        return 0
+
+    def compact(self) -> int:
+        """Drop the log before the last snapshot; return how many entries went.
+
+        The hands before it are finished: what they left is in the snapshot, and
+        their records are the caller's to keep (`compaction` gives them). So a
+        table's log, and its replay, stay about one hand long.
+        """
+        last = self._last_snapshot()
+        if last == 0:
+            return 0
+        del self.log[:last]
+        self._hand_log_start -= last
+        self.orders = {
+            seat: {**order, "at": order["at"] - last}
+            for seat, order in self.orders.items()
+            if order["at"] >= last
+        }
+        self._records = {
+            n: (options, start - last, end - last, result)
+            for n, (options, start, end, result) in self._records.items()
+            if start >= last
+        }
+        return last
+
+    # -- replay --------------------------------------------------------------
+
+    @classmethod
+    def replay(
+        cls,
+        options: Options,
+        log: Iterable[Mapping[str, Any]],
+        rng: random.Random | None = None,
+        orders: Mapping[int, Mapping[str, Any]] | None = None,
+    ) -> Match:
+        """Rebuild a match from its `log`: the same state, views and version.
+
+        Deals and reshuffles come from the log, not from `rng`; `rng` serves
+        the hands dealt after the replay. `orders` (a match's `orders`) puts each
+        seat's latest card order back where in the log it was made; one that the
+        log does not reach, or that no longer fits, is left out.
+
+        :raises RuleError: the log does not describe a possible match.
+        """
+        events = list(log)
+        dealer = Replayed(events, then=Dealer(rng))
+        match = cls(options, dealer=dealer)
+        match._replay_snapshots = {
+            int(events[i + 1].get("hand", 0))
+            for i, e in enumerate(events[:-1])
+            if e.get("event") == "snapshot" and events[i + 1].get("event") == "deal"
+        }
+        arranged: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
+        for seat, order in (orders or {}).items():
+            at = order.get("at")
+            if isinstance(at, int) and isinstance(order.get("cards"), list):
+                arranged.setdefault(at, []).append((seat, order))
+        try:
+            for i, event in enumerate([*events, None]):
+                for seat, order in arranged.get(i, ()):
+                    match._rearrange(seat, order)
+                if event is None:
+                    break
+                kind = event.get("event")
+                if kind == "snapshot" and i == 0:
+                    # A compacted log: the match goes on from here, with this hand.
+                    if len(events) < 2 or events[1].get("event") != "deal":
+                        raise BadAction("a snapshot is followed by its deal")
+                    match._restore(event)
+                    match._deal(match._new_hand(check_seat(events[1].get("dealer"))))
+                    match.version += 1
+                elif kind == "snapshot":
+                    # Written again by the deal it comes before; checked there.
+                    if i + 1 >= len(events) or events[i + 1].get("event") != "deal":
+                        raise BadAction("a snapshot is followed by its deal")
+                elif kind == "start":
+                    match.start()
+                elif kind == "action":
+                    match.apply(event["seat"], parse_action(event["action"]))
+                elif kind == "arrange":
+                    # Logs written before orders were kept apart: apply, and keep the
+                    # event, so the log stays the stored one entry for entry.
+                    match.arrange(event["seat"], event["cards"])
+                    match.log.append(dict(event))
+                elif kind not in ("deal", "reshuffle"):
+                    raise BadAction(f"unknown log event {str(kind)[:20]!r}")
+        except (KeyError, TypeError, AttributeError) as exc:
+            raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc
+        dealer.done()
+        if match.log != events:
+            # Snapshots are written by the replay itself: each must be what it says.
+            raise BadAction("the log's snapshots do not follow from its hands")
+        match._replay_snapshots = None
+        return match

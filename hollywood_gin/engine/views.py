@@ -1,0 +1,339 @@
+"""What a seat may see, as frozen values: the `state` body of PROTOCOL.md, typed.
+
+`Match.view(seat)` builds a `View`; nothing in it can be changed, so views may
+share their parts (every view of one change shares one `SheetView`) and a reader
+(the hub, a bot) needs no convention to leave them alone. `View.wire()` is the
+body in the protocol's key order; the parts whose keys are always present
+(`SheetView`, `Move`) are plain dataclasses that orjson writes as they are, as
+fast as dicts, and the keys that only some views carry (a seat's own cards, a
+hand's result, a move's card) are left out here rather than sent as null.
+
+The values built for every view (`View`, `Mine`, `HandView`, `TableView`) are
+named tuples: as immutable and as typed as a frozen dataclass, and built in
+less than half its time (a frozen dataclass sets each field through
+`object.__setattr__`), which the server pays for every seat on every move.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.cards import Card, parse_cards
+from hollywood_gin.engine.scoring import hand_bonus
+
+if TYPE_CHECKING:  # `hand` builds the moves below
+    from hollywood_gin.engine.hand import HandResult
+    from hollywood_gin.engine.scoring import Game, Sheet
+
+
+# No `slots`: orjson writes plain dataclasses natively (slotted ones are ten times slower).
+@dataclass(frozen=True)
+class Move:
+    """A public move of the hand (`last_action`, an entry of `events`): no card."""
+
+    seat: int
+    kind: str
+
+
+@dataclass(frozen=True)
+class CardMove(Move):
+    """A public move whose card everyone sees: a take from the pile, a discard."""
+
+    card: str
+
+
+@dataclass(frozen=True)
+class GameSeat:
+    """One seat's column of one game on the sheet."""
+
+    entries: tuple[int, ...]
+    points: int
+    bonus: int
+    game_bonus: int
+    line_bonus: int
+
+
+@dataclass(frozen=True)
+class GameView:
+    seats: tuple[GameSeat, GameSeat]
+    finished: bool
+    winner: int | None
+
+
+@dataclass(frozen=True)
+class SheetView:
+    """The score sheet as every view shows it (one value per change of the sheet)."""
+
+    games: tuple[GameView, ...]
+    totals: tuple[int, int]
+    match_winner: int | None
+
+
+class TableView(NamedTuple):
+    """The table's options and status (the hub adds its id and players on the wire)."""
+
+    rules: str
+    scoring: str
+    target: int
+    status: str
+
+
+class Mine(NamedTuple):
+    """What only the seat itself sees of a hand in play."""
+
+    cards: tuple[str, ...]
+    opponent_card_count: int
+    # The seat's own grouping (least deadwood), so a page can show its melds and
+    # live deadwood without a solver of its own.
+    melds: tuple[tuple[str, ...], ...]
+    deadwood: int
+
+
+class Outcome(NamedTuple):
+    """A finished hand's result as shown: the engine's result, the deck revealed,
+    and the games of the sheet its points went into."""
+
+    result: HandResult
+    deck: tuple[str, ...]
+    salt: str
+    games: tuple[int, ...]
+
+    def wire(self) -> dict[str, Any]:
+        r = self.result
+        return {
+            "kind": r.kind,
+            "knocker": r.knocker,
+            "winner": r.winner,
+            "points": r.points,
+            "seats": [s.to_dict() for s in r.seats],
+            "knock_discard": None if r.knock_discard is None else str(r.knock_discard),
+            "bonus": hand_bonus(r.kind),
+            "deck_reveal": {"deck": list(self.deck), "salt": self.salt},
+            "games": list(self.games),
+        }
+
+
+class HandView(NamedTuple):
+    """What everybody at the table sees of the hand (one value per change, shared by
+    every seat's view; what only a seat sees is its view's `mine`)."""
+
+    number: int
+    dealer: int
+    turn: int | None
+    phase: str
+    knock_limit: int
+    stock_count: int
+    discard_top: str | None
+    discard_count: int
+    card_counts: tuple[int, int]
+    deck_commitment: str
+    last_action: Move | None
+    events: tuple[Move, ...]
+    outcome: Outcome | None = None  # None: the hand is still being played
+
+    def wire(self, mine: Mine | None) -> dict[str, Any]:
+        """The `hand` object, with the seat's own part where the protocol puts it."""
+        out: dict[str, Any] = {
+            "number": self.number,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "phase": self.phase,
+            "knock_limit": self.knock_limit,
+            "stock_count": self.stock_count,
+            "discard_top": self.discard_top,
+            "discard_count": self.discard_count,
+        }
+        if mine is not None:
+            out["my_cards"] = mine.cards
+            out["opponent_card_count"] = mine.opponent_card_count
+            out["my_deadwood"] = mine.deadwood
+            out["my_melds"] = mine.melds
+        out["card_counts"] = self.card_counts
+        out["deck_commitment"] = self.deck_commitment
+        out["last_action"] = self.last_action
+        out["events"] = self.events
+        if self.outcome is not None:
+            out["result"] = self.outcome.wire()
+        return out
+
+
+class View(NamedTuple):
+    """The `state` body of PROTOCOL.md for one seat (`you` None: a spectator).
+
+    `legal` holds the engine's own actions; `knock_deadwood` the deadwood each
+    knock of `legal` leaves, in their order, which the wire shows next to the
+    knock for display.
+    """
+
+    version: int
+    you: int | None
+    table: TableView
+    hand: HandView | None
+    mine: Mine | None  # the seat's own cards (None: a spectator, or no hand yet)
+    legal: tuple[Action, ...]
+    sheet: SheetView
+    ready: tuple[bool, bool]
+    knock_deadwood: tuple[int, ...] = ()
+
+    def legal_wire(self) -> list[dict[str, Any]]:
+        """`legal` as sent: each knock with the deadwood it leaves."""
+        out = [a.wire() for a in self.legal]
+        if self.knock_deadwood:
+            # The knocks come last (after every plain discard), in `knock_deadwood`'s order.
+            first = len(out) - len(self.knock_deadwood)
+            for i, left in enumerate(self.knock_deadwood, start=first):
+                out[i] = {**out[i], "deadwood": left}
+        return out
+
+    def wire(self, head: dict[str, Any] | None = None, **table_facts: Any) -> dict[str, Any]:
+        """The body as sent (tuples and dataclasses inside, which orjson writes as
+        arrays and objects), after the keys of `head` (the message's `type`);
+        `table_facts` join the `table` object (id, players)."""
+        t = self.table
+        out: dict[str, Any] = {} if head is None else head
+        out["version"] = self.version
+        out["you"] = self.you
+        out["table"] = {
+            "rules": t.rules,
+            "scoring": t.scoring,
+            "target": t.target,
+            "status": t.status,
+            **table_facts,
+        }
+        if self.hand is not None:
+            out["hand"] = self.hand.wire(self.mine)
+        out["legal"] = self.legal_wire()
+        out["sheet"] = self.sheet
+        out["ready"] = self.ready
+        return out
+
+
+def sheet_view(sheet: Sheet) -> SheetView:
+    """The view of a match's sheet (each game's columns, the totals, the winner)."""
+    totals = sheet.totals()
+    return SheetView(
+        games=tuple(
+            GameView(
+                seats=(_game_seat(g, 0), _game_seat(g, 1)),
+                finished=g.finished,
+                winner=g.winner,
+            )
+            for g in sheet.games
+        ),
+        totals=(totals[0], totals[1]),
+        match_winner=sheet.match_winner,
+    )
+
+
+def _game_seat(game: Game, seat: int) -> GameSeat:
+    return GameSeat(
+        entries=tuple(game.entries[seat]),
+        points=game.points(seat),
+        bonus=game.bonus[seat],
+        game_bonus=game.game_bonus[seat],
+        line_bonus=game.bonus[seat] - game.game_bonus[seat],
+    )
+
+
+def view_from_wire(body: Mapping[str, Any]) -> View:
+    """A `state` body as received (a client, a bot on a socket) read back into a `View`:
+    `view_from_wire(wire)` of any view's wire form gives that wire form again.
+
+    :raises ValueError: not a `state` body of PROTOCOL.md.
+    """
+    from hollywood_gin.engine.hand import HandResult, SeatResult  # `hand` imports this module
+
+    def seat_result(s: Mapping[str, Any]) -> SeatResult:
+        value = int(s["deadwood_value"])
+        before = int(s["deadwood_before_layoffs"])
+        return SeatResult(
+            [parse_cards(m) for m in s["melds"]],
+            parse_cards(s["deadwood"]),
+            value,
+            [(Card.parse(lo["card"]), int(lo["meld"])) for lo in s["layoffs"]],
+            None if before == value else before,
+        )
+
+    def move(m: Mapping[str, Any]) -> Move:
+        return (
+            CardMove(m["seat"], m["kind"], m["card"]) if "card" in m else Move(m["seat"], m["kind"])
+        )
+
+    try:
+        t = body["table"]
+        h = body.get("hand")
+        hand: HandView | None = None
+        mine: Mine | None = None
+        if h is not None:
+            if "my_cards" in h:
+                mine = Mine(
+                    tuple(h["my_cards"]),
+                    h["opponent_card_count"],
+                    tuple(tuple(m) for m in h["my_melds"]),
+                    h["my_deadwood"],
+                )
+            outcome = None
+            r = h.get("result")
+            if r is not None:
+                a, b = (seat_result(s) for s in r["seats"])
+                discard = r["knock_discard"]
+                result = HandResult(
+                    r["kind"],
+                    r["knocker"],
+                    r["winner"],
+                    r["points"],
+                    (a, b),
+                    None if discard is None else Card.parse(discard),
+                )
+                reveal = r["deck_reveal"]
+                outcome = Outcome(result, tuple(reveal["deck"]), reveal["salt"], tuple(r["games"]))
+            last = h["last_action"]
+            hand = HandView(
+                number=h["number"],
+                dealer=h["dealer"],
+                turn=h["turn"],
+                phase=h["phase"],
+                knock_limit=h["knock_limit"],
+                stock_count=h["stock_count"],
+                discard_top=h["discard_top"],
+                discard_count=h["discard_count"],
+                card_counts=(h["card_counts"][0], h["card_counts"][1]),
+                deck_commitment=h["deck_commitment"],
+                last_action=None if last is None else move(last),
+                events=tuple(move(e) for e in h["events"]),
+                outcome=outcome,
+            )
+        s = body["sheet"]
+        sheet = SheetView(
+            games=tuple(
+                GameView(
+                    seats=(GameSeat(**_seat(g["seats"][0])), GameSeat(**_seat(g["seats"][1]))),
+                    finished=g["finished"],
+                    winner=g["winner"],
+                )
+                for g in s["games"]
+            ),
+            totals=(s["totals"][0], s["totals"][1]),
+            match_winner=s["match_winner"],
+        )
+        legal = body["legal"]
+        return View(
+            version=body["version"],
+            you=body["you"],
+            table=TableView(t["rules"], t["scoring"], t["target"], t["status"]),
+            hand=hand,
+            mine=mine,
+            legal=tuple(parse_action(a) for a in legal),
+            sheet=sheet,
+            ready=(body["ready"][0], body["ready"][1]),
+            knock_deadwood=tuple(a["deadwood"] for a in legal if a.get("kind") == "knock"),
+        )
+    except (KeyError, TypeError, IndexError, ValueError) as exc:
+        raise ValueError(f"not a state body: {exc!r}") from None
+
+
+def _seat(column: Mapping[str, Any]) -> dict[str, Any]:
+    return {**column, "entries": tuple(column["entries"])}

@@ -1,0 +1,87 @@
+"""The application factory: `create_app(settings)` builds one independent app."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from fastapi import FastAPI
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from hollywood_gin import __version__
+from hollywood_gin.config import Settings, read_commit
+from hollywood_gin.tables.registry import open_tables
+from hollywood_gin.web import api, errors, metrics, pages, security, ws
+
+log = logging.getLogger("hollywood_gin")
+
+
+def create_app(settings: Settings | None = None) -> FastAPI:
+    settings = settings or Settings.from_env()
+    commit = read_commit(settings)
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
+        async with open_tables(settings) as registry:
+            app.state.registry = registry
+            if settings.metrics:
+                metrics.of(app).watch(registry)  # type: ignore[union-attr]
+            yield
+        log.info("stopped")
+
+    app = FastAPI(
+        title="Hollywood Gin",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.settings = settings
+    app.state.version = __version__
+    app.state.commit = commit
+    security.install(app, settings)
+    api.install(app, settings)
+    ws.install(app)
+    if settings.metrics:
+        metrics.install(app)
+    pages.install(app, settings)
+    # After the pages: JSON errors on machine paths, the pages' 404 page elsewhere.
+    errors.install(app)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, object]:
+        return {"ok": True, "version": __version__, "commit": commit}
+
+    app.add_middleware(AnswerHead)
+
+    # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
+    security.install_gate(app, settings)
+
+    return app
+
+
+class AnswerHead:
+    """Every GET route answers HEAD too (uptime monitors, link checkers; PROTOCOL.md).
+
+    FastAPI's routes take exactly the methods they are given: a HEAD is served as
+    the GET it asks about, its headers kept (Content-Length too) and its body dropped.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)

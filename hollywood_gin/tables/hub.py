@@ -1,0 +1,272 @@
+"""Connections per table, presence, and the broadcast of each seat's own view.
+
+The hub never touches a socket: each `Connection` is an outbox that the web
+layer's writer task drains. So a slow or stalled browser can delay only its
+own outbox, never the table's lock or the other players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import orjson
+
+from hollywood_gin.engine.views import View
+
+Seat = int | None
+
+# Close codes (RFC 6455 and the 4000-4999 private range).
+CLOSE_POLICY = 1008
+CLOSE_TRY_AGAIN = 1013
+CLOSE_RESTART = 1012
+CLOSE_GONE = 4404
+
+
+class Viewable(Protocol):
+    """What the hub needs of a table: its id, its seats' players and a view per seat."""
+
+    @property
+    def id(self) -> str: ...
+
+    def view(self, seat: Seat) -> View: ...
+
+    def players(self) -> list[dict[str, Any]]: ...
+
+
+def state_message(
+    table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """The `state` body of PROTOCOL.md: the engine's view plus the table's identity.
+
+    `players`: the table's players list, when the caller has it already (a broadcast
+    builds it once for all seats).
+    """
+    return table.view(seat).wire(
+        {"type": "state"}, id=table.id, players=table.players() if players is None else players
+    )
+
+
+class Connection:
+    """One open socket's outbox. States replace each other: only the newest waits."""
+
+    def __init__(self, seat: Seat, *, max_pending: int = 64) -> None:
+        self.seat: Seat = seat
+        self.max_pending = max_pending
+        self._frames: deque[tuple[bool, bytes]] = deque()
+        # The writer's wait for the next frame (an Event would make a future per wait
+        # through its loop look-up: a few % of the server's time at full load).
+        self._waiter: asyncio.Future[None] | None = None
+        self.close_code: int | None = None
+        self.close_reason = ""
+        self.sent_states = 0
+
+    @property
+    def closed(self) -> bool:
+        return self.close_code is not None
+
+    def send(self, frame: bytes, *, state: bool = False) -> None:
+        if self.closed:
+            return
+        if state and self._frames:
+            # A state is the whole view, never a diff: an unsent older one is worthless.
+            self._frames = deque(f for f in self._frames if not f[0])
+        self._frames.append((state, frame))
+        if len(self._frames) > self.max_pending:
+            self.close(CLOSE_POLICY, "not reading")
+        self._wake()
+
+    def _wake(self) -> None:
+        waiter = self._waiter
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
+
+    def pending(self) -> list[bytes]:
+        """The frames not yet taken by the writer (tests and diagnostics)."""
+        return [frame for _, frame in self._frames]
+
+    def send_message(self, message: dict[str, Any]) -> None:
+        self.send(orjson.dumps(message))
+
+    def close(self, code: int, reason: str = "") -> None:
+        if self.close_code is None:
+            self.close_code = code
+            self.close_reason = reason
+        self._wake()
+
+    async def next_frame(self) -> bytes | None:
+        """The next frame to send, or None when the socket is to be closed."""
+        while True:
+            if self.close_code is not None:
+                return None
+            if self._frames:
+                state, frame = self._frames.popleft()
+                if state:
+                    self.sent_states += 1
+                return frame
+            self._waiter = asyncio.get_running_loop().create_future()
+            try:
+                await self._waiter
+            finally:
+                self._waiter = None
+
+
+class TooManyConnections(Exception):
+    """The seat already has `max_tabs_per_seat` tabs, or spectators are full."""
+
+
+@dataclass
+class _TableConnections:
+    by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
+    # The parts of a state every seat's view shares, encoded once: the sheet (the
+    # same value for a whole hand) and the hand's moves (the same for every seat at
+    # a version). Views are frozen, so the same object means the same bytes.
+    sheet: tuple[object, orjson.Fragment] | None = None
+    events: tuple[object, orjson.Fragment] | None = None
+
+    def share(self, message: dict[str, Any]) -> None:
+        """Put the encoded shared parts into a state message in place of their values."""
+        sheet = message["sheet"]
+        known = self.sheet
+        if known is None or known[0] is not sheet:
+            known = self.sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
+        message["sheet"] = known[1]
+        hand = message.get("hand")
+        if hand is not None:
+            events = hand["events"]
+            known = self.events
+            if known is None or known[0] is not events:
+                known = self.events = (events, orjson.Fragment(orjson.dumps(events)))
+            hand["events"] = known[1]
+
+    def all(self) -> Iterable[Connection]:
+        for conns in self.by_seat.values():
+            yield from conns
+
+
+class Hub:
+    """In-process broadcast. A multi-process hub (Redis) would keep these calls."""
+
+    def __init__(self, *, max_tabs_per_seat: int, max_spectators: int) -> None:
+        self.max_tabs_per_seat = max_tabs_per_seat
+        self.max_spectators = max_spectators
+        self._tables: dict[str, _TableConnections] = {}
+        # Tables whose memory runs ahead of their store (`hold`): the table held, and
+        # whether a state was withheld meanwhile (an arrival, a departure, a broadcast).
+        self._held: dict[str, tuple[Viewable, bool]] = {}
+        # Counts encodings, so tests can check "once per seat per change".
+        self.encodings = 0
+
+    def hold(self, table: Viewable) -> None:
+        """From now until `release`, send nobody a state of this table.
+
+        The registry changes a table in memory, then stores the change; until it is
+        stored it may yet be undone. A state sent meanwhile (a player arriving or
+        leaving changes everybody's players list) would show a version that may
+        never have happened, and a worker that slept through losing the table would
+        show its clients a move the new owner never saw.
+        """
+        self._held[table.id] = (table, False)
+
+    def release(self, table: Viewable, *, changed: bool) -> None:
+        """End a `hold`. `changed`: the change was stored and the caller broadcasts
+        it now; otherwise whoever was withheld a state gets the present one."""
+        held, withheld = self._held.get(table.id, (None, False))
+        if held is not table:  # dropped meanwhile (`close_table`), maybe claimed anew
+            return
+        del self._held[table.id]
+        if withheld and not changed:
+            self.broadcast(table)
+
+    def _withheld(self, table_id: str) -> bool:
+        held = self._held.get(table_id)
+        if held is None:
+            return False
+        self._held[table_id] = (held[0], True)
+        return True
+
+    def connected(self, table_id: str, seat: int) -> bool:
+        conns = self._tables.get(table_id)
+        return bool(conns and conns.by_seat.get(seat))
+
+    def count(self, table_id: str) -> int:
+        conns = self._tables.get(table_id)
+        return sum(len(c) for c in conns.by_seat.values()) if conns else 0
+
+    def room_for(self, table_id: str, seat: Seat) -> bool:
+        conns = self._tables.get(table_id)
+        have = len(conns.by_seat.get(seat, ())) if conns else 0
+        limit = self.max_spectators if seat is None else self.max_tabs_per_seat
+        return have < limit
+
+    def attach(self, table: Viewable, conn: Connection) -> None:
+        """Add a connection and send the table its news; raise TooManyConnections."""
+        if not self.room_for(table.id, conn.seat):
+            raise TooManyConnections(conn.seat)
+        conns = self._tables.setdefault(table.id, _TableConnections())
+        was_connected = conn.seat is not None and bool(conns.by_seat.get(conn.seat))
+        conns.by_seat.setdefault(conn.seat, set()).add(conn)
+        if self._withheld(table.id):
+            return
+        if conn.seat is not None and not was_connected:
+            self.broadcast(table)  # presence changed: everybody's players list differs
+        else:
+            conn.send(self._encode(table, conn.seat), state=True)
+
+    def detach(self, table: Viewable, conn: Connection) -> None:
+        conns = self._tables.get(table.id)
+        if conns is None:
+            return
+        seat_conns = conns.by_seat.get(conn.seat)
+        if not seat_conns or conn not in seat_conns:
+            return
+        seat_conns.discard(conn)
+        if not seat_conns:
+            del conns.by_seat[conn.seat]
+        if not conns.by_seat:
+            del self._tables[table.id]
+        if conn.seat is not None and not seat_conns and not self._withheld(table.id):
+            self.broadcast(table)
+
+    def _encode(
+        self, table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
+    ) -> bytes:
+        self.encodings += 1
+        message = state_message(table, seat, players)
+        conns = self._tables.get(table.id)
+        if conns is not None:
+            conns.share(message)
+        return orjson.dumps(message)
+
+    def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
+        """Send every connection (of `seats`, default all) its own state, encoded once per seat."""
+        conns = self._tables.get(table.id)
+        if conns is None or self._withheld(table.id):
+            return
+        wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
+        players = table.players()
+        for seat in wanted:
+            frame = self._encode(table, seat, players)
+            for conn in conns.by_seat[seat]:
+                conn.send(frame, state=True)
+
+    def send_state(self, table: Viewable, conn: Connection) -> None:
+        if not self._withheld(table.id):
+            conn.send(self._encode(table, conn.seat), state=True)
+
+    def total(self) -> int:
+        """Open connections over all tables (a metric; walks every table)."""
+        return sum(self.count(table_id) for table_id in self._tables)
+
+    def close_table(self, table_id: str, code: int, reason: str = "") -> None:
+        self._held.pop(table_id, None)
+        conns = self._tables.pop(table_id, None)
+        for conn in conns.all() if conns else ():
+            conn.close(code, reason)
+
+    def close_all(self, code: int, reason: str = "") -> None:
+        for table_id in list(self._tables):
+            self.close_table(table_id, code, reason)

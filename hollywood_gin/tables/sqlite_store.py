@@ -1,0 +1,683 @@
+"""The embedded default store: one SQLite file in WAL mode, one process (its owner).
+
+Also the file's schema and its migrations, reading a file without changing it
+(`hollywood-gin check`) and the online backup.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import functools
+import logging
+import os
+import sqlite3
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, TypeVar
+
+from hollywood_gin.tables.store import (
+    Damaged,
+    FailureEpisode,
+    SeatRecord,
+    SingleOwner,
+    TableRecord,
+    _add_entry,
+    _entry_rows,
+    _gap,
+    _hand_from,
+    _hand_rows,
+    _read_log,
+    _record_from,
+    _seats_json,
+    _table_row,
+)
+
+T = TypeVar("T")
+
+log = logging.getLogger("hollywood_gin.store")
+
+
+SCHEMA_VERSION = 4
+# Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
+# at creation and never used again: a restarted table shuffles).
+# Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
+# hand's start: the entries before it are compacted away, so start-up and memory per
+# table do not grow with its age), and `hands`, the records of the hands compacted.
+# Version 2: `events` is a plain rowid table, appended at its end. Version 1 kept it
+# WITHOUT ROWID keyed by (table_id, seq): every append then dirtied a leaf page of its
+# own table, so a group commit of 40 appends wrote about 40 pages (10 µs of SQL per
+# append against 3.5 µs now, `benchmarks/bench_store.py`). The log's order within a
+# table is its seq; the store's own last seq per table (below) keeps it gap-free. No
+# index by table: the look-ups by table (at open, at expiry) scan the events instead,
+# which is cheaper overall than an index updated on every append (docs/performance.md).
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS tables (
+    id TEXT PRIMARY KEY,
+    options TEXT NOT NULL,
+    seats TEXT NOT NULL,
+    created REAL NOT NULL,
+    last_active REAL NOT NULL,
+    base_seq INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
+CREATE TABLE IF NOT EXISTS set_aside (
+    id TEXT PRIMARY KEY,
+    reason TEXT NOT NULL,
+    at REAL NOT NULL
+);
+CREATE TABLE IF NOT EXISTS hands (
+    table_id TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    record TEXT NOT NULL,
+    PRIMARY KEY (table_id, number)
+) WITHOUT ROWID;
+"""
+
+# From version 1 (or 0: a file of the first releases, which had no user_version).
+MIGRATE_FROM_1 = """
+CREATE TABLE events_v2 (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL
+);
+INSERT INTO events_v2 (table_id, seq, entry)
+    SELECT table_id, seq, entry FROM events ORDER BY table_id, seq;
+DROP TABLE events;
+ALTER TABLE events_v2 RENAME TO events;
+"""
+
+
+class NewerSchema(RuntimeError):
+    """The data file was written by a newer version: this one must not touch it."""
+
+
+class OlderSchema(RuntimeError):
+    """The data file has an older layout: the server migrates it when it opens it."""
+
+
+def refuse_newer(path: Path, version: int) -> None:
+    if version > SCHEMA_VERSION:
+        raise NewerSchema(
+            f"{path} was written by a newer Hollywood Gin (store schema {version}; this"
+            f" version reads up to {SCHEMA_VERSION}). Run the newer version, or restore"
+            " a backup made by this one; the file is left untouched."
+        )
+
+
+def file_schema_version(path: Path) -> int | None:
+    """The schema version of an existing data file (None: no file yet), read-only."""
+    if not path.exists():
+        return None
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+    finally:
+        db.close()
+    return int(version)
+
+
+def _migrate(db: sqlite3.Connection) -> None:
+    """Bring an older file to `SCHEMA_VERSION`, in one transaction."""
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    if version >= SCHEMA_VERSION:
+        return
+    old_events = db.execute(
+        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
+    ).fetchone()
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        if old_events is not None and "WITHOUT ROWID" in old_events[0].upper():
+            for statement in MIGRATE_FROM_1.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+        columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
+        if "base_seq" not in columns:
+            db.execute("ALTER TABLE tables ADD COLUMN base_seq INTEGER NOT NULL DEFAULT 0")
+        if "hooks" in columns:
+            db.execute("ALTER TABLE tables DROP COLUMN hooks")
+        log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, str]]:
+    """Every table not set aside, as records; and those that cannot be read, with why."""
+    aside = set(set_aside_in(db))
+    records: dict[str, TableRecord] = {}
+    damaged: dict[str, str] = {}
+    rows = db.execute(
+        "SELECT id, options, seats, created, last_active, base_seq FROM tables ORDER BY created"
+    )
+    for row in rows:
+        table_id = row[0]
+        if table_id in aside:
+            continue
+        try:
+            records[table_id] = _record_from(row)
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+    # In rowid order, which is the order of appending: each table's seq order.
+    events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
+    for table_id, seq, entry in events:
+        record = records.get(table_id)
+        if record is None or seq < record.base:  # compacted, not yet dropped
+            continue
+        try:
+            _add_entry(record, seq, entry)
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+            del records[table_id]
+    return list(records.values()), damaged
+
+
+def set_aside_in(db: sqlite3.Connection) -> dict[str, str]:
+    """The tables set aside, with why (none in a file that has no such list yet)."""
+    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'set_aside'").fetchone() is None:
+        return {}
+    return dict(db.execute("SELECT id, reason FROM set_aside ORDER BY at"))
+
+
+def open_for_reading(path: Path) -> sqlite3.Connection:
+    """A connection that changes nothing: refuses a newer file, never migrates."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no such data file")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    (version,) = db.execute("PRAGMA user_version").fetchone()
+    try:
+        refuse_newer(path, int(version))
+        if int(version) < SCHEMA_VERSION:
+            raise OlderSchema(f"{path}: older store schema {version}, which the server migrates")
+    except (NewerSchema, OlderSchema):
+        db.close()
+        raise
+    return db
+
+
+def backup(source: Path, target: Path) -> None:
+    """A consistent copy of the data file while the server writes to it.
+
+    SQLite's online backup API copies the pages inside one read transaction, so the
+    copy is the file as of one commit, whatever the server does meanwhile (WAL mode
+    lets it go on writing). Written beside the target, checked, then renamed onto it:
+    a target that exists is either the old backup or the new one, never half of one.
+    """
+    if not source.exists():
+        raise FileNotFoundError(f"{source}: no such data file")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".partial")
+    partial.unlink(missing_ok=True)
+    src = sqlite3.connect(source)
+    try:
+        dst = sqlite3.connect(partial)
+        try:
+            src.backup(dst)
+            # A single file, with no -wal beside it, to copy or restore by itself.
+            dst.execute("PRAGMA journal_mode=DELETE")
+            (verdict,) = dst.execute("PRAGMA integrity_check").fetchone()
+            if verdict != "ok":
+                raise sqlite3.DatabaseError(f"the copy failed its integrity check: {verdict}")
+        finally:
+            dst.close()
+    finally:
+        src.close()
+    with partial.open("rb+") as f:
+        os.fsync(f.fileno())
+    partial.replace(target)
+
+
+Write = Callable[[sqlite3.Connection], object]
+
+
+@dataclass(frozen=True, slots=True)
+class _Append:
+    """An append as data, so a batch of them is one `executemany` (see `_commit_batch`)."""
+
+    table_id: str
+    first_seq: int
+    rows: list[tuple[str, int, str]]
+    now: float
+
+
+_Job = Write | _Append
+
+
+class SqliteStore(SingleOwner):
+    """The embedded default: one SQLite file in WAL mode, synchronous=NORMAL.
+
+    All SQL runs on one worker thread, so the event loop never waits on the
+    disk. Writes that arrive while a commit is in progress are grouped into the
+    next transaction (group commit): each caller still returns only after the
+    transaction holding its write has committed.
+
+    WAL checkpoints, the only fsyncs under synchronous=NORMAL, run every
+    `checkpoint_seconds` on a second connection and thread: inside a commit (SQLite's
+    automatic checkpoint) one took up to 480 ms here and held up every move
+    behind it (docs/performance.md).
+    """
+
+    def __init__(self, path: Path, *, checkpoint_seconds: float = 1.0) -> None:
+        super().__init__()
+        self.path = path
+        self.checkpoint_seconds = checkpoint_seconds
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-store")
+        self._checkpointer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="sqlite-wal")
+        self._checkpoint_db: sqlite3.Connection | None = None
+        self._checkpoint_task: asyncio.Task[None] | None = None
+        self.checkpoints = 0
+        self.checkpoint_episode = FailureEpisode(log, "WAL checkpoint")
+        self._db: sqlite3.Connection | None = None
+        self._pending: list[tuple[_Job, asyncio.Future[None]]] = []
+        # Every stored table's last seq (-1: no event yet), read at open and kept by
+        # the worker thread alone (it alone runs SQL): the gap check of an append, and
+        # the refusal of an append to a table that is not stored, without a query.
+        self._last_seq: dict[str, int] = {}
+        # The running transaction's changes to it (None: the table is gone), kept
+        # only if it commits.
+        self._txn_seqs: dict[str, int | None] = {}
+        self._flushing = False
+        self.commits = 0
+        self.writes = 0
+
+    # --- running SQL on the worker thread -------------------------------------------
+    async def _run(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, self._call, fn)
+
+    def _call(self, fn: Callable[[sqlite3.Connection], T]) -> T:
+        if self._db is None:
+            raise RuntimeError("store is not open")
+        return fn(self._db)
+
+    def _connect(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        (version,) = db.execute("PRAGMA user_version").fetchone()
+        try:
+            # Before any statement that could change a file of a newer layout.
+            refuse_newer(self.path, int(version))
+        except NewerSchema:
+            db.close()
+            raise
+        db.execute("PRAGMA journal_mode=WAL")
+        # NORMAL in WAL mode survives a killed process (not a power cut): ARCHITECTURE.md.
+        db.execute("PRAGMA synchronous=NORMAL")
+        db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer does it, off this path
+        db.executescript(SCHEMA)
+        _migrate(db)
+        self._load_seqs(db)
+        self._db = db
+        self._checkpoint_db = sqlite3.connect(
+            self.path, isolation_level=None, check_same_thread=False
+        )
+
+    async def open(self) -> None:
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(self._executor, self._connect)
+        self._checkpoint_task = loop.create_task(self._checkpoints())
+
+    def _checkpoint(self) -> tuple[int, int, int]:
+        """PASSIVE: copies what it can without waiting for, or blocking, the writer."""
+        if self._checkpoint_db is None:
+            return (0, 0, 0)
+        busy, log_frames, done = self._checkpoint_db.execute(
+            "PRAGMA wal_checkpoint(PASSIVE)"
+        ).fetchone()
+        self.checkpoints += 1
+        return int(busy), int(log_frames), int(done)
+
+    async def _checkpoints(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(self.checkpoint_seconds)
+            try:
+                await loop.run_in_executor(self._checkpointer, self._checkpoint)
+            except sqlite3.Error as exc:  # the next one copies what this one could not
+                self.checkpoint_episode.failed(exc)
+            else:
+                self.checkpoint_episode.succeeded()
+
+    async def close(self) -> None:
+        if self._checkpoint_task is not None:
+            self._checkpoint_task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpoint_task
+            self._checkpoint_task = None
+        if self._checkpoint_db is not None:
+            await asyncio.get_running_loop().run_in_executor(
+                self._checkpointer, self._checkpoint_db.close
+            )
+            self._checkpoint_db = None
+        self._checkpointer.shutdown(wait=True)
+        while self._flushing or self._pending:
+            await asyncio.sleep(0.005)
+
+        def shut(db: sqlite3.Connection) -> None:
+            db.close()
+
+        if self._db is not None:
+            await self._run(shut)
+            self._db = None
+        self._executor.shutdown(wait=True)
+
+    async def _write(self, fn: _Job) -> None:
+        """Queue a write; return when the transaction holding it has committed."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._pending.append((fn, future))
+        if not self._flushing:
+            self._flushing = True
+            asyncio.get_running_loop().create_task(self._flush())
+        await future
+
+    async def _flush(self) -> None:
+        try:
+            while self._pending:
+                batch, self._pending = self._pending, []
+                writes = [w for w, _ in batch]
+                try:
+                    failures = await self._run(functools.partial(self._commit_batch, writes=writes))
+                except Exception as exc:  # the whole transaction failed: tell every waiter
+                    failures = [exc] * len(batch)
+                for (_, future), failure in zip(batch, failures, strict=True):
+                    if future.done():
+                        continue
+                    if failure is None:
+                        future.set_result(None)
+                    else:
+                        future.set_exception(failure)
+        finally:
+            self._flushing = False
+
+    def _load_seqs(self, db: sqlite3.Connection) -> None:
+        """Every table's last seq, from the file (one scan of the events)."""
+        self._last_seq = {table_id: -1 for (table_id,) in db.execute("SELECT id FROM tables")}
+        for table_id, last in db.execute("SELECT table_id, MAX(seq) FROM events GROUP BY table_id"):
+            if table_id in self._last_seq:
+                self._last_seq[table_id] = int(last)
+
+    def _commit_batch(self, db: sqlite3.Connection, writes: list[_Job]) -> list[Exception | None]:
+        """One transaction for the batch; a failing write is undone alone (a savepoint).
+
+        Consecutive appends go in as one `executemany` of events and one of
+        `last_active`, their gap check done against `_last_seq`; only when SQLite
+        refuses that are they retried one by one, each in its own savepoint.
+        """
+        failures: list[Exception | None] = []
+        self._txn_seqs = {}
+        db.execute("BEGIN")
+        try:
+            run: list[_Append] = []
+            for write in writes:
+                if isinstance(write, _Append):
+                    run.append(write)
+                    continue
+                if run:
+                    failures.extend(self._appends(db, run))
+                    run = []
+                changed = dict(self._txn_seqs)
+                db.execute("SAVEPOINT one")
+                try:
+                    write(db)
+                except Exception as exc:
+                    db.execute("ROLLBACK TO one")
+                    self._txn_seqs = changed
+                    failures.append(exc)
+                else:
+                    failures.append(None)
+                db.execute("RELEASE one")
+            if run:
+                failures.extend(self._appends(db, run))
+            db.execute("COMMIT")
+        except BaseException:
+            with contextlib.suppress(sqlite3.Error):
+                db.execute("ROLLBACK")
+            # What the file holds is known for sure only by reading it again. If even
+            # that fails, the ends left (-1 or older) make appends fail, never corrupt.
+            with contextlib.suppress(sqlite3.Error):
+                self._load_seqs(db)
+            raise
+        for table_id, last in self._txn_seqs.items():
+            if last is None:
+                self._last_seq.pop(table_id, None)
+            else:
+                self._last_seq[table_id] = last
+        self.commits += 1
+        self.writes += len(writes)
+        return failures
+
+    def _stored_last(self, table_id: str, ends: dict[str, int | None]) -> int | None:
+        """The table's last seq as of this point of the transaction; None: not stored."""
+        if table_id in ends:
+            return ends[table_id]
+        return self._last_seq.get(table_id)
+
+    def _refusal(self, a: _Append, ends: dict[str, int | None]) -> Exception | None:
+        last = self._stored_last(a.table_id, ends)
+        if last is None:
+            return RuntimeError(f"no stored table {a.table_id}")
+        if last + 1 != a.first_seq:
+            return _gap(a.table_id, last, a.first_seq)
+        return None
+
+    def _appends(self, db: sqlite3.Connection, run: list[_Append]) -> list[Exception | None]:
+        """Write a run of appends; a refused one fails alone, the others go through."""
+        failures: list[Exception | None] = []
+        ends = dict(self._txn_seqs)
+        rows: list[tuple[str, int, str]] = []
+        touched: list[tuple[float, str]] = []
+        for a in run:
+            refusal = self._refusal(a, ends)
+            failures.append(refusal)
+            if refusal is None:
+                rows.extend(a.rows)
+                touched.append((a.now, a.table_id))
+                ends[a.table_id] = a.first_seq + len(a.rows) - 1
+        db.execute("SAVEPOINT run")
+        try:
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", rows)
+            db.executemany("UPDATE tables SET last_active = ? WHERE id = ?", touched)
+        except sqlite3.Error:
+            # SQLite refused one of them (a full disk, a trigger): find which, one
+            # savepoint each, as if they had come one by one.
+            db.execute("ROLLBACK TO run")
+            db.execute("RELEASE run")
+            return [self._one_append(db, a) for a in run]
+        db.execute("RELEASE run")
+        self._txn_seqs = ends
+        return failures
+
+    def _one_append(self, db: sqlite3.Connection, a: _Append) -> Exception | None:
+        refusal = self._refusal(a, self._txn_seqs)
+        if refusal is not None:
+            return refusal
+        db.execute("SAVEPOINT one")
+        try:
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", a.rows)
+            db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (a.now, a.table_id))
+        except Exception as exc:
+            db.execute("ROLLBACK TO one")
+            db.execute("RELEASE one")
+            return exc
+        db.execute("RELEASE one")
+        self._txn_seqs[a.table_id] = a.first_seq + len(a.rows) - 1
+        return None
+
+    # --- the protocol ------------------------------------------------------------------
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        """One table read back (a scan of the events: only tests claim from a file)."""
+
+        def read(db: sqlite3.Connection) -> TableRecord | None:
+            if table_id in set_aside_in(db):
+                return None
+            row = db.execute(
+                "SELECT id, options, seats, created, last_active, base_seq"
+                " FROM tables WHERE id = ?",
+                (table_id,),
+            ).fetchone()
+            if row is None:
+                return None
+            record = _record_from(row)
+            events = db.execute(
+                "SELECT seq, entry FROM events WHERE table_id = ? AND seq >= ? ORDER BY rowid",
+                (table_id, record.base),
+            )
+            _read_log(record, events)
+            return record
+
+        return self._claimed(await self._run(read))
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return self._owners(table_ids, self._last_seq.__contains__)
+
+    async def load_all(self) -> list[TableRecord]:
+        """Every table not set aside; one that cannot be read is set aside, the rest load."""
+
+        def load(db: sqlite3.Connection) -> list[TableRecord]:
+            records, damaged = read_tables(db)
+            for table_id, reason in damaged.items():
+                log.error(
+                    "table %s is damaged (%s): set aside, kept in the file", table_id[:8], reason
+                )
+                self._set_aside(db, table_id, reason)
+            return records
+
+        return await self._run(load)
+
+    def _set_aside(self, db: sqlite3.Connection, table_id: str, reason: str) -> None:
+        db.execute(
+            "INSERT OR REPLACE INTO set_aside VALUES (?, ?, strftime('%s', 'now'))",
+            (table_id, reason),
+        )
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        await self._write(lambda db: self._set_aside(db, table_id, reason))
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        return await self._run(set_aside_in)
+
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        rows = _hand_rows(table_id, hands)
+
+        def write(db: sqlite3.Connection) -> None:
+            db.executemany("INSERT OR REPLACE INTO hands VALUES (?, ?, ?)", rows)
+            # Only a pointer: the entries before it go in `drop_compacted`, by rowid
+            # ranges, as a scan of a table's events here would cost every move a wait.
+            db.execute("UPDATE tables SET base_seq = ? WHERE id = ?", (base, table_id))
+
+        await self._write(write)
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute(
+                "SELECT record FROM hands WHERE table_id = ? AND number = ?", (table_id, number)
+            ).fetchone()
+            return None if row is None else _hand_from(row[0], number)
+
+        return await self._run(read)
+
+    async def drop_compacted(self, chunk: int = 20_000) -> int:
+        """Delete compacted entries, one rowid range per transaction: moves go between."""
+        (top,) = await self._run(
+            lambda db: db.execute("SELECT COALESCE(MAX(rowid), 0) FROM events").fetchone()
+        )
+        dropped: list[int] = []
+
+        def drop_range(db: sqlite3.Connection, low: int) -> None:
+            cursor = db.execute(
+                "DELETE FROM events WHERE rowid >= ? AND rowid < ?"
+                " AND seq < (SELECT base_seq FROM tables WHERE id = events.table_id)",
+                (low, low + chunk),
+            )
+            dropped.append(cursor.rowcount)
+
+        for low in range(0, int(top) + 1, chunk):
+            await self._write(functools.partial(drop_range, low=low))
+        return sum(dropped)
+
+    async def create(self, record: TableRecord) -> None:
+        row = _table_row(record)
+        events = _entry_rows(record.table_id, record.base, record.log)
+
+        def write(db: sqlite3.Connection) -> None:
+            db.execute(
+                "INSERT INTO tables (id, options, seats, created, last_active, base_seq)"
+                " VALUES (?, ?, ?, ?, ?, ?)",
+                row,
+            )
+            # A table deleted earlier leaves no event behind (`delete`).
+            db.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
+            self._txn_seqs[record.table_id] = record.base + len(events) - 1
+
+        await self._write(write)
+
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None:
+        self._fence(table_id, epoch)
+        text = _seats_json(seats).decode()
+        await self._write(
+            lambda db: db.execute("UPDATE tables SET seats = ? WHERE id = ?", (text, table_id))
+        )
+
+    async def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
+    ) -> None:
+        self._fence(table_id, epoch)
+        rows = _entry_rows(table_id, first_seq, entries)
+        await self._write(_Append(table_id, first_seq, rows, now))
+
+    async def touch(self, table_id: str, now: float) -> None:
+        await self._write(
+            lambda db: db.execute("UPDATE tables SET last_active = ? WHERE id = ?", (now, table_id))
+        )
+
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
+        gone: list[str] = []
+
+        def write(db: sqlite3.Connection) -> None:
+            ids = [
+                r[0]
+                for r in db.execute(
+                    "SELECT id FROM tables WHERE last_active < ?"
+                    " AND id NOT IN (SELECT id FROM set_aside)",
+                    (before,),
+                )
+            ]
+            self._delete(db, ids)
+            gone.extend(ids)
+
+        await self._write(write)
+        return gone
+
+    async def delete(self, table_id: str) -> None:
+        await self._write(lambda db: self._delete(db, [table_id]))
+
+    def _delete(self, db: sqlite3.Connection, table_ids: list[str]) -> None:
+        """On the worker thread: the tables and their events (one scan for them all)."""
+        if not table_ids:
+            return
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY)")
+        db.execute("DELETE FROM gone")
+        db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(i,) for i in table_ids])
+        db.execute("DELETE FROM events WHERE table_id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM tables WHERE id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM set_aside WHERE id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM hands WHERE table_id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM gone")
+        for table_id in table_ids:
+            self._txn_seqs[table_id] = None

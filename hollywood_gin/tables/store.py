@@ -1,0 +1,402 @@
+"""Durable table storage: the `TableStore` protocol, its records, and memory (tests).
+
+The stores: `hollywood_gin.tables.sqlite_store` (the default, one process) and
+`hollywood_gin.tables.postgres_store` (shared by several workers, SCALE.md).
+
+What is stored is enough to rebuild every live table after a restart or a
+crash: the options, the seats (names, token hashes, computer strength), the
+engine's `match.log` (replayed with `Match.replay`) and two timestamps. The
+store never sees a token in clear and never decides a rule.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol, TypeVar
+
+import orjson
+
+T = TypeVar("T")
+
+log = logging.getLogger("hollywood_gin.store")
+
+
+class FailureEpisode:
+    """Log a run of failures once, when it starts, and once more when it ends.
+
+    A full disk fails every write until somebody frees space: one traceback per
+    write (or per second) would bury the one line that matters.
+    """
+
+    def __init__(self, logger: logging.Logger, what: str) -> None:
+        self.logger = logger
+        self.what = what
+        self.failing = False
+        self.failures = 0
+
+    def failed(self, exc: BaseException) -> None:
+        self.failures += 1
+        if not self.failing:
+            self.failing = True
+            self.logger.error("%s failed: %r; further failures are not logged", self.what, exc)
+
+    def succeeded(self) -> None:
+        if self.failing:
+            self.failing = False
+            self.logger.warning("%s works again after %d failures", self.what, self.failures)
+            self.failures = 0
+
+
+@dataclass
+class SeatRecord:
+    """One taken seat as stored: never the token itself, only its SHA-256."""
+
+    name: str
+    token_hash: str
+    computer: str | None = None
+    # The page language of the player who took the seat (the table's creator at
+    # seat 0): the language of the link preview. None in tables stored before.
+    lang: str | None = None
+    # The seat's latest card order (`Match.orders`): one value, overwritten by each
+    # `arrange`, so arranging never makes the stored table grow. None: never arranged.
+    order: dict[str, Any] | None = None
+
+
+@dataclass
+class TableRecord:
+    """Everything needed to rebuild one table."""
+
+    table_id: str
+    options: dict[str, Any]
+    seats: list[SeatRecord]
+    created: float
+    last_active: float
+    log: list[dict[str, Any]] = field(default_factory=list)
+    # The seq of `log[0]`: entries before it were compacted away (`TableStore.compact`).
+    base: int = 0
+
+
+class TableStore(Protocol):
+    """The seam for another store (Redis, PostgreSQL) behind the same calls.
+
+    Every method returns once its change is durable, so a caller that awaits
+    `append` before broadcasting never shows a player an unrecorded move.
+    """
+
+    # Several workers share it: tables are claimed lazily, appends fenced by epoch.
+    shared: bool
+
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        """Become the table's owner: a new epoch and the table; None: no such table."""
+        ...
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        """Each stored table's epoch now; a table gone is left out (the watch)."""
+        ...
+
+    async def open(self) -> None: ...
+
+    async def close(self) -> None: ...
+
+    async def load_all(self) -> list[TableRecord]: ...
+
+    async def create(self, record: TableRecord) -> None: ...
+
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None: ...
+
+    async def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
+    ) -> None:
+        """Fenced by `epoch` (None: unfenced): raises `NotOwner` when it is no longer
+        the table's, and then nothing of it is stored."""
+        ...
+
+    async def touch(self, table_id: str, now: float) -> None: ...
+
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
+        """Remove tables idle since before `before` (with `idle_seconds`, a shared store
+        takes the cut-off from its own clock instead)."""
+        ...
+
+    async def delete(self, table_id: str) -> None: ...
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        """Keep a damaged table out of play and out of expiry, its rows untouched."""
+        ...
+
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        """The table's log now starts at seq `base` (a snapshot); keep the records of
+        the finished hands before it. Loading reads from `base` on."""
+        ...
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        """A finished hand's record kept by `compact`, or None."""
+        ...
+
+    async def drop_compacted(self) -> int:
+        """Remove the entries before each table's base; return how many went."""
+        ...
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        """Every table set aside, with the reason: `load_all` leaves them out."""
+        ...
+
+
+class Damaged(ValueError):
+    """A stored table that cannot be read back as it was written."""
+
+
+class NotOwner(RuntimeError):
+    """A fenced write refused: another worker has claimed the table since (SCALE.md)."""
+
+
+# The epoch of a table its creator holds; each claim adds one.
+FIRST_EPOCH = 1
+
+
+def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
+    return orjson.dumps(
+        [
+            {"name": s.name, "token_hash": s.token_hash, "computer": s.computer}
+            | ({"lang": s.lang} if s.lang is not None else {})
+            | ({"order": s.order} if s.order is not None else {})
+            for s in seats
+        ]
+    )
+
+
+def _seats_from(raw: bytes | str) -> list[SeatRecord]:
+    seats = orjson.loads(raw)
+    if not isinstance(seats, list) or len(seats) > 2:
+        raise Damaged("seats: not a list of at most two seats")
+    out = []
+    for s in seats:
+        if not isinstance(s, dict):
+            raise Damaged("seats: a seat is not an object")
+        name, token_hash, computer = s.get("name"), s.get("token_hash"), s.get("computer")
+        if not isinstance(name, str) or not isinstance(token_hash, str):
+            raise Damaged("seats: a seat lacks its name or token hash")
+        if computer is not None and not isinstance(computer, str):
+            raise Damaged("seats: a computer strength is not text")
+        lang = s.get("lang")
+        if lang is not None and not isinstance(lang, str):
+            raise Damaged("seats: a language is not text")
+        order = s.get("order")
+        if not isinstance(order, dict):
+            order = None  # only how the cards are shown: never a reason to lose the table
+        out.append(
+            SeatRecord(name=name, token_hash=token_hash, computer=computer, lang=lang, order=order)
+        )
+    return out
+
+
+def _object(raw: bytes | str, what: str) -> dict[str, Any]:
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise Damaged(f"{what}: not JSON") from None
+    if not isinstance(value, dict):
+        raise Damaged(f"{what}: not a JSON object")
+    return value
+
+
+def _record_from(row: tuple[Any, ...]) -> TableRecord:
+    """One `tables` row as a record; `Damaged` names what cannot be read."""
+    table_id, options, seats, created, last_active, base = row
+    if isinstance(base, bool) or not isinstance(base, int) or base < 0:
+        raise Damaged("base_seq: not a seq")
+    for what, stamp in (("created", created), ("last_active", last_active)):
+        if isinstance(stamp, bool) or not isinstance(stamp, int | float):
+            raise Damaged(f"{what}: not a time")
+    try:
+        seat_records = _seats_from(seats)
+    except orjson.JSONDecodeError:
+        raise Damaged("seats: not JSON") from None
+    return TableRecord(
+        table_id=table_id,
+        options=_object(options, "options"),
+        seats=seat_records,
+        created=float(created),
+        last_active=float(last_active),
+        base=base,
+    )
+
+
+def _table_row(record: TableRecord) -> tuple[str, str, str, float, float, int]:
+    """A record's `tables` row as `_record_from` reads it back (without its log)."""
+    return (
+        record.table_id,
+        orjson.dumps(record.options).decode(),
+        _seats_json(record.seats).decode(),
+        record.created,
+        record.last_active,
+        record.base,
+    )
+
+
+def _entry_rows(
+    table_id: str, first_seq: int, entries: Iterable[dict[str, Any]]
+) -> list[tuple[str, int, str]]:
+    """The `events` rows (table_id, seq, entry) of log entries from `first_seq` on."""
+    return [
+        (table_id, seq, orjson.dumps(entry).decode())
+        for seq, entry in enumerate(entries, start=first_seq)
+    ]
+
+
+def _add_entry(record: TableRecord, seq: int, entry: bytes | str) -> None:
+    """One stored entry onto the record's log; `Damaged` at a gap or an unreadable entry."""
+    expected = record.base + len(record.log)
+    if seq != expected:
+        raise Damaged(f"log: seq {seq} where {expected} belongs")
+    record.log.append(_object(entry, f"log entry {seq}"))
+
+
+def _read_log(record: TableRecord, events: Iterable[tuple[int, bytes | str]]) -> None:
+    """The table's stored entries (seq, entry) from its base on, in seq order."""
+    for seq, entry in events:
+        _add_entry(record, seq, entry)
+
+
+def _gap(table_id: str, last: int, first_seq: int) -> RuntimeError:
+    """An append refused: a log is gap-free, the next seq is one past the last stored."""
+    return RuntimeError(f"log of {table_id} ends at {last}, not {first_seq - 1}")
+
+
+def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[str, int, str]]:
+    """The `hands` rows (table_id, number, record) that `compact` keeps."""
+    return [(table_id, number, orjson.dumps(hand).decode()) for number, hand in hands.items()]
+
+
+def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
+    """A stored hand record, read back; `Damaged` when it is not a JSON object."""
+    return _object(raw, f"hand {number}")
+
+
+class SingleOwner:
+    """Claim, fence and owners for a store only one process writes (SQLite, memory).
+
+    Epochs live in memory: a claim still bumps one and refuses the writes of the
+    epoch before it, so the registry's shared-store paths can be tested on them.
+    """
+
+    shared = False
+
+    def __init__(self) -> None:
+        self._epochs: dict[str, int] = {}
+
+    def _epoch(self, table_id: str) -> int:
+        return self._epochs.get(table_id, FIRST_EPOCH)
+
+    def _fence(self, table_id: str, epoch: int | None) -> None:
+        if epoch is not None and epoch != self._epoch(table_id):
+            raise NotOwner(f"table {table_id[:8]} was claimed at epoch {self._epoch(table_id)}")
+
+    def _claimed(self, record: TableRecord | None) -> tuple[int, TableRecord] | None:
+        if record is None:
+            return None
+        epoch = self._epochs[record.table_id] = self._epoch(record.table_id) + 1
+        return epoch, record
+
+    def _owners(self, table_ids: Sequence[str], stored: Callable[[str], bool]) -> dict[str, int]:
+        return {t: self._epoch(t) for t in table_ids if stored(t)}
+
+
+class MemoryStore(SingleOwner):
+    """In-memory store for tests: same behaviour, nothing durable."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.records: dict[str, TableRecord] = {}
+        self.aside: dict[str, str] = {}
+        self.hands: dict[tuple[str, int], dict[str, Any]] = {}
+        self.commits = 0
+
+    async def open(self) -> None:
+        return None
+
+    async def close(self) -> None:
+        return None
+
+    async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
+        record = self.records.get(table_id) if table_id not in self.aside else None
+        return self._claimed(copy.deepcopy(record))
+
+    async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
+        return self._owners(table_ids, self.records.__contains__)
+
+    async def load_all(self) -> list[TableRecord]:
+        return [copy.deepcopy(r) for t, r in self.records.items() if t not in self.aside]
+
+    async def create(self, record: TableRecord) -> None:
+        self.records[record.table_id] = copy.deepcopy(record)
+        self.commits += 1
+
+    async def save_seats(
+        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
+    ) -> None:
+        self._fence(table_id, epoch)
+        self.records[table_id].seats = copy.deepcopy(list(seats))
+        self.commits += 1
+
+    async def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[dict[str, Any]],
+        now: float,
+        epoch: int | None = None,
+    ) -> None:
+        self._fence(table_id, epoch)
+        record = self.records[table_id]
+        last = record.base + len(record.log) - 1
+        if last + 1 != first_seq:
+            raise _gap(table_id, last, first_seq)
+        record.log.extend(copy.deepcopy(list(entries)))
+        record.last_active = now
+        self.commits += 1
+
+    async def touch(self, table_id: str, now: float) -> None:
+        if table_id in self.records:
+            self.records[table_id].last_active = now
+
+    async def expire(self, before: float, idle_seconds: float | None = None) -> list[str]:
+        gone = [
+            t for t, r in self.records.items() if r.last_active < before and t not in self.aside
+        ]
+        for table_id in gone:
+            del self.records[table_id]
+        return gone
+
+    async def delete(self, table_id: str) -> None:
+        self.records.pop(table_id, None)
+        self.hands = {k: h for k, h in self.hands.items() if k[0] != table_id}
+
+    async def set_aside(self, table_id: str, reason: str) -> None:
+        self.aside[table_id] = reason
+
+    async def set_aside_tables(self) -> dict[str, str]:
+        return dict(self.aside)
+
+    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+        record = self.records[table_id]
+        del record.log[: base - record.base]
+        record.base = base
+        self.hands.update({(table_id, n): copy.deepcopy(h) for n, h in hands.items()})
+        self.commits += 1
+
+    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+        return copy.deepcopy(self.hands.get((table_id, number)))
+
+    async def drop_compacted(self) -> int:
+        return 0  # `compact` dropped them already

@@ -1,0 +1,202 @@
+"""One table: its options, its two seats and their tokens, its match, its lock.
+
+The registry holds the tables of this process by id and is the one writer of each;
+a `Table` is what it holds. The errors of the tables layer live here too: each
+carries its wire `code`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import random
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from hollywood_gin.bots import Bot
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.views import View
+from hollywood_gin.engine.vocabulary import STRENGTHS
+from hollywood_gin.tables.hub import Hub, Seat
+from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
+
+
+class TableError(Exception):
+    """A refusal by the tables layer; `code` is the wire error code."""
+
+    code = "bad_request"
+
+
+class UnknownTable(TableError):
+    code = "unknown_table"
+
+
+class TableFull(TableError):
+    code = "table_full"
+
+
+class UnknownHand(TableError):
+    code = "unknown_hand"
+
+
+class StoreUnavailable(TableError):
+    """The store could not record a change (a full disk, an I/O error): nothing changed."""
+
+    code = "server_error"
+
+
+class Moved(StoreUnavailable):
+    """Another worker claimed the table: this one dropped it; its clients reconnect."""
+
+
+def new_table_id() -> str:
+    """128 random bits, URL-safe (PROTOCOL.md asks for at least 96)."""
+    return secrets.token_urlsafe(16)
+
+
+def new_token() -> str:
+    """256 random bits: the seat's secret."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_token(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def short(table_id: str) -> str:
+    """Log lines name a table by a prefix: a full id is enough to watch it."""
+    return table_id[:8]
+
+
+@dataclass
+class SeatHolder:
+    name: str
+    token_hash: str
+    computer: str | None = None
+    lang: str | None = None
+    order: dict[str, Any] | None = None
+
+    def record(self) -> SeatRecord:
+        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
+
+
+class Table:
+    """One table: options, seats, its match, its lock. Small on purpose."""
+
+    def __init__(
+        self,
+        table_id: str,
+        options: Options,
+        match: Match,
+        seats: list[SeatHolder],
+        *,
+        hub: Hub,
+        created: float,
+        last_active: float,
+        logged: int = 0,
+        base: int = 0,
+        epoch: int = FIRST_EPOCH,
+    ) -> None:
+        self.id = table_id
+        self.options = options
+        self.match = match
+        self.seats = seats
+        self.hub = hub
+        self.created = created
+        self.last_active = last_active
+        self.lock = asyncio.Lock()
+        # How many `match.log` entries are durable in the store.
+        self.logged = logged
+        # The store's seq of `match.log[0]`: what came before was compacted away.
+        self.base = base
+        # The ownership epoch this worker writes under (a shared store fences by it).
+        self.epoch = epoch
+        # A write failed without a verdict (the database went away mid-commit): the
+        # store may hold more than `logged`. Settled from the store before the next one.
+        self.doubtful = False
+        self.computer_task: asyncio.Task[None] | None = None
+        # The computer seat's player, with its memory of the views it was sent.
+        self.computer_bot: Bot | None = None
+
+    @property
+    def status(self) -> str:
+        return str(self.match.status)
+
+    @property
+    def version(self) -> int:
+        return int(self.match.version)
+
+    @property
+    def creator_language(self) -> str | None:
+        """The page language of the player who created the table, if known."""
+        return self.seats[0].lang if self.seats else None
+
+    def computer_seat(self) -> int | None:
+        for seat, holder in enumerate(self.seats):
+            if holder.computer is not None:
+                return seat
+        return None
+
+    def view(self, seat: Seat) -> View:
+        """The engine's view of `seat` (the hub adds the table's id and players on the wire)."""
+        return self.match.view(seat)
+
+    def players(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": seat,
+                "name": holder.name,
+                # The computer never leaves; a person is there while any tab is open.
+                "connected": holder.computer is not None or self.hub.connected(self.id, seat),
+                "computer": holder.computer,
+            }
+            for seat, holder in enumerate(self.seats)
+        ]
+
+    def public(self) -> dict[str, Any]:
+        """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
+        options = self.options.to_dict()
+        return {
+            "id": self.id,
+            "rules": options["rules"],
+            "scoring": options["scoring"],
+            "target": options["target"],
+            "status": self.status,
+            "version": self.version,
+            "players": self.players(),
+            "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+        }
+
+    def seat_for_token(self, token: str) -> int | None:
+        digest = hash_token(token)
+        found = None
+        for seat, holder in enumerate(self.seats):
+            # Compare every seat, in constant time, so timing tells nothing.
+            if hmac.compare_digest(digest, holder.token_hash):
+                found = seat
+        return found
+
+    def record(self) -> TableRecord:
+        return TableRecord(
+            table_id=self.id,
+            options=self.options.to_dict(),
+            seats=[h.record() for h in self.seats],
+            created=self.created,
+            last_active=self.last_active,
+            log=list(self.match.log),
+        )
+
+
+def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
+    """A stored table's options and match, replayed; raises when the record is damaged."""
+    options = Options.from_dict(record.options)
+    orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
+    match = Match.replay(options, record.log, rng=rng, orders=orders)
+    for seat in record.seats:
+        if seat.computer is not None and seat.computer not in STRENGTHS:
+            raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
+    if len(record.seats) < 2 and match.status != "waiting":
+        raise TableError("a match under way with a seat empty")
+    return options, match

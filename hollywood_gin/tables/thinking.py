@@ -1,0 +1,87 @@
+"""The computer opponent thinks in other processes, never in the server's.
+
+A hard computer searches for up to 0.4 s of CPU per move. In the server's
+process that CPU (and the GIL) is taken from every table's moves: 40 hard
+computer tables once pushed another table's moves to 202 ms median. Here each
+decision runs in a small pool of worker processes (the setting
+`computer_processes`, default 1) at a lower scheduling priority, so a crowd of
+computer tables queues for the pool and makes the computer slower, never the
+people's moves.
+
+A `Bot` keeps its memory in the server (it observes every view there, which is
+cheap); each decision sends the bot and the view to a worker and takes back the
+chosen action and the bot's random state, so a replayed seed decides alike.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import multiprocessing
+import os
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+
+from hollywood_gin.bots import Bot
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.views import View
+
+log = logging.getLogger("hollywood_gin.tables")
+
+# Workers yield the CPU to the server's process whenever both want it.
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    with contextlib.suppress(OSError, AttributeError):
+        os.nice(WORKER_NICENESS)
+
+
+def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
+    """In a worker: the bot's choice, its random state afterwards, and this process's id."""
+    action = bot.choose(view)
+    return action, bot.rng.getstate(), os.getpid()
+
+
+class Thinkers:
+    """A pool of worker processes for the computer's decisions; one per registry."""
+
+    def __init__(self, processes: int = 1) -> None:
+        self.processes = processes
+        self._pool: ProcessPoolExecutor | None = None
+        # The worker processes that have decided something (tests, benchmarks).
+        self.pids: set[int] = set()
+
+    def _executor(self) -> ProcessPoolExecutor:
+        if self._pool is None:
+            # `spawn`: the server runs threads (the store's), which `fork` must not copy.
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.processes,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_lower_priority,
+            )
+        return self._pool
+
+    async def choose(self, bot: Bot, view: View) -> Action:
+        """One of `view.legal`, decided in a worker; the bot's rng moves on."""
+        loop = asyncio.get_running_loop()
+        try:
+            action, state, pid = await loop.run_in_executor(self._executor(), _think, bot, view)
+        except BrokenProcessPool:
+            # A worker died (killed, out of memory): start a fresh pool for the next move.
+            log.error("computer worker process died; starting a new one")
+            self._discard_pool()
+            raise
+        bot.rng.setstate(state)  # type: ignore[arg-type]
+        self.pids.add(pid)
+        return action
+
+    def _discard_pool(self, wait: bool = False) -> None:
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=wait, cancel_futures=True)
+
+    def close(self) -> None:
+        """Stop the workers; waits for a decision under way (at most its think time)."""
+        self._discard_pool(wait=True)

@@ -1,0 +1,185 @@
+"""`/api/*` routes and the personal seat link (errors: `hollywood_gin.web.errors`)."""
+
+from __future__ import annotations
+
+from typing import TypeVar
+
+from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi.responses import JSONResponse, RedirectResponse
+from pydantic import BaseModel, ValidationError
+
+from hollywood_gin.config import Settings
+from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
+from hollywood_gin.web.errors import ApiError, validation_message
+from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
+from hollywood_gin.web.messages import (
+    ComputerSeated,
+    CreateTableWithHooks,
+    JoinTable,
+    SeatComputer,
+    SeatTaken,
+    TableCreated,
+)
+from hollywood_gin.web.security import address_key
+
+M = TypeVar("M", bound=BaseModel)
+
+# The cookie that remembers the language a player reads (set by every page).
+LANG_COOKIE = "gin_lang"
+COOKIE_MAX_AGE = 400 * 86400  # the longest lifetime browsers keep (RFC 6265bis)
+
+
+def seat_cookie_paths(table_id: str) -> tuple[str, str]:
+    """Where a table's seat cookie is sent: its page, socket and seat link; its API.
+
+    Never `/`: one cookie per table on every request of the site passed 8 KiB of
+    Cookie header after about 106 tables (nginx then answers 400 to everything).
+    """
+    return f"/t/{table_id}", f"/api/tables/{table_id}"
+
+
+def cookie_name(table_id: str) -> str:
+    return f"gin_seat_{table_id}"
+
+
+async def parse_body(request: Request, model: type[M]) -> M:
+    """Validate the JSON body with `model`; an absent body means all defaults."""
+    raw = await request.body()
+    try:
+        return model.model_validate_json(raw or b"{}")
+    except ValidationError as exc:
+        field, message = validation_message(exc.errors(include_url=False))
+        raise ApiError(422, "bad_request", message, field=field) from None
+
+
+def page_language(request: Request) -> str:
+    """The language the player reads: the language cookie, else `Accept-Language`."""
+    cookie = request.cookies.get(LANG_COOKIE)
+    if cookie in LANGUAGES:
+        return str(cookie)
+    return negotiate(request.headers.get("accept-language")) or DEFAULT_LANGUAGE
+
+
+def bearer_token(request: Request) -> str | None:
+    """The token of an `Authorization: Bearer <token>` header (non-browser clients)."""
+    scheme, _, token = request.headers.get("authorization", "").partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
+def base_url(request: Request, settings: Settings) -> str:
+    """This site's address for links it hands out: the configured public URL, else the
+    address the request came to."""
+    return settings.public_url or str(request.base_url).rstrip("/")
+
+
+def set_seat_cookie(response: Response, table_id: str, token: str, settings: Settings) -> None:
+    """The seat's cookie on the table's paths, living as long as an idle table does.
+
+    Set again on each visit of the table's page, so it lasts while the table does.
+    """
+    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
+    for path in seat_cookie_paths(table_id):
+        response.set_cookie(
+            cookie_name(table_id),
+            token,
+            max_age=max_age,
+            path=path,
+            httponly=True,
+            samesite="lax",
+            secure=secure,
+        )
+    # The cookie of earlier versions, on every path of the site: dropped.
+    response.delete_cookie(
+        cookie_name(table_id), path="/", httponly=True, samesite="lax", secure=secure
+    )
+
+
+router = APIRouter()
+
+
+@router.post("/api/tables", status_code=201)
+async def create_table(
+    request: Request, registry: RegistryDep, settings: SettingsDep, api: ApiStateDep
+) -> Response:
+    body = await parse_body(request, api.create_model)
+    peer = request.client.host if request.client else None
+    address = api.addresses.of(peer, request.headers.get("x-forwarded-for"))
+    # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
+    if not api.tables_limiter.allow(address_key(address)):
+        raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+    hooks = body if isinstance(body, CreateTableWithHooks) else None
+    table, token = await registry.create(
+        {"rules": body.rules, "scoring": body.scoring, "target": body.target},
+        body.name,
+        computer=body.computer,
+        test_decks=hooks.test_decks if hooks else None,
+        first_dealer=hooks.test_first_dealer if hooks else None,
+        lang=body.lang or page_language(request),
+    )
+    answer = TableCreated(
+        table_id=table.id,
+        url=f"{base_url(request, settings)}/t/{table.id}",
+        seat=0,
+        token=token,
+    )
+    response = JSONResponse(answer.model_dump(), status_code=201)
+    set_seat_cookie(response, table.id, token, settings)
+    return response
+
+
+@router.post("/api/tables/{table_id}/seats", status_code=201)
+async def join_table(
+    table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
+) -> Response:
+    body = await parse_body(request, JoinTable)
+    _seat, token = await registry.join(table_id, body.name)
+    response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
+    set_seat_cookie(response, table_id, token, settings)
+    return response
+
+
+@router.post("/api/tables/{table_id}/computer", status_code=201)
+async def seat_computer(table_id: str, request: Request, registry: RegistryDep) -> Response:
+    body = await parse_body(request, SeatComputer)
+    if await registry.find(table_id) is None:
+        raise ApiError(404, "unknown_table", "no such table")
+    # Only a seated player chooses the opponent: the share link alone is not enough.
+    token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
+    if not token or registry.seat_for_token(table_id, token) is None:
+        raise ApiError(403, "not_seated", "only a seated player may seat the computer")
+    await registry.seat_computer(table_id, body.strength)
+    answer = ComputerSeated(seat=1, computer=body.strength)
+    return JSONResponse(answer.model_dump(), status_code=201)
+
+
+@router.get("/api/tables/{table_id}")
+async def table_facts(table_id: str, registry: RegistryDep) -> Response:
+    table = await registry.find(table_id)
+    if table is None:
+        raise ApiError(404, "unknown_table", "no such table")
+    return JSONResponse(table.public())
+
+
+@router.get("/api/tables/{table_id}/hands/{number}")
+async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Response:
+    return JSONResponse(await registry.hand_record(table_id, number))
+
+
+@router.post("/t/{table_id}/seat/{token}")
+async def take_seat_here(
+    table_id: str, token: str, registry: RegistryDep, settings: SettingsDep
+) -> Response:
+    """The seat link's confirm page posts here (same origin: the gate checks it)."""
+    await registry.find(table_id)
+    if registry.seat_for_token(table_id, token) is None:
+        raise ApiError(404, "unknown_seat", "this seat link is not valid")
+    response = RedirectResponse(f"/t/{table_id}", status_code=303)
+    set_seat_cookie(response, table_id, token, settings)
+    return response
+
+
+def install(app: FastAPI, settings: Settings) -> None:
+    """Add the routes (their errors are `hollywood_gin.web.errors`' to answer)."""
+    ApiState.install(app, settings)
+    app.include_router(router)

@@ -1,0 +1,187 @@
+"""What the server itself bounds before a request reaches the app (issue 14): header
+size, header count and header read time, and open connections per address.
+
+uvicorn's default HTTP parser (httptools) bounds none of them: a 16 MiB header and
+100,000 headers were answered 200, and 2,000 connections trickling header bytes were
+all still held after a minute, until the process ran out of files. uvicorn's own
+`timeout_keep_alive` starts only after a first response, and its
+`limit_concurrency` counts WebSockets too (every socket of every table), so neither
+fits. A thin subclass of uvicorn's protocols does: measured with
+`benchmarks/bench_abuse.py` (attack 4), the cost per request is one counter and one
+timer.
+
+Behind a reverse proxy the proxy's connections all come from its address, which is
+never capped (the proxy bounds its clients: see the README).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+import orjson
+from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+
+from hollywood_gin.config import Settings
+from hollywood_gin.web.errors import error_body
+from hollywood_gin.web.security import ClientAddress, address_key
+
+
+def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
+    """A whole HTTP/1.1 answer, written straight to the socket, that closes it."""
+    body = orjson.dumps(error_body(code, message))
+    head = (
+        f"HTTP/1.1 {status} {reason}\r\n"
+        "content-type: application/json\r\n"
+        f"content-length: {len(body)}\r\n"
+        "connection: close\r\n\r\n"
+    ).encode()
+    return head + body
+
+
+class ConnectionCounts:
+    """Open connections per address key (IPv4 address or IPv6 /64), by transport, so a
+    connection upgraded to a WebSocket stays counted until its socket closes."""
+
+    def __init__(self, limit: int, trusted_proxies: list[str]) -> None:
+        self.limit = limit
+        self.addresses = ClientAddress(trusted_proxies)
+        self._by_transport: dict[int, str] = {}
+        self._open: dict[str, int] = {}
+
+    def admit(self, transport: asyncio.BaseTransport) -> bool:
+        peer = transport.get_extra_info("peername")
+        host = peer[0] if isinstance(peer, tuple) and peer else None
+        if host is None or self.addresses.trusted(host):
+            return True  # a Unix socket, or a trusted proxy carrying many clients
+        key = address_key(host)
+        if self._open.get(key, 0) >= self.limit:
+            return False
+        self._open[key] = self._open.get(key, 0) + 1
+        self._by_transport[id(transport)] = key
+        return True
+
+    def release(self, transport: asyncio.BaseTransport | None) -> None:
+        if transport is None:
+            return
+        key = self._by_transport.pop(id(transport), None)
+        if key is None:
+            return
+        left = self._open.get(key, 0) - 1
+        if left > 0:
+            self._open[key] = left
+        else:
+            self._open.pop(key, None)
+
+    def open(self, key: str) -> int:
+        return self._open.get(key, 0)
+
+
+def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
+    """uvicorn's `http=` and `ws=` protocol classes with this server's limits."""
+    counts = ConnectionCounts(settings.max_connections_per_address, settings.trusted_proxies)
+    header_timeout = settings.header_timeout_seconds
+    max_header_bytes = settings.max_header_bytes
+    max_headers = settings.max_headers
+
+    class GuardedHttp(HttpToolsProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self._in_headers = False
+            self._header_bytes = 0
+            self._header_count = 0
+            self._header_timer: asyncio.TimerHandle | None = None
+
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            if not counts.admit(transport):
+                self._refuse(429, "Too Many Requests", "rate_limited", "too many connections")
+                return
+            self._start_headers()
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            counts.release(self.transport)
+            self._stop_timer()
+            super().connection_lost(exc)
+
+        def _start_headers(self) -> None:
+            if self._in_headers:
+                return
+            self._in_headers = True
+            self._header_bytes = 0
+            self._header_count = 0
+            self._header_timer = self.loop.call_later(header_timeout, self._headers_too_slow)
+
+        def _stop_timer(self) -> None:
+            if self._header_timer is not None:
+                self._header_timer.cancel()
+                self._header_timer = None
+
+        def _headers_too_slow(self) -> None:
+            self._header_timer = None
+            if self._in_headers and not self.transport.is_closing():
+                self._refuse(
+                    408, "Request Timeout", "too_slow", "the request headers took too long"
+                )
+
+        def _refuse(self, status: int, reason: str, code: str, message: str) -> None:
+            self._stop_timer()
+            self._in_headers = False
+            if not self.transport.is_closing():
+                self.transport.write(raw_refusal(status, reason, code, message))
+                self.transport.close()
+
+        def _too_large(self) -> None:
+            self._refuse(
+                431,
+                "Request Header Fields Too Large",
+                "too_large",
+                f"at most {max_header_bytes} bytes and {max_headers} header lines",
+            )
+
+        def data_received(self, data: bytes) -> None:
+            if self.transport.is_closing():
+                return
+            if self._in_headers:
+                self._header_bytes += len(data)
+            super().data_received(data)
+            if self._in_headers and (
+                self._header_bytes > max_header_bytes or self._header_count > max_headers
+            ):
+                self._too_large()
+
+        def on_message_begin(self) -> None:
+            super().on_message_begin()
+            self._start_headers()
+
+        def on_header(self, name: bytes, value: bytes) -> None:
+            self._header_count += 1
+            if self._header_count <= max_headers:
+                super().on_header(name, value)
+
+        def on_headers_complete(self) -> None:
+            self._in_headers = False
+            self._stop_timer()
+            # Headers that came whole in one read are measured here, exactly.
+            size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)
+            if self._header_count > max_headers or size > max_header_bytes:
+                self._too_large()
+                return
+            super().on_headers_complete()
+
+        def on_body(self, body: bytes) -> None:
+            if not self.transport.is_closing():
+                super().on_body(body)
+
+        def on_message_complete(self) -> None:
+            if not self.transport.is_closing():
+                super().on_message_complete()
+
+    class GuardedWebSocket(WebSocketsSansIOProtocol):
+        # Counted when its HTTP connection was made; released when the socket closes.
+        def connection_lost(self, exc: Exception | None) -> None:
+            counts.release(self.transport)
+            super().connection_lost(exc)
+
+    return GuardedHttp, GuardedWebSocket

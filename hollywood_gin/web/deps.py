@@ -1,0 +1,56 @@
+"""What a route asks for, as FastAPI dependencies: `async def f(registry: RegistryDep)`.
+
+Everything hangs off the app `create_app()` built (no module-level state): the
+settings, the registry (opened by the lifespan), and what the API keeps between
+requests (the new-tables limiter, the client-address reader).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Annotated
+
+from fastapi import Depends, FastAPI, Request
+
+from hollywood_gin.config import Settings
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.web.messages import CreateTable, CreateTableWithHooks
+from hollywood_gin.web.security import ClientAddress, WindowLimiter
+
+
+@dataclass
+class ApiState:
+    """What the API keeps between requests, one per app."""
+
+    create_model: type[CreateTable]
+    addresses: ClientAddress
+    tables_limiter: WindowLimiter
+
+    @classmethod
+    def install(cls, app: FastAPI, settings: Settings) -> None:
+        app.state.api = cls(
+            CreateTableWithHooks if settings.test_hooks else CreateTable,
+            ClientAddress(settings.trusted_proxies),
+            WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic),
+        )
+
+
+def settings_of(request: Request) -> Settings:
+    settings: Settings = request.app.state.settings
+    return settings
+
+
+def registry_of(request: Request) -> Registry:
+    registry: Registry = request.app.state.registry
+    return registry
+
+
+def api_state_of(request: Request) -> ApiState:
+    state: ApiState = request.app.state.api
+    return state
+
+
+SettingsDep = Annotated[Settings, Depends(settings_of)]
+RegistryDep = Annotated[Registry, Depends(registry_of)]
+ApiStateDep = Annotated[ApiState, Depends(api_state_of)]

@@ -1,0 +1,110 @@
+"""Every error of the site in one shape: `{"error": code, "message": text}`.
+
+HTTP errors on the machine paths (`/api/`, `/ws/`, `/static/`, `/healthz`) are
+JSON in that shape (PROTOCOL.md): a refusal of the tables layer or the engine,
+a body that does not validate (422, the field named), FastAPI's and Starlette's
+own 404 and 405, a static file that is not there. Elsewhere a person gets the
+pages' HTML 404 page.
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any
+
+from fastapi import FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.tables.table import TableError
+
+# Paths whose every error is JSON (the pages layer shows HTML elsewhere).
+MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
+
+STATUS = {
+    "unknown_table": 404,
+    "unknown_hand": 404,
+    "unknown_seat": 404,
+    "table_full": 409,
+    "rate_limited": 429,
+    # The store refused the write (a full disk): nothing changed, try again later.
+    "server_error": 503,
+}
+
+
+def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+    """The one shape of an error (PROTOCOL.md); `extra`: e.g. the field a 422 names."""
+    return {"error": code, "message": message, **extra}
+
+
+def error_response(status: int, code: str, message: str, **extra: Any) -> JSONResponse:
+    return JSONResponse(error_body(code, message, **extra), status_code=status)
+
+
+def validation_message(errors: list[Any]) -> tuple[str, str]:
+    """(field, message) of the first problem, the field as a dotted path."""
+    if not errors:
+        return "", "bad request"
+    first = errors[0]
+    loc = [str(p) for p in first.get("loc", ())]
+    if loc and loc[0] in ("body", "path", "query"):
+        loc = loc[1:]
+    field = ".".join(loc)
+    msg = str(first.get("msg", "invalid"))
+    return field, f"{field}: {msg}" if field else msg
+
+
+class ApiError(Exception):
+    def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.extra = extra
+
+
+def install(app: FastAPI) -> None:
+    """Answer every error in the documented shape; call after the pages are installed.
+
+    A 404 outside the machine paths goes to the handler installed before (the
+    pages' friendly HTML page), so a person never meets a JSON 404.
+    """
+
+    async def api_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, ApiError)
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+
+    async def table_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, TableError)
+        return error_response(STATUS.get(exc.code, 422), exc.code, str(exc))
+
+    async def rule_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RuleError)
+        return error_response(422, "bad_request", str(exc))
+
+    async def validation_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        field, message = validation_message(list(exc.errors()))
+        return error_response(422, "bad_request", message, field=field)
+
+    previous = app.exception_handlers.get(StarletteHTTPException)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, StarletteHTTPException)
+        machine = request.url.path.startswith(MACHINE_PREFIXES)
+        if exc.status_code == 404 and not machine and previous is not None:
+            answer = previous(request, exc)
+            return await answer if inspect.isawaitable(answer) else answer
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
+        response = error_response(exc.status_code, code, str(exc.detail))
+        for name, value in (exc.headers or {}).items():
+            response.headers[name] = value
+        return response
+
+    app.add_exception_handler(ApiError, api_error)
+    app.add_exception_handler(TableError, table_error)
+    app.add_exception_handler(RuleError, rule_error)
+    app.add_exception_handler(RequestValidationError, validation_error)
+    app.add_exception_handler(StarletteHTTPException, http_error)

@@ -1,0 +1,258 @@
+"""Languages: Babel catalogs compiled in memory, wired into Jinja2 and the client.
+
+The `.po` files in `hollywood_gin/locales` are the only source; they are compiled when the
+app starts (no `.mo` in the repository). The page script gets its strings as a
+JSON dictionary rendered into the page (`client_strings`).
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Mapping
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import Translations
+
+LANGUAGES: tuple[str, ...] = ("en", "de", "da", "hu", "et")
+DEFAULT_LANGUAGE = "en"
+# Each language's name in itself, for the switcher.
+LANGUAGE_NAMES: Mapping[str, str] = {
+    "en": "English",
+    "de": "Deutsch",
+    "da": "Dansk",
+    "hu": "Magyar",
+    "et": "Eesti",
+}
+LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+DOMAIN = "messages"
+
+
+def N_(message: str) -> str:
+    """Mark a string for extraction; it is translated later, per request."""
+    return message
+
+
+RANKS = "A23456789TJQK"
+SUITS = "CDHS"
+
+# The strings of the table page's script, by the key the script uses. Placeholders
+# are `{name}` and are filled in by the script.
+CLIENT_STRINGS: Mapping[str, str] = {
+    # card names, spoken ("seven of hearts"); `card` is the pattern
+    "card": N_("{rank} of {suit}"),
+    "rank.A": N_("ace"),
+    "rank.2": N_("two"),
+    "rank.3": N_("three"),
+    "rank.4": N_("four"),
+    "rank.5": N_("five"),
+    "rank.6": N_("six"),
+    "rank.7": N_("seven"),
+    "rank.8": N_("eight"),
+    "rank.9": N_("nine"),
+    "rank.T": N_("ten"),
+    "rank.J": N_("jack"),
+    "rank.Q": N_("queen"),
+    "rank.K": N_("king"),
+    "suit.C": N_("clubs"),
+    "suit.D": N_("diamonds"),
+    "suit.H": N_("hearts"),
+    "suit.S": N_("spades"),
+    # what just happened
+    "did.take_upcard": N_("{name} took the upcard, the {card}"),
+    "did.pass": N_("{name} passed"),
+    "did.draw_stock": N_("{name} drew from the stock"),
+    "did.draw_discard": N_("{name} took the {card}"),
+    "did.discard": N_("{name} discarded the {card}"),
+    "did.knock": N_("{name} knocked"),
+    "did.next_hand": N_("{name} is ready for the next hand"),
+    "did.new_match": N_("{name} wants a rematch"),
+    "did.gin": N_("{name} went gin"),
+    # the same moves by the player reading them ("You passed", not "{name} passed")
+    "you.take_upcard": N_("You took the upcard, the {card}"),
+    "you.pass": N_("You passed"),
+    "you.draw_stock": N_("You drew from the stock"),
+    "you.draw_discard": N_("You took the {card}"),
+    "you.discard": N_("You discarded the {card}"),
+    "you.knock": N_("You knocked"),
+    "you.gin": N_("You went gin"),
+    "deal_you": N_("Hand {n} is dealt. You deal."),
+    "you_deal": N_("you deal"),
+    "computer_name": N_("Computer ({strength})"),
+    "holds": N_("{name} holds the {cards}"),
+    "pile_by": N_("{name}'s discard"),
+    "pile_yours": N_("your discard"),
+    "just_drawn": N_("just drawn"),
+    "meld_n": N_("Meld {n}"),
+    "presence_unknown": N_("not known while you are offline"),
+    "offline_me": N_("You are offline: that was not sent. Reconnecting…"),
+    "wait_turn": N_("Wait: it is {name}'s turn"),
+    "need_draw": N_("Draw a card first: from the stock or the discard pile"),
+    "need_stock": N_("Draw a card first: from the stock"),
+    "banned_discard": N_("You just took that card: discard another one"),
+    "turn_title": N_("Your turn"),
+    "invite": N_("{name} invites you to Gin Rummy — {rules}"),
+    "choice_deadwood": N_("{card}: deadwood {n}"),
+    "confirm.knock_title": N_("Knock?"),
+    "confirm.gin_title": N_("Go gin?"),
+    "you": N_("You"),
+    "turn.upcard": N_("Your turn: take the upcard or pass"),
+    "turn.draw": N_("Your turn: draw a card"),
+    "turn.discard": N_("Your turn: discard a card"),
+    "turn.other": N_("{name}'s turn"),
+    "turn.waiting": N_("Waiting for your friend to open the link"),
+    "deal": N_("Hand {n} is dealt. {name} deals."),
+    # controls
+    "take": N_("Take"),
+    "pass": N_("Pass"),
+    "knock": N_("Knock: deadwood {deadwood}"),
+    "gin": N_("Gin"),
+    "confirm.knock": N_("Knock by discarding the {card}, with {deadwood} deadwood?"),
+    "confirm.gin": N_("Go gin by discarding the {card}?"),
+    "confirm.yes": N_("Yes"),
+    "confirm.no": N_("Cancel"),
+    "choose_knock": N_("Choose the card to discard face down"),
+    "stock": N_("Stock, {n} cards. Draw from the stock"),
+    "stock_plain": N_("Stock, {n} cards"),
+    "discard_pile": N_("Discard pile, {card} on top. Take it"),
+    "discard_plain": N_("Discard pile, {card} on top"),
+    "discard_empty": N_("Discard pile, empty"),
+    "deadwood": N_("Deadwood: {n}"),
+    "cards_count.one": N_("{n} card"),
+    "cards_count.other": N_("{n} cards"),
+    "your_hand": N_("Your hand"),
+    "hand_of": N_("{name}'s hand"),
+    "meld": N_("Meld"),
+    "online": N_("online"),
+    "offline": N_("offline"),
+    "offline_waits": N_("{name} is offline — the game waits"),
+    "computer": N_("computer: {strength}"),
+    "strength.easy": N_("easy"),
+    "strength.normal": N_("normal"),
+    "strength.hard": N_("hard"),
+    "reconnecting": N_("Reconnecting…"),
+    "copied": N_("Link copied"),
+    "copy_failed": N_("Select the link and copy it"),
+    "moved": N_("{card} moved to place {n}"),
+    "dealer": N_("dealer"),
+    "knock_limit": N_("knock limit {n}"),
+    # hand end
+    "outcome.gin": N_("{name} went gin"),
+    "outcome.knock": N_("{name} knocked and won"),
+    "outcome.undercut": N_("Undercut: {name} wins the hand"),
+    "outcome.draw": N_("The hand is a draw: no points, the same dealer deals again"),
+    "points.one": N_("{name} scores 1 point"),
+    "points.other": N_("{name} scores {points} points"),
+    "math.gin": N_("Gin: {d} + {bonus} = {points}"),
+    "math.knock": N_("Knock: {d} − {k} = {points}"),
+    "math.undercut": N_("Undercut: {k} − {d} + {bonus} = {points}"),
+    "math.draw": N_("Draw: no points, same dealer"),
+    "layoffs": N_("{name}'s deadwood: {before} → {after} after laying off the {cards}"),
+    "no_layoffs": N_("{name} had nothing to lay off"),
+    "game_won": N_("{game} won by {name}"),
+    "games_score": N_("Games: {name0} {a} – {b} {name1}"),
+    "bonus.game": N_("game bonus {n}"),
+    "bonus.shutout": N_("game bonus {n} (shutout)"),
+    "bonus.line.one": N_("line bonus {each} × {n} hand = {total}"),
+    "bonus.line.other": N_("line bonus {each} × {n} hands = {total}"),
+    "knock_discard": N_("Discarded face down: {card}"),
+    "went_into": N_("Points entered in {games}"),
+    "went_nowhere": N_("Recorded nowhere: those games are already finished"),
+    "deadwood_of": N_("{name}: deadwood {n}"),
+    "laid_off": N_("laid off"),
+    "knocker": N_("knocker"),
+    "seat.0": N_("Player 1"),
+    "seat.1": N_("Player 2"),
+    "next_hand": N_("Next hand"),
+    "wait_for": N_("Waiting for {name} to press Next hand"),
+    "waits_for_you": N_("{name} is waiting for you"),
+    "rematch": N_("Rematch"),
+    "wait_rematch": N_("Waiting for {name} to accept the rematch"),
+    "wants_rematch": N_("{name} wants a rematch"),
+    "match_winner": N_("{name} wins the match"),
+    "match_drawn": N_("The match ends level"),
+    "fingerprint": N_("Deck fingerprint: {hash}"),
+    "verified": N_("Deck verified: it matches the fingerprint shown at the deal"),
+    "not_verified": N_("Warning: the deck does not match the fingerprint"),
+    "download": N_("Download hand {n} (JSON)"),
+    # sheet
+    "game_n": N_("Game {n}"),
+    "won_by": N_("won by {name}"),
+    "game_in": N_("game {n}"),
+    "bonus": N_("Bonus"),
+    "total": N_("Total"),
+    "sheet.points": N_("Points"),
+    "sheet.print": N_("Print the score sheet"),
+    # errors by code (PROTOCOL.md)
+    "error.bad_message": N_("The server did not understand that."),
+    "error.not_seated": N_("You are watching; only players can do that."),
+    "error.not_your_turn": N_("It is not your turn."),
+    "error.illegal_action": N_("That move is not allowed now."),
+    "error.stale_version": N_("The table moved on; here is the current state."),
+    "error.unknown_table": N_("This table does not exist."),
+    "error.rate_limited": N_("Too many messages; slow down a little."),
+    "error.too_large": N_("That message was too large."),
+    "error.table_full": N_("Both seats are taken; you can watch."),
+    "error.other": N_("Something went wrong. Please try again."),
+}
+
+
+class Catalogs:
+    """The compiled catalogs of every language, read once at start-up."""
+
+    def __init__(self, locales_dir: Path = LOCALES_DIR) -> None:
+        self._translations: dict[str, Translations] = {}
+        for lang in LANGUAGES:
+            po_path = locales_dir / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+            self._translations[lang] = compile_po(po_path, lang)
+
+    def translations(self, lang: str) -> Translations:
+        return self._translations[lang]
+
+    def gettext(self, lang: str, message: str) -> str:
+        return str(self._translations[lang].gettext(message))
+
+    def client_strings(self, lang: str) -> dict[str, str]:
+        return {key: self.gettext(lang, msgid) for key, msgid in CLIENT_STRINGS.items()}
+
+    def card_name(self, lang: str, card: str) -> str:
+        """The spoken name of a card ("7H" -> "seven of hearts")."""
+        strings = self.client_strings(lang)
+        return (
+            strings["card"]
+            .replace("{rank}", strings[f"rank.{card[0]}"])
+            .replace("{suit}", strings[f"suit.{card[1]}"])
+        )
+
+
+def compile_po(po_path: Path, lang: str) -> Translations:
+    """Compile one `.po` file to an in-memory `.mo` and load it."""
+    with po_path.open("rb") as f:
+        catalog = read_po(f, locale=lang, domain=DOMAIN)
+    buffer = io.BytesIO()
+    write_mo(buffer, catalog)
+    buffer.seek(0)
+    return Translations(fp=buffer, domain=DOMAIN)
+
+
+def negotiate(accept_language: str | None) -> str | None:
+    """The best of our languages for an `Accept-Language` header, or None."""
+    if not accept_language:
+        return None
+    ranked: list[tuple[float, int, str]] = []
+    for position, part in enumerate(accept_language.split(",")):
+        tag, _, params = part.strip().partition(";")
+        quality = 1.0
+        for param in params.split(";"):
+            name, _, value = param.strip().partition("=")
+            if name == "q":
+                try:
+                    quality = float(value)
+                except ValueError:
+                    quality = 0.0
+        primary = tag.strip().lower().split("-")[0]
+        if primary in LANGUAGES and quality > 0:
+            # Sort by quality, then by the order the browser listed them.
+            ranked.append((-quality, position, primary))
+    return min(ranked)[2] if ranked else None

@@ -1,0 +1,439 @@
+"""Every wire message as a pydantic model: the one source of the JSON Schemas.
+
+Inbound models forbid extra fields and are parsed once, at the edge, through
+one `TypeAdapter`. Outbound models allow extra fields, because the engine may
+add to a view (PROTOCOL.md: fields may be added, never renamed or removed);
+they document the shapes and tests validate every sent state against them.
+`docs/protocol.md` is generated from this module by `scripts/gen_protocol.py`.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    TypeAdapter,
+    model_validator,
+)
+
+from hollywood_gin.engine.actions import Action as EngineAction
+from hollywood_gin.engine.actions import ActionKind
+from hollywood_gin.engine.actions import knock as knock_action
+from hollywood_gin.engine.cards import Card as EngineCard
+from hollywood_gin.engine.vocabulary import (
+    HandKind,
+    Phase,
+    Rules,
+    Scoring,
+    Status,
+    Strength,
+    Target,
+)
+
+NAME_MAX = 24
+TOKEN_MAX = 128
+
+Card = Annotated[
+    str,
+    StringConstraints(pattern=r"^[A2-9TJQK][CDHS]$"),
+    Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
+]
+SeatNumber = Annotated[int, Field(ge=0, le=1)]
+# The site's languages (hollywood_gin/web/i18n.py LANGUAGES; a test keeps the two equal).
+Language = Literal["en", "de", "da", "hu", "et"]
+ErrorCode = Literal[
+    "bad_message",
+    "not_seated",
+    "not_your_turn",
+    "illegal_action",
+    "stale_version",
+    "unknown_table",
+    "rate_limited",
+    "too_large",
+    "server_error",
+]
+HttpErrorCode = Literal[
+    "bad_request",
+    "unknown_table",
+    "unknown_hand",
+    "unknown_seat",
+    "table_full",
+    "rate_limited",
+    "not_found",
+    "method_not_allowed",
+    "not_seated",
+    "forbidden_origin",
+    "too_large",
+    "unsupported_media_type",
+    "bad_host",
+]
+
+# Characters that draw nothing: format characters (zero-width spaces and joiners,
+# bidi controls, U+061C ...), controls, line and paragraph separators, private use
+# and lone surrogates.
+_INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co", "Cs"})
+# Letters and symbols that render as blank space (Hangul fillers, the braille blank).
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
+# The computer's seat is named "Computer (strength)": no person may look like it.
+_COMPUTER = "computer"
+
+
+def _visible(ch: str) -> bool:
+    return unicodedata.category(ch)[0] in "LNPS" and ch not in _BLANK_GLYPHS
+
+
+def _skeleton(name: str) -> str:
+    """Letters and digits only, compatibility-folded and case-folded."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", name).casefold() if ch.isalnum())
+
+
+def clean_name(value: str) -> str | None:
+    """Trim; refuse invisible characters, names with nothing visible, names over 24
+    characters and names that imitate the computer; empty means the default."""
+    name = value.strip()
+    for ch in name:
+        if unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
+            raise ValueError("a name may not contain control or invisible format characters")
+    if len(name) > NAME_MAX:
+        raise ValueError(f"a name has at most {NAME_MAX} characters")
+    if name and not any(_visible(ch) for ch in name):
+        raise ValueError("a name needs at least one visible character")
+    if _skeleton(name).startswith(_COMPUTER):
+        raise ValueError("that name is the computer's")
+    return name or None
+
+
+Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 to 24 characters")]
+
+
+class Inbound(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Outbound(BaseModel):
+    model_config = ConfigDict(extra="allow")
+
+
+# --- actions (the `action` of an action message; `legal` lists them) ----------------
+class PlainAction(Inbound):
+    """An action that is its kind alone."""
+
+    kind: ActionKind
+
+    def to_action(self) -> EngineAction:
+        """The engine's value of this action (the one conversion of a received action)."""
+        return EngineAction.of(self.kind)
+
+
+class TakeUpcard(PlainAction):
+    kind: Literal["take_upcard"]
+
+
+class Pass(PlainAction):
+    kind: Literal["pass"]
+
+
+class DrawStock(PlainAction):
+    kind: Literal["draw_stock"]
+
+
+class DrawDiscard(PlainAction):
+    kind: Literal["draw_discard"]
+
+
+class Discard(Inbound):
+    kind: Literal["discard"]
+    card: Card
+
+    def to_action(self) -> EngineAction:
+        return EngineAction.of("discard", EngineCard.parse(self.card))
+
+
+class Knock(Inbound):
+    kind: Literal["knock"]
+    discard: Card
+    melds: list[Annotated[list[Card], Field(min_length=3, max_length=10)]] | None = Field(
+        default=None, max_length=3, description="the knocker's own arrangement; default: the best"
+    )
+    deadwood: int | None = Field(
+        default=None, description="in `legal` only, for display; ignored when sent"
+    )
+
+    def to_action(self) -> EngineAction:
+        # A card twice in a meld is the engine's to refuse (after the version check).
+        melds = None if self.melds is None else [parse_texts(m) for m in self.melds]
+        return knock_action(EngineCard.parse(self.discard), melds)
+
+
+class NextHand(PlainAction):
+    kind: Literal["next_hand"]
+
+
+class NewMatch(PlainAction):
+    kind: Literal["new_match"]
+
+
+Action = Annotated[
+    TakeUpcard | Pass | DrawStock | DrawDiscard | Discard | Knock | NextHand | NewMatch,
+    Field(discriminator="kind"),
+]
+
+
+def parse_texts(cards: list[str]) -> list[EngineCard]:
+    """Cards of validated notation, repeats kept (refused where the engine says so)."""
+    return [EngineCard.parse(c) for c in cards]
+
+
+# --- client to server -----------------------------------------------------------------
+class Hello(Inbound):
+    type: Literal["hello"]
+    token: Annotated[str, StringConstraints(max_length=TOKEN_MAX)] | None = None
+    version: Annotated[int, Field(ge=0)] | None = Field(
+        default=None, description="the last state version this client saw (0 or absent: none)"
+    )
+
+
+class ActionMessage(Inbound):
+    type: Literal["action"]
+    version: Annotated[int, Field(ge=0)] = Field(
+        description="the state version the action was chosen on"
+    )
+    action: Action
+
+
+class Arrange(Inbound):
+    type: Literal["arrange"]
+    cards: list[Card] = Field(max_length=11, description="a permutation of your cards")
+
+
+class Ping(Inbound):
+    type: Literal["ping"]
+
+
+ClientMessage = Annotated[Hello | ActionMessage | Arrange | Ping, Field(discriminator="type")]
+CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping] = TypeAdapter(ClientMessage)
+
+
+# --- server to client -----------------------------------------------------------------
+class ErrorMessage(Outbound):
+    type: Literal["error"] = "error"
+    code: ErrorCode
+    message: str
+    version: int | None = Field(description="the table's current state version")
+
+
+class Pong(Outbound):
+    type: Literal["pong"] = "pong"
+
+
+class Player(Outbound):
+    seat: SeatNumber
+    name: str
+    connected: bool = Field(description="a person: any tab open; a computer: always")
+    computer: Strength | None = Field(description="the computer's strength; null for a person")
+
+
+class TableInfo(Outbound):
+    id: str
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    status: Status
+    players: list[Player]
+
+
+class LastAction(Outbound):
+    seat: SeatNumber
+    kind: str
+    card: Card | None = Field(default=None, description="only where it was public")
+
+
+class LayOff(Outbound):
+    card: Card
+    meld: int = Field(description="index into the knocker's melds")
+
+
+class SeatResult(Outbound):
+    melds: list[list[Card]]
+    deadwood: list[Card]
+    deadwood_value: int
+    deadwood_before_layoffs: int = Field(
+        description="the least deadwood with the seat's own melds only, before laying off"
+    )
+    layoffs: list[LayOff]
+
+
+class DeckReveal(Outbound):
+    deck: list[Card] = Field(min_length=52, max_length=52)
+    salt: str
+
+
+class HandResult(Outbound):
+    kind: HandKind
+    knocker: SeatNumber | None
+    winner: SeatNumber | None
+    points: int
+    seats: list[SeatResult]
+    knock_discard: Card | None = Field(default=None, description="the face-down discard")
+    bonus: int = Field(description="the gin or undercut bonus inside `points` (25), else 0")
+    deck_reveal: DeckReveal
+    games: list[int] = Field(default_factory=list, description="sheet games the points went to")
+
+
+class HandView(Outbound):
+    number: int
+    dealer: SeatNumber
+    turn: SeatNumber | None
+    phase: Phase
+    knock_limit: int
+    stock_count: int
+    discard_top: Card | None
+    discard_count: int
+    my_cards: list[Card] | None = Field(default=None, description="absent for spectators")
+    opponent_card_count: int | None = Field(default=None, description="absent for spectators")
+    my_melds: list[list[Card]] | None = Field(
+        default=None, description="my melds for display (holding 11: of the ten kept)"
+    )
+    my_deadwood: int | None = Field(
+        default=None, description="my deadwood (holding 11: after the best allowed discard)"
+    )
+    card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
+    deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
+    last_action: LastAction | None = None
+    events: list[LastAction] = Field(
+        default_factory=list, description="this hand's public moves so far, oldest first"
+    )
+    result: HandResult | None = Field(default=None, description="when phase is over")
+
+
+class SheetSeat(Outbound):
+    entries: list[int]
+    points: int
+    bonus: int
+    game_bonus: int = Field(description="the part of `bonus` for winning the game (100 or 200)")
+    line_bonus: int = Field(description="the part of `bonus` for won hands (25 each)")
+
+
+class SheetGame(Outbound):
+    seats: list[SheetSeat]
+    finished: bool
+    winner: SeatNumber | None
+
+
+class Sheet(Outbound):
+    games: list[SheetGame]
+    totals: list[int]
+    match_winner: SeatNumber | None
+
+
+class StateMessage(Outbound):
+    """The whole view of one seat (or a spectator), sent after every change: never a diff."""
+
+    type: Literal["state"] = "state"
+    version: int
+    you: SeatNumber | None
+    table: TableInfo
+    hand: HandView | None = Field(default=None, description="absent before the first deal")
+    legal: list[Action]
+    sheet: Sheet
+    ready: list[bool] = Field(description="who has sent next_hand / new_match")
+
+
+ServerMessage = Annotated[StateMessage | ErrorMessage | Pong, Field(discriminator="type")]
+
+
+# --- HTTP bodies ------------------------------------------------------------------------
+class CreateTable(Inbound):
+    rules: Rules = "standard"
+    scoring: Scoring = "hand"
+    target: Target = 100
+    name: Name | None = None
+    computer: Strength | None = Field(
+        default=None, description="seat a computer opponent at seat 1 and start at once"
+    )
+    lang: Language | None = Field(
+        default=None,
+        description="the creator's page language, for the link preview; "
+        "else the language cookie, else Accept-Language",
+    )
+
+
+class CreateTableWithHooks(CreateTable):
+    """`POST /api/tables` when the server runs with test hooks on; never in production."""
+
+    test_decks: list[Annotated[list[Card], Field(min_length=52, max_length=52)]] | None = Field(
+        default=None, max_length=200, description="deck orders for the successive deals"
+    )
+    test_first_dealer: SeatNumber | None = None
+
+    @model_validator(mode="after")
+    def _whole_decks(self) -> CreateTableWithHooks:
+        for deck in self.test_decks or ():
+            if len(set(deck)) != 52:
+                raise ValueError("each test deck holds the 52 cards once each")
+        return self
+
+
+class TableCreated(Outbound):
+    table_id: str
+    url: str = Field(description="the share link, /t/{id} on this host")
+    seat: Literal[0]
+    token: str
+
+
+class JoinTable(Inbound):
+    name: Name | None = None
+
+
+class SeatTaken(Outbound):
+    seat: Literal[1]
+    token: str
+
+
+class SeatComputer(Inbound):
+    strength: Strength = "normal"
+
+
+class ComputerSeated(Outbound):
+    seat: Literal[1]
+    computer: Strength
+
+
+class TablePublic(Outbound):
+    """`GET /api/tables/{id}`: public facts only, never a card or a token."""
+
+    id: str
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    status: Status
+    version: int
+    players: list[Player]
+    open_seats: list[SeatNumber]
+
+
+class RecordedAction(Outbound):
+    seat: SeatNumber
+    action: dict[str, Any]
+
+
+class HandRecord(Outbound):
+    """`GET /api/tables/{id}/hands/{n}`: everything needed to replay a finished hand."""
+
+    options: dict[str, Any]
+    number: int
+    dealer: SeatNumber
+    deck: list[Card]
+    salt: str
+    actions: list[RecordedAction]
+
+
+class ErrorBody(Outbound):
+    error: HttpErrorCode
+    message: str

@@ -1,0 +1,99 @@
+"""Prometheus metrics at `GET /metrics`, when `HOLLYWOOD_GIN_METRICS=true`.
+
+Each app has its own `CollectorRegistry` (no module-level state): live tables and
+open sockets (read when scraped), actions and errors by kind and code, and the
+latencies of an action (asked to sent), of a store commit and of the computer's
+thinking. No label ever holds a table id, a name or a token.
+"""
+
+from __future__ import annotations
+
+from typing import get_args
+
+from fastapi import FastAPI, Request, Response
+from prometheus_client import (
+    CONTENT_TYPE_LATEST,
+    CollectorRegistry,
+    Counter,
+    Gauge,
+    Histogram,
+    generate_latest,
+)
+
+from hollywood_gin.tables.registry import Observer, Registry
+from hollywood_gin.web.messages import ErrorCode
+
+# Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
+FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
+THINK = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+# The socket's error codes (PROTOCOL.md), each its own label; anything else is "other".
+ERROR_CODES = frozenset(get_args(ErrorCode))
+
+
+class Metrics(Observer):
+    """The registry's observer, and the collectors `/metrics` shows."""
+
+    def __init__(self) -> None:
+        self.collectors = CollectorRegistry()
+        r = self.collectors
+        self.tables = Gauge("hollywood_gin_tables", "Live tables in memory", registry=r)
+        self.sockets = Gauge("hollywood_gin_sockets", "Open WebSockets", registry=r)
+        self.actions = Counter(
+            "hollywood_gin_actions", "Actions applied, by kind", ["kind"], registry=r
+        )
+        self.errors = Counter(
+            "hollywood_gin_errors", "Error answers on sockets, by code", ["code"], registry=r
+        )
+        self.action_seconds = Histogram(
+            "hollywood_gin_action_seconds",
+            "From an action asked for to its state sent to every socket",
+            buckets=FAST,
+            registry=r,
+        )
+        self.commit_seconds = Histogram(
+            "hollywood_gin_commit_seconds",
+            "A store write of an action's log entries",
+            buckets=FAST,
+            registry=r,
+        )
+        self.think_seconds = Histogram(
+            "hollywood_gin_computer_think_seconds",
+            "The computer opponent choosing a move, by strength",
+            ["strength"],
+            buckets=THINK,
+            registry=r,
+        )
+
+    def watch(self, registry: Registry) -> None:
+        """Read the gauges from the registry when scraped; observe what it does."""
+        self.tables.set_function(lambda: len(registry))
+        self.sockets.set_function(registry.hub.total)
+        registry.observer = self
+
+    def action(self, kind: str, seconds: float) -> None:
+        self.actions.labels(kind).inc()
+        self.action_seconds.observe(seconds)
+
+    def commit(self, seconds: float) -> None:
+        self.commit_seconds.observe(seconds)
+
+    def think(self, strength: str, seconds: float) -> None:
+        self.think_seconds.labels(strength).observe(seconds)
+
+    def error(self, code: str) -> None:
+        self.errors.labels(code if code in ERROR_CODES else "other").inc()
+
+
+def of(app: FastAPI) -> Metrics | None:
+    metrics: Metrics | None = getattr(app.state, "metrics", None)
+    return metrics
+
+
+def install(app: FastAPI) -> None:
+    """`GET /metrics`, and the app's `Metrics` (the lifespan attaches the registry)."""
+    app.state.metrics = Metrics()
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics(request: Request) -> Response:
+        body = generate_latest(app.state.metrics.collectors)
+        return Response(body, media_type=CONTENT_TYPE_LATEST)

@@ -1,0 +1,273 @@
+"""`/ws/tables/{id}`: one socket = one reader (parse, rate-limit, relay) and one writer.
+
+The endpoint knows sockets, not rules: it parses each frame into a typed
+message, asks the registry to act, and turns a refusal into one `error`
+frame. The writer drains the connection's outbox (see `hollywood_gin.tables.hub`), so a
+socket that stops reading stalls only itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, FastAPI, WebSocket
+from pydantic import ValidationError
+from starlette.websockets import WebSocketDisconnect, WebSocketState
+
+from hollywood_gin.config import Settings
+from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.table import Table, TableError
+from hollywood_gin.web import metrics
+from hollywood_gin.web.api import cookie_name
+from hollywood_gin.web.errors import validation_message
+from hollywood_gin.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping
+from hollywood_gin.web.security import TokenBucket, origin_allowed
+
+log = logging.getLogger("hollywood_gin.ws")
+
+# How long a cookieless socket may take to say `hello` when spectator places are full.
+HELLO_GRACE_SECONDS = 2.0
+
+router = APIRouter()
+
+
+def error_frame(code: str, message: str, version: int | None) -> dict[str, Any]:
+    return {"type": "error", "code": code, "message": message, "version": version}
+
+
+def frame_text(message: dict[str, Any]) -> str:
+    return orjson.dumps(message).decode()
+
+
+def _retrieve(task: asyncio.Task[None]) -> None:
+    """Mark a side's exception as seen: a socket's end is routine, not a loose error."""
+    if not task.cancelled():
+        task.exception()
+
+
+class Session:
+    """One socket's conversation with one table."""
+
+    def __init__(
+        self,
+        websocket: WebSocket,
+        table: Table,
+        registry: Registry,
+        settings: Settings,
+        clock: Callable[[], float],
+    ) -> None:
+        self.websocket = websocket
+        self.table = table
+        self.registry = registry
+        self.settings = settings
+        self.bucket = TokenBucket(settings.ws_messages_per_second, settings.ws_burst, clock)
+        self.conn: Connection | None = None
+
+    def error(self, code: str, message: str) -> None:
+        counted = metrics.of(self.websocket.app)
+        if counted is not None:
+            counted.error(code)
+        if self.conn is not None:
+            self.conn.send_message(error_frame(code, message, self.table.version))
+
+    async def refuse(self, code: str, message: str, close_code: int) -> None:
+        with contextlib.suppress(Exception):
+            await self.websocket.send_text(frame_text(error_frame(code, message, None)))
+            await self.websocket.close(close_code, message)
+
+    async def run(self) -> None:
+        hub = self.registry.hub
+        token = self.websocket.cookies.get(cookie_name(self.table.id))
+        seat = self.table.seat_for_token(token) if token else None
+        if not hub.room_for(self.table.id, seat):
+            if seat is not None:
+                await self.refuse("rate_limited", "too many tabs for this seat", CLOSE_TRY_AGAIN)
+                return
+            # Full of spectators: a client that holds a token may still say hello.
+            seat = await self._await_hello()
+            if seat is None or not hub.room_for(self.table.id, seat):
+                await self.refuse("rate_limited", "too many connections", CLOSE_TRY_AGAIN)
+                return
+        self.conn = Connection(seat)
+        hub.attach(self.table, self.conn)
+        try:
+            await self.registry.touch(self.table)
+            writer = asyncio.create_task(self._write())
+            reader = asyncio.create_task(self._read())
+            for task in (writer, reader):
+                task.add_done_callback(_retrieve)
+            try:
+                done, pending = await asyncio.wait({writer, reader}, return_when="FIRST_COMPLETED")
+            except asyncio.CancelledError:
+                # The server is going away: end both sides, then let the cancellation go on.
+                writer.cancel()
+                reader.cancel()
+                raise
+            for task in pending:
+                task.cancel()
+            for task in pending:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await task
+            for task in done:
+                exc = None if task.cancelled() else task.exception()
+                if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
+                    log.warning("socket ended by %r", exc)
+        finally:
+            hub.detach(self.table, self.conn)
+
+    async def _await_hello(self) -> int | None:
+        """The seat named by a `hello` sent as the first message (its state comes on attach)."""
+        try:
+            message = await asyncio.wait_for(self.websocket.receive(), HELLO_GRACE_SECONDS)
+        except TimeoutError:
+            return None
+        data = message.get("text") or message.get("bytes")
+        if data is None:
+            return None
+        try:
+            parsed = CLIENT_MESSAGE.validate_json(data)
+        except ValidationError:
+            return None
+        if isinstance(parsed, Hello) and parsed.token:
+            return self.table.seat_for_token(parsed.token)
+        return None
+
+    async def _write(self) -> None:
+        assert self.conn is not None
+        while True:
+            frame = await self.conn.next_frame()
+            if frame is None:
+                if self.websocket.application_state == WebSocketState.CONNECTED:
+                    await self.websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
+                return
+            await self.websocket.send_text(frame.decode())
+            # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
+            # waiting for its next frame must not hold the last one.
+            del frame
+
+    async def _read(self) -> None:
+        while True:
+            message = await self.websocket.receive()
+            if message["type"] == "websocket.disconnect":
+                return
+            data = message.get("text")
+            if data is None:
+                data = message.get("bytes")
+            if data is None:
+                continue
+            await self.handle(data)
+            assert self.conn is not None
+            if self.conn.closed:
+                return
+
+    async def handle(self, data: str | bytes) -> None:
+        """Answer one frame. Nothing here closes the socket except a persistent flood."""
+        assert self.conn is not None
+        if not self.bucket.take():
+            if self.bucket.refused_in_a_row >= 3 * self.settings.ws_burst:
+                self.conn.close(CLOSE_POLICY, "flooding")
+            else:
+                self.error("rate_limited", "too many messages; slow down")
+            return
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
+        if size > self.settings.ws_max_message_bytes:
+            self.error(
+                "too_large", f"a message has at most {self.settings.ws_max_message_bytes} bytes"
+            )
+            return
+        try:
+            message = CLIENT_MESSAGE.validate_json(data)
+        except ValidationError as exc:
+            _, text = validation_message(exc.errors(include_url=False))
+            self.error("bad_message", text)
+            return
+        if isinstance(message, Ping):
+            self.conn.send_message({"type": "pong"})
+        elif isinstance(message, Hello):
+            self.hello(message)
+        elif self.conn.seat is None:
+            self.error("not_seated", "spectators cannot play; join a free seat first")
+        elif isinstance(message, ActionMessage):
+            await self.act(self.conn.seat, message)
+        elif isinstance(message, Arrange):
+            try:
+                await self.registry.arrange(self.table, self.conn.seat, message.cards)
+            except (RuleError, TableError) as exc:
+                # `server_error` among them: not stored, so not done; the client may resend.
+                self.error(exc.code, str(exc))
+
+    def hello(self, message: Hello) -> None:
+        assert self.conn is not None
+        hub = self.registry.hub
+        if message.token is None:
+            hub.send_state(self.table, self.conn)
+            return
+        seat = self.table.seat_for_token(message.token)
+        if seat is None:
+            self.error("not_seated", "that token is no seat of this table")
+            hub.send_state(self.table, self.conn)
+        elif seat == self.conn.seat:
+            hub.send_state(self.table, self.conn)
+        elif not hub.room_for(self.table.id, seat):
+            self.error("rate_limited", "too many tabs for this seat")
+        else:
+            hub.detach(self.table, self.conn)
+            self.conn.seat = seat
+            hub.attach(self.table, self.conn)
+
+    async def act(self, seat: int, message: ActionMessage) -> None:
+        try:
+            await self.registry.act(self.table, seat, message.action.to_action(), message.version)
+        except TableError as exc:  # `server_error`: not stored, so not done
+            self.error(exc.code, str(exc))
+        except RuleError as exc:
+            self.error(exc.code, str(exc))
+            if exc.code == "stale_version":
+                # The client missed something: give it the present at once.
+                assert self.conn is not None
+                self.registry.hub.send_state(self.table, self.conn)
+
+
+# Under the table's path, where its seat cookie is sent (`seat_cookie_paths`); the
+# first path stays for clients that know it (and say `hello` with their token).
+@router.websocket("/ws/tables/{table_id}")
+@router.websocket("/t/{table_id}/ws")
+async def table_socket(websocket: WebSocket, table_id: str) -> None:
+    app = websocket.app
+    settings: Settings = app.state.settings
+    registry: Registry = app.state.registry
+    origin = websocket.headers.get("origin")
+    if not origin_allowed(origin, websocket.url.scheme, websocket.headers.get("host"), settings):
+        # Closing before accept makes the server answer the handshake with 403.
+        await websocket.close(CLOSE_POLICY)
+        return
+    await websocket.accept()
+    try:
+        table = await registry.find(table_id)
+    except TableError as exc:  # the store cannot be asked now: the client tries again
+        with contextlib.suppress(Exception):
+            await websocket.send_text(frame_text(error_frame(exc.code, str(exc), None)))
+            await websocket.close(CLOSE_TRY_AGAIN, "try again")
+        return
+    if table is None:
+        with contextlib.suppress(Exception):
+            await websocket.send_text(
+                frame_text(error_frame("unknown_table", "no such table", None))
+            )
+            await websocket.close(CLOSE_GONE, "unknown table")
+        return
+    clock: Callable[[], float] = getattr(app.state, "ws_clock", time.monotonic)
+    with contextlib.suppress(WebSocketDisconnect):
+        await Session(websocket, table, registry, settings, clock).run()
+
+
+def install(app: FastAPI) -> None:
+    app.include_router(router)
