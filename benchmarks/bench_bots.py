@@ -121,6 +121,10 @@ def duel(
             players = (b, a) if swap else (a, b)
             match = Match(options, rng=random.Random(d), deck_orders=[deck], first_dealer=0)
             match.start()
+            for bot in (a_bot, b_bot):
+                bind = getattr(bot, "bind", None)
+                if bind is not None:
+                    bind(match)  # OpenSpiel's bot keeps a shadow state of the deal
             tally.hands += 1
             try:
                 outcome = play_hand(match, players, max_actions=1000)
@@ -319,9 +323,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--deals", type=int, default=1000, help="deals per pairing (2 hands each)")
     ap.add_argument("--hard-deals", type=int, default=None, help="deals for pairings with hard")
-    ap.add_argument("--hard-samples", type=int, default=400)
+    ap.add_argument("--hard-playouts", type=int, default=Budget().playouts)
     ap.add_argument(
-        "--hard-seconds", type=float, default=Budget().seconds or 0, help="0: no time limit"
+        "--hard-seconds", type=float, default=Budget().seconds or 0, help="0: no safety cap"
     )
     ap.add_argument(
         "--hard-budget",
@@ -364,7 +368,7 @@ def main() -> None:
     )
     args = ap.parse_args()
     options = Options(args.rules, args.scoring, 100)
-    budget = Budget(samples=args.hard_samples, seconds=args.hard_seconds or None)
+    budget = Budget(playouts=args.hard_playouts, seconds=args.hard_seconds or None)
     for item in filter(None, args.hard_budget.split(",")):
         name, value = item.split("=")
         kind = type(getattr(budget, name))
@@ -376,8 +380,8 @@ def main() -> None:
 
     print(
         f"# rules={args.rules} scoring={args.scoring} seed={args.seed}; hard budget: "
-        f"{args.hard_samples} deals per move {args.hard_budget}"
-        + (f", at most {args.hard_seconds} s" if args.hard_seconds else ", no time limit")
+        f"{args.hard_playouts} playouts a decision {args.hard_budget}"
+        + (f", safety cap {args.hard_seconds} s" if args.hard_seconds else ", no safety cap")
     )
     if args.pool:
         records = []

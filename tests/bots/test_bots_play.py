@@ -32,7 +32,7 @@ from tests.wire import wire
 RULES = ("standard", "straight", "oklahoma")
 SCORINGS = ("hand", "game", "hollywood")
 # small and without a clock, so the tests are deterministic and quick
-QUICK = Budget(samples=6, seconds=None, candidates=2)
+QUICK = Budget(playouts=12, seconds=None, discards=2)
 
 
 class Checked:
@@ -206,14 +206,13 @@ def test_hand_over_and_match_over_answers_are_the_legal_ones() -> None:
         assert players[seat].choose(match.view(seat)) == Action.of("new_match")
 
 
-def test_hard_search_stops_at_its_time_budget() -> None:
-    """A fake clock that moves 0.2 s per reading: a 0.5 s budget allows two
-    or three deals, never the 400 of the sample budget."""
+def test_hard_search_stops_at_its_safety_cap() -> None:
+    """A fake clock that moves 0.2 s per reading: a 0.5 s cap stops the search
+    after a few playouts, never the 400 of the budget, and says so. (A quiet
+    machine never reaches the real cap: the budget is the count of playouts.)"""
     ticks = itertools.count()
     clock = lambda: next(ticks) * 0.2  # noqa: E731
-    # every move searched (plain discards and draws too), so the first real choice comes soon
-    budget = Budget(samples=400, seconds=0.5, candidates=4, takes=True)
-    hard = Bot("hard", random.Random(1), budget=budget, clock=clock)
+    hard = Bot("hard", random.Random(1), budget=Budget(playouts=400, seconds=0.5), clock=clock)
     match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
     match.start()
     while match.status == "playing":
@@ -221,19 +220,20 @@ def test_hard_search_stops_at_its_time_budget() -> None:
         view = match.view(seat)
         action = hard.choose(view) if seat == 1 else choose_action(view, "easy")
         if seat == 1 and hard.last_search.candidates > 1:
-            assert 1 <= hard.last_search.samples <= 3
+            assert hard.last_search.capped
+            assert 1 <= hard.last_search.playouts <= 3 * hard.last_search.candidates
             return
         match.apply(seat, action)
     pytest.fail("the hand ended before the hard bot had a real choice")
 
 
-def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
+def test_hard_safety_cap_counts_from_the_start_of_the_move() -> None:
     """Time spent before the search (the bot's memory, normal's ranking, waiting
-    for the CPU) counts against the budget: a move that began a second ago has
-    used up a 0.3 s budget, so the search stops after its first deal; the
-    clock stands still, so counted from the search alone it would use all 400."""
-    budget = Budget(samples=400, seconds=0.3, candidates=4, takes=True)
-    hard = Bot("hard", random.Random(1), budget=Budget(samples=6, seconds=None, candidates=4))
+    for the CPU) counts against the cap: a move that began a second ago has used
+    up a 0.3 s cap, so the search stops after its first world; the clock stands
+    still, so counted from the search alone it would play all 400."""
+    budget = Budget(playouts=400, seconds=0.3)
+    hard = Bot("hard", random.Random(1), budget=QUICK)
     match = Match(Options(), rng=random.Random(8), deck_orders=[deck(8)], first_dealer=0)
     match.start()
     while match.status == "playing":
@@ -251,7 +251,8 @@ def test_hard_time_budget_counts_from_the_start_of_the_move() -> None:
                     seen, kinds, random.Random(2), budget=budget,
                     clock=lambda: 101.0, stats=stats, start=100.0,
                 )  # fmt: skip
-                assert stats.samples == 1
+                assert stats.capped and stats.worlds == 1
+                assert stats.playouts == stats.candidates
                 return
         else:
             action = choose_action(view, "easy")
