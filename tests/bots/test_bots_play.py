@@ -129,17 +129,27 @@ def _seen_by_seat0(view: View, into: set[str]) -> None:
         into.add(hand.last_action.card)
 
 
-@pytest.mark.parametrize("strength", ["easy", "normal", "hard"])
+# hard with successive halving over five candidates (three rounds) as well
+WIDE = Budget(playouts=60, seconds=None, discards=3, prune=99.0)
+
+
+@pytest.mark.parametrize(
+    ("strength", "budget"),
+    [("easy", QUICK), ("normal", QUICK), ("hard", QUICK), ("hard", WIDE)],
+)
 @pytest.mark.parametrize("seed", [11, 12, 13])
-def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int) -> None:
+def test_plays_identically_when_the_hidden_cards_differ(
+    strength: str, budget: Budget, seed: int
+) -> None:
     """Seat 0 is the bot. Play a hand until the opponent's first discard after
     some turns; then rebuild the same public history from a deck where every
     card seat 0 never saw has moved: seat 0's views are the same (all but
-    the deck commitment), and so must be every one of its choices."""
+    the deck commitment), and so must be every one of its choices. Hard searches
+    every decision (draws and discards too), so this covers all of its search."""
     options = Options("standard", "game", 100)
     match = Match(options, rng=random.Random(seed), deck_orders=[deck(seed)], first_dealer=1)
     match.start()
-    me = Bot(strength, random.Random(99), budget=QUICK)
+    me = Bot(strength, random.Random(99), budget=budget)
     opponent = Bot("normal", random.Random(5))
     seen: set[str] = set()
     choices: list[Action] = []
@@ -163,7 +173,7 @@ def test_plays_identically_when_the_hidden_cards_differ(strength: str, seed: int
     _seen_by_seat0(match.view(0), seen)  # the card of the last action counts as seen too
     actions = [e for e in match.log if e["event"] == "action"]
     other = _replay_with_hidden_cards_moved(match, seen, seed)
-    again = Bot(strength, random.Random(99), budget=QUICK)
+    again = Bot(strength, random.Random(99), budget=budget)
     replayed: list[Action] = []
     for event in actions:
         view = other.view(0)
