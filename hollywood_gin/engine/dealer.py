@@ -23,7 +23,6 @@ from typing import Any, Protocol
 from hollywood_gin.engine.cards import Card, full_deck, parse_cards
 from hollywood_gin.engine.errors import BadAction, NotSeated
 
-
 ENTROPY_BYTES = 16
 SECRET_BYTES = 32
 _HEX = frozenset("0123456789abcdef")
