@@ -15,6 +15,7 @@ import httpx
 import pytest
 from websockets.sync.client import ClientConnection, connect
 
+from hollywood_gin.cli import main
 from tests.conftest import running_server
 from tests.engine.test_fair_deal import reference_deck
 
@@ -140,6 +141,10 @@ def test_chosen_entropies_reproduce_the_deck_and_a_restart_deals_the_same(data: 
         check_reveal(state["hand"]["result"]["deck_reveal"], second, [E2, None])
         record = httpx.get(base + f"/api/tables/{table_id}/hands/2").json()
         assert record["entropy"] == [E2, None]
+        # The downloaded record checks with the command, and names what was seen.
+        saved = data.parent / "hand2.json"
+        saved.write_text(json.dumps(record))
+        assert main(["verify", str(saved), "--commitment", second, "--entropy", E2]) == 0
         for s in seats:
             s.close()
 
