@@ -122,13 +122,16 @@ class Dealer:
         first_dealer: int | None = None,
         *,
         fair: bool = False,
+        chosen_secrets: Iterable[bytes] = (),
     ) -> None:
         """`fair`: deals after the stacked ones come from a fresh secret of `secrets`
-        and the seats' entropy; otherwise `rng` shuffles them (tests, the arena)."""
+        and the seats' entropy; otherwise `rng` shuffles them (tests, the arena).
+        `chosen_secrets` are used first, in turn (the server's test hooks)."""
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self._decks = deque(decks)
         self._first = None if first_dealer is None else check_seat(first_dealer)
         self.fair = fair
+        self._chosen = deque(chosen_secrets)
 
     def first_dealer(self) -> int:
         return self._first if self._first is not None else self.rng.randrange(2)
@@ -136,6 +139,8 @@ class Dealer:
     def secret(self, number: int) -> bytes | None:
         if not self.fair or self._decks:
             return None
+        if self._chosen:
+            return self._chosen.popleft()
         return secrets.token_bytes(SECRET_BYTES)
 
     def deal(

@@ -336,10 +336,14 @@ class Registry:
         options: Options,
         test_decks: Sequence[Sequence[str]] | None,
         first_dealer: int | None,
+        test_secrets: Sequence[bytes] = (),
     ) -> Match:
         # Fair: every deal after the test decks is derived from a fresh secret and the
         # seats' entropy (PROTOCOL.md "Deals nobody can choose").
-        return Match(options, dealer=Dealer(self.rng, test_decks or (), first_dealer, fair=True))
+        dealer = Dealer(
+            self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
+        )
+        return Match(options, dealer=dealer)
 
     async def create(
         self,
@@ -351,6 +355,7 @@ class Registry:
         first_dealer: int | None = None,
         lang: str | None = None,
         entropy: str | None = None,
+        test_secrets: Sequence[bytes] = (),
     ) -> tuple[Table, str]:
         """A new table with its creator at seat 0; returns it and the creator's token.
         `lang` is the creator's page language, kept for the link preview; `entropy` the
@@ -364,7 +369,7 @@ class Registry:
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
         table_id = new_table_id()
-        match = self._new_match(opts, test_decks, first_dealer)
+        match = self._new_match(opts, test_decks, first_dealer, test_secrets)
         first_deal = match.next_deal
         if entropy is not None:
             match.contribute(0, entropy)

@@ -115,6 +115,7 @@ async def create_table(
         computer=body.computer,
         test_decks=hooks.test_decks if hooks else None,
         first_dealer=hooks.test_first_dealer if hooks else None,
+        test_secrets=[bytes.fromhex(s) for s in (hooks.test_secrets or ())] if hooks else (),
         lang=body.lang or page_language(request),
         entropy=body.entropy,
     )

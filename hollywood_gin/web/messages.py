@@ -407,6 +407,11 @@ class CreateTableWithHooks(CreateTable):
         default=None, max_length=200, description="deck orders for the successive deals"
     )
     test_first_dealer: SeatNumber | None = None
+    test_secrets: list[Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]] | None = Field(
+        default=None,
+        max_length=200,
+        description="server secrets (hex) for the successive derived deals",
+    )
 
     @model_validator(mode="after")
     def _whole_decks(self) -> CreateTableWithHooks:
