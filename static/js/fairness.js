@@ -141,14 +141,15 @@ export async function checkDeal(record, seat, deckCommitment, reveal) {
   const secret = reveal.server_secret;
   if (typeof secret !== "string" || !/^[0-9a-f]{64}$/.test(secret)) {
     problems.push("commitment", "deck");
+    if (!Array.isArray(reveal.entropy) || reveal.entropy[seat] !== record.entropy) problems.push("entropy");
   } else {
     if (!record.commitment || (await sha256Hex(fromHex(secret))) !== record.commitment) problems.push("commitment");
     const entropy = Array.isArray(reveal.entropy) ? reveal.entropy : [null, null];
     const clean = entropy.map((e) => (typeof e === "string" && /^[0-9a-fA-F]{32}$/.test(e) ? e.toLowerCase() : null));
+    if (clean[seat] !== record.entropy) problems.push("entropy");
     const derived = await deriveDeck(secret, clean.slice(0, 2));
     if (derived.join(",") !== (reveal.deck || []).join(",")) problems.push("deck");
   }
-  if (!Array.isArray(reveal.entropy) || reveal.entropy[seat] !== record.entropy) problems.push("entropy");
   return problems;
 }
 
