@@ -1,4 +1,5 @@
-"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`).
+"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`), and a
+program's (`bot URL`, `arena A B`).
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -13,6 +14,8 @@ from pathlib import Path
 
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings, SettingsError, resource_dir
+from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.vocabulary import RULES
 from hollywood_gin.tables.sqlite_store import (
     NewerSchema,
     OlderSchema,
@@ -49,7 +52,75 @@ def parser() -> argparse.ArgumentParser:
         "check",
         help="check the settings and the data file without changing anything",
     )
+    arena = commands.add_parser(
+        "arena",
+        help="two bots on duplicate deals, in this process",
+        description="Plays duplicate deals (each deal twice, the seats swapped; one hand"
+        " each, standard rules unless --rules) between A and B and prints each side's"
+        " share of the points and of the hands won, with 95 %% intervals. A and B:"
+        " easy, normal, hard, random, openspiel:simple (the bots extra) or"
+        " module:factory, where factory() returns a bot (docs/bots.md).",
+    )
+    arena.add_argument("a", metavar="A")
+    arena.add_argument("b", metavar="B")
+    arena.add_argument("--deals", type=_positive, default=200, metavar="N")
+    arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
+    arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
+    arena.add_argument("--rules", choices=RULES, default="standard")
+    bot = commands.add_parser(
+        "bot",
+        help="play a table's free seat (or a seat link's seat) with a bot",
+        description="Joins the table at URL as a bot (a share link takes the free seat;"
+        " a seat link plays that seat) and plays until the matches end.",
+    )
+    bot.add_argument("url", metavar="URL")
+    bot.add_argument(
+        "--bot", required=True, metavar="module:factory", help="factory() returns the bot"
+    )
+    bot.add_argument("--name", default=None, metavar="NAME")
+    bot.add_argument("--matches", type=_positive, default=1, metavar="N")
     return top
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    from hollywood_gin.bots.arena import IllegalChoice, duplicate
+
+    try:
+        result = duplicate(
+            args.a,
+            args.b,
+            args.deals,
+            args.seed,
+            jobs=args.jobs,
+            options=Options(args.rules, "hand", 100),
+        )
+    except (ValueError, IllegalChoice) as exc:
+        say(str(exc))
+        return 2
+    print(result.report())
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from hollywood_gin.client import ClientError, load_bot, play
+
+    try:
+        make = load_bot(args.bot)
+        played = play(args.url, make(), name=args.name, matches=args.matches)
+    except ClientError as exc:
+        say(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"played {played} match{'es' if played != 1 else ''}")
+    return 0
 
 
 def settings_or_none() -> Settings | None:
@@ -124,6 +195,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hollywood_gin.__main__ import main as serve  # uvicorn, only when serving
 
         return serve()
+    if args.command == "arena":
+        return run_arena(args)
+    if args.command == "bot":
+        return run_bot(args)
     settings = settings_or_none()
     if settings is None:
         return 2
