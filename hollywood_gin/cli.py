@@ -1,5 +1,5 @@
-"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`), and a
-program's (`bot URL`, `arena A B`).
+"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`), and the
+arena (`arena A B`).
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -67,18 +67,6 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
     arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
     arena.add_argument("--rules", choices=RULES, default="standard")
-    bot = commands.add_parser(
-        "bot",
-        help="play a table's free seat (or a seat link's seat) with a bot",
-        description="Joins the table at URL as a bot (a share link takes the free seat;"
-        " a seat link plays that seat) and plays until the matches end.",
-    )
-    bot.add_argument("url", metavar="URL")
-    bot.add_argument(
-        "--bot", required=True, metavar="module:factory", help="factory() returns the bot"
-    )
-    bot.add_argument("--name", default=None, metavar="NAME")
-    bot.add_argument("--matches", type=_positive, default=1, metavar="N")
     return top
 
 
@@ -105,21 +93,6 @@ def run_arena(args: argparse.Namespace) -> int:
         say(str(exc))
         return 2
     print(result.report())
-    return 0
-
-
-def run_bot(args: argparse.Namespace) -> int:
-    from hollywood_gin.client import ClientError, load_bot, play
-
-    try:
-        make = load_bot(args.bot)
-        played = play(args.url, make(), name=args.name, matches=args.matches)
-    except ClientError as exc:
-        say(str(exc))
-        return 1
-    except KeyboardInterrupt:
-        return 130
-    print(f"played {played} match{'es' if played != 1 else ''}")
     return 0
 
 
@@ -197,8 +170,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         return serve()
     if args.command == "arena":
         return run_arena(args)
-    if args.command == "bot":
-        return run_bot(args)
     settings = settings_or_none()
     if settings is None:
         return 2
