@@ -1,5 +1,5 @@
-"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`), and the
-arena (`arena A B`).
+"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`, `migrate`),
+and the arena (`arena A B`).
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -7,6 +7,7 @@ arena (`arena A B`).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -67,6 +68,15 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
     arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
     arena.add_argument("--rules", choices=RULES, default="standard")
+    move = commands.add_parser(
+        "migrate",
+        help="copy every table from the data file into an empty PostgreSQL database",
+        description="Copies every table of the SQLite data file (seats, logs, hand records,"
+        " the set-aside list) into an empty PostgreSQL database in one transaction, then"
+        " checks the row counts and each table's replayed version on both sides. Stop the"
+        " server first. The data file is not changed.",
+    )
+    move.add_argument("--to", required=True, metavar="URL", help="postgresql://…")
     return top
 
 
@@ -175,4 +185,26 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 2
     if args.command == "backup":
         return run_backup(settings, args.file)
+    if args.command == "migrate":
+        return run_migrate(settings, args.to)
     return run_check(settings)
+
+
+def run_migrate(settings: Settings, url: str) -> int:
+    """`migrate --to URL`; exit 1 when the copy is refused or does not verify."""
+    try:
+        from hollywood_gin.tables.migrate import MigrationError, migrate
+    except ImportError:
+        say("migrate needs the postgres extra: pip install 'hollywood-gin[postgres]'")
+        return 2
+    try:
+        done = asyncio.run(migrate(settings.data_file, url))
+    except MigrationError as exc:
+        say(f"migrate: {exc}")
+        return 1
+    counts = ", ".join(f"{n} {c}" for n, c in done.rows.items())
+    print(f"copied {counts}; {done.verified} tables verified (same seats and version)")
+    for table_id, reason in done.damaged.items():
+        print(f"table {table_id[:8]}: copied as it is, does not load ({reason})")
+    print("next: set HOLLYWOOD_GIN_DATABASE_URL to that database and start the workers")
+    return 0
