@@ -34,6 +34,7 @@ class Seat:
         self.ws: ClientConnection = connect(url, origin=base).__enter__()  # type: ignore[arg-type]
         self.state: dict[str, Any] = {}
         self.errors: list[dict[str, Any]] = []
+        self.frames: list[str] = []
         if token is not None:
             self.ws.send(json.dumps({"type": "hello", "token": token}))
         self.drain()
@@ -41,7 +42,10 @@ class Seat:
     def drain(self) -> dict[str, Any]:
         self.ws.send('{"type":"ping"}')
         while True:
-            msg = json.loads(self.ws.recv(timeout=10))
+            raw = self.ws.recv(timeout=10)
+            assert isinstance(raw, str)
+            self.frames.append(raw)
+            msg = json.loads(raw)
             if msg["type"] == "pong":
                 return self.state
             if msg["type"] == "state":
@@ -116,6 +120,11 @@ def test_chosen_entropies_reproduce_the_deck_and_a_restart_deals_the_same(data: 
         state = play_hand(seats)
         reveal = state["hand"]["result"]["deck_reveal"]
         check_reveal(reveal, first, [E0, E1])
+        # The secret was in no frame before the hand was over.
+        for s in [watcher, *seats]:
+            s.drain()
+            over = next(i for i, f in enumerate(s.frames) if '"deck_reveal"' in f)
+            assert not any(reveal["server_secret"] in f for f in s.frames[:over])
         # From the end of the hand: the next deal's commitment, before any next_hand.
         second = state["next_deal"]["commitment"]
         assert second != first
