@@ -34,6 +34,7 @@ const DEALS_KEY = (tableId) => `gin.deals.${tableId}`;
 const KEPT_HANDS = 30;
 
 export function newEntropy() {
+  if (!globalThis.crypto?.getRandomValues) return null; // then the seat adds nothing
   return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
@@ -82,6 +83,7 @@ export function entropyFor(tableId, hand, commitment) {
   const known = deals[hand] || {};
   if (!known.entropy) {
     known.entropy = newEntropy();
+    if (!known.entropy) return undefined;
     if (commitment && !known.commitment) known.commitment = commitment;
     deals[hand] = known;
     saveDeals(tableId, deals);

@@ -24,7 +24,8 @@ form.addEventListener("submit", async (event) => {
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
   // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").
-  body.entropy = newEntropy();
+  const entropy = newEntropy();
+  if (entropy) body.entropy = entropy;
   errorBox.hidden = true;
   for (const b of form.querySelectorAll("button")) b.disabled = true;
   try {
@@ -36,7 +37,7 @@ form.addEventListener("submit", async (event) => {
     });
     if (response.status !== 201) throw new Error(String(response.status));
     const answer = await response.json();
-    rememberDeal(answer.table_id, 1, answer.next_deal?.commitment, body.entropy);
+    if (entropy) rememberDeal(answer.table_id, 1, answer.next_deal?.commitment, entropy);
     location.assign(new URL(answer.url, location.href).pathname);
   } catch {
     errorBox.textContent = strings.error;
