@@ -15,6 +15,7 @@ import json
 import re
 from typing import Any
 
+import httpx
 from playwright.sync_api import Page, Route, WebSocketRoute, expect
 
 from hollywood_gin.engine.cards import Card
@@ -23,11 +24,14 @@ from tests.e2e.conftest import NewContext, Server
 from tests.engine.test_fair_deal import reference_deck
 
 
-def knockable_secret(entropy: str) -> str:
-    """A server secret whose deal (seat 1 deals) lets seat 0 take the upcard and knock."""
+def knockable_secret(entropy: str, seat: int = 0) -> str:
+    """A server secret whose deal lets `seat`, the non-dealer, take the upcard and knock
+    (`entropy` is that seat's, the other adds none)."""
     for n in range(1, 100_000):
         secret = n.to_bytes(32, "big")
-        order = reference_deck(secret, bytes.fromhex(entropy), None)
+        parts = [None, None]
+        parts[seat] = bytes.fromhex(entropy)
+        order = reference_deck(secret, parts[0], parts[1])
         mine, upcard = order[0:20:2], order[20]
         cards = [Card.parse(c) for c in [*mine, upcard]]
         best = min(deadwood([c for c in cards if c != Card.parse(d)]) for d in mine)
@@ -123,3 +127,39 @@ def test_a_tampered_reveal_shows_the_warning(server: Server, new_context: NewCon
     expect(verify).to_contain_text("your secret was not used")
     expect(verify).to_contain_text("the deck is not the one the secrets give")
     expect(verify).to_have_class(re.compile(r"\bbad\b"))
+
+
+# The joiner's bytes are fixed here (only 16-byte requests, which only the deal makes),
+# so that the secret chosen at the table's creation gives a hand it can knock at once.
+FIXED_BYTES = """
+const real = crypto.getRandomValues.bind(crypto);
+crypto.getRandomValues = (a) => (a.length === 16 ? a.fill(0x5a) : real(a));
+"""
+
+
+def test_the_joiner_sends_its_secret_and_the_deal_is_checked(
+    server: Server, new_context: NewContext
+) -> None:
+    secret = knockable_secret("5a" * 16, seat=1)
+    table = server.create_table(
+        name="Ann", scoring="game", test_secrets=[secret], test_first_dealer=0
+    )
+    context, watch = new_context()
+    context.add_init_script(FIXED_BYTES)
+    page = context.new_page()
+    page.goto(f"/t/{table['table_id']}")
+    page.locator("#join-name").fill("Bob")
+    page.locator("#join-form button[type=submit]").click()
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    knock(page)
+    expect(page.locator("#verify")).to_have_text("Deal checked: shuffled with your secret")
+    record = server_record(server, table["table_id"], 1)
+    assert record["entropy"] == [None, "5a" * 16] and record["server_secret"] == secret
+    watch.assert_clean()
+
+
+def server_record(server: Server, table_id: str, n: int) -> dict[str, Any]:
+    answer = httpx.get(f"{server.base}/api/tables/{table_id}/hands/{n}", timeout=10)
+    assert answer.status_code == 200
+    result: dict[str, Any] = answer.json()
+    return result
