@@ -223,11 +223,13 @@ def test_worlds_are_weighted_by_what_the_opponent_did() -> None:
 
 def test_hard_beats_normal_on_a_small_duplicate_set() -> None:
     """A smoke check, not the measurement (benchmarks/bench_bots.py and
-    docs/bots.md have that): on a few fixed duplicate deals against the eager
-    style, hard at a small budget takes a larger share of the points than
-    normal does on the same deals."""
-    deals = range(40, 46)
-    budget = Budget(playouts=60, seconds=None)
+    docs/bots.md have that, on thousands of hands): on 8 fixed duplicate deals
+    (16 hands) against the eager style, hard at a small budget (120 playouts a
+    decision) takes a larger share of the points than normal does on the same
+    deals (66 % against 57 % when this test was written). A search that broke
+    (chose at random, or the worst candidate) would not."""
+    deals = range(40, 48)
+    budget = Budget(playouts=120, seconds=None)
     h_mine, h_theirs = duplicate_points("hard", "eager", deals, budget)
     n_mine, n_theirs = duplicate_points("normal", "eager", deals)
     assert h_mine / (h_mine + h_theirs) > n_mine / (n_mine + n_theirs)
