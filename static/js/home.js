@@ -1,4 +1,7 @@
-// Home page: create a table through the API, then go to it (the seat cookie is set).
+// Home page: create a table through the API, then go to it (the seat cookie is set);
+// above the form, the tables this device holds a seat at.
+import { showMyTables } from "./mytables.js";
+
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
 const targetField = document.getElementById("target-field");
@@ -39,3 +42,5 @@ form.addEventListener("submit", async (event) => {
     for (const b of form.querySelectorAll("button")) b.disabled = false;
   }
 });
+
+showMyTables(document.getElementById("my-tables"), document.getElementById("my-tables-list"), strings);
