@@ -223,7 +223,10 @@ export function bonusTable(state, games) {
       const hands = s.entries.length;
       const bonus = s.game_bonus ? `${s.game_bonus}${s.game_bonus >= 200 ? ` (${t("shutout")})` : ""}` : "–";
       gameRow.append(cell("td", bonus));
-      lineRow.append(cell("td", s.line_bonus ? `${hands} × ${s.line_bonus / hands} = ${s.line_bonus}` : "–"));
+      // The total, and under it how it came: "125" over "5 × 25".
+      const line = cell("td", s.line_bonus ? String(s.line_bonus) : "–");
+      if (s.line_bonus) line.append(cell("small", ` = ${hands} × ${s.line_bonus / hands}`));
+      lineRow.append(line);
     }
   }
   return table;
