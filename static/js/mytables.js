@@ -1,10 +1,11 @@
 // "My tables": the tables this device holds a seat at, kept in its own storage (no
 // account). The table page notes each state it gets as a seated player; the home
-// page lists them and drops a table whose match ended or that no longer exists.
+// page (home.js) lists them and drops a table whose match ended or that no longer
+// exists.
 const KEY = "gin.tables";
 const MAX = 30;
 
-function read() {
+export function read() {
   try {
     const all = JSON.parse(localStorage.getItem(KEY) || "{}");
     return all && typeof all === "object" ? all : {};
@@ -13,7 +14,7 @@ function read() {
   }
 }
 
-function write(all) {
+export function write(all) {
   const kept = Object.values(all)
     .sort((a, b) => b.updated - a.updated)
     .slice(0, MAX);
@@ -62,65 +63,4 @@ export function rememberTable(state, opponentName) {
 
 export function myTables() {
   return Object.values(read()).sort((a, b) => b.updated - a.updated);
-}
-
-// The home page's list: what this device remembers, then corrected by each table's
-// public facts (whose turn now, the opponent's name), or dropped when it is gone.
-export async function showMyTables(section, list, strings) {
-  const say = (key, params = {}) => (strings[key] || key).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
-  const render = () => {
-    const tables = myTables();
-    section.hidden = tables.length === 0;
-    list.replaceChildren(
-      ...tables.map((e) => {
-        const li = document.createElement("li");
-        li.className = "my-table";
-        const link = document.createElement("a");
-        link.href = `/t/${e.id}`;
-        link.textContent = say("with", { name: e.opponent });
-        const score = document.createElement("span");
-        score.className = "my-score";
-        score.textContent = say("score", { a: e.score[0], b: e.score[1] });
-        const turn = document.createElement("span");
-        turn.className = "my-turn" + (e.status === "playing" && e.turn === e.seat ? " mine" : "");
-        turn.textContent =
-          e.status === "waiting"
-            ? say("waiting")
-            : e.status === "hand_over"
-              ? say("hand_over")
-              : e.turn === e.seat
-                ? say("your_turn")
-                : say("their_turn", { name: e.opponent });
-        li.append(link, score, turn);
-        return li;
-      }),
-    );
-  };
-  render();
-  for (const e of myTables()) {
-    const answer = await fetch(`/api/tables/${encodeURIComponent(e.id)}`, { credentials: "same-origin" }).catch(() => null);
-    if (!answer) continue;
-    if (answer.status === 404) {
-      forgetTable(e.id);
-      continue;
-    }
-    if (!answer.ok) continue;
-    const facts = await answer.json().catch(() => null);
-    if (!facts) continue;
-    if (facts.status === "match_over") {
-      forgetTable(e.id);
-      continue;
-    }
-    const all = read();
-    const known = all[e.id];
-    if (!known) continue;
-    const other = (facts.players || []).find((p) => p.seat === 1 - known.seat);
-    known.status = facts.status;
-    known.turn = facts.turn ?? null;
-    // A person's name as they chose it; the computer's as the table page put it.
-    if (other?.name && !other.computer) known.opponent = other.name;
-    all[e.id] = known;
-    write(all);
-  }
-  render();
 }

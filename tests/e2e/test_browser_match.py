@@ -265,10 +265,10 @@ def test_a_whole_hollywood_match_against_the_computer(
         ann.locator("#next-hand").click()
         ann_goes_gin(ann, points=118)
         expect(ann.locator("#result-games")).to_have_text(games)
-    expect(ann.locator("#moment-title")).to_have_text("Ann wins the match")
+    expect(ann.locator("#moment-title")).to_have_text("You win the match")
     # 122 + 118 + 118 = 358 points, plus three shutout games at 200 + 25 each = 675.
     expect(ann.locator("#sheet-totals")).to_have_text(
-        "Total: Ann 1033 · Computer (easy) 0 — Ann wins the match"
+        "Total: Ann 1033 · Computer (easy) 0 — You win the match, 3 games to 0"
     )
     expect(ann.locator("#sheet thead th.game.finished")).to_have_count(3)
     expect(ann.locator("#rematch")).to_be_visible()

@@ -24,7 +24,8 @@ window.__scales = [];
 const animate = Element.prototype.animate;
 Element.prototype.animate = function (keyframes, options) {
   const frames = Array.isArray(keyframes) ? keyframes : [keyframes];
-  const scales = frames.flatMap(f => [...String(f.transform || "").matchAll(/scale\\(([-\\d.e]+)\\)/g)])
+  const scales = frames
+    .flatMap(f => [...String(f.transform || "").matchAll(/scale\\(([-\\d.e]+)\\)/g)])
     .map(m => Number(m[1]));
   window.__scales.push({
     where: this.closest("[id]")?.id || "",
