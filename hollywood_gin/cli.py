@@ -6,13 +6,14 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sqlite3
 import sys
 from collections.abc import Sequence
 from pathlib import Path
 
 from hollywood_gin import __version__
-from hollywood_gin.config import Settings, SettingsError, resource_dir
+from hollywood_gin.config import ENV_PREFIX, Settings, SettingsError, resource_dir, source_commit
 from hollywood_gin.tables.sqlite_store import (
     NewerSchema,
     OlderSchema,
@@ -34,7 +35,10 @@ def parser() -> argparse.ArgumentParser:
         description="Two-player Gin Rummy in the browser. Settings come from"
         " HOLLYWOOD_GIN_* environment variables and a .env file (README).",
     )
-    top.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    commit = os.environ.get(f"{ENV_PREFIX}COMMIT") or source_commit() or "unknown"
+    top.add_argument(
+        "--version", action="version", version=f"%(prog)s {__version__} (commit {commit[:12]})"
+    )
     commands = top.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("serve", help="serve the site (the default)")
     copy = commands.add_parser(

@@ -15,6 +15,8 @@ from typing import Annotated, Literal
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from hollywood_gin import __commit__
+
 ENV_PREFIX = "HOLLYWOOD_GIN_"
 PACKAGE_DIR = Path(__file__).resolve().parent
 REPO_ROOT = PACKAGE_DIR.parent
@@ -89,8 +91,11 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(default=0.8, ge=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
+    # The HTTP API's schema at /openapi.json (off: the path does not exist).
+    openapi: bool = False
     # Test hooks (a chosen deck order); never on in production.
     test_hooks: bool = False
+    # The commit shown in the footer and /healthz; unset: the build's, or git's.
     commit: str | None = None
 
     @field_validator("allowed_origins", "allowed_hosts", "trusted_proxies", mode="before")
@@ -155,12 +160,22 @@ class Settings(BaseSettings):
         return self.table_expiry_days * 86400.0
 
 
+def build_id(version: str, commit: str | None) -> str:
+    """What a page and its socket compare: another build, another client (a reload)."""
+    return f"{version} {commit}" if commit else version
+
+
 def read_commit(settings: Settings) -> str | None:
-    """The short commit: the setting, else git, else None."""
+    """The short commit: the setting, else git (a checkout), else the wheel's build."""
     if settings.commit:
         return settings.commit[:12]
+    return source_commit()
+
+
+def source_commit() -> str | None:
+    """The commit of this code: git's in a checkout, else the one the wheel was built from."""
     if not (REPO_ROOT / ".git").exists():
-        return None  # installed from the wheel: no checkout (HOLLYWOOD_GIN_COMMIT tells)
+        return __commit__  # installed from the wheel: written at build time
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -173,4 +188,4 @@ def read_commit(settings: Settings) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     commit = out.stdout.strip()
-    return commit or None
+    return commit or __commit__
