@@ -6,6 +6,7 @@ traceback deep inside the app.
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import subprocess
@@ -158,6 +159,48 @@ class Settings(BaseSettings):
     @property
     def table_expiry_seconds(self) -> float:
         return self.table_expiry_days * 86400.0
+
+
+# Variables with the prefix that are no setting of the server: the test tools' own
+# (tests/e2e/conftest.py, tests/e2e/test_wire_recording.py, .ci/run).
+TOOL_VARIABLES = frozenset(
+    {f"{ENV_PREFIX}CHROMIUM", f"{ENV_PREFIX}WIRE_DUMP", f"{ENV_PREFIX}RECORD_WIRE"}
+)
+
+
+def setting_names() -> list[str]:
+    return sorted(f"{ENV_PREFIX}{name.upper()}" for name in Settings.model_fields)
+
+
+def unknown_variables(
+    environ: dict[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> list[str]:
+    """One warning per `HOLLYWOOD_GIN_*` variable (environment or `.env`) that no setting
+    reads, with the nearest known name: a misspelled setting is otherwise ignored."""
+    names = {k.upper() for k in (os.environ if environ is None else environ)}
+    if env_file is not None and env_file.is_file():
+        from dotenv import dotenv_values  # pydantic-settings' own reader of .env
+
+        names |= {k.upper() for k in dotenv_values(env_file)}
+    known = setting_names()
+    warnings = []
+    for name in sorted(n for n in names if n.startswith(ENV_PREFIX)):
+        if name in known or name in TOOL_VARIABLES:
+            continue
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        hint = f"did you mean {near[0]}?" if near else "the settings are listed in the README"
+        warnings.append(f"unknown setting {name[:80]} (ignored): {hint}")
+    return warnings
+
+
+def masked_url(url: str) -> str:
+    """postgresql://gin:secret@db/gin -> postgresql://gin:***@db/gin (for output)."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{place}"
 
 
 def build_id(version: str, commit: str | None) -> str:

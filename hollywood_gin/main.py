@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin import __version__
-from hollywood_gin.config import Settings, build_id, read_commit
+from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
 from hollywood_gin.tables.registry import open_tables
 from hollywood_gin.web import api, errors, metrics, pages, security, ws
 
@@ -25,6 +25,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
+        for warning in unknown_variables():
+            log.warning("%s", warning)
         async with open_tables(settings) as registry:
             app.state.registry = registry
             if settings.metrics:
