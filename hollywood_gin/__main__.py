@@ -75,6 +75,7 @@ def main() -> int:
         log_level=settings.log_level,
         log_config=log_config(settings.log_level, settings.log_format),
         server_header=False,  # no "Server: uvicorn": nothing to fingerprint
+        access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
         ws_max_size=settings.ws_max_message_bytes * 4,
         ws_per_message_deflate=settings.ws_per_message_deflate,
         proxy_headers=bool(settings.trusted_proxies),

@@ -11,6 +11,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
+from hollywood_gin.logs import AccessLog
 from hollywood_gin.tables.registry import open_tables
 from hollywood_gin.web import api, errors, metrics, pages, security, ws
 
@@ -66,6 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
     security.install_gate(app, settings)
+    # Outermost of all: every request's line, a refused one's too (in place of uvicorn's).
+    app.add_middleware(AccessLog)
 
     return app
 
