@@ -1,5 +1,6 @@
 """`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`, `migrate`),
-and the arena (`arena A B`).
+the arena (`arena A B`), and `verify FILE`, which checks a downloaded hand record's
+deal for anyone.
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -8,6 +9,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import hashlib
+import json
 import os
 import sqlite3
 import sys
@@ -24,6 +27,8 @@ from hollywood_gin.config import (
     source_commit,
     unknown_variables,
 )
+from hollywood_gin.engine.dealer import check_entropy, derive_deck, secret_commitment
+from hollywood_gin.engine.errors import BadAction
 from hollywood_gin.engine.match import Options
 from hollywood_gin.engine.vocabulary import RULES
 from hollywood_gin.tables.sqlite_store import (
@@ -71,6 +76,19 @@ def parser() -> argparse.ArgumentParser:
         " and reads every table. Exit 0: all well; 1: damage or the store unreachable;"
         " 2: a bad or unknown setting, or a data file that is not usable.",
     )
+    verify = commands.add_parser(
+        "verify",
+        help="check a downloaded hand record's deal (GET /api/tables/{id}/hands/{n})",
+        description="Recompute the deck of a hand record from its server secret and the"
+        " seats' entropy (PROTOCOL.md, Deals nobody can choose) and compare. Exit 0: the"
+        " deck is the derived one (and matches what --commitment and --entropy name);"
+        " 1: it is not; 2: the file is no hand record, or its deal was not derived.",
+    )
+    verify.add_argument("file", type=Path, metavar="FILE")
+    verify.add_argument(
+        "--commitment", help="the next_deal commitment you saw before the deal (hex)"
+    )
+    verify.add_argument("--entropy", help="the entropy you sent for this deal (32 hex)")
     arena = commands.add_parser(
         "arena",
         help="two bots on duplicate deals, in this process",
@@ -282,12 +300,53 @@ def check_file(path: Path) -> int:
     return 1 if problems or damaged else 0
 
 
+def run_verify(file: Path, commitment: str | None, entropy: str | None) -> int:
+    """Check a hand record's deck against the documented derivation; print what holds."""
+    try:
+        record = json.loads(file.read_text(encoding="utf-8"))
+        deck = [str(c) for c in record["deck"]]
+        salt = str(record["salt"])
+        secret_hex = record.get("server_secret")
+        seats = record.get("entropy") or [None, None]
+        number = record.get("number", "?")
+        given = [None if e is None else bytes.fromhex(check_entropy(e)) for e in seats[:2]]
+        secret = None if secret_hex is None else bytes.fromhex(secret_hex)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError, BadAction) as exc:
+        say(f"{file}: not a hand record ({type(exc).__name__}: {exc})")
+        return 2
+    fingerprint = hashlib.sha256(f"{salt}:{','.join(deck)}".encode()).hexdigest()
+    print(f"hand {number}")
+    print(f"deck fingerprint (deck_commitment): {fingerprint}")
+    if secret is None or len(secret) != 32:
+        print("server secret: none (a test deck or a deal made before secrets): not derived")
+        return 2
+    failed = 0
+    derived = [str(c) for c in derive_deck(secret, given)]
+    print(f"server secret commitment (next_deal): {secret_commitment(secret)}")
+    for seat, e in enumerate(seats[:2]):
+        print(f"seat {seat} entropy: {e or 'none'}")
+    ok = derived == deck
+    failed += not ok
+    print(f"deck derived from the secrets: {'ok' if ok else 'DIFFERENT'}")
+    if commitment is not None:
+        ok = commitment.strip().lower() == secret_commitment(secret)
+        failed += not ok
+        print(f"commitment you saw: {'ok' if ok else 'DIFFERENT'}")
+    if entropy is not None:
+        ok = entropy.strip().lower() in [e.lower() for e in seats[:2] if e]
+        failed += not ok
+        print(f"your entropy used: {'ok' if ok else 'NOT FOUND'}")
+    return 1 if failed else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in (None, "serve"):
         from hollywood_gin.__main__ import main as serve  # uvicorn, only when serving
 
         return serve()
+    if args.command == "verify":  # no settings needed: anyone may check a hand
+        return run_verify(args.file, args.commitment, args.entropy)
     if args.command == "arena":
         return run_arena(args)
     settings = settings_or_none()
