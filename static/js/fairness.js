@@ -46,14 +46,37 @@ function loadDeals(tableId) {
   }
 }
 
+const KEPT_TABLES = 40;
+
 function saveDeals(tableId, deals) {
   const hands = Object.keys(deals).map(Number).sort((a, b) => b - a);
   for (const old of hands.slice(KEPT_HANDS)) delete deals[old];
+  if (hands.length) deals[hands[0]].at = Date.now();
   try {
     localStorage.setItem(DEALS_KEY(tableId), JSON.stringify(deals));
+    pruneTables();
   } catch {
     // Storage full or refused (private mode): the check after the hand says so.
   }
+}
+
+// Only the tables used last keep their records (a few hundred bytes a hand).
+function pruneTables() {
+  const prefix = DEALS_KEY("");
+  const tables = [];
+  for (let i = 0; i < localStorage.length; i += 1) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(prefix)) continue;
+    let last = 0;
+    try {
+      for (const record of Object.values(JSON.parse(localStorage.getItem(key)) || {})) last = Math.max(last, record?.at || 0);
+    } catch {
+      // unreadable: oldest
+    }
+    tables.push([last, key]);
+  }
+  tables.sort((a, b) => b[0] - a[0]);
+  for (const [, key] of tables.slice(KEPT_TABLES)) localStorage.removeItem(key);
 }
 
 // What this browser knows of deal `hand` at a table: {commitment, entropy}.

@@ -21,7 +21,12 @@ from playwright.sync_api import Page, Route, WebSocketRoute, expect
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.melds import deadwood
 from tests.e2e.conftest import NewContext, Server
-from tests.engine.test_fair_deal import reference_deck
+from tests.engine.test_fair_deal import (
+    VECTOR_BOTH,
+    VECTOR_SEAT1_MISSING,
+    VECTOR_ZERO_SECRET_NO_ENTROPY,
+    reference_deck,
+)
 
 
 def knockable_secret(entropy: str, seat: int = 0) -> str:
@@ -163,3 +168,54 @@ def server_record(server: Server, table_id: str, n: int) -> dict[str, Any]:
     assert answer.status_code == 200
     result: dict[str, Any] = answer.json()
     return result
+
+
+def fairness_module(page: Page) -> str:
+    """The stamped URL of static/js/fairness.js, as the table page loads it."""
+    src = page.evaluate(
+        "[...document.querySelectorAll('script[src]')].map(s => s.src)"
+        ".find(s => s.includes('/js/'))"
+    )
+    return re.sub(r"/js/[^/?]+(\?.*)?$", "/js/fairness.js", src)
+
+
+def test_the_pages_derivation_gives_the_fixed_vectors_and_keeps_few_tables(
+    server: Server, new_context: NewContext
+) -> None:
+    table = server.create_table(name="Ann")
+    context, watch = new_context()
+    page = context.new_page()
+    page.goto(f"/t/{table['table_id']}")
+    url = fairness_module(page)
+    decks = page.evaluate(
+        """async (url) => {
+            const f = await import(url);
+            const hex = (b) => b.toString(16).padStart(2, "0");
+            const secret = [...Array(32).keys()].map(hex).join("");
+            return [
+                await f.deriveDeck(secret, ["00112233445566778899aabbccddeeff", "ff".repeat(16)]),
+                await f.deriveDeck(secret, ["00112233445566778899aabbccddeeff", null]),
+                await f.deriveDeck("00".repeat(32), [null, null]),
+            ];
+        }""",
+        url,
+    )
+    assert decks == [VECTOR_BOTH, VECTOR_SEAT1_MISSING, VECTOR_ZERO_SECRET_NO_ENTROPY]
+    kept = page.evaluate(
+        """async (url) => {
+            const f = await import(url);
+            localStorage.clear();
+            for (let i = 0; i < 45; i += 1) {
+                const old = JSON.stringify({1: {entropy: "x", at: i}});
+                localStorage.setItem(`gin.deals.old${i}`, old);
+            }
+            localStorage.setItem("gin.sort", "rank");
+            f.rememberDeal("new", 1, "c".repeat(64), "e".repeat(32));
+            return Object.keys(localStorage).sort();
+        }""",
+        url,
+    )
+    deals = [k for k in kept if k.startswith("gin.deals.")]
+    assert len(deals) == 40 and "gin.deals.new" in deals and "gin.sort" in kept
+    assert "gin.deals.old44" in deals and "gin.deals.old0" not in deals
+    watch.assert_clean()
