@@ -100,7 +100,13 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
         [
             ("StateMessage", m.StateMessage, "the whole view of one seat or a spectator"),
             ("ErrorMessage", m.ErrorMessage, "a refusal; nothing changed"),
-            ("Pong", m.Pong, "the answer to `ping`"),
+            (
+                "Pong",
+                m.Pong,
+                "the answer to `ping`, with the server's `build`: a page whose `<html data-build>`"
+                " differs (the server was upgraded since it was loaded) offers a reload; the page"
+                " pings every 25 s and reconnects when no `pong` comes within 10 s",
+            ),
         ],
     ),
     (

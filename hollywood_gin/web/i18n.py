@@ -40,6 +40,9 @@ SUITS = "CDHS"
 # The strings of the table page's script, by the key the script uses. Placeholders
 # are `{name}` and are filled in by the script.
 CLIENT_STRINGS: Mapping[str, str] = {
+    # the server was upgraded while this page was open (socket.js)
+    "reload.text": N_("A new version of Hollywood Gin is ready."),
+    "reload.button": N_("Reload"),
     # card names, spoken ("seven of hearts"); `card` is the pattern
     "card": N_("{rank} of {suit}"),
     "rank.A": N_("ace"),

@@ -248,6 +248,10 @@ class ErrorMessage(Outbound):
 
 class Pong(Outbound):
     type: Literal["pong"] = "pong"
+    build: str = Field(
+        description="the server's build (version and commit): a page served by another"
+        " build should be reloaded"
+    )
 
 
 class Player(Outbound):
