@@ -48,6 +48,7 @@ from hollywood_gin.tables.table import (
     hash_token,
     new_table_id,
     new_token,
+    possible_table_id,
     rebuild_match,
     short,
 )
@@ -148,6 +149,8 @@ class Registry:
 
         Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
         """
+        if not possible_table_id(table_id):
+            return None  # never asked of the store: a NUL byte made PostgreSQL fail
         table = self._tables.get(table_id)
         if not self.shared:
             return table

@@ -72,6 +72,7 @@ HttpErrorCode = Literal[
     "too_large",
     "unsupported_media_type",
     "bad_host",
+    "busy",
 ]
 
 # Characters that draw nothing: format characters (zero-width spaces and joiners,
