@@ -375,8 +375,8 @@ class Gate:
         client = scope.get("client")
         peer = client[0] if client else None
         forwarded = forwarded_for(headers)
-        if path == "/metrics" and forwarded and peer and self.addresses.trusted(peer):
-            # Kept inside: metrics are for the workers' own network, never through the proxy.
+        if path == "/metrics" and forwarded:
+            # Kept inside: metrics are for the workers' own network, never through a proxy.
             await self.refuse(scope, receive, send, 404, "not_found", "not found")
             return
         address = self.addresses.of(peer, forwarded)

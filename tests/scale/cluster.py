@@ -284,12 +284,21 @@ class Scale:
         ]
 
 
-def start_scale(pg: Cluster, root: Path, names: list[str], url: str) -> Scale:
+def start_scale(
+    pg: Cluster,
+    root: Path,
+    names: list[str],
+    url: str,
+    env: dict[str, str] | None = None,
+    trusted: str = "",
+) -> Scale:
+    """`env`: the workers' settings over the harness's; `trusted`: HAProxy's
+    GIN_TRUSTED_PROXIES (a TLS proxy in front of it)."""
     workers = [Worker(n, free_port(), url, root / f"{n}.log") for n in names]
-    proxy = Proxy(free_port(), root, workers)
+    proxy = Proxy(free_port(), root, workers, trusted=trusted)
     try:
         for w in workers:
-            w.start({})
+            w.start(env or {})
         proxy.start()
     except BaseException:
         proxy.stop()
