@@ -20,7 +20,7 @@ from hollywood_gin.web.messages import (
     SeatTaken,
     TableCreated,
 )
-from hollywood_gin.web.security import address_key, forwarded_for
+from hollywood_gin.web.security import address_key, forwarded_for, is_https
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -77,7 +77,7 @@ def set_seat_cookie(response: Response, table_id: str, token: str, settings: Set
 
     Set again on each visit of the table's page, so it lasts while the table does.
     """
-    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    secure = is_https(settings)
     max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
     for path in seat_cookie_paths(table_id):
         response.set_cookie(

@@ -114,7 +114,9 @@ Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 
 
 
 class Inbound(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: `"version": true`, "1" and 1.0 are not the integer 1 (issue 28); a string
+    # is not a number, a number not a string.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Outbound(BaseModel):

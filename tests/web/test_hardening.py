@@ -12,10 +12,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
+import orjson
 import pytest
+from fastapi.testclient import TestClient
+from pydantic import ValidationError
 
+from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import open_tables
 from hollywood_gin.web.connections import RESERVED_FILES, connection_limit
+from hollywood_gin.web.messages import CLIENT_MESSAGE
 from hollywood_gin.web.security import HEADERS
 from tests.conftest import running_server
 from tests.postgres import pg_url, postgres
@@ -205,3 +210,59 @@ def test_metrics_are_not_answered_through_a_proxy(tmp_path: Path) -> None:
         assert httpx.get(url + "/metrics", timeout=5).status_code == 200
         r = httpx.get(url + "/metrics", headers={"X-Forwarded-For": "1.2.3.4"}, timeout=5)
         assert r.status_code == 404
+
+
+@pytest.mark.parametrize("version", ["true", '"1"', "1.0", "false", '"0"'])
+def test_a_version_must_be_a_json_integer(version: str) -> None:
+    for raw in (
+        '{"type": "hello", "version": V}'.replace("V", version),
+        '{"type": "action", "version": V, "action": {"kind": "pass"}}'.replace("V", version),
+    ):
+        with pytest.raises(ValidationError):
+            CLIENT_MESSAGE.validate_json(raw)
+    assert CLIENT_MESSAGE.validate_json('{"type": "hello", "version": 1}').version == 1
+
+
+def test_a_socket_refuses_a_boolean_version_and_stays_open(tmp_path: Path) -> None:
+    from websockets.sync.client import connect
+
+    with running_server(tmp_path / "v.sqlite3") as (url, _proc):
+        made = httpx.post(url + "/api/tables", json={"name": "Ann"}, timeout=10).json()
+        httpx.post(f"{url}/api/tables/{made['table_id']}/seats", json={}, timeout=10)
+        ws_url = url.replace("http://", "ws://") + f"/ws/tables/{made['table_id']}"
+        with connect(ws_url, origin=None) as ws:
+            ws.send(orjson.dumps({"type": "hello", "token": made["token"]}).decode())
+            state = orjson.loads(ws.recv(timeout=5))
+            while state.get("type") != "state":
+                state = orjson.loads(ws.recv(timeout=5))
+            action = {"kind": "pass"}
+            ws.send(orjson.dumps({"type": "action", "version": True, "action": action}).decode())
+            error = orjson.loads(ws.recv(timeout=5))
+            while error["type"] == "state":  # presence updates may come first
+                state = error
+                error = orjson.loads(ws.recv(timeout=5))
+            assert error["type"] == "error" and error["code"] == "bad_message"
+            ws.send(orjson.dumps({"type": "ping"}).decode())
+            assert orjson.loads(ws.recv(timeout=5))["type"] == "pong"
+        after = httpx.get(f"{url}/api/tables/{made['table_id']}", timeout=10).json()
+        assert after["version"] == state["version"]
+
+
+def test_create_table_refuses_a_target_given_as_text(tmp_path: Path) -> None:
+    with TestClient(create_app(make_settings(tmp_path))) as client:
+        r = client.post("/api/tables", json={"target": "250"})
+        assert r.status_code == 422
+        assert client.post("/api/tables", json={"target": 250}).status_code == 201
+
+
+def test_the_language_cookie_is_secure_under_an_https_public_url(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, public_url="https://gin.example.org")
+    with TestClient(create_app(settings), base_url="https://gin.example.org") as client:
+        r = client.get("/de/", follow_redirects=False)
+        cookies = [v for k, v in r.headers.multi_items() if k == "set-cookie"]
+        lang = [c for c in cookies if c.startswith("gin_lang=")]
+        assert lang and all("Secure" in c for c in lang), cookies
+    with TestClient(create_app(make_settings(tmp_path / "plain"))) as client:
+        r = client.get("/de/", follow_redirects=False)
+        lang = [v for k, v in r.headers.multi_items() if k == "set-cookie" and "gin_lang" in v]
+        assert lang and not any("Secure" in c for c in lang)
