@@ -104,6 +104,51 @@ class OlderSchema(RuntimeError):
     """The data file has an older layout: the server migrates it when it opens it."""
 
 
+class UnusableFile(RuntimeError):
+    """The data file is empty or not Hollywood Gin's: refused, never started as an empty store."""
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def refuse_unusable(path: Path) -> None:
+    """Raise UnusableFile for a data file that exists but cannot be ours.
+
+    A 0-byte file (a copy or restore that failed half-way, a `touch`) or a file of
+    something else would otherwise be opened as a new, empty store: every table
+    gone from view, and the file overwritten. A missing file is fine (a first start
+    makes it), and so is an SQLite file with no tables in it yet.
+    """
+    if not path.exists():
+        return
+    left = "; the file is left untouched"
+    if not path.is_file():
+        raise UnusableFile(f"{path} is not a file{left}")
+    with path.open("rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if not head:
+        raise UnusableFile(
+            f"{path} is empty (0 bytes), not a Hollywood Gin data file (a copy or restore"
+            " that failed?). Restore a backup in its place, or remove it to start with no"
+            f" tables{left}"
+        )
+    if head != SQLITE_MAGIC:
+        raise UnusableFile(f"{path} is not an SQLite file, so not a Hollywood Gin data file{left}")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError as exc:
+        raise UnusableFile(f"{path} cannot be read as SQLite ({exc}){left}") from None
+    finally:
+        db.close()
+    if names and "tables" not in names:
+        shown = ", ".join(sorted(names)[:5])
+        raise UnusableFile(
+            f"{path} is an SQLite file of something else (tables: {shown}), not a Hollywood"
+            f" Gin data file: check HOLLYWOOD_GIN_DATA_FILE{left}"
+        )
+
+
 def refuse_newer(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise NewerSchema(
@@ -114,9 +159,11 @@ def refuse_newer(path: Path, version: int) -> None:
 
 
 def file_schema_version(path: Path) -> int | None:
-    """The schema version of an existing data file (None: no file yet), read-only."""
+    """The schema version of an existing data file (None: no file yet), read-only.
+    UnusableFile for an empty file or one that is not ours."""
     if not path.exists():
         return None
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -213,6 +260,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     """A connection that changes nothing: refuses a newer file, never migrates."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such data file")
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     (version,) = db.execute("PRAGMA user_version").fetchone()
     try:
@@ -227,11 +275,11 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
 
 def private_file(path: Path) -> None:
     """Make `path` (and its -wal and -shm) readable by this user only: the file holds
-    every running hand's deck. Created 0600 when new (SQLite gives its -wal and -shm
-    the mode of the database file); an existing file of an earlier version is set so.
+    every running hand's deck. Called right after SQLite opens (so creates) it, before
+    anything is written; SQLite gives the -wal and -shm it makes the file's mode. A
+    file of an earlier version is set so too. (The server's umask, 077, makes them so
+    from the start.)
     """
-    if not path.exists():
-        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, 0o600))
     for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
         with contextlib.suppress(FileNotFoundError, PermissionError):
             if part.stat().st_mode & 0o077:
@@ -248,13 +296,14 @@ def backup(source: Path, target: Path) -> None:
     """
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such data file")
+    refuse_unusable(source)
     target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
-    private_file(partial)
     src = sqlite3.connect(source)
     try:
         dst = sqlite3.connect(partial)
+        private_file(partial)  # before a page of the copy is written
         try:
             src.backup(dst)
             # A single file, with no -wal beside it, to copy or restore by itself.
@@ -336,8 +385,10 @@ class SqliteStore(SingleOwner):
 
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        private_file(self.path)
+        refuse_unusable(self.path)  # an empty or foreign file is not an empty store
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Before the WAL is made (SQLite gives it the file's mode) or anything written.
+        private_file(self.path)
         (version,) = db.execute("PRAGMA user_version").fetchone()
         try:
             # Before any statement that could change a file of a newer layout.

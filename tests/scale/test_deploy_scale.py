@@ -136,15 +136,15 @@ def test_haproxy_starts_with_a_1024_file_limit_as_another_user() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def test_the_single_compose_file_trusts_its_fixed_gateway() -> None:
+def test_the_single_compose_file_trusts_its_fixed_network() -> None:
     single = yaml.safe_load((REPO / "deploy" / "docker-compose.yml").read_text())
     (net,) = single["networks"]["gin"]["ipam"]["config"]
     env = single["services"]["hollywood-gin"]["environment"]
-    assert (
-        env["HOLLYWOOD_GIN_TRUSTED_PROXIES"]
-        == f"${{HOLLYWOOD_GIN_TRUSTED_PROXIES:-{net['gateway']}}}"
-    )
+    # The whole fixed subnet: the gateway (a proxy on the host) and Caddy's container.
+    default = f"${{HOLLYWOOD_GIN_TRUSTED_PROXIES:-{net['subnet']}}}"
+    assert env["HOLLYWOOD_GIN_TRUSTED_PROXIES"] == default
     assert ipaddress.ip_address(net["gateway"]) in ipaddress.ip_network(net["subnet"])
+    assert single["services"]["caddy"]["networks"] == ["gin"]
 
 
 def test_the_init_script_makes_a_least_privilege_role_the_workers_can_run_on(
