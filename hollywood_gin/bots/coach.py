@@ -492,7 +492,7 @@ def _try_apply(match: Match, who: object, wire: object) -> bool:
     if who not in (0, 1):
         return False
     try:
-        match.apply(int(who), parse_action(wire))  # type: ignore[call-overload]
+        match.apply(int(who), parse_action(wire))
     except (RuleError, TypeError, ValueError):
         return False
     return True
@@ -617,41 +617,42 @@ def _r(x: float) -> float:
     return round(x + 0.0, 1) + 0.0  # no -0.0
 
 
-def review_hand(
-    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
+def judge(point: Point, seed: int, budget: CoachBudget) -> dict[str, Any]:
+    """One decision's entry of the review (`seed`: `seed_of` the record, seat, index)."""
+    options = candidates(point, budget)
+    means, _done = evaluate(point, options, random.Random(seed), budget)
+    best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
+    chosen_value, best_value = _r(means[0]), _r(means[best])
+    loss = _r(max(0.0, best_value - chosen_value))
+    return {
+        "index": point.index,
+        "phase": point.phase,
+        "chosen": _action_json(options[0], point.phase),
+        "best": _action_json(options[best], point.phase),
+        "expected": {"chosen": chosen_value, "best": best_value},
+        "loss": loss,
+        "label": label_for(loss),
+    }
+
+
+def assemble(
+    record: Mapping[str, Any],
+    seat: int,
+    played: Replay,
+    decisions: Sequence[dict[str, Any]],
+    budget: CoachBudget,
 ) -> dict[str, Any]:
-    """The review of `seat`'s decisions in the finished hand `record` (PROTOCOL.md)."""
-    budget = budget if budget is not None else CoachBudget()
-    played = replay(record, seat)
-    decisions = []
+    """The review's body (PROTOCOL.md "Hand review") from its judged decisions."""
     counts = {"inaccuracy": 0, "mistake": 0, "blunder": 0}
     total = 0.0
-    for point in played.points:
-        options = candidates(point, budget)
-        rng = random.Random(seed_of(record, seat, point.index))
-        means, _done = evaluate(point, options, rng, budget)
-        best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
-        chosen_value, best_value = _r(means[0]), _r(means[best])
-        loss = _r(max(0.0, best_value - chosen_value))
-        label = label_for(loss)
-        if label is not None:
-            counts[label] += 1
-        total += loss
-        decisions.append(
-            {
-                "index": point.index,
-                "phase": point.phase,
-                "chosen": _action_json(options[0], point.phase),
-                "best": _action_json(options[best], point.phase),
-                "expected": {"chosen": chosen_value, "best": best_value},
-                "loss": loss,
-                "label": label,
-            }
-        )
+    for d in decisions:
+        if d["label"] is not None:
+            counts[d["label"]] += 1
+        total += d["loss"]
     return {
         "hand": record.get("number"),
         "seat": seat,
-        "decisions": decisions,
+        "decisions": list(decisions),
         "summary": {
             "decisions": len(decisions),
             "loss": _r(total),
@@ -659,7 +660,7 @@ def review_hand(
             "mistakes": counts["mistake"],
             "blunders": counts["blunder"],
             # The luck of the hand, per seat: the deal's deadwood, and how much the
-            # stock's cards lowered it (least deadwood before the draw minus after).
+            # stock's cards lowered it (least deadwood before each draw minus after).
             "luck": {
                 "start_deadwood": played.start_deadwood,
                 "stock_gain": played.stock_gain,
@@ -668,3 +669,17 @@ def review_hand(
         },
         "coach": {"version": COACH_VERSION, "samples": budget.samples},
     }
+
+
+def review_hand(
+    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
+) -> dict[str, Any]:
+    """The review of `seat`'s decisions in the finished hand `record`, in one go (the
+    server runs `replay` and each `judge` as separate jobs of its worker pool).
+
+    :raises RuleError: the record cannot be replayed from its start.
+    """
+    budget = budget if budget is not None else CoachBudget()
+    played = replay(record, seat)
+    decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
+    return assemble(record, seat, played, decisions, budget)
