@@ -168,7 +168,9 @@ async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Resp
 
 
 @router.get("/api/tables/{table_id}/hands/{number}/review")
-async def hand_review(table_id: str, number: int, request: Request, registry: RegistryDep) -> Response:
+async def hand_review(
+    table_id: str, number: int, request: Request, registry: RegistryDep
+) -> Response:
     """The coach's review of finished hand `number` for one seat (PROTOCOL.md "Hand
     review"): 404 while the hand is played, 202 while it is computed."""
     seat = request.query_params.get("seat")

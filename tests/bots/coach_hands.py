@@ -17,7 +17,7 @@ from hollywood_gin.engine.match import Match, Options
 
 ALL = [str(c) for c in full_deck()]
 # Dealt to seat 0 in the hands where it goes gin at its first turn (deadwood 0).
-GIN_DEALER = "AS 2S 3S 4S 6H 7H 8H JC JD JH".split()
+GIN_DEALER = ["AS", "2S", "3S", "4S", "6H", "7H", "8H", "JC", "JD", "JH"]
 
 
 def deck(seat1: list[str], seat0: list[str], upcard: str, stock: list[str]) -> list[str]:
@@ -55,7 +55,7 @@ def dealer_gins(card: str) -> list[tuple[int, dict[str, Any]]]:
 # three of hearts out of its run instead of the king (which would leave 1 deadwood).
 MELD_BREAK = finished_record(
     deck(
-        "2H 3H 4H 9S 9D 9C 5C 6C 7C KS".split(),
+        ["2H", "3H", "4H", "9S", "9D", "9C", "5C", "6C", "7C", "KS"],
         GIN_DEALER,
         "QH",
         ["AC", "TD"],
@@ -66,7 +66,7 @@ MELD_BREAK = finished_record(
 # 2. The same deal played soundly: seat 1 throws the king and knocks with 1.
 MELD_KEPT = finished_record(
     deck(
-        "2H 3H 4H 9S 9D 9C 5C 6C 7C KS".split(),
+        ["2H", "3H", "4H", "9S", "9D", "9C", "5C", "6C", "7C", "KS"],
         GIN_DEALER,
         "QH",
         ["AC", "TD"],
@@ -77,8 +77,8 @@ MELD_KEPT = finished_record(
 # 3. Seat 1 passes the 8 of clubs, which completes 5C-8C and leaves the JD alone: gin.
 GIN_PASSED = finished_record(
     deck(
-        "2H 3H 4H 9S 9D 9C 5C 6C 7C JD".split(),
-        "AS 2S 3S 4S 6H 7H 8H JC QD KD".split(),
+        ["2H", "3H", "4H", "9S", "9D", "9C", "5C", "6C", "7C", "JD"],
+        ["AS", "2S", "3S", "4S", "6H", "7H", "8H", "JC", "QD", "KD"],
         "8C",
         ["KH", "QC"],
     ),
@@ -95,8 +95,8 @@ GIN_PASSED = finished_record(
 # 4. The same offer taken: gin at once.
 GIN_TAKEN = finished_record(
     deck(
-        "2H 3H 4H 9S 9D 9C 5C 6C 7C JD".split(),
-        "AS 2S 3S 4S 6H 7H 8H JC QD KD".split(),
+        ["2H", "3H", "4H", "9S", "9D", "9C", "5C", "6C", "7C", "JD"],
+        ["AS", "2S", "3S", "4S", "6H", "7H", "8H", "JC", "QD", "KD"],
         "8C",
         ["KH", "QC"],
     ),
@@ -108,9 +108,9 @@ GIN_TAKEN = finished_record(
 # melds of high cards. Then seat 1 knocks with the lone KH (deadwood 10): the
 # opponent's one unknown card is worth at most 10, so this is an undercut whatever
 # it is.
-GIFTS = "AS 2S 3S 4D 5D 6D 7H 8H 9H".split()
-HIGH = "JD QD KD JS QS KS TC JC QC".split()
-JUNK = "8C 9D TD 8S 9S TS 6C 7C 6S 7S".split()
+GIFTS = ["AS", "2S", "3S", "4D", "5D", "6D", "7H", "8H", "9H"]
+HIGH = ["JD", "QD", "KD", "JS", "QS", "KS", "TC", "JC", "QC"]
+JUNK = ["8C", "9D", "TD", "8S", "9S", "TS", "6C", "7C", "6S", "7S"]
 
 
 def _undercut_script() -> list[tuple[int, dict[str, Any]]]:

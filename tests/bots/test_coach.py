@@ -189,7 +189,9 @@ def _engine_action(decision: tuple[str, int, bool], phase: str, legal: list[Acti
         kinds = ("take_upcard", "draw_discard") if decision[1] else ("pass", "draw_stock")
         return next(a for a in legal if a.kind in kinds)
     kind = "knock" if decision[2] else "discard"
-    return next(a for a in legal if a.kind == kind and a.card is not None and a.card.index == decision[1])
+    return next(
+        a for a in legal if a.kind == kind and a.card is not None and a.card.index == decision[1]
+    )
 
 
 @pytest.mark.parametrize("seat", [0, 1])
