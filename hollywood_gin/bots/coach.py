@@ -384,7 +384,7 @@ def sample_world(
 # -- the hand's decisions ----------------------------------------------------------
 
 
-class _RecordDeals:
+class RecordDeals:
     """The record's deck and reshuffles, as the engine's dealer (`Deals`)."""
 
     def __init__(self, record: Mapping[str, Any]) -> None:
@@ -439,7 +439,7 @@ def replay(record: Mapping[str, Any], seat: int) -> Replay:
     :raises RuleError: the record's options or deal cannot be played.
     """
     options = Options.from_dict(record["options"])
-    match = Match(options, dealer=_RecordDeals(record))
+    match = Match(options, dealer=RecordDeals(record))
     match.start()
     hand = match.hand
     assert hand is not None
