@@ -16,6 +16,9 @@ Attacks (the numbers are the issue's items):
   4 headers    1,000 connections trickling header bytes; a 16 MiB header; 100,000 headers
   7 pages      16 clients fetching the table page in a loop
   7 churn      8 loops opening and closing sockets
+ 24 reviews    10 hand reviews computing at once (the coach, issue 24): 10 finished
+               hands played before the baseline, their reviews asked for at the attack's
+               start and polled each second until they come (`--seconds` bounds it)
 
 Bounded: every attack stops after `--seconds` (default 12) and its sockets are closed.
 Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse`; `--commit 3db7070`
@@ -262,6 +265,84 @@ async def attack_computer(base: str, deadline: float, tables: int = 40) -> dict[
     }
 
 
+async def finish_hands(base: str, count: int) -> list[str]:
+    """Tables of two people (from the attacker's address) whose first hand is played
+    to its end by random moves: what `attack_reviews` asks the coach about."""
+    finished = []
+    async with attacker_client(base) as http:
+        for n in range(count):
+            made = (await http.post("/api/tables", json={"name": "Rev"})).json()
+            joined = (await http.post(f"/api/tables/{made['table_id']}/seats", json={})).json()
+            table_id = made["table_id"]
+            seats = [
+                await open_seat(base, table_id, made["token"], 0, ATTACKER),
+                await open_seat(base, table_id, joined["token"], 1, ATTACKER),
+            ]
+            socks = [ws for ws, _ in seats]
+            states = [state for _, state in seats]
+            rng = random.Random(n)
+            try:
+                while (states[0].get("hand") or {}).get("phase") != "over":
+                    version = max(st["version"] for st in states)
+                    mover = next(
+                        (
+                            i
+                            for i in (0, 1)
+                            if states[i]["legal"] and states[i]["version"] == version
+                        ),
+                        None,
+                    )
+                    if mover is None:
+                        for i in (0, 1):
+                            with contextlib.suppress(TimeoutError):
+                                states[i] = orjson.loads(
+                                    await asyncio.wait_for(socks[i].recv(), 0.05)
+                                )
+                        continue
+                    action = choose(rng, states[mover]["legal"])
+                    await socks[mover].send(
+                        orjson.dumps(
+                            {"type": "action", "version": version, "action": action}
+                        ).decode()
+                    )
+                    for i in (0, 1):
+                        while True:
+                            message = orjson.loads(await asyncio.wait_for(socks[i].recv(), 30))
+                            if message.get("type") == "state" and message["version"] > version:
+                                states[i] = message
+                                break
+                            if message.get("type") == "error":
+                                break
+            finally:
+                for ws in socks:
+                    await ws.close()
+            finished.append(table_id)
+    return finished
+
+
+async def attack_reviews(base: str, deadline: float, tables: list[str]) -> dict[str, Any]:
+    """Ask for the review of each finished hand (seat 0) and poll until it comes."""
+    started = time.monotonic()
+    took: list[float] = []
+
+    async def one(http: httpx.AsyncClient, table_id: str) -> None:
+        while time.monotonic() < deadline:
+            r = await http.get(f"/api/tables/{table_id}/hands/1/review?seat=0")
+            if r.status_code == 200:
+                took.append(time.monotonic() - started)
+                return
+            await asyncio.sleep(1.0)
+
+    async with attacker_client(base) as http:
+        await asyncio.gather(*(one(http, t) for t in tables))
+    await until(deadline)
+    return {
+        "reviews": len(tables),
+        "done": len(took),
+        "last_s": round(max(took), 1) if took else None,
+    }
+
+
 async def big_body(chunk: int, total: int, known_length: bool) -> AsyncIterator[bytes]:
     del known_length
     block = b"x" * chunk
@@ -503,6 +584,7 @@ async def run(root: Path, seconds: float, only: set[str]) -> list[dict[str, Any]
             plan: list[tuple[str, Callable[[float], Any]]] = []
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                 spare = (await http.post("/api/tables", json={"name": "Page"})).json()
+            reviewed = await finish_hands(base, 10) if not only or "reviews" in only else []
             names = {
                 "computer": lambda d: attack_computer(base, d),
                 "bodies": lambda d: attack_bodies(base, d),
@@ -511,6 +593,8 @@ async def run(root: Path, seconds: float, only: set[str]) -> list[dict[str, Any]
                 "churn": lambda d: attack_churn(base, d, spare["table_id"]),
                 # Last: before issue 14 it could leave the server without files for a while.
                 "headers": lambda d: attack_headers(base, d),
+                # After all: reviews left computing at its deadline go on in the pool.
+                "reviews": lambda d: attack_reviews(base, d, reviewed),
             }
             plan = [("baseline", lambda d: until(d))]
             plan += [(n, f) for n, f in names.items() if not only or n in only]

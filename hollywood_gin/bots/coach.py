@@ -617,10 +617,15 @@ def _r(x: float) -> float:
     return round(x + 0.0, 1) + 0.0  # no -0.0
 
 
-def judge(point: Point, seed: int, budget: CoachBudget) -> dict[str, Any]:
-    """One decision's entry of the review (`seed`: `seed_of` the record, seat, index)."""
+def judge(
+    point: Point, seed: int, budget: CoachBudget, counts: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """One decision's entry of the review (`seed`: `seed_of` the record, seat, index);
+    `counts["playouts"]` grows by the playouts it took (the benchmark)."""
     options = candidates(point, budget)
-    means, _done = evaluate(point, options, random.Random(seed), budget)
+    means, done = evaluate(point, options, random.Random(seed), budget)
+    if counts is not None:
+        counts["playouts"] = counts.get("playouts", 0) + done * len(options)
     best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
     chosen_value, best_value = _r(means[0]), _r(means[best])
     loss = _r(max(0.0, best_value - chosen_value))
