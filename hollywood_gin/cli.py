@@ -1,4 +1,5 @@
-"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`).
+"""`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`, `migrate`),
+and the arena (`arena A B`).
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -6,6 +7,7 @@
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sqlite3
 import sys
 from collections.abc import Sequence
@@ -13,6 +15,8 @@ from pathlib import Path
 
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings, SettingsError, resource_dir
+from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.vocabulary import RULES
 from hollywood_gin.tables.sqlite_store import (
     NewerSchema,
     OlderSchema,
@@ -49,7 +53,57 @@ def parser() -> argparse.ArgumentParser:
         "check",
         help="check the settings and the data file without changing anything",
     )
+    arena = commands.add_parser(
+        "arena",
+        help="two bots on duplicate deals, in this process",
+        description="Plays duplicate deals (each deal twice, the seats swapped; one hand"
+        " each, standard rules unless --rules) between A and B and prints each side's"
+        " share of the points and of the hands won, with 95 %% intervals. A and B:"
+        " easy, normal, hard, random, openspiel:simple (the bots extra) or"
+        " module:factory, where factory() returns a bot (docs/bots.md).",
+    )
+    arena.add_argument("a", metavar="A")
+    arena.add_argument("b", metavar="B")
+    arena.add_argument("--deals", type=_positive, default=200, metavar="N")
+    arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
+    arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
+    arena.add_argument("--rules", choices=RULES, default="standard")
+    move = commands.add_parser(
+        "migrate",
+        help="copy every table from the data file into an empty PostgreSQL database",
+        description="Copies every table of the SQLite data file (seats, logs, hand records,"
+        " the set-aside list) into an empty PostgreSQL database in one transaction, then"
+        " checks the row counts and each table's replayed version on both sides. Stop the"
+        " server first. The data file is not changed.",
+    )
+    move.add_argument("--to", required=True, metavar="URL", help="postgresql://…")
     return top
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError("at least 1")
+    return value
+
+
+def run_arena(args: argparse.Namespace) -> int:
+    from hollywood_gin.bots.arena import IllegalChoice, duplicate
+
+    try:
+        result = duplicate(
+            args.a,
+            args.b,
+            args.deals,
+            args.seed,
+            jobs=args.jobs,
+            options=Options(args.rules, "hand", 100),
+        )
+    except (ValueError, IllegalChoice) as exc:
+        say(str(exc))
+        return 2
+    print(result.report())
+    return 0
 
 
 def settings_or_none() -> Settings | None:
@@ -124,9 +178,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         from hollywood_gin.__main__ import main as serve  # uvicorn, only when serving
 
         return serve()
+    if args.command == "arena":
+        return run_arena(args)
     settings = settings_or_none()
     if settings is None:
         return 2
     if args.command == "backup":
         return run_backup(settings, args.file)
+    if args.command == "migrate":
+        return run_migrate(settings, args.to)
     return run_check(settings)
+
+
+def run_migrate(settings: Settings, url: str) -> int:
+    """`migrate --to URL`; exit 1 when the copy is refused or does not verify."""
+    try:
+        from hollywood_gin.tables.migrate import MigrationError, migrate
+    except ImportError:
+        say("migrate needs the postgres extra: pip install 'hollywood-gin[postgres]'")
+        return 2
+    try:
+        done = asyncio.run(migrate(settings.data_file, url))
+    except MigrationError as exc:
+        say(f"migrate: {exc}")
+        return 1
+    counts = ", ".join(f"{n} {c}" for n, c in done.rows.items())
+    print(f"copied {counts}; {done.verified} tables verified (same seats and version)")
+    for table_id, reason in done.damaged.items():
+        print(f"table {table_id[:8]}: copied as it is, does not load ({reason})")
+    print("next: set HOLLYWOOD_GIN_DATABASE_URL to that database and start the workers")
+    return 0
