@@ -51,6 +51,7 @@ import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.serve import REPO, export, free_port
+from hollywood_gin.engine import Card, deadwood
 
 VICTIM_PERIOD = 0.1
 ATTACKER = "127.0.0.2"
@@ -265,6 +266,30 @@ async def attack_computer(base: str, deadline: float, tables: int = 40) -> dict[
     }
 
 
+def sensible(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A quick player that ends hands: knocks when it may, throws the card that leaves
+    the least deadwood, takes the pile's card when it lowers its deadwood."""
+    legal: list[dict[str, Any]] = state["legal"]
+    knocks = [a for a in legal if a["kind"] == "knock"]
+    if knocks:
+        return min(knocks, key=lambda a: a["deadwood"])
+
+    def dw(cards: list[str]) -> int:
+        return deadwood([Card.parse(c) for c in cards])
+
+    mine: list[str] = state["hand"]["my_cards"]
+    kinds = {a["kind"] for a in legal}
+    if kinds & {"take_upcard", "draw_discard"}:
+        top = state["hand"]["discard_top"]
+        take = min(dw([c for c in [*mine, top] if c != d]) for d in mine) < dw(mine)
+        wanted = ("take_upcard", "draw_discard") if take else ("pass", "draw_stock")
+        return next(a for a in legal if a["kind"] in wanted)
+    discards = [a for a in legal if a["kind"] == "discard"]
+    if discards:
+        return min(discards, key=lambda a: (dw([c for c in mine if c != a["card"]]), rng.random()))
+    return rng.choice(legal)
+
+
 async def finish_hands(base: str, count: int) -> list[str]:
     """Tables of two people (from the attacker's address) whose first hand is played
     to its end by random moves: what `attack_reviews` asks the coach about."""
@@ -299,7 +324,7 @@ async def finish_hands(base: str, count: int) -> list[str]:
                                     await asyncio.wait_for(socks[i].recv(), 0.05)
                                 )
                         continue
-                    action = choose(rng, states[mover]["legal"])
+                    action = sensible(states[mover], rng)
                     await socks[mover].send(
                         orjson.dumps(
                             {"type": "action", "version": version, "action": action}
@@ -312,7 +337,10 @@ async def finish_hands(base: str, count: int) -> list[str]:
                                 states[i] = message
                                 break
                             if message.get("type") == "error":
+                                await asyncio.sleep(1.0)  # rate limited: go on more slowly
                                 break
+                    # Under the per-connection message rate (10 a second).
+                    await asyncio.sleep(0.06)
             finally:
                 for ws in socks:
                     await ws.close()
