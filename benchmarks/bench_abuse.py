@@ -21,8 +21,10 @@ Attacks (the numbers are the issue's items):
                start and polled each second until they come (`--seconds` bounds it)
 
 Bounded: every attack stops after `--seconds` (default 12) and its sockets are closed.
-Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse`; `--commit 3db7070`
-runs the server of that commit (the version before issue 14) for the "before" figures.
+Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse` (not 19 for `reviews`:
+the computer's workers lower their priority by 10 below the server's, which nice 19
+caps); `--commit 3db7070` runs the server of that commit (the version before issue 14)
+for the "before" figures.
 """
 
 from __future__ import annotations
@@ -352,10 +354,15 @@ async def attack_reviews(base: str, deadline: float, tables: list[str]) -> dict[
     """Ask for the review of each finished hand (seat 0) and poll until it comes."""
     started = time.monotonic()
     took: list[float] = []
+    errors = {"http": 0}
 
     async def one(http: httpx.AsyncClient, table_id: str) -> None:
         while time.monotonic() < deadline:
-            r = await http.get(f"/api/tables/{table_id}/hands/1/review?seat=0")
+            try:
+                r = await http.get(f"/api/tables/{table_id}/hands/1/review?seat=0")
+            except httpx.HTTPError:  # a kept-alive connection closed meanwhile: ask again
+                errors["http"] += 1
+                continue
             if r.status_code == 200:
                 took.append(time.monotonic() - started)
                 return
@@ -368,6 +375,7 @@ async def attack_reviews(base: str, deadline: float, tables: list[str]) -> dict[
         "reviews": len(tables),
         "done": len(took),
         "last_s": round(max(took), 1) if took else None,
+        "http_errors": errors["http"],
     }
 
 
