@@ -5,10 +5,11 @@ per hand and seat, in the computer's worker processes, kept in the store.
 memory, else in the store) and otherwise starts computing it and answers None
 ("computing": the client asks again a second later). The work never runs on the
 event loop: the hand's replay is one job of the worker pool (`Thinkers.run`) and
-each decision another, so a computer opponent's move waits behind at most one
-decision of each review under way, never behind whole reviews. At most
-`max_running` reviews compute at once; a request beyond that is answered
-"computing" and starts its review when one ends.
+each decision another, and the reviews hand the pool one job at a time (fewer than
+its workers when it has several), so a computer opponent's move waits behind at
+most one decision's playouts, never behind whole reviews. At most `max_running`
+reviews are under way at once; a request beyond that is answered "computing" and
+starts its review when asked again after one has ended.
 """
 
 from __future__ import annotations
@@ -73,12 +74,17 @@ class Reviews:
         self._known: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         self._running: dict[Key, asyncio.Task[None]] = {}
         self._failed: set[Key] = set()
+        # The pool's workers the reviews may keep busy at once: one short of all of them,
+        # so the computer's moves always find one (one when there is only one).
+        workers = thinkers.processes if thinkers is not None else 1
+        self._jobs = asyncio.Semaphore(max(1, workers - 1))
         self.computed = 0  # reviews computed by this process (tests, benchmarks)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        if self.thinkers is not None:
-            return await self.thinkers.run(fn, *args)
-        return await asyncio.to_thread(fn, *args)
+        async with self._jobs:
+            if self.thinkers is not None:
+                return await self.thinkers.run(fn, *args)
+            return await asyncio.to_thread(fn, *args)
 
     def _keep(self, key: Key, review: dict[str, Any]) -> None:
         self._known[key] = review
