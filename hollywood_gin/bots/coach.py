@@ -552,54 +552,77 @@ def seed_of(record: Mapping[str, Any], seat: int, index: int) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
 
 
-def evaluate(
-    point: Point, options: Sequence[Decision], rng: random.Random, budget: CoachBudget
-) -> tuple[list[float], int]:
-    """Each option's mean points for the seat (the same deals and playout randomness
-    for every option), and how many deals were played.
+@dataclass(slots=True)
+class Tally:
+    """A decision's playouts so far: resumable, so the server can play them one batch
+    per job of its worker pool (`step`), and a computer move queued meanwhile waits
+    for one batch, never for a whole decision."""
 
-    Deals come in batches of `budget.batch` up to `budget.samples`: the coach stops
-    early once the best option's loss against the chosen one is clear of every label's
-    threshold by `budget.sure` standard errors (its label will not flip with more
-    deals), and goes on to `budget.samples` where it is close to one."""
+    seed: int
+    options: list[Decision] = field(default_factory=list)
+    rng_state: object = None  # the deals' random state after the last batch
+    sums: list[float] = field(default_factory=list)
+    diffs: list[float] = field(default_factory=list)  # each option's value minus option 0's
+    squares: list[float] = field(default_factory=list)
+    done: int = 0
+    finished: bool = False
+
+    def means(self) -> list[float]:
+        if not self.done:
+            return [0.0] * len(self.options)
+        return [x / self.done for x in self.sums]
+
+
+def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
+    """Play one batch of `budget.batch` deals for every option (the first call finds
+    the options): each deal plays out every option with the same playout randomness
+    (common random numbers). `tally.finished` once the best option's loss against the
+    chosen one is clear of every label's threshold by `budget.sure` standard errors
+    (more deals would not flip its label), the budget is spent, or no deal agrees
+    with what the seat knew; so decisions close to a threshold get the whole budget."""
+    if not tally.options:
+        tally.options = candidates(point, budget)
+        n = len(tally.options)
+        tally.sums, tally.diffs, tally.squares = [0.0] * n, [0.0] * n, [0.0] * n
+    rng = random.Random()
+    if tally.rng_state is None:
+        rng.seed(tally.seed)
+    else:
+        rng.setstate(tally.rng_state)  # type: ignore[arg-type]
     seen = point.seen
     legal_kinds = {a.kind for a in point.legal}
     must_draw_stock = point.phase == DRAW and "draw_discard" not in legal_kinds
+    options = tally.options
     n = len(options)
-    sums = [0.0] * n
-    diffs = [0.0] * n  # sums of each option's value minus the chosen one's, per deal
-    squares = [0.0] * n
-    done = 0
     policy = POLICIES[budget.rollout]
-    while done < budget.samples:
-        batch = min(budget.batch, budget.samples - done)
-        for _ in range(batch):
-            world = sample_world(
-                seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
-            )
-            if world is None:
-                break
-            seed = rng.getrandbits(32)
-            values = []
-            for option in options:
-                w = world.copy()
-                playout_rng = random.Random(seed)
-                w.apply(option, playout_rng)
-                values.append(w.play_out(playout_rng, policy).value_for(seen.me))
-            for j in range(n):
-                sums[j] += values[j]
-                d = values[j] - values[0]
-                diffs[j] += d
-                squares[j] += d * d
-            done += 1
-        else:
-            if n == 1 or _clear(diffs, squares, done, budget.sure):
-                break
-            continue
-        break  # no deal agrees with what the seat knew: the counts disagree
-    if not done:
-        return [0.0] * n, 0
-    return [s / done for s in sums], done
+    for _ in range(min(budget.batch, budget.samples - tally.done)):
+        world = sample_world(
+            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+        )
+        if world is None:
+            tally.finished = True  # the counts disagree: nothing to deal
+            break
+        seed = rng.getrandbits(32)
+        values = []
+        for option in options:
+            w = world.copy()
+            playout_rng = random.Random(seed)
+            w.apply(option, playout_rng)
+            values.append(w.play_out(playout_rng, policy).value_for(seen.me))
+        for j in range(n):
+            tally.sums[j] += values[j]
+            d = values[j] - values[0]
+            tally.diffs[j] += d
+            tally.squares[j] += d * d
+        tally.done += 1
+    tally.rng_state = rng.getstate()
+    if (
+        n == 1
+        or tally.done >= budget.samples
+        or _clear(tally.diffs, tally.squares, tally.done, budget.sure)
+    ):
+        tally.finished = True
+    return tally
 
 
 def _clear(diffs: list[float], squares: list[float], done: int, sure: float) -> bool:
@@ -622,10 +645,17 @@ def judge(
 ) -> dict[str, Any]:
     """One decision's entry of the review (`seed`: `seed_of` the record, seat, index);
     `counts["playouts"]` grows by the playouts it took (the benchmark)."""
-    options = candidates(point, budget)
-    means, done = evaluate(point, options, random.Random(seed), budget)
+    tally = Tally(seed=seed)
+    while not tally.finished:
+        step(point, tally, budget)
     if counts is not None:
-        counts["playouts"] = counts.get("playouts", 0) + done * len(options)
+        counts["playouts"] = counts.get("playouts", 0) + tally.done * len(tally.options)
+    return entry(point, tally)
+
+
+def entry(point: Point, tally: Tally) -> dict[str, Any]:
+    """The review's entry for a decision whose playouts are done."""
+    options, means = tally.options, tally.means()
     best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
     chosen_value, best_value = _r(means[0]), _r(means[best])
     loss = _r(max(0.0, best_value - chosen_value))

@@ -5,9 +5,10 @@ per hand and seat, in the computer's worker processes, kept in the store.
 memory, else in the store) and otherwise starts computing it and answers None
 ("computing": the client asks again a second later). The work never runs on the
 event loop: the hand's replay is one job of the worker pool (`Thinkers.run`) and
-each decision another, and the reviews hand the pool one job at a time (fewer than
-its workers when it has several), so a computer opponent's move waits behind at
-most one decision's playouts, never behind whole reviews. At most `max_running`
+each batch of a decision's playouts another (`coach.step`); the reviews hand the
+pool one job at a time (one fewer than its workers when it has several), so a
+computer opponent's move waits behind at most one batch of playouts
+(`CoachBudget.batch` deals), never behind whole reviews. At most `max_running`
 reviews are under way at once; a request beyond that is answered "computing" and
 starts its review when asked again after one has ended.
 """
@@ -26,10 +27,12 @@ from hollywood_gin.bots.coach import (
     CoachBudget,
     Point,
     Replay,
+    Tally,
     assemble,
-    judge,
+    entry,
     replay,
     seed_of,
+    step,
 )
 from hollywood_gin.tables.store import TableStore
 from hollywood_gin.tables.table import short
@@ -50,8 +53,8 @@ def _replay(record: dict[str, Any], seat: int) -> Replay:
     return replay(record, seat)
 
 
-def _judge(point: Point, seed: int, budget: CoachBudget) -> dict[str, Any]:
-    return judge(point, seed, budget)
+def _step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
+    return step(point, tally, budget)
 
 
 class Reviews:
@@ -127,8 +130,10 @@ class Reviews:
             played = await self._run(_replay, record, seat)
             decisions = []
             for point in played.points:
-                seed = seed_of(record, seat, point.index)
-                decisions.append(await self._run(_judge, point, seed, self.budget))
+                tally = Tally(seed=seed_of(record, seat, point.index))
+                while not tally.finished:
+                    tally = await self._run(_step, point, tally, self.budget)
+                decisions.append(entry(point, tally))
             review = assemble(record, seat, played, decisions, self.budget)
         except asyncio.CancelledError:
             raise

@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.bots.coach import CoachBudget, review_hand
 from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.web.messages import HandReview
 from tests.bots.coach_hands import MELD_BREAK
 from tests.web.test_api import create, registry_of, start
 
@@ -71,6 +72,7 @@ def test_review_of_a_finished_hand(tmp_path: Path) -> None:
         assert review == review_hand(record, 1, CoachBudget(samples=SAMPLES))
         assert [d["index"] for d in review["decisions"]] == [0, 2, 3]
         assert review["hand"] == 1 and review["seat"] == 1
+        HandReview.model_validate(review)  # the documented shape (docs/protocol.md)
         # Asked again: the same bytes, not computed again.
         registry = registry_of(client)
         assert registry.reviews.computed == 1
