@@ -43,6 +43,7 @@ from hollywood_gin.web.i18n import (
     negotiate,
 )
 from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.security import is_https
 
 TEMPLATES_DIR = resource_dir("templates")
 STATIC_DIR = resource_dir("static")
@@ -187,6 +188,7 @@ class Site:
             base_url=base,
             version=self.version,
             commit=self.commit,
+            build=request.app.state.build,
             **context,
         )
         response = HTMLResponse(html, status_code=status_code)
@@ -194,7 +196,12 @@ class Site:
         response.headers["Cache-Control"] = "no-store" if template == "table.html" else "no-cache"
         # Remember the language the player reads, for paths without one.
         response.set_cookie(
-            LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, path="/", samesite="lax"
+            LANG_COOKIE,
+            lang,
+            max_age=LANG_COOKIE_MAX_AGE,
+            path="/",
+            samesite="lax",
+            secure=is_https(self.settings),
         )
         return response
 
