@@ -31,6 +31,7 @@ from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import (
+    Damaged,
     FailureEpisode,
     NotOwner,
     TableRecord,
@@ -48,6 +49,7 @@ from hollywood_gin.tables.table import (
     hash_token,
     new_table_id,
     new_token,
+    possible_table_id,
     rebuild_match,
     short,
 )
@@ -148,6 +150,8 @@ class Registry:
 
         Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
         """
+        if not possible_table_id(table_id):
+            return None  # never asked of the store: a NUL byte made PostgreSQL fail
         table = self._tables.get(table_id)
         if not self.shared:
             return table
@@ -694,7 +698,13 @@ class Registry:
         record = table.match.hand_record(number) if number >= 1 else None
         dealt = 0 if table.match.hand is None else table.match.hand.number
         if record is None and 1 <= number < dealt:
-            record = await self.store.hand(table_id, number)
+            try:
+                record = await self.store.hand(table_id, number)
+            except Damaged as exc:
+                # Reported; the record stays in the store for a person to look at (the
+                # next start-up sets its table aside, as `check` says).
+                log.error("table %s: %s; answered as unknown", short(table_id), exc)
+                raise UnknownHand("that hand's record cannot be read") from None
         if record is None:
             raise UnknownHand("that hand is not finished (or does not exist)")
         return dict(record)

@@ -20,7 +20,7 @@ from hollywood_gin.web.messages import (
     SeatTaken,
     TableCreated,
 )
-from hollywood_gin.web.security import address_key
+from hollywood_gin.web.security import address_key, forwarded_for, is_https
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -77,7 +77,7 @@ def set_seat_cookie(response: Response, table_id: str, token: str, settings: Set
 
     Set again on each visit of the table's page, so it lasts while the table does.
     """
-    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    secure = is_https(settings)
     max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
     for path in seat_cookie_paths(table_id):
         response.set_cookie(
@@ -104,10 +104,16 @@ async def create_table(
 ) -> Response:
     body = await parse_body(request, api.create_model)
     peer = request.client.host if request.client else None
-    address = api.addresses.of(peer, request.headers.get("x-forwarded-for"))
+    address = api.addresses.of(peer, forwarded_for(request.headers))
     # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
     if not api.tables_limiter.allow(address_key(address)):
         raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+    # Everybody together: a cap on live tables and a creation rate. Only creating stops;
+    # play at the tables already open goes on.
+    if len(registry) >= settings.max_live_tables:
+        raise ApiError(503, "busy", "the server holds as many tables as it can; try again later")
+    if not api.creations.take(""):
+        raise ApiError(503, "busy", "too many new tables on the server just now; try again later")
     hooks = body if isinstance(body, CreateTableWithHooks) else None
     table, token = await registry.create(
         {"rules": body.rules, "scoring": body.scoring, "target": body.target},
