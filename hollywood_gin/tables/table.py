@@ -180,7 +180,13 @@ class Table:
             "version": self.version,
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+            # The seat to move while a hand is played (the home page's "my tables").
+            "turn": self._turn(),
         }
+
+    def _turn(self) -> int | None:
+        hand = self.match.hand
+        return hand.turn if self.match.status == "playing" and hand is not None else None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)

@@ -480,6 +480,9 @@ class TablePublic(Outbound):
     version: int
     players: list[Player]
     open_seats: list[SeatNumber]
+    turn: SeatNumber | None = Field(
+        default=None, description="the seat to move while a hand is played, else null"
+    )
 
 
 class RecordedAction(Outbound):
