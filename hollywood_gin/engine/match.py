@@ -556,10 +556,10 @@ class Match:
     def _resume_deal(self, deal: Mapping[str, Any]) -> None:
         """A compacted log starts at a deal: what it was derived from is in its event."""
         secret = deal.get("server_secret")
-        entropy = deal.get("entropy") or [None, None]
+        entropy = [*(deal.get("entropy") or ()), None, None][:2]
         try:
             pending = NextDeal(deal["hand"], None if secret is None else bytes.fromhex(secret))
-            pending.entropy = [None if e is None else check_entropy(e) for e in entropy[:2]]
+            pending.entropy = [None if e is None else check_entropy(e) for e in entropy]
         except (ValueError, TypeError) as exc:
             raise BadAction(f"a deal's secret or entropy is not hex: {exc}") from None
         self._next = pending

@@ -40,6 +40,9 @@ SUITS = "CDHS"
 # The strings of the table page's script, by the key the script uses. Placeholders
 # are `{name}` and are filled in by the script.
 CLIENT_STRINGS: Mapping[str, str] = {
+    # the server was upgraded while this page was open (socket.js)
+    "reload.text": N_("A new version of Hollywood Gin is ready."),
+    "reload.button": N_("Reload"),
     # card names, spoken ("seven of hearts"); `card` is the pattern
     "card": N_("{rank} of {suit}"),
     "rank.A": N_("ace"),
@@ -140,7 +143,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     # hand end
     "outcome.gin": N_("{name} went gin"),
     "outcome.knock": N_("{name} knocked and won"),
-    "outcome.undercut": N_("Undercut: {name} wins the hand"),
+    "outcome.undercut": N_("{name} undercut {knocker} and wins the hand"),
     "outcome.draw": N_("The hand is a draw: no points, the same dealer deals again"),
     "points.one": N_("{name} scores 1 point"),
     "points.other": N_("{name} scores {points} points"),
@@ -172,6 +175,33 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "wants_rematch": N_("{name} wants a rematch"),
     "match_winner": N_("{name} wins the match"),
     "match_drawn": N_("The match ends level"),
+    "you_win.match": N_("You win the match"),
+    "you_win.game": N_("You win the game"),
+    "you_win.hand": N_("You win the hand"),
+    "wins.game": N_("{name} wins the game"),
+    "wins.hand": N_("{name} wins the hand"),
+    "games_to": N_("{a} games to {b}"),
+    "show_table": N_("Show the table"),
+    "show_result": N_("Show the result"),
+    # the bonuses of a finished game, as a table
+    "bonus.game_row": N_("Game bonus"),
+    "bonus.line_row": N_("Line bonus"),
+    "shutout": N_("shutout"),
+    # the match summary
+    "summary.title": N_("Match summary"),
+    "summary.title_game": N_("Game summary"),
+    "summary.won": N_("Hands won"),
+    "summary.gins": N_("Gins"),
+    "summary.undercuts": N_("Undercuts"),
+    "summary.best": N_("Best hand"),
+    "summary.knock_deadwood": N_("Average deadwood at a knock"),
+    "summary.kind.gin": N_("gin"),
+    "summary.kind.knock": N_("knock"),
+    "summary.kind.undercut": N_("undercut"),
+    "summary.played": N_("Hands played: {n}"),
+    "summary.time": N_("Time played: {time}"),
+    "time.min": N_("{m} min"),
+    "time.h_min": N_("{h} h {m} min"),
     "fingerprint": N_("Deck fingerprint: {hash}"),
     "verified": N_("Deck verified: it matches the fingerprint shown at the deal"),
     "not_verified": N_("Warning: the deck does not match the fingerprint"),
@@ -193,6 +223,41 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "total": N_("Total"),
     "sheet.points": N_("Points"),
     "sheet.print": N_("Print the score sheet"),
+    # the replay of a finished hand and its review (PROTOCOL.md "Hand review")
+    "review_link": N_("Review hand {n}"),
+    "review_hands": N_("Review a hand:"),
+    "replay.step": N_("Move {n} of {total}"),
+    "replay.ready": N_("The coach has looked at every decision of this hand."),
+    "replay.failed": N_("The coach could not review this hand. Reload the page to try again."),
+    "label.inaccuracy": N_("Inaccuracy"),
+    "label.mistake": N_("Mistake"),
+    "label.blunder": N_("Blunder"),
+    "act.take_upcard": N_("take the upcard"),
+    "act.pass": N_("pass"),
+    "act.draw_stock": N_("draw from the stock"),
+    "act.draw_discard": N_("take from the discard pile"),
+    "act.discard": N_("discard the {card}"),
+    "act.knock": N_("knock, discarding the {card}"),
+    "replay.played": N_("Played: {action} ({ev} points expected)."),
+    "replay.better": N_("Better: {action} ({ev} points expected)."),
+    "replay.best_same": N_("The coach agrees."),
+    "replay.verdict": N_(
+        "Costliest decision, move {n}: “{best}” was worth {loss} points more than “{played}”."
+    ),
+    "replay.verdict_clean": N_("No costly decision by {name}: this hand was down to the cards."),
+    "replay.loss": N_("{name} lost {loss} points to decisions ({marks})."),
+    "replay.luck": N_(
+        "Luck: deadwood dealt {mine} against {theirs}; the stock lowered it by {gain}"
+        " against {ogain}."
+    ),
+    "replay.quiz_prompt": N_("Move {n}: what would you play?"),
+    "replay.quiz_right": N_("Yes: “{best}” is the coach's choice ({ev} points expected)."),
+    "replay.quiz_other": N_(
+        "The coach's choice: “{best}” ({bev}). Played in the game: “{played}” ({cev})."
+    ),
+    "replay.quiz_none": N_("{name} made no marked decision in this hand."),
+    "replay.quiz_wait": N_("The coach is still looking at this hand; try again in a moment."),
+    "replay.quiz_done": N_("That was the last marked decision."),
     # errors by code (PROTOCOL.md)
     "error.bad_message": N_("The server did not understand that."),
     "error.not_seated": N_("You are watching; only players can do that."),

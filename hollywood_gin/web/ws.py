@@ -190,7 +190,7 @@ class Session:
             self.error("bad_message", text)
             return
         if isinstance(message, Ping):
-            self.conn.send_message({"type": "pong"})
+            self.conn.send_message({"type": "pong", "build": self.websocket.app.state.build})
         elif isinstance(message, Hello):
             self.hello(message)
         elif self.conn.seat is None:
