@@ -116,6 +116,8 @@ async def create_table(
         test_decks=hooks.test_decks if hooks else None,
         first_dealer=hooks.test_first_dealer if hooks else None,
         lang=body.lang or page_language(request),
+        bot=body.bot,
+        bots=body.bots,
     )
     answer = TableCreated(
         table_id=table.id,
@@ -133,7 +135,7 @@ async def join_table(
     table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
 ) -> Response:
     body = await parse_body(request, JoinTable)
-    _seat, token = await registry.join(table_id, body.name)
+    _seat, token = await registry.join(table_id, body.name, bot=body.bot)
     response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
     set_seat_cookie(response, table_id, token, settings)
     return response

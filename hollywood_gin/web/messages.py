@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StringConstraints,
     TypeAdapter,
     model_validator,
@@ -72,6 +73,7 @@ HttpErrorCode = Literal[
     "too_large",
     "unsupported_media_type",
     "bad_host",
+    "no_bots",
 ]
 
 # Characters that draw nothing: format characters (zero-width spaces and joiners,
@@ -237,6 +239,11 @@ class Player(Outbound):
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
     computer: Strength | None = Field(description="the computer's strength; null for a person")
+    bot: bool = Field(
+        default=False,
+        description="a program plays this seat: it joined with `bot: true` (the site's own"
+        " computer is `computer`, not a bot)",
+    )
 
 
 class TableInfo(Outbound):
@@ -362,6 +369,10 @@ class CreateTable(Inbound):
         description="the creator's page language, for the link preview; "
         "else the language cookie, else Accept-Language",
     )
+    bot: StrictBool = Field(default=False, description="the creator's seat is played by a program")
+    bots: StrictBool = Field(
+        default=True, description="false: a bot's join is refused (403 `no_bots`)"
+    )
 
 
 class CreateTableWithHooks(CreateTable):
@@ -389,6 +400,7 @@ class TableCreated(Outbound):
 
 class JoinTable(Inbound):
     name: Name | None = None
+    bot: StrictBool = Field(default=False, description="a program takes this seat")
 
 
 class SeatTaken(Outbound):
@@ -416,6 +428,7 @@ class TablePublic(Outbound):
     version: int
     players: list[Player]
     open_seats: list[SeatNumber]
+    bots: bool = Field(default=True, description="whether a bot may take the free seat")
 
 
 class RecordedAction(Outbound):

@@ -21,6 +21,7 @@ form.addEventListener("submit", async (event) => {
     lang: document.documentElement.lang, // the link preview speaks the creator's language
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
+  if (data.get("no_bots")) body.bots = false; // default: bots welcome
   errorBox.hidden = true;
   for (const b of form.querySelectorAll("button")) b.disabled = true;
   try {

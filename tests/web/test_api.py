@@ -65,8 +65,11 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
         "target": 100,
         "status": "waiting",
         "version": 0,
-        "players": [{"seat": 0, "name": "Ann", "connected": False, "computer": None}],
+        "players": [
+            {"seat": 0, "name": "Ann", "connected": False, "computer": None, "bot": False}
+        ],
         "open_seats": [1],
+        "bots": True,
     }
     # Only the token's hash reaches the disk.
     with sqlite3.connect(tmp_path / "tables.sqlite3") as db:
@@ -255,6 +258,7 @@ def test_computer_opponent_at_creation(client: TestClient) -> None:
         "name": "Computer (hard)",
         "connected": True,
         "computer": "hard",
+        "bot": False,
     }
     r = client.post(f"/api/tables/{made['table_id']}/seats", json={})
     assert r.status_code == 409
