@@ -65,9 +65,7 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
         "target": 100,
         "status": "waiting",
         "version": 0,
-        "players": [
-            {"seat": 0, "name": "Ann", "connected": False, "computer": None, "bot": False}
-        ],
+        "players": [{"seat": 0, "name": "Ann", "connected": False, "computer": None, "bot": False}],
         "open_seats": [1],
         "bots": True,
     }
