@@ -173,14 +173,14 @@ class _Session:
         bot: ClientBot,
         matches: int,
         give_up_seconds: float,
-        on_state: Callable[[dict[str, Any]], None] | None,
+        on_message: Callable[[dict[str, Any]], None] | None,
     ) -> None:
         self.place = place
         self.token = token
         self.seated = Seated(bot)
         self.matches = matches
         self.give_up_seconds = give_up_seconds
-        self.on_state = on_state
+        self.on_message = on_message
         self.version = 0  # the last state version seen (sent in `hello`)
         self.played = 0
         self.status: str | None = None
@@ -228,6 +228,8 @@ class _Session:
         await ws.send(json.dumps({"type": "hello", "token": self.token, "version": self.version}))
         async for raw in ws:
             message = json.loads(raw)
+            if self.on_message is not None:
+                self.on_message(message)
             kind = message.get("type")
             if kind == "state":
                 if message.get("you") is None:
@@ -239,8 +241,6 @@ class _Session:
         return False
 
     async def _on_state(self, ws: ClientConnection, message: dict[str, Any]) -> bool:
-        if self.on_state is not None:
-            self.on_state(message)
         view = view_from_wire(message)
         self.version = view.version
         self.seated.observe(view)
@@ -276,9 +276,11 @@ class _Session:
         if code == "rate_limited":
             # too many tabs for this seat (at hello): let this socket go, try again later
             raise ConnectionClosedByUs()
-        # stale_version: the current state follows and is decided on afresh;
+        # stale_version: the current state follows and is decided on afresh (both
+        # seats send new_match / next_hand on the same state: one of them is stale);
         # illegal_action / not_your_turn: the next state says what is open.
-        log.warning("server answered %s: %s", code, text)
+        level = logging.DEBUG if code == "stale_version" else logging.WARNING
+        log.log(level, "server answered %s: %s", code, text)
         self.pending = None
 
 
@@ -297,12 +299,12 @@ async def play_async(
     matches: int = 1,
     *,
     give_up_seconds: float = 300.0,
-    on_state: Callable[[dict[str, Any]], None] | None = None,
+    on_message: Callable[[dict[str, Any]], None] | None = None,
 ) -> int:
     """`play` for a caller already in an event loop.
 
-    `on_state` (tests, logging) is called with every `state` message of the seat,
-    as received.
+    `on_message` (tests, logging) is called with every message the socket
+    receives, as received (states, errors, pongs).
     """
     if matches < 1:
         raise ValueError("matches is at least 1")
@@ -310,7 +312,7 @@ async def play_async(
         raise TypeError("a bot has a choose(view, legal) method")
     place = Place.parse(url)
     token = place.token or await join(place, name)
-    session = _Session(place, token, bot, matches, give_up_seconds, on_state)
+    session = _Session(place, token, bot, matches, give_up_seconds, on_message)
     return await session.run()
 
 

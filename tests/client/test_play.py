@@ -97,11 +97,13 @@ def test_a_bot_takes_the_free_seat_of_a_share_link_and_two_bots_play(server: str
     async def both() -> list[int]:
         first = play_async(f"{server}/t/{table_id}/seat/{made['token']}", RandomBot(), matches=2)
         second = play_async(
-            f"{server}/t/{table_id}", Greedy(), name="Bob", matches=2, on_state=seen.append
+            f"{server}/t/{table_id}", Greedy(), name="Bob", matches=2, on_message=seen.append
         )
         return list(await asyncio.gather(first, second))
 
     assert asyncio.run(both()) == [2, 2]
+    assert not [m for m in seen if m["type"] == "error"]
+    seen[:] = [m for m in seen if m["type"] == "state" and m["you"] is not None]
     players = seen[-1]["table"]["players"]
     assert [(p["name"], p["bot"]) for p in players] == [("Ann", True), ("Bob", True)]
     assert seen[-1]["you"] == 1
@@ -140,8 +142,10 @@ def test_the_client_reconnects_through_a_server_restart(tmp_path: Path) -> None:
     states: list[dict[str, Any]] = []
     enough = threading.Event()
 
-    def watch(state: dict[str, Any]) -> None:
-        states.append(state)
+    def watch(message: dict[str, Any]) -> None:
+        if message["type"] != "state" or message["you"] is None:
+            return
+        states.append(message)
         if len(states) >= 12:
             enough.set()
 
@@ -152,7 +156,7 @@ def test_the_client_reconnects_through_a_server_restart(tmp_path: Path) -> None:
 
         def run() -> None:
             try:
-                result.append(asyncio.run(play_async(url, Greedy(), on_state=watch)))
+                result.append(asyncio.run(play_async(url, Greedy(), on_message=watch)))
             except BaseException as exc:  # reported below
                 result.append(exc)
 
