@@ -3,7 +3,7 @@
     python scripts/make_constraints.py           # rewrite it from this environment
     python scripts/make_constraints.py --check   # exit 1 when a dependency lacks a pin
 
-Every distribution that `hollywood-gin[dev]` and its build backend need, walked
+Every distribution that `hollywood-gin[dev,bots]` and its build backend need, walked
 from `pyproject.toml` through the installed packages' own requirements, pinned
 to the version installed here. CI, the README and the Dockerfile install with
 `-c constraints.txt`, so a fresh install cannot pick versions nobody tested.
@@ -23,7 +23,7 @@ from packaging.utils import canonicalize_name
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "constraints.txt"
-EXTRAS = ("dev",)
+EXTRAS = ("dev", "bots")
 
 
 def roots() -> list[Requirement]:
@@ -49,7 +49,7 @@ def closure() -> dict[str, str]:
         try:
             dist = md.distribution(requirement.name)
         except md.PackageNotFoundError:
-            missing = f"{requirement.name} is not installed: pip install -e '.[dev]'"
+            missing = f"{requirement.name} is not installed: pip install -e '.[dev,bots]'"
             raise SystemExit(missing) from None
         pins[name] = dist.version
         for text in dist.requires or []:
