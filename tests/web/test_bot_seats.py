@@ -108,3 +108,54 @@ def test_the_invitation_preview_names_a_bot_as_a_bot(tmp_path: Path) -> None:
         assert "Robo (Bot) lädt" in client.get(f"/t/{tid}").text
         tid = create(client, name="Ann", lang="de")["table_id"]
         assert "Ann lädt" in client.get(f"/t/{tid}").text
+
+
+def answers_to_a_burst(client: TestClient, table_id: str, token: str) -> list[str]:
+    """What one seat's socket gets for a message too large and eight pings."""
+    with client.websocket_connect(f"/ws/tables/{table_id}") as ws:
+        ws.send_json({"type": "hello", "token": token})
+        while ws.receive_json().get("you") is None:
+            pass
+        ws.send_text('{"type": "ping", "pad": "' + "x" * 600 + '"}')
+        for _ in range(8):
+            ws.send_json({"type": "ping"})
+        got = []
+        for _ in range(9):
+            message = ws.receive_json()
+            got.append(message["type"] if message["type"] != "error" else message["code"])
+        return got
+
+
+def test_a_bot_meets_exactly_the_limits_a_person_meets(tmp_path: Path) -> None:
+    """Same message rate, size and tabs for a bot's seat as for a person's: the server
+    has no other way in for a bot (PROTOCOL.md "Bots")."""
+    limits = {
+        "ws_messages_per_second": 0.001,
+        "ws_burst": 5,
+        "ws_max_message_bytes": 512,
+        "max_tabs_per_seat": 1,
+    }
+    with start(tmp_path, **limits) as client:
+        made = create(client, name="Ann")
+        tid = made["table_id"]
+        bot = client.post(f"/api/tables/{tid}/seats", json={"name": "Bob", "bot": True}).json()
+        person = answers_to_a_burst(client, tid, made["token"])
+        program = answers_to_a_burst(client, tid, bot["token"])
+        assert person == program
+        assert person == ["too_large", "pong", "pong", "pong"] + ["rate_limited"] * 5
+        # one tab per seat here: a second socket of either seat is refused alike
+        refused = []
+        for token in (made["token"], bot["token"]):
+            with (
+                client.websocket_connect(f"/ws/tables/{tid}") as first,
+                client.websocket_connect(f"/ws/tables/{tid}") as second,
+            ):
+                first.send_json({"type": "hello", "token": token})
+                while first.receive_json().get("you") is None:
+                    pass
+                second.send_json({"type": "hello", "token": token})
+                answer = second.receive_json()
+                while answer["type"] == "state":
+                    answer = second.receive_json()
+                refused.append(answer.get("code"))
+        assert refused == ["rate_limited", "rate_limited"]
