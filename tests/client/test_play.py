@@ -102,7 +102,9 @@ def test_a_bot_takes_the_free_seat_of_a_share_link_and_two_bots_play(server: str
         return list(await asyncio.gather(first, second))
 
     assert asyncio.run(both()) == [2, 2]
-    assert not [m for m in seen if m["type"] == "error"]
+    # nothing refused as wrong: both seats send next_hand / new_match on the same
+    # state, so one of them may be stale (and is decided again on the next state)
+    assert {m["code"] for m in seen if m["type"] == "error"} <= {"stale_version", "rate_limited"}
     seen[:] = [m for m in seen if m["type"] == "state" and m["you"] is not None]
     players = seen[-1]["table"]["players"]
     assert [(p["name"], p["bot"]) for p in players] == [("Ann", True), ("Bob", True)]
