@@ -51,6 +51,7 @@ def fresh_venv(where: Path) -> Path:
 def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     wheel = build_wheel(tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
+    assert not (REPO / "hollywood_gin" / "_build.py").exists()  # written into the wheel only
     assert (
         "hollywood_gin/templates/table.html" in names
         and "hollywood_gin/static/js/table.js" in names
@@ -67,8 +68,11 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     command = tmp_path / "venv" / "bin" / "hollywood-gin"
+    # Not the source tree's package, even where PYTHONPATH names it (HELPERS.md's set-up).
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     where = subprocess.run(
         [str(python), "-c", "import hollywood_gin; print(hollywood_gin.__file__)"],
+        env=clean,
         cwd=elsewhere,
         capture_output=True,
         text=True,
@@ -78,7 +82,7 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
 
     port = free_port()
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")},
+        **{k: v for k, v in clean.items() if not k.startswith("HOLLYWOOD_GIN_")},
         "HOLLYWOOD_GIN_PORT": str(port),
         "HOLLYWOOD_GIN_DATA_FILE": "data/tables.sqlite3",
         "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
@@ -94,7 +98,20 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
+        # Built from a commit, it says which one, with no checkout around it (issue 22).
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        version = wheel.name.split("-")[1]
+        health = httpx.get(base + "/healthz", timeout=5).json()
+        assert health == {"ok": True, "version": version, "commit": head}, health
         page = httpx.get(base + "/en/rules", timeout=5)
+        assert f"v{version} · {head}" in page.text  # the footer
+        assert f'data-build="{version} {head}"' in page.text
         assert page.status_code == 200 and "<html" in page.text
         script = httpx.get(base + "/static/js/table.js", timeout=5)
         assert script.status_code == 200 and "import" in script.text
@@ -102,6 +119,14 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         server.terminate()
         server.wait(timeout=15)
     assert (elsewhere / "data" / "tables.sqlite3").exists()
+
+    said = subprocess.run(
+        [str(command), "--version"], cwd=elsewhere, env=env, capture_output=True, text=True
+    ).stdout
+    assert said == f"hollywood-gin {version} (commit {head})\n", said
+    assert (
+        "hollywood_gin/_build.py" in names and "hollywood_gin/deploy/hollywood-gin.service" in names
+    )
 
     check = subprocess.run(
         [str(command), "check"], cwd=elsewhere, env=env, capture_output=True, text=True

@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.actions import Action
-from hollywood_gin.engine.dealer import Dealer
+from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.vocabulary import STRENGTHS
@@ -338,8 +338,14 @@ class Registry:
         options: Options,
         test_decks: Sequence[Sequence[str]] | None,
         first_dealer: int | None,
+        test_secrets: Sequence[bytes] = (),
     ) -> Match:
-        return Match(options, dealer=Dealer(self.rng, test_decks or (), first_dealer))
+        # Fair: every deal after the test decks is derived from a fresh secret and the
+        # seats' entropy (PROTOCOL.md "Deals nobody can choose").
+        dealer = Dealer(
+            self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
+        )
+        return Match(options, dealer=dealer)
 
     async def create(
         self,
@@ -350,11 +356,14 @@ class Registry:
         test_decks: Sequence[Sequence[str]] | None = None,
         first_dealer: int | None = None,
         lang: str | None = None,
+        entropy: str | None = None,
+        test_secrets: Sequence[bytes] = (),
         bot: bool = False,
         bots: bool = True,
     ) -> tuple[Table, str]:
         """A new table with its creator at seat 0; returns it and the creator's token.
-        `lang` is the creator's page language, kept for the link preview; `bot`: the
+        `lang` is the creator's page language, kept for the link preview; `entropy` the
+        creator's part of the first deal (`table.next_deal` its commitment); `bot`: the
         creator is a program; `bots` False: the table refuses a bot's join."""
         opts = Options.from_dict(dict(options))
         if computer is not None and computer not in STRENGTHS:
@@ -369,10 +378,14 @@ class Registry:
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
         table_id = new_table_id()
-        match = self._new_match(opts, test_decks, first_dealer)
+        match = self._new_match(opts, test_decks, first_dealer, test_secrets)
+        first_deal = match.next_deal
+        if entropy is not None:
+            match.contribute(0, entropy)
         if computer is not None:
-            match.start()
+            match.start()  # the computer's seat adds nothing
         table = Table(table_id, opts, match, seats, hub=self.hub, created=now, last_active=now)
+        table.next_deal = first_deal
         await self._stored(self.store.create(table.record()))
         table.logged = len(match.log)
         self._tables[table_id] = table
@@ -387,18 +400,27 @@ class Registry:
         self.computer.changed(table)
         return table, token
 
-    async def join(self, table_id: str, name: str | None, *, bot: bool = False) -> tuple[int, str]:
+    async def join(
+        self,
+        table_id: str,
+        name: str | None,
+        *,
+        entropy: str | None = None,
+        bot: bool = False,
+    ) -> tuple[int, str]:
         """Seat a person (or, `bot`, a program) in the free seat and start the match;
-        return (seat, token).
+        return (seat, token). `entropy`: the joiner's part of the first deal.
 
         :raises NoBots: a bot at a table that refuses bots.
         """
+        if entropy is not None:
+            check_entropy(entropy)  # refused before anything changes
         table = await self._require(table_id)
         if bot and not table.bots_welcome:
             raise NoBots("this table does not take bots")
         token = new_token()
         holder = SeatHolder(name or DEFAULT_NAMES[1], hash_token(token), bot=bot)
-        await self._take_seat(table, holder)
+        await self._take_seat(table, holder, entropy)
         return 1, token
 
     async def seat_computer(self, table_id: str, strength: str) -> int:
@@ -409,7 +431,9 @@ class Registry:
         await self._take_seat(table, holder)
         return 1
 
-    async def _take_seat(self, table: Table, holder: SeatHolder) -> None:
+    async def _take_seat(
+        self, table: Table, holder: SeatHolder, entropy: str | None = None
+    ) -> None:
         async def section() -> None:
             if len(table.seats) >= 2:
                 raise TableFull("both seats are taken")
@@ -421,6 +445,8 @@ class Registry:
                 except BaseException:
                     table.seats.pop()
                     raise
+                if entropy is not None:
+                    table.match.contribute(len(table.seats) - 1, entropy)
                 table.match.start()
                 try:
                     await self._commit(table)
@@ -446,14 +472,25 @@ class Registry:
         return table
 
     # --- playing --------------------------------------------------------------------
-    async def act(self, table: Table, seat: int, action: Action, version: int | None) -> None:
-        """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused."""
+    async def act(
+        self,
+        table: Table,
+        seat: int,
+        action: Action,
+        version: int | None,
+        *,
+        entropy: str | None = None,
+    ) -> None:
+        """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused.
+        `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal)."""
         began = time.perf_counter()
 
         async def section() -> None:
             await self._settle(table)
             with self._unstored(table):
-                self._apply(table, lambda: table.match.apply(seat, action, version))
+                self._apply(
+                    table, lambda: table.match.apply(seat, action, version, entropy=entropy)
+                )
                 await self._commit(table)
             await self._changed(table)
 
@@ -600,6 +637,7 @@ class Registry:
                     table.match.log[: table.logged],
                     rng=self.rng,
                     orders=table.match.orders,
+                    fair=True,
                 )
                 raise
             self.observer.commit(time.perf_counter() - began)

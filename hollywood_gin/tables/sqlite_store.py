@@ -103,6 +103,51 @@ class OlderSchema(RuntimeError):
     """The data file has an older layout: the server migrates it when it opens it."""
 
 
+class UnusableFile(RuntimeError):
+    """The data file is empty or not Hollywood Gin's: refused, never started as an empty store."""
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def refuse_unusable(path: Path) -> None:
+    """Raise UnusableFile for a data file that exists but cannot be ours.
+
+    A 0-byte file (a copy or restore that failed half-way, a `touch`) or a file of
+    something else would otherwise be opened as a new, empty store: every table
+    gone from view, and the file overwritten. A missing file is fine (a first start
+    makes it), and so is an SQLite file with no tables in it yet.
+    """
+    if not path.exists():
+        return
+    left = "; the file is left untouched"
+    if not path.is_file():
+        raise UnusableFile(f"{path} is not a file{left}")
+    with path.open("rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if not head:
+        raise UnusableFile(
+            f"{path} is empty (0 bytes), not a Hollywood Gin data file (a copy or restore"
+            " that failed?). Restore a backup in its place, or remove it to start with no"
+            f" tables{left}"
+        )
+    if head != SQLITE_MAGIC:
+        raise UnusableFile(f"{path} is not an SQLite file, so not a Hollywood Gin data file{left}")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError as exc:
+        raise UnusableFile(f"{path} cannot be read as SQLite ({exc}){left}") from None
+    finally:
+        db.close()
+    if names and "tables" not in names:
+        shown = ", ".join(sorted(names)[:5])
+        raise UnusableFile(
+            f"{path} is an SQLite file of something else (tables: {shown}), not a Hollywood"
+            f" Gin data file: check HOLLYWOOD_GIN_DATA_FILE{left}"
+        )
+
+
 def refuse_newer(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise NewerSchema(
@@ -113,9 +158,11 @@ def refuse_newer(path: Path, version: int) -> None:
 
 
 def file_schema_version(path: Path) -> int | None:
-    """The schema version of an existing data file (None: no file yet), read-only."""
+    """The schema version of an existing data file (None: no file yet), read-only.
+    UnusableFile for an empty file or one that is not ours."""
     if not path.exists():
         return None
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -192,6 +239,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     """A connection that changes nothing: refuses a newer file, never migrates."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such data file")
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     (version,) = db.execute("PRAGMA user_version").fetchone()
     try:
@@ -214,6 +262,7 @@ def backup(source: Path, target: Path) -> None:
     """
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such data file")
+    refuse_unusable(source)
     target.parent.mkdir(parents=True, exist_ok=True)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
@@ -301,6 +350,7 @@ class SqliteStore(SingleOwner):
 
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        refuse_unusable(self.path)  # an empty or foreign file is not an empty store
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
         (version,) = db.execute("PRAGMA user_version").fetchone()
         try:

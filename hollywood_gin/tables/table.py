@@ -129,6 +129,9 @@ class Table:
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
+        # The first deal's commitment as the creator was answered (the match may have
+        # started at once, with the computer); later ones are in the states.
+        self.next_deal: str | None = match.next_deal
 
     @property
     def status(self) -> str:
@@ -210,7 +213,7 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
     orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders)
+    match = Match.replay(options, record.log, rng=rng, orders=orders, fair=True)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")

@@ -115,7 +115,9 @@ async def create_table(
         computer=body.computer,
         test_decks=hooks.test_decks if hooks else None,
         first_dealer=hooks.test_first_dealer if hooks else None,
+        test_secrets=[bytes.fromhex(s) for s in (hooks.test_secrets or ())] if hooks else (),
         lang=body.lang or page_language(request),
+        entropy=body.entropy,
         bot=body.bot,
         bots=body.bots,
     )
@@ -125,7 +127,10 @@ async def create_table(
         seat=0,
         token=token,
     )
-    response = JSONResponse(answer.model_dump(), status_code=201)
+    out = answer.model_dump(exclude={"next_deal"})
+    if table.next_deal is not None:
+        out["next_deal"] = {"commitment": table.next_deal}
+    response = JSONResponse(out, status_code=201)
     set_seat_cookie(response, table.id, token, settings)
     return response
 
@@ -135,7 +140,7 @@ async def join_table(
     table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
 ) -> Response:
     body = await parse_body(request, JoinTable)
-    _seat, token = await registry.join(table_id, body.name, bot=body.bot)
+    _seat, token = await registry.join(table_id, body.name, entropy=body.entropy, bot=body.bot)
     response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
     set_seat_cookie(response, table_id, token, settings)
     return response

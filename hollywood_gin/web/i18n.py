@@ -40,6 +40,9 @@ SUITS = "CDHS"
 # The strings of the table page's script, by the key the script uses. Placeholders
 # are `{name}` and are filled in by the script.
 CLIENT_STRINGS: Mapping[str, str] = {
+    # the server was upgraded while this page was open (socket.js)
+    "reload.text": N_("A new version of Hollywood Gin is ready."),
+    "reload.button": N_("Reload"),
     # card names, spoken ("seven of hearts"); `card` is the pattern
     "card": N_("{rank} of {suit}"),
     "rank.A": N_("ace"),
@@ -179,6 +182,15 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "fingerprint": N_("Deck fingerprint: {hash}"),
     "verified": N_("Deck verified: it matches the fingerprint shown at the deal"),
     "not_verified": N_("Warning: the deck does not match the fingerprint"),
+    # Deals nobody can choose: the check after the hand (PROTOCOL.md).
+    "deal_checked": N_("Deal checked: shuffled with your secret"),
+    "deal_warning": N_("Warning: the deal check failed: {what}"),
+    "deal_problem.commitment": N_(
+        "the server's secret is not the one it committed to before the deal"
+    ),
+    "deal_problem.entropy": N_("your secret was not used"),
+    "deal_problem.deck": N_("the deck is not the one the secrets give"),
+    "deal_problem.fingerprint": N_("the deck does not match the fingerprint shown at the deal"),
     "download": N_("Download hand {n} (JSON)"),
     # sheet
     "game_n": N_("Game {n}"),

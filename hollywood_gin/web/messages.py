@@ -46,6 +46,18 @@ Card = Annotated[
     Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
 ]
 SeatNumber = Annotated[int, Field(ge=0, le=1)]
+Entropy = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9a-fA-F]{32}$"),
+    Field(description="a seat's part of the next deal: 16 random bytes as 32 hex characters"),
+]
+Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]*$")]
+
+
+def _no_entropy() -> list[str | None]:
+    return [None, None]
+
+
 # The site's languages (hollywood_gin/web/i18n.py LANGUAGES; a test keeps the two equal).
 Language = Literal["en", "de", "da", "hu", "et"]
 ErrorCode = Literal[
@@ -175,10 +187,16 @@ class Knock(Inbound):
 
 class NextHand(PlainAction):
     kind: Literal["next_hand"]
+    entropy: Entropy | None = Field(
+        default=None, description="the seat's part of the next deal (`next_deal`)"
+    )
 
 
 class NewMatch(PlainAction):
     kind: Literal["new_match"]
+    entropy: Entropy | None = Field(
+        default=None, description="the seat's part of the next match's first deal"
+    )
 
 
 Action = Annotated[
@@ -232,6 +250,10 @@ class ErrorMessage(Outbound):
 
 class Pong(Outbound):
     type: Literal["pong"] = "pong"
+    build: str = Field(
+        description="the server's build (version and commit): a page served by another"
+        " build should be reloaded"
+    )
 
 
 class Player(Outbound):
@@ -279,6 +301,19 @@ class SeatResult(Outbound):
 class DeckReveal(Outbound):
     deck: list[Card] = Field(min_length=52, max_length=52)
     salt: str
+    server_secret: Hex | None = Field(
+        default=None,
+        description="the deal's 32-byte server secret (hex); null for a test deck or an "
+        "older deal, not derived",
+    )
+    entropy: list[Hex | None] = Field(
+        default_factory=_no_entropy,
+        description="each seat's entropy (hex) by seat, null where it sent none",
+    )
+
+
+class NextDeal(Outbound):
+    commitment: Hex = Field(description="hex SHA-256 of the next deal's 32-byte server secret")
 
 
 class HandResult(Outbound):
@@ -350,6 +385,10 @@ class StateMessage(Outbound):
     legal: list[Action]
     sheet: Sheet
     ready: list[bool] = Field(description="who has sent next_hand / new_match")
+    next_deal: NextDeal | None = Field(
+        default=None,
+        description="between hands (and while waiting): the commitment to the next deal",
+    )
 
 
 ServerMessage = Annotated[StateMessage | ErrorMessage | Pong, Field(discriminator="type")]
@@ -369,6 +408,7 @@ class CreateTable(Inbound):
         description="the creator's page language, for the link preview; "
         "else the language cookie, else Accept-Language",
     )
+    entropy: Entropy | None = Field(default=None, description="the creator's part of deal 1")
     bot: StrictBool = Field(default=False, description="the creator's seat is played by a program")
     bots: StrictBool = Field(
         default=True, description="false: a bot's join is refused (403 `no_bots`)"
@@ -382,6 +422,11 @@ class CreateTableWithHooks(CreateTable):
         default=None, max_length=200, description="deck orders for the successive deals"
     )
     test_first_dealer: SeatNumber | None = None
+    test_secrets: list[Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]] | None = Field(
+        default=None,
+        max_length=200,
+        description="server secrets (hex) for the successive derived deals",
+    )
 
     @model_validator(mode="after")
     def _whole_decks(self) -> CreateTableWithHooks:
@@ -396,10 +441,14 @@ class TableCreated(Outbound):
     url: str = Field(description="the share link, /t/{id} on this host")
     seat: Literal[0]
     token: str
+    next_deal: NextDeal | None = Field(
+        default=None, description="the commitment to the first deal (absent: test decks)"
+    )
 
 
 class JoinTable(Inbound):
     name: Name | None = None
+    entropy: Entropy | None = Field(default=None, description="the joiner's part of deal 1")
     bot: StrictBool = Field(default=False, description="a program takes this seat")
 
 
@@ -444,6 +493,10 @@ class HandRecord(Outbound):
     dealer: SeatNumber
     deck: list[Card]
     salt: str
+    server_secret: Hex | None = Field(default=None, description="as in `deck_reveal`")
+    entropy: list[Hex | None] = Field(
+        default_factory=_no_entropy, description="as in `deck_reveal`"
+    )
     actions: list[RecordedAction]
 
 

@@ -186,6 +186,7 @@ class Site:
             base_url=base,
             version=self.version,
             commit=self.commit,
+            build=request.app.state.build,
             **context,
         )
         response = HTMLResponse(html, status_code=status_code)

@@ -7,6 +7,7 @@ import asyncio
 import collections
 import contextlib
 import ipaddress
+import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +19,8 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin.config import Settings
 from hollywood_gin.web.errors import error_body
+
+log = logging.getLogger("hollywood_gin.security")
 
 # No inline script or style anywhere: everything comes from /static on this host.
 CSP = (
@@ -302,6 +305,7 @@ class Gate:
         self.app = app
         self.settings = settings
         self.hosts = AllowedHosts(settings)
+        self.told_about_host = False
         self.addresses = ClientAddress(settings.trusted_proxies)
         self.requests = KeyedBuckets(settings.http_requests_per_second, settings.http_burst, clock)
         # Static files (stamped, cached a year, a few hundred µs each) have a bucket of
@@ -331,6 +335,7 @@ class Gate:
         path: str = scope.get("path", "")
         # Probes (a container's health check) call by address, whatever the public name.
         if path != "/healthz" and not self.hosts.allowed(headers.get("host")):
+            self.tell_about_host(headers.get("host"))
             await self.refuse(scope, receive, send, 400, "bad_host", "unknown host")
             return
         client = scope.get("client")
@@ -354,6 +359,24 @@ class Gate:
             await self.app(scope, receive, send)
             return
         await self.changing_request(scope, receive, send, headers)
+
+    def tell_about_host(self, host: str | None) -> None:
+        """The first refused `Host` is logged once, with the setting that would answer it:
+        a site behind a new name otherwise only shows 400s to its visitors."""
+        if self.told_about_host:
+            return
+        self.told_about_host = True
+        setting = (
+            "HOLLYWOOD_GIN_ALLOWED_HOSTS, or set HOLLYWOOD_GIN_PUBLIC_URL to the site's address"
+            if not self.settings.public_url
+            else "HOLLYWOOD_GIN_ALLOWED_HOSTS (HOLLYWOOD_GIN_PUBLIC_URL names another)"
+        )
+        log.warning(
+            "refused a request for the unknown Host %r (400 bad_host; logged once): if this"
+            " is the site's name, add it to %s",
+            (host or "")[:100],
+            setting,
+        )
 
     async def changing_request(
         self, scope: Scope, receive: Receive, send: Send, headers: Headers

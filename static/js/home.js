@@ -1,4 +1,6 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set).
+import { newEntropy, rememberDeal } from "./fairness.js";
+
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
 const targetField = document.getElementById("target-field");
@@ -22,6 +24,9 @@ form.addEventListener("submit", async (event) => {
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
   if (data.get("no_bots")) body.bots = false; // default: bots welcome
+  // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").
+  const entropy = newEntropy();
+  if (entropy) body.entropy = entropy;
   errorBox.hidden = true;
   for (const b of form.querySelectorAll("button")) b.disabled = true;
   try {
@@ -33,6 +38,7 @@ form.addEventListener("submit", async (event) => {
     });
     if (response.status !== 201) throw new Error(String(response.status));
     const answer = await response.json();
+    if (entropy) rememberDeal(answer.table_id, 1, answer.next_deal?.commitment, entropy);
     location.assign(new URL(answer.url, location.href).pathname);
   } catch {
     errorBox.textContent = strings.error;

@@ -1,7 +1,7 @@
 // The table page: connects, renders each state, and turns clicks, keys and drags
 // into the protocol's messages. It knows no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
-import { deckMatches } from "./fairness.js";
+import { checkDeal, dealRecord, deckMatches, entropyFor, sawCommitment } from "./fairness.js";
 import { cardName, list, t, tn } from "./i18n.js";
 import { finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import {
@@ -52,6 +52,9 @@ const socket = new TableSocket(config.ws, {
     const rects = previous?.hand && motionAllowed() ? snapshot(board) : null;
     const focusWasInGame = !document.activeElement || document.activeElement === document.body || board.contains(document.activeElement);
     state = message;
+    if (seatedIn(state) && state.next_deal?.commitment) {
+      sawCommitment(config.table_id, nextDealNumber(state), state.next_deal.commitment);
+    }
     render(previous);
     if (rects) animate(previous, rects);
     cues(previous, focusWasInGame);
@@ -87,7 +90,17 @@ function legalFor(kind) {
 }
 
 function send(action) {
-  if (!socket.act(action)) say(t("offline_me"));
+  if (!socket.act(withEntropy(action))) say(t("offline_me"));
+}
+
+// The deal after this hand: its number and, once the server committed to it, the
+// commitment (PROTOCOL.md "Deals nobody can choose").
+const nextDealNumber = (s) => (s?.hand?.number || 0) + 1;
+
+function withEntropy(action) {
+  const commitment = state?.next_deal?.commitment;
+  if (!commitment || !seatedIn(state) || !["next_hand", "new_match"].includes(action.kind)) return action;
+  return { ...action, entropy: entropyFor(config.table_id, nextDealNumber(state), commitment) };
 }
 
 // ---------- rendering ----------
@@ -375,12 +388,24 @@ async function renderEnd(previous) {
   }
   if (verifiedHand !== hand.number) {
     verifiedHand = hand.number;
-    const ok = await deckMatches(hand.deck_commitment, hand.result.deck_reveal);
+    const reveal = hand.result.deck_reveal;
     const verify = $("verify");
-    verify.classList.toggle("ok", ok === true);
-    verify.classList.toggle("bad", ok === false);
-    verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
-    if (hand.result.deck_reveal) verify.title = `salt ${hand.result.deck_reveal.salt}`;
+    const record = seatedIn(state) ? dealRecord(config.table_id, hand.number) : null;
+    const problems = await checkDeal(record, state.you, hand.deck_commitment, reveal);
+    if (problems === null) {
+      // This browser added nothing to the deal: the fingerprint is what it can check.
+      const ok = await deckMatches(hand.deck_commitment, reveal);
+      verify.classList.toggle("ok", ok === true);
+      verify.classList.toggle("bad", ok === false);
+      verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
+    } else {
+      verify.classList.toggle("ok", problems.length === 0);
+      verify.classList.toggle("bad", problems.length > 0);
+      verify.textContent = problems.length
+        ? t("deal_warning", { what: problems.map((p) => t(`deal_problem.${p}`)).join("; ") })
+        : t("deal_checked");
+    }
+    if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
   }
 }
 
@@ -846,7 +871,8 @@ $("join-form").addEventListener("submit", async (event) => {
   const response = await fetch(`${config.api}/seats`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name }),
+    // This browser's part of the first deal, after the commitment shown while waiting.
+    body: JSON.stringify({ name, entropy: entropyFor(config.table_id, 1, state?.next_deal?.commitment) }),
     credentials: "same-origin",
   }).catch(() => null);
   if (response && response.status === 201) {
