@@ -46,7 +46,9 @@ class BuildInfo(BuildHookInterface):  # type: ignore[type-arg]
         commit = git_commit(self.root) or os.environ.get("HOLLYWOOD_GIN_COMMIT") or None
         shipped = Path(self.root, TARGET)
         if commit is None and shipped.exists():
-            return  # an sdist's own record, already included
+            # An sdist's own record (git-ignored, so named here to be included).
+            build_data["force_include"][str(shipped)] = TARGET
+            return
         text = (
             "# Written by hatch_build.py when the wheel or sdist was built; not in git.\n"
             f"version = {self.metadata.version!r}\n"

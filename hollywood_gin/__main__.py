@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import resource
 import sys
 
@@ -49,6 +50,9 @@ def tune_gc() -> None:
 
 
 def main() -> int:
+    # Files the server makes (the data file, its WAL, logs) are its user's alone: the
+    # data file holds every running hand's deck.
+    os.umask(0o077)
     try:
         settings = Settings.from_env()
     except SettingsError as exc:

@@ -83,6 +83,16 @@ class Settings(BaseSettings):
     max_header_bytes: int = Field(default=32768, ge=1024)
     max_headers: int = Field(default=100, ge=10)
     max_connections_per_address: int = Field(default=100, ge=1)
+    # A request body must arrive within this (408), and is refused past max_body_bytes
+    # from its Content-Length, unread, or where it passes the limit (413).
+    body_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Open connections in all (503 past it); 0: from the process's open-file limit,
+    # with room kept for the store, logs and the computer's workers.
+    max_connections: int = Field(default=0, ge=0)
+    # Tables created per minute, all clients together, and live tables held (503
+    # `busy` for a new table past either; play is never refused).
+    tables_per_minute: int = Field(default=600, ge=1)
+    max_live_tables: int = Field(default=20_000, ge=1)
     # New WebSockets per second per address (429 at the handshake).
     ws_connects_per_second: float = Field(default=5.0, gt=0)
     ws_connects_burst: int = Field(default=60, ge=1)
@@ -92,6 +102,8 @@ class Settings(BaseSettings):
     bot_delay_seconds: float = Field(default=0.8, ge=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
+    # The coach's sampled deals per decision of a hand review, at most (its cost).
+    review_samples: int = Field(default=800, ge=20, le=10000)
     # The HTTP API's schema at /openapi.json (off: the path does not exist).
     openapi: bool = False
     # Test hooks (a chosen deck order); never on in production.

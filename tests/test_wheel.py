@@ -8,6 +8,7 @@ import os
 import site
 import subprocess
 import sys
+import tarfile
 import time
 import venv
 import zipfile
@@ -20,9 +21,9 @@ from tests.conftest import REPO, free_port
 PIP = [sys.executable, "-m", "pip"]
 
 
-def build_wheel(out: Path) -> Path:
+def build_wheel(out: Path, source: Path = REPO) -> Path:
     subprocess.run(
-        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
         timeout=300,
     )
@@ -110,7 +111,8 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         health = httpx.get(base + "/healthz", timeout=5).json()
         assert health == {"ok": True, "version": version, "commit": head}, health
         page = httpx.get(base + "/en/rules", timeout=5)
-        assert f"v{version} · {head}" in page.text  # the footer
+        # The footer: the version without its local part (the commit follows it).
+        assert f"v{version.split('+')[0]} · {head}" in page.text
         assert f'data-build="{version} {head}"' in page.text
         assert page.status_code == 200 and "<html" in page.text
         script = httpx.get(base + "/static/js/table.js", timeout=5)
@@ -137,3 +139,27 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         [str(command), "backup", "copy.sqlite3"], cwd=elsewhere, env=env, capture_output=True
     )
     assert copy.returncode == 0 and (elsewhere / "copy.sqlite3").exists()
+
+
+def test_a_wheel_built_from_the_sdist_keeps_the_commit(tmp_path: Path) -> None:
+    """The sdist carries the build record (no git in it): a wheel made from the sdist
+    says the same version and commit, and carries the deploy files."""
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (sdist,) = tmp_path.glob("hollywood_gin-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (tree,) = (tmp_path / "unpacked").iterdir()
+    wheel = build_wheel(tmp_path / "dist", source=tree)
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    record = zipfile.ZipFile(wheel).read("hollywood_gin/_build.py").decode()
+    assert f"commit = {head!r}" in record
+    assert f"version = {wheel.name.split('-')[1]!r}" in record
+    assert "hollywood_gin/deploy/hollywood-gin-backup.timer" in zipfile.ZipFile(wheel).namelist()

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
@@ -29,8 +30,10 @@ from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.vocabulary import STRENGTHS
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
+from hollywood_gin.tables.reviews import Reviews
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import (
+    Damaged,
     FailureEpisode,
     NotOwner,
     TableRecord,
@@ -49,6 +52,7 @@ from hollywood_gin.tables.table import (
     hash_token,
     new_table_id,
     new_token,
+    possible_table_id,
     rebuild_match,
     short,
 )
@@ -104,6 +108,8 @@ class Registry:
             self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
         )
         self.thinkers = thinkers
+        # The coach's reviews of finished hands, computed where the computer thinks.
+        self.reviews = Reviews(store, thinkers)
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
         # This worker's name in the store's rows (a shared store): host, pid, a nonce.
@@ -149,6 +155,8 @@ class Registry:
 
         Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
         """
+        if not possible_table_id(table_id):
+            return None  # never asked of the store: a NUL byte made PostgreSQL fail
         table = self._tables.get(table_id)
         if not self.shared:
             return table
@@ -713,7 +721,13 @@ class Registry:
         record = table.match.hand_record(number) if number >= 1 else None
         dealt = 0 if table.match.hand is None else table.match.hand.number
         if record is None and 1 <= number < dealt:
-            record = await self.store.hand(table_id, number)
+            try:
+                record = await self.store.hand(table_id, number)
+            except Damaged as exc:
+                # Reported; the record stays in the store for a person to look at (the
+                # next start-up sets its table aside, as `check` says).
+                log.error("table %s: %s; answered as unknown", short(table_id), exc)
+                raise UnknownHand("that hand's record cannot be read") from None
         if record is None:
             raise UnknownHand("that hand is not finished (or does not exist)")
         return dict(record)
@@ -773,6 +787,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         thinkers=Thinkers(settings.computer_processes),
         owner=owner,
     )
+    registry.reviews.budget = CoachBudget(samples=settings.review_samples)
     try:
         if registry.shared:
             log.info("tables in a shared store, claimed as they are asked for (%s)", owner)
@@ -793,6 +808,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     finally:
         # Browsers reconnect by themselves after 1012 (service restart).
         hub.close_all(CLOSE_RESTART, "server restart")
+        await registry.reviews.close()
         await registry.close()
         if registry.thinkers is not None:
             registry.thinkers.close()

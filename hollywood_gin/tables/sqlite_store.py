@@ -25,12 +25,15 @@ from hollywood_gin.tables.store import (
     SingleOwner,
     TableRecord,
     _add_entry,
+    _check_log,
     _entry_rows,
     _gap,
     _hand_from,
     _hand_rows,
     _read_log,
     _record_from,
+    _review_from,
+    _review_row,
     _seats_json,
     _table_row,
 )
@@ -40,7 +43,9 @@ T = TypeVar("T")
 log = logging.getLogger("hollywood_gin.store")
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+# Version 5: `reviews`, the coach's review of a finished hand for one seat (kept so
+# a restart does not compute it again; a new table only, an older file gains it).
 # Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
 # at creation and never used again: a restarted table shuffles).
 # Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
@@ -78,6 +83,13 @@ CREATE TABLE IF NOT EXISTS hands (
     number INTEGER NOT NULL,
     record TEXT NOT NULL,
     PRIMARY KEY (table_id, number)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS reviews (
+    table_id TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    review TEXT NOT NULL,
+    PRIMARY KEY (table_id, number, seat)
 ) WITHOUT ROWID;
 """
 
@@ -204,26 +216,46 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
     rows = db.execute(
-        "SELECT id, options, seats, created, last_active, base_seq FROM tables ORDER BY created"
+        "SELECT rowid, id, options, seats, created, last_active, base_seq FROM tables"
+        " ORDER BY created"
     )
-    for row in rows:
-        table_id = row[0]
+    for rowid, *row in rows:
+        # A row without a usable id is set aside (and reported) under its row number.
+        table_id = row[0] if isinstance(row[0], str) and row[0] else f"(no id, row {rowid})"
         if table_id in aside:
             continue
         try:
-            records[table_id] = _record_from(row)
+            records[table_id] = _record_from(tuple(row))
         except Damaged as exc:
             damaged[table_id] = str(exc)
     # In rowid order, which is the order of appending: each table's seq order.
     events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
     for table_id, seq, entry in events:
         record = records.get(table_id)
-        if record is None or seq < record.base:  # compacted, not yet dropped
+        if record is None:
             continue
         try:
+            if isinstance(seq, int) and not isinstance(seq, bool) and seq < record.base:
+                continue  # compacted, not yet dropped
             _add_entry(record, seq, entry)
         except Damaged as exc:
             damaged[table_id] = str(exc)
+            del records[table_id]
+    for table_id, record in list(records.items()):
+        try:
+            _check_log(record)
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+            del records[table_id]
+    # Hand records kept for compacted hands: each must be a JSON object (checked in SQL).
+    bad_hands = db.execute(
+        "SELECT table_id, number FROM hands WHERE CASE"
+        " WHEN typeof(record) = 'text' AND json_valid(record) THEN json_type(record) != 'object'"
+        " ELSE 1 END"
+    )
+    for table_id, number in bad_hands:
+        if table_id in records:
+            damaged[table_id] = f"hand {number}: not a JSON object"
             del records[table_id]
     return list(records.values()), damaged
 
@@ -252,6 +284,19 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     return db
 
 
+def private_file(path: Path) -> None:
+    """Make `path` (and its -wal and -shm) readable by this user only: the file holds
+    every running hand's deck. Called right after SQLite opens (so creates) it, before
+    anything is written; SQLite gives the -wal and -shm it makes the file's mode. A
+    file of an earlier version is set so too. (The server's umask, 077, makes them so
+    from the start.)
+    """
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            if part.stat().st_mode & 0o077:
+                part.chmod(0o600)
+
+
 def backup(source: Path, target: Path) -> None:
     """A consistent copy of the data file while the server writes to it.
 
@@ -263,12 +308,13 @@ def backup(source: Path, target: Path) -> None:
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such data file")
     refuse_unusable(source)
-    target.parent.mkdir(parents=True, exist_ok=True)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     src = sqlite3.connect(source)
     try:
         dst = sqlite3.connect(partial)
+        private_file(partial)  # before a page of the copy is written
         try:
             src.backup(dst)
             # A single file, with no -wal beside it, to copy or restore by itself.
@@ -349,9 +395,11 @@ class SqliteStore(SingleOwner):
         return fn(self._db)
 
     def _connect(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         refuse_unusable(self.path)  # an empty or foreign file is not an empty store
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Before the WAL is made (SQLite gives it the file's mode) or anything written.
+        private_file(self.path)
         (version,) = db.execute("PRAGMA user_version").fetchone()
         try:
             # Before any statement that could change a file of a newer layout.
@@ -451,7 +499,10 @@ class SqliteStore(SingleOwner):
     def _load_seqs(self, db: sqlite3.Connection) -> None:
         """Every table's last seq, from the file (one scan of the events)."""
         self._last_seq = {table_id: -1 for (table_id,) in db.execute("SELECT id FROM tables")}
-        for table_id, last in db.execute("SELECT table_id, MAX(seq) FROM events GROUP BY table_id"):
+        # Integers only: a seq stored as text or a blob is damage, read_tables sets it aside.
+        for table_id, last in db.execute(
+            "SELECT table_id, MAX(seq) FROM events WHERE typeof(seq) = 'integer' GROUP BY table_id"
+        ):
             if table_id in self._last_seq:
                 self._last_seq[table_id] = int(last)
 
@@ -635,6 +686,31 @@ class SqliteStore(SingleOwner):
 
         return await self._run(read)
 
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        row = _review_row(table_id, number, seat, review)
+
+        def write(db: sqlite3.Connection) -> None:
+            # Only for a table still stored (a table expired meanwhile keeps none).
+            db.execute(
+                "INSERT OR REPLACE INTO reviews SELECT ?, ?, ?, ? WHERE EXISTS"
+                " (SELECT 1 FROM tables WHERE id = ?)",
+                (*row, table_id),
+            )
+
+        await self._write(write)
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute(
+                "SELECT review FROM reviews WHERE table_id = ? AND number = ? AND seat = ?",
+                (table_id, number, seat),
+            ).fetchone()
+            return None if row is None else _review_from(row[0], number)
+
+        return await self._run(read)
+
     async def drop_compacted(self, chunk: int = 20_000) -> int:
         """Delete compacted entries, one rowid range per transaction: moves go between."""
         (top,) = await self._run(
@@ -728,6 +804,7 @@ class SqliteStore(SingleOwner):
         db.execute("DELETE FROM tables WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM set_aside WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM hands WHERE table_id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM reviews WHERE table_id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         for table_id in table_ids:
             self._txn_seqs[table_id] = None

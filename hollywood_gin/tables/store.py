@@ -151,6 +151,17 @@ class TableStore(Protocol):
         """Remove the entries before each table's base; return how many went."""
         ...
 
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        """Keep the coach's review of a finished hand for one seat (PROTOCOL.md "Hand
+        review"), so a restart does not compute it again; gone with its table."""
+        ...
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        """A kept review, or None."""
+        ...
+
     async def set_aside_tables(self) -> dict[str, str]:
         """Every table set aside, with the reason: `load_all` leaves them out."""
         ...
@@ -230,6 +241,7 @@ def _object(raw: bytes | str, what: str) -> dict[str, Any]:
 def _record_from(row: tuple[Any, ...]) -> TableRecord:
     """One `tables` row as a record; `Damaged` names what cannot be read."""
     table_id, options, seats, created, last_active, base = row
+    _check_table_id(table_id)
     if isinstance(base, bool) or not isinstance(base, int) or base < 0:
         raise Damaged("base_seq: not a seq")
     for what, stamp in (("created", created), ("last_active", last_active)):
@@ -273,6 +285,8 @@ def _entry_rows(
 
 def _add_entry(record: TableRecord, seq: int, entry: bytes | str) -> None:
     """One stored entry onto the record's log; `Damaged` at a gap or an unreadable entry."""
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise Damaged(f"log: a seq that is not an integer ({type(seq).__name__})")
     expected = record.base + len(record.log)
     if seq != expected:
         raise Damaged(f"log: seq {seq} where {expected} belongs")
@@ -283,6 +297,19 @@ def _read_log(record: TableRecord, events: Iterable[tuple[int, bytes | str]]) ->
     """The table's stored entries (seq, entry) from its base on, in seq order."""
     for seq, entry in events:
         _add_entry(record, seq, entry)
+    _check_log(record)
+
+
+def _check_log(record: TableRecord) -> None:
+    """`Damaged` when the log a record was read with cannot be its whole log: a table
+    compacted at `base_seq` keeps the entry there, so an empty log above 0 lost it."""
+    if not record.log and record.base > 0:
+        raise Damaged(f"log: base_seq {record.base} beyond the log (no entry there)")
+
+
+def _check_table_id(table_id: object) -> None:
+    if not isinstance(table_id, str) or not table_id or "\x00" in table_id:
+        raise Damaged(f"id: not a table id ({type(table_id).__name__})")
 
 
 def _gap(table_id: str, last: int, first_seq: int) -> RuntimeError:
@@ -295,8 +322,25 @@ def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[st
     return [(table_id, number, orjson.dumps(hand).decode()) for number, hand in hands.items()]
 
 
+def _review_row(
+    table_id: str, number: int, seat: int, review: dict[str, Any]
+) -> tuple[str, int, int, str]:
+    """The `reviews` row (table_id, number, seat, review) of one seat's hand review."""
+    return (table_id, number, seat, orjson.dumps(review).decode())
+
+
+def _review_from(raw: bytes | str, number: int) -> dict[str, Any] | None:
+    """A stored review, read back; None when it cannot be read (it is computed again)."""
+    try:
+        return _object(raw, f"review of hand {number}")
+    except Damaged:
+        return None
+
+
 def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
     """A stored hand record, read back; `Damaged` when it is not a JSON object."""
+    if not isinstance(raw, bytes | str):
+        raise Damaged(f"hand {number}: not JSON text ({type(raw).__name__})")
     return _object(raw, f"hand {number}")
 
 
@@ -337,6 +381,7 @@ class MemoryStore(SingleOwner):
         self.records: dict[str, TableRecord] = {}
         self.aside: dict[str, str] = {}
         self.hands: dict[tuple[str, int], dict[str, Any]] = {}
+        self.reviews: dict[tuple[str, int, int], dict[str, Any]] = {}
         self.commits = 0
 
     async def open(self) -> None:
@@ -393,11 +438,13 @@ class MemoryStore(SingleOwner):
         ]
         for table_id in gone:
             del self.records[table_id]
+        self.reviews = {k: r for k, r in self.reviews.items() if k[0] not in gone}
         return gone
 
     async def delete(self, table_id: str) -> None:
         self.records.pop(table_id, None)
         self.hands = {k: h for k, h in self.hands.items() if k[0] != table_id}
+        self.reviews = {k: r for k, r in self.reviews.items() if k[0] != table_id}
 
     async def set_aside(self, table_id: str, reason: str) -> None:
         self.aside[table_id] = reason
@@ -417,3 +464,12 @@ class MemoryStore(SingleOwner):
 
     async def drop_compacted(self) -> int:
         return 0  # `compact` dropped them already
+
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        if table_id in self.records:
+            self.reviews[table_id, number, seat] = copy.deepcopy(review)
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        return copy.deepcopy(self.reviews.get((table_id, number, seat)))

@@ -62,6 +62,16 @@ def new_table_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+TABLE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+TABLE_ID_MAX = 64
+
+
+def possible_table_id(text: str) -> bool:
+    """Could `text` be a table id (URL-safe letters, 1 to 64)? Anything else (a NUL
+    byte, a slash, a percent sign) names no table and is never looked up in the store."""
+    return 0 < len(text) <= TABLE_ID_MAX and all(ch in TABLE_ID_CHARS for ch in text)
+
+
 def new_token() -> str:
     """256 random bits: the seat's secret."""
     return secrets.token_urlsafe(32)
@@ -187,7 +197,13 @@ class Table:
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
             "bots": self.bots_welcome,
+            # The seat to move while a hand is played (the home page's "my tables").
+            "turn": self._turn(),
         }
+
+    def _turn(self) -> int | None:
+        hand = self.match.hand
+        return hand.turn if self.match.status == "playing" and hand is not None else None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)

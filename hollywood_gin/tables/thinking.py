@@ -20,8 +20,12 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import threading
+import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import Action
@@ -29,13 +33,36 @@ from hollywood_gin.engine.views import View
 
 log = logging.getLogger("hollywood_gin.tables")
 
+T = TypeVar("T")
+
 # Workers yield the CPU to the server's process whenever both want it.
 WORKER_NICENESS = 10
+
+
+# How often a worker looks whether the server that started it is still there.
+PARENT_WATCH_SECONDS = 1.0
 
 
 def _lower_priority() -> None:
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICENESS)
+
+
+def _watch_parent(parent: int, interval: float = PARENT_WATCH_SECONDS) -> None:
+    """End this worker when the server that started it is gone (`kill -9` leaves no
+    time to stop the pool): it would wait on its queue forever, and keep
+    multiprocessing's resource tracker alive with it."""
+    while True:
+        time.sleep(interval)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _start_worker() -> None:
+    """Each worker's initializer: a lower priority, and an eye on its parent."""
+    _lower_priority()
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
 def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
@@ -59,7 +86,7 @@ class Thinkers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_start_worker,
             )
         return self._pool
 
@@ -76,6 +103,17 @@ class Thinkers:
         bot.rng.setstate(state)  # type: ignore[arg-type]
         self.pids.add(pid)
         return action
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` in a worker (the coach's jobs: `hollywood_gin.tables.reviews`);
+        it queues behind the decisions asked for before it, as they do behind it."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor(), fn, *args)
+        except BrokenProcessPool:
+            log.error("computer worker process died; starting a new one")
+            self._discard_pool()
+            raise
 
     def _discard_pool(self, wait: bool = False) -> None:
         pool, self._pool = self._pool, None

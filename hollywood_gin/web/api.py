@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ValidationError
 
 from hollywood_gin.config import Settings
+from hollywood_gin.tables.reviews import ReviewFailed
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
 from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
@@ -20,7 +21,7 @@ from hollywood_gin.web.messages import (
     SeatTaken,
     TableCreated,
 )
-from hollywood_gin.web.security import address_key
+from hollywood_gin.web.security import address_key, forwarded_for, is_https
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -77,7 +78,7 @@ def set_seat_cookie(response: Response, table_id: str, token: str, settings: Set
 
     Set again on each visit of the table's page, so it lasts while the table does.
     """
-    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    secure = is_https(settings)
     max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
     for path in seat_cookie_paths(table_id):
         response.set_cookie(
@@ -104,10 +105,16 @@ async def create_table(
 ) -> Response:
     body = await parse_body(request, api.create_model)
     peer = request.client.host if request.client else None
-    address = api.addresses.of(peer, request.headers.get("x-forwarded-for"))
+    address = api.addresses.of(peer, forwarded_for(request.headers))
     # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
     if not api.tables_limiter.allow(address_key(address)):
         raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+    # Everybody together: a cap on live tables and a creation rate. Only creating stops;
+    # play at the tables already open goes on.
+    if len(registry) >= settings.max_live_tables:
+        raise ApiError(503, "busy", "the server holds as many tables as it can; try again later")
+    if not api.creations.take(""):
+        raise ApiError(503, "busy", "too many new tables on the server just now; try again later")
     hooks = body if isinstance(body, CreateTableWithHooks) else None
     table, token = await registry.create(
         {"rules": body.rules, "scoring": body.scoring, "target": body.target},
@@ -171,6 +178,25 @@ async def table_facts(table_id: str, registry: RegistryDep) -> Response:
 @router.get("/api/tables/{table_id}/hands/{number}")
 async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Response:
     return JSONResponse(await registry.hand_record(table_id, number))
+
+
+@router.get("/api/tables/{table_id}/hands/{number}/review")
+async def hand_review(
+    table_id: str, number: int, request: Request, registry: RegistryDep
+) -> Response:
+    """The coach's review of finished hand `number` for one seat (PROTOCOL.md "Hand
+    review"): 404 while the hand is played, 202 while it is computed."""
+    seat = request.query_params.get("seat")
+    if seat not in ("0", "1"):
+        raise ApiError(422, "bad_request", "seat is 0 or 1", field="seat")
+    record = await registry.hand_record(table_id, number)
+    try:
+        review = await registry.reviews.review(table_id, record, int(seat))
+    except ReviewFailed:
+        raise ApiError(500, "server_error", "the review could not be computed; try again") from None
+    if review is None:
+        return JSONResponse({"status": "computing"}, status_code=202)
+    return JSONResponse(review)
 
 
 @router.post("/t/{table_id}/seat/{token}")

@@ -36,6 +36,7 @@ from hollywood_gin.engine.vocabulary import (
     Strength,
     Target,
 )
+from hollywood_gin.web import lookalikes
 
 NAME_MAX = 24
 TOKEN_MAX = 128
@@ -86,6 +87,7 @@ HttpErrorCode = Literal[
     "unsupported_media_type",
     "bad_host",
     "no_bots",
+    "busy",
 ]
 
 # Characters that draw nothing: format characters (zero-width spaces and joiners,
@@ -118,16 +120,29 @@ def clean_name(value: str) -> str | None:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
     if name and not any(_visible(ch) for ch in name):
         raise ValueError("a name needs at least one visible character")
-    if _skeleton(name).startswith(_COMPUTER):
+    # Issue 28: marks that draw nothing, words mixing alphabets ("Воb": Cyrillic В, о),
+    # and any lookalike of the computer's name (TR39 confusables: "C0mputer", "Cοmputer").
+    if lookalikes.invisible_mark(name) is not None:
+        raise ValueError("a name may not contain invisible characters")
+    if lookalikes.mixed_script_word(name) is not None:
+        raise ValueError("a word of a name may not mix alphabets")
+    if _skeleton(name).startswith(_COMPUTER) or lookalikes.skeleton(name).startswith(
+        _COMPUTER_SKELETON
+    ):
         raise ValueError("that name is the computer's")
     return name or None
+
+
+_COMPUTER_SKELETON = lookalikes.skeleton(_COMPUTER)
 
 
 Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 to 24 characters")]
 
 
 class Inbound(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: `"version": true`, "1" and 1.0 are not the integer 1 (issue 28); a string
+    # is not a number, a number not a string.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Outbound(BaseModel):
@@ -478,6 +493,9 @@ class TablePublic(Outbound):
     players: list[Player]
     open_seats: list[SeatNumber]
     bots: bool = Field(default=True, description="whether a bot may take the free seat")
+    turn: SeatNumber | None = Field(
+        default=None, description="the seat to move while a hand is played, else null"
+    )
 
 
 class RecordedAction(Outbound):
@@ -498,6 +516,64 @@ class HandRecord(Outbound):
         default_factory=_no_entropy, description="as in `deck_reveal`"
     )
     actions: list[RecordedAction]
+
+
+class ReviewedAction(Outbound):
+    """An action in a review: its kind, and the card of a discard or a knock."""
+
+    kind: str
+    card: Card | None = None
+
+
+class ReviewExpected(Outbound):
+    chosen: float
+    best: float
+
+
+class ReviewDecision(Outbound):
+    """One decision of the seat; `index` is its position in the hand record's actions."""
+
+    index: int
+    phase: str
+    chosen: ReviewedAction
+    best: ReviewedAction
+    expected: ReviewExpected
+    loss: float
+    label: Literal["inaccuracy", "mistake", "blunder"] | None
+
+
+class ReviewLuck(Outbound):
+    """Per seat: the deal's least deadwood, how much its stock draws lowered it, how
+    many stock draws it made."""
+
+    start_deadwood: list[int]
+    stock_gain: list[int]
+    stock_draws: list[int]
+
+
+class ReviewSummary(Outbound):
+    decisions: int
+    loss: float
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    luck: ReviewLuck | None = None
+
+
+class HandReview(Outbound):
+    """`GET /api/tables/{id}/hands/{n}/review?seat=s`: the coach's review of one seat's
+    decisions (PROTOCOL.md "Hand review")."""
+
+    hand: int
+    seat: SeatNumber
+    decisions: list[ReviewDecision]
+    summary: ReviewSummary
+
+
+class ReviewComputing(Outbound):
+    """`202` while the review is computed: ask again a second later."""
+
+    status: Literal["computing"]
 
 
 class ErrorBody(Outbound):

@@ -18,6 +18,7 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin.config import Settings
+from hollywood_gin.tables.table import possible_table_id
 from hollywood_gin.web.errors import error_body
 
 log = logging.getLogger("hollywood_gin.security")
@@ -39,8 +40,13 @@ HEADERS = {
 }
 
 
+def is_https(settings: Settings) -> bool:
+    """Is the site public under https (cookies Secure, HSTS)?"""
+    return bool(settings.public_url and settings.public_url.startswith("https://"))
+
+
 def install(app: FastAPI, settings: Settings) -> None:
-    https = bool(settings.public_url and settings.public_url.startswith("https://"))
+    https = is_https(settings)
 
     @app.middleware("http")
     async def security_headers(
@@ -52,6 +58,10 @@ def install(app: FastAPI, settings: Settings) -> None:
         if https:
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return response
+
+
+# The same headers on the gate's own refusals (they never reach the middleware above).
+REFUSAL_HEADERS = [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
 
 
 # --- WebSocket Origin check (CORS does not cover WebSockets: ARCHITECTURE.md) -------------
@@ -155,6 +165,31 @@ class WindowLimiter:
 
 
 # --- the gate: every request's first stop (issue 14) ---------------------------------------
+# The paths that name a table: its id is the segment after the prefix.
+TABLE_PREFIXES = ("/t/", "/api/tables/", "/ws/tables/")
+
+
+def table_path_ok(scope: Scope) -> bool:
+    """Does a table's path name its table plainly? A percent-encoded path (the proxy
+    hashes the raw path, the app decodes it: `/api/tables/%6D…` would reach another
+    worker, which claims the table) or an id that cannot be one is refused."""
+    path: str = scope.get("path", "")
+    for prefix in TABLE_PREFIXES:
+        if path.startswith(prefix):
+            raw = scope.get("raw_path")
+            if raw is not None and b"%" in raw:
+                return False
+            return possible_table_id(path[len(prefix) :].split("/", 1)[0])
+    return True
+
+
+def forwarded_for(headers: Headers) -> str | None:
+    """Every X-Forwarded-For header, in order, as one list (a proxy may add its own
+    header beside the one it received)."""
+    values = headers.getlist("x-forwarded-for")
+    return ", ".join(values) if values else None
+
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # A refused flood waits this long for its answer, so refusing costs the server little.
 REFUSAL_PAUSE_SECONDS = 0.5
@@ -325,6 +360,7 @@ class Gate:
             else settings.max_body_bytes
         )
         self.pause = REFUSAL_PAUSE_SECONDS
+        self.https = is_https(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -338,8 +374,17 @@ class Gate:
             self.tell_about_host(headers.get("host"))
             await self.refuse(scope, receive, send, 400, "bad_host", "unknown host")
             return
+        if not table_path_ok(scope):
+            await self.refuse(scope, receive, send, 404, "unknown_table", "no such table")
+            return
         client = scope.get("client")
-        address = self.addresses.of(client[0] if client else None, headers.get("x-forwarded-for"))
+        peer = client[0] if client else None
+        forwarded = forwarded_for(headers)
+        if path == "/metrics" and forwarded:
+            # Kept inside: metrics are for the workers' own network, never through a proxy.
+            await self.refuse(scope, receive, send, 404, "not_found", "not found")
+            return
+        address = self.addresses.of(peer, forwarded)
         key = address_key(address)
         if kind == "websocket":
             if not self.sockets.take(key):
@@ -461,9 +506,11 @@ class Gate:
         response_headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
-            (b"x-content-type-options", b"nosniff"),
             (b"cache-control", b"no-store"),
+            *REFUSAL_HEADERS,
         ]
+        if self.https:
+            response_headers.append((b"strict-transport-security", b"max-age=31536000"))
         if status == 429:
             response_headers.append((b"retry-after", b"1"))
         if status in (413, 415, 400):

@@ -41,6 +41,9 @@ export class TableSocket {
       this.ping(ws); // at once: its pong tells the server's build
     });
     ws.addEventListener("message", (event) => {
+      // A socket replaced by `restart` (a spectator's, before taking a seat) may
+      // still deliver a state: it must not overwrite the seat's.
+      if (this.ws !== ws) return;
       let message;
       try {
         message = JSON.parse(event.data);

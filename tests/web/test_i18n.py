@@ -41,6 +41,10 @@ SAME_AS_ENGLISH = {
     "bot",  # Danish and Hungarian: "bot"
     "{name} (bot)",  # Danish and Hungarian
     "%(name)s (bot)",  # Danish and Hungarian
+    "gin",  # the hand's kind in the match summary: Danish, Hungarian, Estonian "gin"
+    "Gins",  # German: "Gins"
+    "{m} min",  # Danish and Estonian: "min"
+    "{h} h {m} min",  # Estonian: "h", "min"
 }
 
 
