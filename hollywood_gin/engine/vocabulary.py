@@ -39,3 +39,8 @@ WALL = 2
 def walled(scoring: str) -> bool:
     """Whether a hand under this scoring ends as a draw at the wall (`hand` reshuffles)."""
     return scoring != "hand"
+
+# The optional turn clock: seconds per action, least and most (PROTOCOL.md).
+TURN_SECONDS = (15, 600)
+# A seat that let the turn clock run out this many times in a row is away.
+AWAY_TIMEOUTS = 3
