@@ -36,11 +36,11 @@ from hollywood_gin.engine.views import (
     sheet_view,
 )
 from hollywood_gin.engine.vocabulary import (
+    AWAY_TIMEOUTS,
     RULES,
     SCORINGS,
     TARGETS,
     TURN_SECONDS,
-    AWAY_TIMEOUTS,
     Status,
     walled,
 )

@@ -27,8 +27,11 @@ from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
 from hollywood_gin.engine.vocabulary import (
+    TURN_SECONDS,
+    EndedBy,
     HandKind,
     Phase,
+    Reaction,
     Rules,
     Scoring,
     Status,
@@ -179,8 +182,36 @@ class NewMatch(PlainAction):
     kind: Literal["new_match"]
 
 
+class Resign(PlainAction):
+    """End the match at once, won by the other seat (status `playing` or `hand_over`)."""
+
+    kind: Literal["resign"]
+
+
+class Claim(PlainAction):
+    """End the match at once, won by the claimer (the other seat is away)."""
+
+    kind: Literal["claim"]
+
+
+class StandIn(PlainAction):
+    """The computer (normal) plays the away seat's moves until it says hello again."""
+
+    kind: Literal["stand_in"]
+
+
 Action = Annotated[
-    TakeUpcard | Pass | DrawStock | DrawDiscard | Discard | Knock | NextHand | NewMatch,
+    TakeUpcard
+    | Pass
+    | DrawStock
+    | DrawDiscard
+    | Discard
+    | Knock
+    | NextHand
+    | NewMatch
+    | Resign
+    | Claim
+    | StandIn,
     Field(discriminator="kind"),
 ]
 
@@ -216,8 +247,19 @@ class Ping(Inbound):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | ActionMessage | Arrange | Ping, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping] = TypeAdapter(ClientMessage)
+class React(Inbound):
+    """A preset reaction, sent to every connection of the table; not stored."""
+
+    type: Literal["react"]
+    reaction: Reaction
+
+
+ClientMessage = Annotated[
+    Hello | ActionMessage | Arrange | Ping | React, Field(discriminator="type")
+]
+CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping | React] = TypeAdapter(
+    ClientMessage
+)
 
 
 # --- server to client -----------------------------------------------------------------
@@ -232,11 +274,33 @@ class Pong(Outbound):
     type: Literal["pong"] = "pong"
 
 
+class ReactionMessage(Outbound):
+    """A seat's reaction, to every connection of the table (at most one per seat per 2 s)."""
+
+    type: Literal["reaction"] = "reaction"
+    seat: SeatNumber
+    reaction: Reaction
+
+
 class Player(Outbound):
     seat: SeatNumber
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
     computer: Strength | None = Field(description="the computer's strength; null for a person")
+    away_seconds: int | None = Field(
+        default=None,
+        description="whole seconds since the seat's last connection closed; null while connected",
+    )
+    stand_in: bool = Field(default=False, description="the computer plays this away seat's moves")
+    timeouts: int | None = Field(
+        default=None,
+        description="with a turn clock: the seat's timeouts in a row (reset by its own move)",
+    )
+
+
+class Ended(Outbound):
+    by: EndedBy
+    seat: SeatNumber = Field(description="the seat that resigned or claimed")
 
 
 class TableInfo(Outbound):
@@ -246,6 +310,9 @@ class TableInfo(Outbound):
     target: Target
     status: Status
     players: list[Player]
+    ended: Ended | None = Field(
+        default=None, description="a match ended by resign or claim (absent when played out)"
+    )
 
 
 class LastAction(Outbound):
@@ -310,6 +377,10 @@ class HandView(Outbound):
         default_factory=list, description="this hand's public moves so far, oldest first"
     )
     result: HandResult | None = Field(default=None, description="when phase is over")
+    turn_deadline: int | None = Field(
+        default=None,
+        description="with a turn clock: Unix ms by which the seat to act must act (null: none)",
+    )
 
 
 class SheetSeat(Outbound):
@@ -343,9 +414,14 @@ class StateMessage(Outbound):
     legal: list[Action]
     sheet: Sheet
     ready: list[bool] = Field(description="who has sent next_hand / new_match")
+    server_time: int | None = Field(
+        default=None, description="with a turn clock: the server's time, Unix ms"
+    )
 
 
-ServerMessage = Annotated[StateMessage | ErrorMessage | Pong, Field(discriminator="type")]
+ServerMessage = Annotated[
+    StateMessage | ErrorMessage | Pong | ReactionMessage, Field(discriminator="type")
+]
 
 
 # --- HTTP bodies ------------------------------------------------------------------------
@@ -361,6 +437,9 @@ class CreateTable(Inbound):
         default=None,
         description="the creator's page language, for the link preview; "
         "else the language cookie, else Accept-Language",
+    )
+    turn_seconds: Annotated[int, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = Field(
+        default=None, description="a turn clock: seconds per action (null: no clock)"
     )
 
 
