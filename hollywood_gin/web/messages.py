@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StringConstraints,
     TypeAdapter,
     model_validator,
@@ -438,8 +439,8 @@ class CreateTable(Inbound):
         description="the creator's page language, for the link preview; "
         "else the language cookie, else Accept-Language",
     )
-    turn_seconds: Annotated[int, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = Field(
-        default=None, description="a turn clock: seconds per action (null: no clock)"
+    turn_seconds: Annotated[StrictInt, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = (
+        Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
 
 
