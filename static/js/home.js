@@ -21,6 +21,8 @@ form.addEventListener("submit", async (event) => {
     lang: document.documentElement.lang, // the link preview speaks the creator's language
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
+  const turnSeconds = Number(data.get("turn_seconds"));
+  if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
   errorBox.hidden = true;
   for (const b of form.querySelectorAll("button")) b.disabled = true;
   try {

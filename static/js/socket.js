@@ -1,9 +1,10 @@
 // The table's WebSocket: reconnects with backoff, at once when the tab wakes or the
 // network returns, and passes on only states newer than (or as new as) the last one.
 export class TableSocket {
-  constructor(path, { onState, onError, onStatus }) {
+  constructor(path, { onState, onError, onStatus, onOther }) {
     this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
     this.onState = onState;
+    this.onOther = onOther; // any other message (a reaction)
     this.onError = onError;
     this.onStatus = onStatus;
     this.version = 0;
@@ -42,6 +43,8 @@ export class TableSocket {
         this.onState(message);
       } else if (message.type === "error") {
         this.onError(message);
+      } else if (this.onOther) {
+        this.onOther(message);
       }
     });
     ws.addEventListener("close", () => {
