@@ -31,7 +31,7 @@ function paint() {
     }
     const left = current.deadline - Date.now();
     el.hidden = false;
-    el.textContent = `⏱ ${format(left)}`;
+    el.textContent = format(left);
     el.setAttribute("aria-label", t("clock_left", { time: format(left) }));
     const hurry = left <= HURRY_MS;
     el.classList.toggle("hurry", hurry);

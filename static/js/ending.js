@@ -75,16 +75,20 @@ function paintAway() {
   }
 }
 
+// "Bob resigned." / "You claimed the match while Bob was away."
 function endedText(s) {
   const ended = s.table.ended;
   if (!ended) return "";
   const you = seatedIn(s) && ended.seat === s.you;
   const name = playerName(s, ended.seat);
   const other = playerName(s, 1 - ended.seat);
-  const how = ended.by === "resign" ? (you ? t("ended.resign_you") : t("ended.resign", { name })) : you ? t("ended.claim_you", { other }) : t("ended.claim", { name, other });
+  if (ended.by === "resign") return you ? t("ended.resign_you") : t("ended.resign", { name });
+  return you ? t("ended.claim_you", { other }) : t("ended.claim", { name, other });
+}
+
+function winnerText(s) {
   const winner = s.sheet?.match_winner;
-  const wins = winner === null || winner === undefined ? "" : t("match_winner", { name: playerName(s, winner) });
-  return [how, wins].filter(Boolean).join(" ");
+  return winner === null || winner === undefined ? "" : t("match_winner", { name: playerName(s, winner) });
 }
 
 export function renderEnding(s, kinds) {
@@ -104,6 +108,8 @@ export function renderEnding(s, kinds) {
     const away = awayText(s, 1 - s.you);
     const text = t("endings_open", { name: other });
     $("endings-text").textContent = away ? `${away}. ${text}` : text;
+    $("opp-away").hidden = !away;
+    $("opp-away").textContent = away;
     $("claim").hidden = !kinds.has("claim");
     $("stand-in").hidden = !kinds.has("stand_in");
     $("stand-in").textContent = t("stand_in", { name: other });
@@ -124,8 +130,11 @@ export function renderEnding(s, kinds) {
   if (!text) return;
   const hand = s.hand;
   if (!hand || hand.phase !== "over") {
-    // Ended in the middle of a hand: no result to show, only how the match ended.
-    $("result-title").textContent = text;
+    // Ended in the middle of a hand: no result to show, only who won and how; the
+    // board shows nobody to move.
+    $("result-title").textContent = winnerText(s) || text;
+    $("status").textContent = text;
+    for (const id of ["opponent", "me"]) $(id).classList.remove("turn");
     for (const id of ["result-math", "result-points", "result-layoffs", "result-games", "verify", "ready-status"]) $(id).textContent = "";
     $("result-bonuses").replaceChildren();
     $("result-hands").replaceChildren();
@@ -144,10 +153,10 @@ export function renderEnding(s, kinds) {
 function showEndedMoment(s, kinds, text) {
   const dialog = $("moment");
   const winner = s.sheet.match_winner;
-  $("moment-title").textContent = winner === null || winner === undefined ? text : t("match_winner", { name: playerName(s, winner) });
+  $("moment-title").textContent = winnerText(s) || text;
   const names = [playerName(s, 0), playerName(s, 1)];
   const won = [0, 1].map((seat) => s.sheet.games.filter((g) => g.finished && g.winner === seat).length);
-  $("moment-score").textContent = t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
+  $("moment-score").textContent = s.table.scoring === "hand" ? "" : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
   $("moment-lines").replaceChildren();
   $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
   $("moment-rematch").hidden = !kinds.has("new_match");

@@ -6,7 +6,6 @@ import { t } from "./i18n.js";
 import { $, playerName } from "./render.js";
 
 export const REACTIONS = ["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"];
-const EMOJI = { hello: "👋", gg: "🤝", nice: "👏", thanks: "🙏", oops: "😅", thinking: "🤔", hurry: "⏰", rematch: "🔁" };
 const SHOWN_MS = 4000;
 const GAP_MS = 2000; // the server takes one per seat per 2 s
 const timers = new Map();
@@ -31,15 +30,7 @@ export function initReactions(id, send, state) {
     button.type = "button";
     button.className = "reaction";
     button.dataset.reaction = reaction;
-    const icon = document.createElement("span");
-    icon.className = "reaction-icon";
-    icon.setAttribute("aria-hidden", "true");
-    icon.textContent = EMOJI[reaction];
-    const label = document.createElement("span");
-    label.className = "reaction-label";
-    label.textContent = t(`reaction.${reaction}`);
-    button.title = t(`reaction.${reaction}`);
-    button.append(icon, label);
+    button.textContent = t(`reaction.${reaction}`);
     button.addEventListener("click", () => {
       if (performance.now() - lastSent < GAP_MS) return;
       if (!send(reaction)) return;
@@ -50,6 +41,15 @@ export function initReactions(id, send, state) {
     bar.append(button);
   }
   $("reactions-label").textContent = t("reactions");
+  // On a phone the bar folds behind one button (CSS shows the toggle there only).
+  const toggle = $("reaction-toggle");
+  toggle.textContent = t("reactions");
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    bar.classList.toggle("open", open);
+    if (open) bar.querySelector("button")?.focus({ preventScroll: true });
+  });
   $("mute-reactions").addEventListener("change", (event) => {
     const s = state();
     if (!s || s.you === null || s.you === undefined) return;
@@ -67,6 +67,7 @@ function prefixOf(state, seat) {
 export function renderReactions(state) {
   const seated = state.you !== null && state.you !== undefined;
   $("reaction-bar").hidden = !seated;
+  $("reaction-toggle").hidden = !seated;
   const choice = $("mute-reactions-choice");
   choice.hidden = !seated || !(state.table.players || []).some((p) => p.seat !== state.you && p.name);
   if (!choice.hidden) {
@@ -83,7 +84,7 @@ export function showReaction(state, message) {
   if (seat !== state.you && isMuted(seat)) return;
   const text = t(`reaction.${message.reaction}`);
   const bubble = $(`${prefixOf(state, seat)}-bubble`);
-  bubble.textContent = `${EMOJI[message.reaction]} ${text}`;
+  bubble.textContent = text;
   bubble.dataset.reaction = message.reaction;
   bubble.hidden = false;
   bubble.classList.remove("pop");
