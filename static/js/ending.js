@@ -106,7 +106,7 @@ export function renderEnding(s, kinds) {
   if (open) {
     const other = playerName(s, 1 - s.you);
     const away = awayText(s, 1 - s.you);
-    const text = t("endings_open", { name: other });
+    const text = kinds.has("stand_in") ? t("endings_open", { name: other }) : t("endings_claim_only");
     $("endings-text").textContent = away ? `${away}. ${text}` : text;
     $("opp-away").hidden = !away;
     $("opp-away").textContent = away;
