@@ -214,7 +214,9 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "away_hours.other": N_("{name} has been away for {n} hours"),
     "away_timeouts.one": N_("{name} let the clock run out {n} time in a row"),
     "away_timeouts.other": N_("{name} let the clock run out {n} times in a row"),
-    "endings_open": N_("You can claim the match, let the computer play for {name} until they are back, or wait."),
+    "endings_open": N_(
+        "You can claim the match, let the computer play for {name} until they are back, or wait."
+    ),
     "endings_claim_only": N_("You can claim the match, or wait."),
     "claim": N_("Claim the match"),
     "stand_in": N_("Let the computer play for {name}"),
