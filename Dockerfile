@@ -1,22 +1,30 @@
 # Hollywood Gin: one process, one worker (table state lives in the process).
 #
-#   docker build --build-arg COMMIT=$(git rev-parse --short HEAD) -t hollywood-gin .
+#   docker build --build-arg VERSION=$(python -m hatchling version) \
+#       --build-arg COMMIT=$(git rev-parse --short HEAD) -t hollywood-gin .
 #
-# A pinned base; the dependencies in their own layer (from pyproject.toml, at the
-# versions of constraints.txt) before any code, so a code change rebuilds only the
-# last layers; then a regular install of the wheel, which carries static/ and
-# templates/ inside the package.
+# The build context has no .git (.dockerignore): the version (as the wheel would
+# have it from git, hatch-vcs) and the commit come as arguments; they end up in the
+# wheel (/healthz, --version, the footer) and in the image's OCI labels.
+# A pinned base; the dependencies in their own layer (requirements.lock: the versions
+# of constraints.txt, every file checked against its sha256) before any code, so a
+# code change rebuilds only the last layers; then a regular install of the wheel,
+# which carries static/ and templates/ inside the package.
 ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS wheel
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY constraints.txt pyproject.toml README.md LICENSE ./
+COPY constraints.txt pyproject.toml hatch_build.py README.md LICENSE ./
 COPY hollywood_gin ./hollywood_gin
 COPY static ./static
 COPY templates ./templates
-# PIP_CONSTRAINT also pins the build backend pip fetches for the build.
-RUN PIP_CONSTRAINT=/src/constraints.txt pip wheel --no-deps --wheel-dir /wheels .
+ARG VERSION=0.0.0+unknown
+ARG COMMIT=""
+# PIP_CONSTRAINT also pins the build backend pip fetches for the build (hatchling,
+# hatch-vcs); without git, hatch-vcs takes the version from SETUPTOOLS_SCM_PRETEND_VERSION.
+RUN SETUPTOOLS_SCM_PRETEND_VERSION="${VERSION}" HOLLYWOOD_GIN_COMMIT="${COMMIT}" \
+    PIP_CONSTRAINT=/src/constraints.txt pip wheel --no-deps --wheel-dir /wheels .
 
 FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -27,20 +35,27 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     HOLLYWOOD_GIN_PORT=8000 \
     HOLLYWOOD_GIN_DATA_FILE=/data/tables.sqlite3
 
-COPY constraints.txt pyproject.toml /tmp/deps/
-# EXTRAS=postgres adds the PostgreSQL store's driver (deploy/compose.scale-out.yml).
+# The server's dependencies with the postgres extra (the PostgreSQL driver, for
+# deploy/compose.scale-out.yml), hash-checked. EXTRAS is accepted for older compose
+# files and no longer needed.
 ARG EXTRAS=""
-RUN python -c "import os, tomllib; p = tomllib.load(open('/tmp/deps/pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + [d for e in os.environ['EXTRAS'].split(',') if e for d in p['optional-dependencies'][e]]))" > /tmp/deps/requirements.txt \
-    && pip install -c /tmp/deps/constraints.txt -r /tmp/deps/requirements.txt \
+COPY requirements.lock /tmp/deps/
+RUN pip install --require-hashes --no-deps -r /tmp/deps/requirements.lock \
     && useradd --system --uid 10001 --home-dir /nonexistent --shell /usr/sbin/nologin gin \
-    && mkdir -p /data && chown gin:gin /data
+    && mkdir -p /data /backups && chown gin:gin /data /backups
 
 COPY --from=wheel /wheels /tmp/wheels
 RUN pip install --no-deps /tmp/wheels/*.whl && rm -rf /tmp/wheels /tmp/deps
 
-# The commit shown in the footer and /healthz (no .git in the image).
+ARG VERSION=0.0.0+unknown
 ARG COMMIT=""
+# The commit shown in the footer and /healthz (also in the wheel; this one wins).
 ENV HOLLYWOOD_GIN_COMMIT=${COMMIT}
+LABEL org.opencontainers.image.title="Hollywood Gin" \
+      org.opencontainers.image.description="Two-player Gin Rummy in the browser" \
+      org.opencontainers.image.licenses="MIT" \
+      org.opencontainers.image.version="${VERSION}" \
+      org.opencontainers.image.revision="${COMMIT}"
 
 USER gin
 WORKDIR /data

@@ -17,6 +17,15 @@ Attacks (the numbers are the issue's items):
   7 pages      16 clients fetching the table page in a loop
   7 churn      8 loops opening and closing sockets
 
+Issue 28 (`--proxy`: a throwaway PostgreSQL, two workers with default limits and the
+shipped deploy/haproxy.cfg in a real HAProxy; the victim plays through it too):
+  28.1 bounce    9 requests a second for the victim's table under a percent-encoded id
+  28.3 slowconn  300 connections from one address sending a body a byte every 5 s
+  28.5 bodies    (above) and 28.5 files: 11 addresses x 100 idle connections with the
+                 server's 1,024 files; 28.5 slowbody: 3 bodies a byte every 5 s
+  28.6 creates   20 addresses creating tables as fast as they can
+Without `--proxy` the same attacks that apply run against the single server.
+
 Bounded: every attack stops after `--seconds` (default 12) and its sockets are closed.
 Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse`; `--commit 3db7070`
 runs the server of that commit (the version before issue 14) for the "before" figures.
@@ -31,6 +40,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -103,13 +113,56 @@ def server(root: Path, data: Path) -> Iterator[tuple[str, psutil.Process]]:
             proc.wait()
 
 
-def rss_mib(proc: psutil.Process) -> float:
-    """The server and its children (the computer's worker processes)."""
-    total = proc.memory_info().rss
-    for child in proc.children(recursive=True):
+@contextmanager
+def server_only(root: Path, data: Path) -> Iterator[tuple[str, psutil.Process, None]]:
+    with server(root, data) as (base, proc):
+        yield base, proc, None
+
+
+def rss_mib(proc: psutil.Process | list[psutil.Process]) -> float:
+    """The server(s) and their children (the computer's worker processes)."""
+    total = 0
+    for one in proc if isinstance(proc, list) else [proc]:
         with contextlib.suppress(psutil.Error):
-            total += child.memory_info().rss
+            total += one.memory_info().rss
+            for child in one.children(recursive=True):
+                with contextlib.suppress(psutil.Error):
+                    total += child.memory_info().rss
     return total / 2**20
+
+
+@contextmanager
+def scaled(root: Path) -> Iterator[tuple[str, list[psutil.Process], Any]]:
+    """PostgreSQL, two workers with their default limits, and the shipped HAProxy
+    config in front (HAProxy faces its clients: nothing trusted in front of it)."""
+    from tests.postgres import start_cluster
+    from tests.scale.cluster import start_scale
+
+    folder = Path(tempfile.mkdtemp(prefix="gin-abuse-scale-"))
+    folder.chmod(0o755)
+    pg = start_cluster(folder / "pg")
+    env = {
+        "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
+        "HOLLYWOOD_GIN_HTTP_BURST": "20",
+        "HOLLYWOOD_GIN_WS_CONNECTS_BURST": "60",
+        "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "60",
+        "HOLLYWOOD_GIN_TABLES_PER_MINUTE": "600",
+        "HOLLYWOOD_GIN_WS_MESSAGES_PER_SECOND": "10",
+        "HOLLYWOOD_GIN_WS_BURST": "30",
+        "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0.8",
+    }
+    try:
+        s = start_scale(pg, folder, ["w1", "w2"], pg.url, env=env)
+        try:
+            procs = [psutil.Process(w.proc.pid) for w in s.workers if w.proc is not None]
+            yield s.proxy.base, procs, s
+        finally:
+            s.proxy.stop()
+            for w in s.workers:
+                w.stop()
+    finally:
+        pg.stop("immediate")
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 def ws_url(base: str, table_id: str) -> str:
@@ -149,6 +202,7 @@ async def victim(base: str, seconds: float) -> None:
         made = (await http.post("/api/tables", json={"name": "Vic"})).json()
         joined = (await http.post(f"/api/tables/{made['table_id']}/seats", json={})).json()
     table_id = made["table_id"]
+    print(json.dumps({"table_id": table_id}), flush=True)
     seats = [
         await open_seat(base, table_id, made["token"], 0, "127.0.0.1"),
         await open_seat(base, table_id, joined["token"], 1, "127.0.0.1"),
@@ -486,6 +540,147 @@ async def attack_churn(base: str, deadline: float, table_id: str, loops: int = 8
     return {"opened_per_s": round(opened / elapsed), "refused_per_s": round(refused / elapsed)}
 
 
+# --- issue 28 --------------------------------------------------------------------------------
+VICTIM: dict[str, str] = {}
+
+
+async def attack_bounce(base: str, deadline: float, scale: Any) -> dict[str, Any]:
+    """28.1: the victim's table under a percent-encoded id, 9 times a second."""
+    table_id = VICTIM["table_id"]
+    encoded = f"%{ord(table_id[0]):02X}{table_id[1:]}"
+
+    async def epoch() -> int | None:
+        if scale is None:
+            return None
+        rows = await scale.sql("SELECT owner_epoch FROM tables WHERE id = $1", table_id)
+        return int(rows[0]["owner_epoch"])
+
+    before = await epoch()
+    answers: dict[str, int] = {}
+    async with attacker_client(base) as http:
+        while time.monotonic() < deadline:
+            try:
+                key = str((await http.get(f"/api/tables/{encoded}")).status_code)
+            except httpx.HTTPError as exc:
+                key = type(exc).__name__
+            answers[key] = answers.get(key, 0) + 1
+            await asyncio.sleep(1 / 9)
+    after = await epoch()
+    return {
+        "answers": answers,
+        "epoch_bumps": None if before is None or after is None else after - before,
+    }
+
+
+async def slow_body(host: str, port: int, local: str, deadline: float, every: float) -> str:
+    """A POST whose body comes a byte every `every` seconds; how it ended."""
+    try:
+        reader, writer = await asyncio.wait_for(
+            asyncio.open_connection(host, port, local_addr=(local, 0)), 10
+        )
+    except (OSError, TimeoutError) as exc:
+        return f"connect {type(exc).__name__}"
+    try:
+        writer.write(
+            b"POST /api/tables HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+            b"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"
+        )
+        while time.monotonic() < deadline:
+            try:
+                line = await asyncio.wait_for(reader.readline(), every)
+                return line.decode(errors="replace").strip()[:12] or "closed"
+            except TimeoutError:
+                writer.write(b" ")
+                await writer.drain()
+        return "held"
+    except (OSError, ConnectionError) as exc:
+        return type(exc).__name__
+    finally:
+        writer.close()
+
+
+async def attack_slowconn(base: str, deadline: float, conns: int = 300) -> dict[str, Any]:
+    """28.3: many connections from one address, each sending its body a byte every 5 s."""
+    host, port = base.removeprefix("http://").split(":")
+    ends = await asyncio.gather(
+        *(slow_body(host, int(port), ATTACKER, deadline, 5.0) for _ in range(conns))
+    )
+    counts: dict[str, int] = {}
+    for e in ends:
+        counts[e] = counts.get(e, 0) + 1
+    return {"connections": conns, "ended": counts}
+
+
+async def attack_slowbody(base: str, deadline: float) -> dict[str, Any]:
+    """28.5: three bodies a byte every 5 s; still open at the end?"""
+    host, port = base.removeprefix("http://").split(":")
+    ends = await asyncio.gather(
+        *(slow_body(host, int(port), ATTACKER, deadline, 5.0) for _ in range(3))
+    )
+    return {"ended": ends}
+
+
+async def attack_files(base: str, deadline: float) -> dict[str, Any]:
+    """28.5: 11 addresses x 100 idle connections against 1,024 files; is /healthz
+    answered, and can a new client connect?"""
+    host, port = base.removeprefix("http://").split(":")
+    writers: list[asyncio.StreamWriter] = []
+    failed = 0
+    refused = 0
+
+    async def hold(local: str) -> None:
+        nonlocal failed, refused
+        try:
+            reader, writer = await asyncio.wait_for(
+                asyncio.open_connection(host, int(port), local_addr=(local, 0)), 10
+            )
+        except (OSError, TimeoutError):
+            failed += 1
+            return
+        writers.append(writer)
+        writer.write(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        with contextlib.suppress(OSError, TimeoutError, ConnectionError):
+            line = await asyncio.wait_for(reader.readline(), 10)
+            if b" 503 " in line or b" 429 " in line:
+                refused += 1
+
+    await asyncio.gather(*(hold(f"127.0.2.{a}") for a in range(1, 12) for _ in range(100)))
+    probes = []
+    while time.monotonic() < deadline:
+        try:
+            async with httpx.AsyncClient(timeout=3) as http:
+                probes.append((await http.get(base + "/healthz")).status_code)
+        except httpx.HTTPError as exc:
+            probes.append(type(exc).__name__)  # type: ignore[arg-type]
+        await asyncio.sleep(0.5)
+    for w in writers:
+        w.close()
+    return {
+        "opened": len(writers),
+        "connect_failed": failed,
+        "refused_503_429": refused,
+        "healthz": {str(k): probes.count(k) for k in set(probes)},
+    }
+
+
+async def attack_creates(base: str, deadline: float, addresses: int = 20) -> dict[str, Any]:
+    """28.6: 20 addresses creating tables as fast as they can."""
+    answers: dict[str, int] = {}
+
+    async def one(local: str) -> None:
+        async with attacker_client(base, local=local) as http:
+            while time.monotonic() < deadline:
+                try:
+                    r = await http.post("/api/tables", json={"name": "Ann"})
+                    key = str(r.status_code)
+                except httpx.HTTPError as exc:
+                    key = type(exc).__name__
+                answers[key] = answers.get(key, 0) + 1
+
+    await asyncio.gather(*(one(f"127.0.3.{a}") for a in range(1, addresses + 1)))
+    return {"answers": answers}
+
+
 # --- the run --------------------------------------------------------------------------------
 def summary(samples: list[float]) -> tuple[float, float]:
     if not samples:
@@ -495,23 +690,32 @@ def summary(samples: list[float]) -> tuple[float, float]:
     return statistics.median(ordered), p99
 
 
-async def run(root: Path, seconds: float, only: set[str]) -> list[dict[str, Any]]:
+async def run(
+    root: Path, seconds: float, only: set[str], proxy: bool = False
+) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gin-abuse-") as tmp:
         data = Path(tmp) / "tables.sqlite3"
-        with server(root, data) as (base, proc):
+        with scaled(root) if proxy else server_only(root, data) as (base, proc, scale):
             plan: list[tuple[str, Callable[[float], Any]]] = []
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                 spare = (await http.post("/api/tables", json={"name": "Page"})).json()
-            names = {
+            names: dict[str, Callable[[float], Any]] = {
                 "computer": lambda d: attack_computer(base, d),
                 "bodies": lambda d: attack_bodies(base, d),
-                "arrange": lambda d: attack_arrange(base, d, data),
                 "pages": lambda d: attack_pages(base, d, spare["table_id"]),
                 "churn": lambda d: attack_churn(base, d, spare["table_id"]),
-                # Last: before issue 14 it could leave the server without files for a while.
-                "headers": lambda d: attack_headers(base, d),
+                "bounce": lambda d: attack_bounce(base, d, scale),
+                "slowbody": lambda d: attack_slowbody(base, d),
+                "creates": lambda d: attack_creates(base, d),
             }
+            if proxy:
+                names["slowconn"] = lambda d: attack_slowconn(base, d)
+            else:
+                names["arrange"] = lambda d: attack_arrange(base, d, data)
+                names["files"] = lambda d: attack_files(base, d)
+                # Last: before issue 14 it could leave the server without files for a while.
+                names["headers"] = lambda d: attack_headers(base, d)
             plan = [("baseline", lambda d: until(d))]
             plan += [(n, f) for n, f in names.items() if not only or n in only]
             # The victim plays until it is stopped (an attack may overrun its deadline).
@@ -533,7 +737,11 @@ async def run(root: Path, seconds: float, only: set[str]) -> list[dict[str, Any]
                 assert victim_proc.stdout is not None
                 async for line in victim_proc.stdout:
                     with contextlib.suppress(ValueError):
-                        moves.append(json.loads(line))
+                        move = json.loads(line)
+                        if "table_id" in move:
+                            VICTIM["table_id"] = move["table_id"]
+                            continue
+                        moves.append(move)
 
             reader = asyncio.create_task(read_victim())
             # The victim's table is up and playing.
@@ -608,6 +816,9 @@ def main() -> int:
     parser.add_argument("--only", default="", help="comma-separated attacks")
     parser.add_argument("--victim", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print the results as JSON too")
+    parser.add_argument(
+        "--proxy", action="store_true", help="two workers behind the shipped HAProxy config"
+    )
     args = parser.parse_args()
     if args.victim:
         asyncio.run(victim(args.victim, args.seconds))
@@ -616,7 +827,8 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="gin-abuse-src-") as tmp:
         root = export(args.commit, Path(tmp)) if args.commit else REPO
         label = f"commit {args.commit}" if args.commit else "this tree"
-        results = asyncio.run(run(root, args.seconds, only))
+        label += " behind HAProxy (2 workers, PostgreSQL)" if args.proxy else ""
+        results = asyncio.run(run(root, args.seconds, only, args.proxy))
     report(results, label)
     if args.json:
         print(json.dumps(results))

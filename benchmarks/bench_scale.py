@@ -328,8 +328,8 @@ def main() -> int:
                     http.get(f"/api/tables/{table_id}")
             time.sleep(0.5)
             placed = dict(s.proxy.requests())
-            real = Counter(placed[t] for t, _, _ in made)
-            ids = Counter(placed[t] for t in fresh)
+            real = Counter(placed[t[:8]] for t, _, _ in made)
+            ids = Counter(placed[t[:8]] for t in fresh)
             figures["spread_real"] = spread(real, 4)
             figures["spread_ids"] = spread(ids, 4)
             say(

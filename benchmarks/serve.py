@@ -51,6 +51,8 @@ def free_port() -> int:
 # Limits a real deployment keeps, lifted so that one loopback address may run the load.
 LOAD_ENV = {
     "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "10000000",
+    "HOLLYWOOD_GIN_TABLES_PER_MINUTE": "10000000",
+    "HOLLYWOOD_GIN_MAX_LIVE_TABLES": "10000000",
     "HOLLYWOOD_GIN_WS_MESSAGES_PER_SECOND": "1000000",
     "HOLLYWOOD_GIN_WS_BURST": "1000000",
     "HOLLYWOOD_GIN_MAX_SPECTATORS": "100000",

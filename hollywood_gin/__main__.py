@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
 import resource
 import sys
 
@@ -16,7 +17,12 @@ import uvicorn
 from hollywood_gin.config import Settings, SettingsError
 from hollywood_gin.logs import log_config
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.sqlite_store import NewerSchema, file_schema_version, refuse_newer
+from hollywood_gin.tables.sqlite_store import (
+    NewerSchema,
+    UnusableFile,
+    file_schema_version,
+    refuse_newer,
+)
 from hollywood_gin.web import connections
 
 # Collect young objects every 50,000 net allocations (not 700), the middle
@@ -44,16 +50,19 @@ def tune_gc() -> None:
 
 
 def main() -> int:
+    # Files the server makes (the data file, its WAL, logs) are its user's alone: the
+    # data file holds every running hand's deck.
+    os.umask(0o077)
     try:
         settings = Settings.from_env()
     except SettingsError as exc:
         print(f"hollywood-gin: {exc}", file=sys.stderr)
         return 2
     try:
-        version = file_schema_version(settings.data_file)
+        version = None if settings.database_url else file_schema_version(settings.data_file)
         if version is not None:
             refuse_newer(settings.data_file, version)
-    except NewerSchema as exc:
+    except (NewerSchema, UnusableFile) as exc:
         print(f"hollywood-gin: {exc}", file=sys.stderr)
         return 2
     app = create_app(settings)
@@ -69,6 +78,8 @@ def main() -> int:
         port=settings.port,
         log_level=settings.log_level,
         log_config=log_config(settings.log_level, settings.log_format),
+        server_header=False,  # no "Server: uvicorn": nothing to fingerprint
+        access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
         ws_max_size=settings.ws_max_message_bytes * 4,
         ws_per_message_deflate=settings.ws_per_message_deflate,
         proxy_headers=bool(settings.trusted_proxies),

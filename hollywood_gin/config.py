@@ -6,6 +6,7 @@ traceback deep inside the app.
 
 from __future__ import annotations
 
+import difflib
 import ipaddress
 import os
 import subprocess
@@ -14,6 +15,8 @@ from typing import Annotated, Literal
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+from hollywood_gin import __commit__
 
 ENV_PREFIX = "HOLLYWOOD_GIN_"
 PACKAGE_DIR = Path(__file__).resolve().parent
@@ -80,6 +83,16 @@ class Settings(BaseSettings):
     max_header_bytes: int = Field(default=32768, ge=1024)
     max_headers: int = Field(default=100, ge=10)
     max_connections_per_address: int = Field(default=100, ge=1)
+    # A request body must arrive within this (408), and is refused past max_body_bytes
+    # from its Content-Length, unread, or where it passes the limit (413).
+    body_timeout_seconds: float = Field(default=10.0, gt=0)
+    # Open connections in all (503 past it); 0: from the process's open-file limit,
+    # with room kept for the store, logs and the computer's workers.
+    max_connections: int = Field(default=0, ge=0)
+    # Tables created per minute, all clients together, and live tables held (503
+    # `busy` for a new table past either; play is never refused).
+    tables_per_minute: int = Field(default=600, ge=1)
+    max_live_tables: int = Field(default=20_000, ge=1)
     # New WebSockets per second per address (429 at the handshake).
     ws_connects_per_second: float = Field(default=5.0, gt=0)
     ws_connects_burst: int = Field(default=60, ge=1)
@@ -92,8 +105,11 @@ class Settings(BaseSettings):
     claim_after_seconds: float = Field(default=120.0, gt=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
+    # The HTTP API's schema at /openapi.json (off: the path does not exist).
+    openapi: bool = False
     # Test hooks (a chosen deck order); never on in production.
     test_hooks: bool = False
+    # The commit shown in the footer and /healthz; unset: the build's, or git's.
     commit: str | None = None
 
     @field_validator("allowed_origins", "allowed_hosts", "trusted_proxies", mode="before")
@@ -158,12 +174,64 @@ class Settings(BaseSettings):
         return self.table_expiry_days * 86400.0
 
 
+# Variables with the prefix that are no setting of the server: the test tools' own
+# (tests/e2e/conftest.py, tests/e2e/test_wire_recording.py, .ci/run).
+TOOL_VARIABLES = frozenset(
+    {f"{ENV_PREFIX}CHROMIUM", f"{ENV_PREFIX}WIRE_DUMP", f"{ENV_PREFIX}RECORD_WIRE"}
+)
+
+
+def setting_names() -> list[str]:
+    return sorted(f"{ENV_PREFIX}{name.upper()}" for name in Settings.model_fields)
+
+
+def unknown_variables(
+    environ: dict[str, str] | None = None, env_file: Path | None = Path(".env")
+) -> list[str]:
+    """One warning per `HOLLYWOOD_GIN_*` variable (environment or `.env`) that no setting
+    reads, with the nearest known name: a misspelled setting is otherwise ignored."""
+    names = {k.upper() for k in (os.environ if environ is None else environ)}
+    if env_file is not None and env_file.is_file():
+        from dotenv import dotenv_values  # pydantic-settings' own reader of .env
+
+        names |= {k.upper() for k in dotenv_values(env_file)}
+    known = setting_names()
+    warnings = []
+    for name in sorted(n for n in names if n.startswith(ENV_PREFIX)):
+        if name in known or name in TOOL_VARIABLES:
+            continue
+        near = difflib.get_close_matches(name, known, n=1, cutoff=0.75)
+        hint = f"did you mean {near[0]}?" if near else "the settings are listed in the README"
+        warnings.append(f"unknown setting {name[:80]} (ignored): {hint}")
+    return warnings
+
+
+def masked_url(url: str) -> str:
+    """postgresql://gin:secret@db/gin -> postgresql://gin:***@db/gin (for output)."""
+    scheme, sep, rest = url.partition("://")
+    credentials, at, place = rest.rpartition("@")
+    if not at or ":" not in credentials:
+        return url
+    user = credentials.split(":", 1)[0]
+    return f"{scheme}{sep}{user}:***@{place}"
+
+
+def build_id(version: str, commit: str | None) -> str:
+    """What a page and its socket compare: another build, another client (a reload)."""
+    return f"{version} {commit}" if commit else version
+
+
 def read_commit(settings: Settings) -> str | None:
-    """The short commit: the setting, else git, else None."""
+    """The short commit: the setting, else git (a checkout), else the wheel's build."""
     if settings.commit:
         return settings.commit[:12]
+    return source_commit()
+
+
+def source_commit() -> str | None:
+    """The commit of this code: git's in a checkout, else the one the wheel was built from."""
     if not (REPO_ROOT / ".git").exists():
-        return None  # installed from the wheel: no checkout (HOLLYWOOD_GIN_COMMIT tells)
+        return __commit__  # installed from the wheel: written at build time
     try:
         out = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -176,4 +244,4 @@ def read_commit(settings: Settings) -> str | None:
     except (OSError, subprocess.SubprocessError):
         return None
     commit = out.stdout.strip()
-    return commit or None
+    return commit or __commit__

@@ -2,16 +2,21 @@
 
 uvicorn configures only its own loggers; this configures them and the app's
 (`hollywood_gin.*`) alike, through one handler whose filter keeps secrets out
-of every line: a seat token never appears, a table id only shortened.
+of every line: a seat token never appears, a table id only shortened. JSON lines
+are python-json-logger's, with a request's fields (`method`, `path`, `status`,
+`duration_ms`, `client`) on each access line (`AccessLog`, in place of uvicorn's).
 """
 
 from __future__ import annotations
 
-import json
 import logging
 import re
 import time
+from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
+
+from pythonjsonlogger.core import RESERVED_ATTRS
+from pythonjsonlogger.json import JsonFormatter as LibraryJsonFormatter
 
 # A seat token in a path (the personal seat link), table ids in paths, and any other
 # run of 22 or more URL-safe characters (a table id is 22, a token 43, a hash 64).
@@ -35,6 +40,10 @@ def redact(text: str) -> str:
     return _LONG_ID.sub(_shorten, text)
 
 
+# A request's fields on an access line, beside its message.
+ACCESS_FIELDS = ("method", "path", "status", "duration_ms", "client")
+
+
 class Redact(logging.Filter):
     """Renders each record's message once, without secrets (access lines carry raw paths)."""
 
@@ -43,6 +52,11 @@ class Redact(logging.Filter):
         clean = redact(message)
         if clean != message or record.args:
             record.msg, record.args = clean, ()
+        # uvicorn's copy of the message with terminal colours: unredacted, never shown.
+        record.__dict__.pop("color_message", None)
+        path = record.__dict__.get("path")
+        if isinstance(path, str):
+            record.__dict__["path"] = redact(path)
         return True
 
 
@@ -63,19 +77,87 @@ class TextFormatter(logging.Formatter):
         return redact(super().format(record))  # a traceback's text too
 
 
-class JsonFormatter(logging.Formatter):
-    """One JSON object per line: time (UTC, ISO 8601), level, logger, message."""
+class JsonFormatter(LibraryJsonFormatter):
+    """One JSON object per line (python-json-logger): `time` (UTC, ISO 8601), `level`,
+    `logger`, `message`, a request's fields where the line has them, `exc_info` (a
+    traceback, redacted) on an error."""
 
-    def format(self, record: logging.LogRecord) -> str:
-        line: dict[str, Any] = {
-            "time": utc_time(record),
-            "level": record.levelname,
-            "logger": record.name,
-            "message": record.getMessage(),
-        }
-        if record.exc_info:
-            line["exc"] = redact(self.formatException(record.exc_info))
-        return json.dumps(line, ensure_ascii=False)
+    def __init__(self) -> None:
+        super().__init__(
+            "%(levelname)s %(name)s %(message)s",
+            rename_fields={"levelname": "level", "name": "logger"},
+            reserved_attrs=[*RESERVED_ATTRS, "color_message", "taskName"],
+            json_ensure_ascii=False,
+        )
+
+    def add_fields(
+        self, log_data: dict[str, Any], record: logging.LogRecord, message_dict: dict[str, Any]
+    ) -> None:
+        log_data["time"] = utc_time(record)
+        super().add_fields(log_data, record, message_dict)
+
+    def formatException(self, ei: Any) -> str:
+        return redact(str(super().formatException(ei)))
+
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+access_log = logging.getLogger("hollywood_gin.access")
+
+
+class AccessLog:
+    """One line per HTTP request, when its answer is sent: method, path (redacted),
+    status and duration; the text line reads like uvicorn's, which it replaces."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or not access_log.isEnabledFor(logging.INFO):
+            await self.app(scope, receive, send)
+            return
+        start = time.perf_counter()
+        status = 500
+
+        async def watched(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = int(message["status"])
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        finally:
+            self.line(scope, status, time.perf_counter() - start)
+
+    @staticmethod
+    def line(scope: Scope, status: int, seconds: float) -> None:
+        query = scope.get("query_string", b"").decode("latin-1")
+        path = redact(scope.get("path", "") + (f"?{query}" if query else ""))
+        client = scope.get("client")
+        where = f"{client[0]}:{client[1]}" if client else "-"
+        method = scope.get("method", "")
+        duration_ms = round(seconds * 1000, 1)
+        access_log.info(
+            '%s - "%s %s HTTP/%s" %d %.1f ms',
+            where,
+            method,
+            path,
+            scope.get("http_version", "1.1"),
+            status,
+            duration_ms,
+            extra={
+                "method": method,
+                "path": path,
+                "status": status,
+                "duration_ms": duration_ms,
+                "client": client[0] if client else None,
+            },
+        )
 
 
 def log_config(level: str, fmt: str) -> dict[str, Any]:

@@ -10,7 +10,8 @@ from fastapi import FastAPI
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin import __version__
-from hollywood_gin.config import Settings, read_commit
+from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
+from hollywood_gin.logs import AccessLog
 from hollywood_gin.tables.registry import open_tables
 from hollywood_gin.web import api, errors, metrics, pages, security, ws
 
@@ -20,10 +21,13 @@ log = logging.getLogger("hollywood_gin")
 def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings.from_env()
     commit = read_commit(settings)
+    build = build_id(__version__, commit)
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
+        for warning in unknown_variables():
+            log.warning("%s", warning)
         async with open_tables(settings) as registry:
             app.state.registry = registry
             if settings.metrics:
@@ -37,10 +41,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
+        # The schema of the HTTP API only when asked for (HOLLYWOOD_GIN_OPENAPI).
+        openapi_url="/openapi.json" if settings.openapi else None,
     )
     app.state.settings = settings
     app.state.version = __version__
     app.state.commit = commit
+    # Told to every client in `pong` and on every page: a tab whose page came from
+    # another build offers a reload (PROTOCOL.md, docs/protocol.md).
+    app.state.build = build
     security.install(app, settings)
     api.install(app, settings)
     ws.install(app)
@@ -58,6 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
     security.install_gate(app, settings)
+    # Outermost of all: every request's line, a refused one's too (in place of uvicorn's).
+    app.add_middleware(AccessLog)
 
     return app
 

@@ -71,8 +71,20 @@ clients ignore what they do not know.
   character, and never the computer's label (anything that folds to
   `computer...`); otherwise 422, never cut. Empty means the default
   `Player 1` / `Player 2`.
-- Test hooks (`test_decks`, `test_first_dealer`) exist only when the server
-  runs with `HOLLYWOOD_GIN_TEST_HOOKS=true`; otherwise they are unknown fields.
+- Test hooks (`test_decks`, `test_first_dealer`, `test_secrets`) exist only when
+  the server runs with `HOLLYWOOD_GIN_TEST_HOOKS=true`; otherwise they are unknown
+  fields. Test decks are not derived (`server_secret: null`, no `next_deal`);
+  `test_secrets` choose the server secrets of derived deals.
+- Deals nobody can choose (PROTOCOL.md): `next_deal.commitment` is in the create
+  answer and in every state while the table waits or between hands, before any
+  entropy for that deal is accepted. A seat's `entropy` (32 hex characters, either
+  case, kept lower case) is accepted once per deal: in the create body (seat 0), the
+  join body (seat 1), or with `next_hand` (and, beyond PROTOCOL.md, `new_match` for
+  the next match's first deal). A second one for the same deal is refused
+  (`illegal_action`: that seat has sent its `next_hand` already). Malformed entropy
+  is `422` / `bad_message`; nothing changes. The computer adds none.
+  `deck_reveal` and the hand record carry `server_secret` and `entropy`;
+  `hollywood-gin verify FILE` checks a downloaded hand record.
 """
 
 SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
@@ -88,7 +100,13 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
         [
             ("StateMessage", m.StateMessage, "the whole view of one seat or a spectator"),
             ("ErrorMessage", m.ErrorMessage, "a refusal; nothing changed"),
-            ("Pong", m.Pong, "the answer to `ping`"),
+            (
+                "Pong",
+                m.Pong,
+                "the answer to `ping`, with the server's `build`: a page whose `<html data-build>`"
+                " differs (the server was upgraded since it was loaded) offers a reload; the page"
+                " pings every 25 s and reconnects when no `pong` comes within 10 s",
+            ),
         ],
     ),
     (

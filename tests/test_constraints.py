@@ -42,3 +42,33 @@ def test_ci_the_readme_and_docker_install_with_the_constraints() -> None:
     assert command in readme and command in ci
     assert "constraints.txt" in (REPO / "Dockerfile").read_text()
     assert "python3 -m venv" in readme  # PEP 668 systems refuse a global install
+
+
+def locked() -> dict[str, tuple[str, int]]:
+    """requirements.lock: name -> (version, number of hashes)."""
+    out: dict[str, tuple[str, int]] = {}
+    text = (REPO / "requirements.lock").read_text().replace("\\\n", " ")
+    for line in text.splitlines():
+        if line and not line.startswith(("#", " ")):
+            spec = line.split(";")[0].split()[0]
+            name, version = spec.split("==")
+            out[canonicalize_name(name)] = (version, line.count("--hash=sha256:"))
+    return out
+
+
+def test_the_lock_hashes_the_servers_dependencies_at_the_pinned_versions() -> None:
+    """`pip install --require-hashes -r requirements.lock` (Dockerfile, README): every
+    runtime dependency and the postgres extra, at constraints.txt's versions, hashed."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    lock, pinned = locked(), pins()
+    for spec in [
+        *project["project"]["dependencies"],
+        *project["project"]["optional-dependencies"]["postgres"],
+    ]:
+        assert canonicalize_name(Requirement(spec).name) in lock, spec
+    for name, (version, hashes) in lock.items():
+        assert hashes >= 1, name
+        if name in pinned:
+            assert version == pinned[name], (name, version, pinned[name])
+    # No hash in constraints.txt: one would put every `pip install -c` in hash mode.
+    assert "--hash" not in (REPO / "constraints.txt").read_text()

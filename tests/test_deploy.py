@@ -1,4 +1,4 @@
-"""The Dockerfile, the compose file, the systemd unit and the backup example, read
+"""The Dockerfile, the compose file, the systemd units and the backup units, read
 against the code: every path, port, setting and command they name exists.
 
 No container engine runs here; these files are kept simple and checked by reading.
@@ -19,7 +19,8 @@ from tests.conftest import REPO
 DOCKERFILE = (REPO / "Dockerfile").read_text()
 COMPOSE = yaml.safe_load((REPO / "deploy" / "docker-compose.yml").read_text())
 UNIT = (REPO / "deploy" / "hollywood-gin.service").read_text()
-BACKUP = (REPO / "deploy" / "backup.sh").read_text()
+BACKUP = (REPO / "deploy" / "hollywood-gin-backup.service").read_text()
+WORKERS = (REPO / "deploy" / "hollywood-gin@.service").read_text()
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text())
 SETTINGS = {f"{ENV_PREFIX}{name.upper()}" for name in Settings.model_fields}
 DEFAULTS = Settings.from_env({})
@@ -47,7 +48,7 @@ def docker_env() -> dict[str, str]:
 
 def test_every_setting_named_anywhere_exists() -> None:
     named = set()
-    for text in (DOCKERFILE, UNIT, BACKUP, yaml.safe_dump(COMPOSE)):
+    for text in (DOCKERFILE, UNIT, BACKUP, WORKERS, yaml.safe_dump(COMPOSE)):
         named |= set(re.findall(rf"\b{ENV_PREFIX}[A-Z_]+\b", text))
     assert named and named <= SETTINGS, named - SETTINGS
 
@@ -61,7 +62,8 @@ def test_the_dockerfile_copies_what_exists_and_installs_no_editable() -> None:
     assert "pip install -e" not in DOCKERFILE and "--editable" not in DOCKERFILE
     # The dependencies are installed before any code reaches the final image.
     final = DOCKERFILE.split("\nFROM ")[-1]
-    assert final.index("-r /tmp/deps/requirements.txt") < final.index("COPY --from=wheel")
+    install = "pip install --require-hashes --no-deps -r /tmp/deps/requirements.lock"
+    assert final.index(install) < final.index("COPY --from=wheel")
     assert "COPY app" not in final
 
 
@@ -99,9 +101,9 @@ def test_commands_named_are_the_console_script_and_its_commands() -> None:
     script = "hollywood-gin"
     assert script in PYPROJECT["project"]["scripts"]
     commands = set(parser()._subparsers._group_actions[0].choices)  # type: ignore[union-attr]
-    used = set(re.findall(rf"{script} (\w+)", UNIT + BACKUP + DOCKERFILE))
+    used = set(re.findall(rf"bin/{script} (\w+)", UNIT + BACKUP + WORKERS))
     used |= set(re.findall(r'"hollywood-gin", "(\w+)"', DOCKERFILE))
-    used |= set(re.findall(r'\$GIN" (\w+)', BACKUP))
+    used |= set(re.findall(rf"{script} (\w+) ", yaml.safe_dump(COMPOSE["services"]["backup"])))
     assert {"serve", "check", "backup"} <= used and used <= commands, used - commands
 
 

@@ -106,3 +106,16 @@ def test_redact_keeps_no_id_whole_and_no_token_at_all(text: str) -> None:
     clean = redact(text.format(token=token))
     assert "abcdefgh" in clean and "ijklmnopqrstuv" not in clean.lower()
     assert "T0k3n" not in clean
+
+
+def test_json_access_lines_carry_the_request_fields_redacted(tmp_path: Path) -> None:
+    table_id, lines = serve_and_play(tmp_path, "json")
+    records = [json.loads(line) for line in lines]
+    access = [r for r in records if r["logger"] == "hollywood_gin.access"]
+    seat = [r for r in access if r["path"].startswith(f"/t/{table_id[:8]}…/seat/")]
+    assert {r["method"] for r in seat} == {"GET", "POST"}, seat
+    posted = next(r for r in seat if r["method"] == "POST")
+    assert posted["status"] == 303 and posted["path"] == f"/t/{table_id[:8]}…/seat/…"
+    assert all(isinstance(r["duration_ms"], float) and r["duration_ms"] >= 0 for r in access)
+    # uvicorn's coloured copy of each message is unredacted: it never reaches a line.
+    assert not any("color_message" in r for r in records)

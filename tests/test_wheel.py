@@ -8,6 +8,7 @@ import os
 import site
 import subprocess
 import sys
+import tarfile
 import time
 import venv
 import zipfile
@@ -20,9 +21,9 @@ from tests.conftest import REPO, free_port
 PIP = [sys.executable, "-m", "pip"]
 
 
-def build_wheel(out: Path) -> Path:
+def build_wheel(out: Path, source: Path = REPO) -> Path:
     subprocess.run(
-        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(REPO)],
+        [*PIP, "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(out), str(source)],
         check=True,
         timeout=300,
     )
@@ -51,6 +52,7 @@ def fresh_venv(where: Path) -> Path:
 def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     wheel = build_wheel(tmp_path / "dist")
     names = zipfile.ZipFile(wheel).namelist()
+    assert not (REPO / "hollywood_gin" / "_build.py").exists()  # written into the wheel only
     assert (
         "hollywood_gin/templates/table.html" in names
         and "hollywood_gin/static/js/table.js" in names
@@ -67,8 +69,11 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     command = tmp_path / "venv" / "bin" / "hollywood-gin"
+    # Not the source tree's package, even where PYTHONPATH names it (HELPERS.md's set-up).
+    clean = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     where = subprocess.run(
         [str(python), "-c", "import hollywood_gin; print(hollywood_gin.__file__)"],
+        env=clean,
         cwd=elsewhere,
         capture_output=True,
         text=True,
@@ -78,7 +83,7 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
 
     port = free_port()
     env = {
-        **{k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")},
+        **{k: v for k, v in clean.items() if not k.startswith("HOLLYWOOD_GIN_")},
         "HOLLYWOOD_GIN_PORT": str(port),
         "HOLLYWOOD_GIN_DATA_FILE": "data/tables.sqlite3",
         "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
@@ -94,7 +99,21 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
+        # Built from a commit, it says which one, with no checkout around it (issue 22).
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        version = wheel.name.split("-")[1]
+        health = httpx.get(base + "/healthz", timeout=5).json()
+        assert health == {"ok": True, "version": version, "commit": head}, health
         page = httpx.get(base + "/en/rules", timeout=5)
+        # The footer: the version without its local part (the commit follows it).
+        assert f"v{version.split('+')[0]} · {head}" in page.text
+        assert f'data-build="{version} {head}"' in page.text
         assert page.status_code == 200 and "<html" in page.text
         script = httpx.get(base + "/static/js/table.js", timeout=5)
         assert script.status_code == 200 and "import" in script.text
@@ -102,6 +121,14 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         server.terminate()
         server.wait(timeout=15)
     assert (elsewhere / "data" / "tables.sqlite3").exists()
+
+    said = subprocess.run(
+        [str(command), "--version"], cwd=elsewhere, env=env, capture_output=True, text=True
+    ).stdout
+    assert said == f"hollywood-gin {version} (commit {head})\n", said
+    assert (
+        "hollywood_gin/_build.py" in names and "hollywood_gin/deploy/hollywood-gin.service" in names
+    )
 
     check = subprocess.run(
         [str(command), "check"], cwd=elsewhere, env=env, capture_output=True, text=True
@@ -112,3 +139,27 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         [str(command), "backup", "copy.sqlite3"], cwd=elsewhere, env=env, capture_output=True
     )
     assert copy.returncode == 0 and (elsewhere / "copy.sqlite3").exists()
+
+
+def test_a_wheel_built_from_the_sdist_keeps_the_commit(tmp_path: Path) -> None:
+    """The sdist carries the build record (no git in it): a wheel made from the sdist
+    says the same version and commit, and carries the deploy files."""
+    subprocess.run(
+        [sys.executable, "-m", "hatchling", "build", "-t", "sdist", "-d", str(tmp_path)],
+        cwd=REPO,
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (sdist,) = tmp_path.glob("hollywood_gin-*.tar.gz")
+    with tarfile.open(sdist) as archive:
+        archive.extractall(tmp_path / "unpacked", filter="data")
+    (tree,) = (tmp_path / "unpacked").iterdir()
+    wheel = build_wheel(tmp_path / "dist", source=tree)
+    head = subprocess.run(
+        ["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True, text=True
+    ).stdout.strip()
+    record = zipfile.ZipFile(wheel).read("hollywood_gin/_build.py").decode()
+    assert f"commit = {head!r}" in record
+    assert f"version = {wheel.name.split('-')[1]!r}" in record
+    assert "hollywood_gin/deploy/hollywood-gin-backup.timer" in zipfile.ZipFile(wheel).namelist()

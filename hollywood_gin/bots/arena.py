@@ -1,4 +1,5 @@
-"""Bots against each other through the real engine (`Match`), for tests and benchmarks.
+"""Bots against each other through the real engine (`Match`): tests, benchmarks and
+the arena (`duplicate`, the command `hollywood-gin arena`).
 
 Every player sees only `match.view(seat)`: each view goes to `observe`, and
 the seat with a legal action is asked to `choose`. `RandomPlayer` plays a
@@ -7,13 +8,18 @@ uniformly random legal action (the benchmark's floor).
 
 from __future__ import annotations
 
+import importlib
+import multiprocessing
 import random
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
+from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import HandResult
-from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.views import View
 
 
@@ -102,3 +108,294 @@ def play_match(
             next_hand(match, players)
         hands.append(play_hand(match, players))
     return hands
+
+
+# -- bots written for the client, and the duplicate-deal arena -------------------------
+
+
+class ClientBot(Protocol):
+    """A bot as `hollywood_gin.client` plays it: `choose(view, legal)` returns one of
+    `legal`. Optional hooks, called when the bot has them: `observe(view)` with every
+    view of its seat, `hand_over(view)` once per finished hand (the view shows the
+    result), `match_over(view)` once per finished match."""
+
+    def choose(self, view: View, legal: tuple[Action, ...]) -> Action: ...
+
+
+class Seated:
+    """A client bot in a seat: calls its hooks at the right moments, once each, and
+    asks it to choose. The client (on a socket) and the arena (in process) both
+    drive a bot through this, so a bot behaves the same in both."""
+
+    def __init__(self, bot: ClientBot) -> None:
+        self.bot = bot
+        self._hand_seen: int | None = None  # the last hand whose end was told
+        self._match_told = False
+
+    def observe(self, view: View) -> None:
+        look = getattr(self.bot, "observe", None)
+        if look is not None:
+            look(view)
+        hand = view.hand
+        if hand is not None and hand.outcome is not None and self._hand_seen != hand.number:
+            self._hand_seen = hand.number
+            hook = getattr(self.bot, "hand_over", None)
+            if hook is not None:
+                hook(view)
+        if view.table.status == "match_over":
+            if not self._match_told:
+                self._match_told = True
+                hook = getattr(self.bot, "match_over", None)
+                if hook is not None:
+                    hook(view)
+        else:
+            self._match_told = False
+
+    def choose(self, view: View) -> Action:
+        """The bot's choice, checked: it must be one of `view.legal`.
+
+        :raises IllegalChoice: the bot answered something else.
+        """
+        action = self.bot.choose(view, view.legal)
+        if action not in view.legal:
+            raise IllegalChoice(f"the bot chose {action!r}, not one of the legal actions")
+        return action
+
+
+class IllegalChoice(ValueError):
+    """A bot returned an action that is not one of the legal ones."""
+
+
+class _ServerBot:
+    """One of the computer's strengths as a client bot (`hollywood_gin.client` uses it
+    too): `choose(view, legal)`, `observe(view)`."""
+
+    def __init__(self, strength: str, rng: random.Random | None = None) -> None:
+        self.inner = Bot(strength, rng)
+
+    def observe(self, view: View) -> None:
+        self.inner.observe(view)
+
+    def choose(self, view: View, legal: tuple[Action, ...]) -> Action:
+        return self.inner.choose(view)
+
+
+def computer(strength: str, rng: random.Random | None = None) -> ClientBot:
+    """The server's computer at `strength` (`easy`, `normal`, `hard`) as a client bot."""
+    return _ServerBot(strength, rng)
+
+
+Factory = Callable[[random.Random], Player]
+"""Makes a fresh player for one hand of the arena, from that hand's randomness."""
+
+BUILT_IN = ("random", "easy", "normal", "hard")
+ALIASES = {"openspiel:simple": "hollywood_gin.client.openspiel:simple"}
+"""Short names for bots that live above this layer, found by import like any
+`module:factory` (so this layer never imports them)."""
+
+
+def factory(name: str) -> Factory:
+    """The player maker a name stands for: `random`, `easy`, `normal`, `hard`,
+    `openspiel:simple`, or `module:factory` where `factory()` returns a client bot
+    (called with no argument, once per hand).
+
+    :raises ValueError: an unknown name, or a module or factory that is not there.
+    """
+    if name == "random":
+        return RandomPlayer
+    if name in BUILT_IN:
+        return lambda rng: Bot(name, rng)
+    target = ALIASES.get(name, name)
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(
+            f"unknown bot {name!r}: one of {', '.join(BUILT_IN)}, "
+            f"{', '.join(ALIASES)} or module:factory"
+        )
+    try:
+        made = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"cannot load bot {name!r}: {exc}") from None
+    if not callable(made):
+        raise ValueError(f"{target} is not callable")
+    return lambda rng: Seated(made())
+
+
+@dataclass(slots=True)
+class ArenaResult:
+    """Duplicate deals of A against B. Per deal (both seatings): A's and B's points,
+    and A's and B's hands won."""
+
+    a: str
+    b: str
+    points: list[tuple[int, int]] = field(default_factory=list)
+    wins: list[tuple[int, int]] = field(default_factory=list)
+    draws: int = 0
+    stalled: int = 0  # hands that hit the action bound (counted as draws)
+
+    @property
+    def deals(self) -> int:
+        return len(self.points)
+
+    @property
+    def hands(self) -> int:
+        return 2 * len(self.points)
+
+    def points_share(self) -> float:
+        """A's share of all points won (0.5 when nobody scored)."""
+        return _share(self.points)
+
+    def hands_share(self) -> float:
+        """A's share of the hands won by either side (draws left out)."""
+        return _share(self.wins)
+
+    def points_interval(self) -> tuple[float, float]:
+        """95 % interval of `points_share`: a bootstrap over the deals (seeded)."""
+        return _bootstrap(self.points)
+
+    def hands_interval(self) -> tuple[float, float]:
+        """95 % interval of `hands_share`: a bootstrap over the deals (seeded)."""
+        return _bootstrap(self.wins)
+
+    def merge(self, other: ArenaResult) -> None:
+        self.points += other.points
+        self.wins += other.wins
+        self.draws += other.draws
+        self.stalled += other.stalled
+
+    def report(self) -> str:
+        """The lines `hollywood-gin arena` prints."""
+        pl, ph = self.points_interval()
+        hl, hh = self.hands_interval()
+        width = max(len(self.a), len(self.b))
+        lines = [
+            f"{self.a} vs {self.b}: {self.deals} duplicate deals, {self.hands} hands"
+            f" ({self.draws} drawn{f', {self.stalled} stalled' if self.stalled else ''})",
+            f"{'side':<{width}}  points share (95 % interval)  hands won share (95 % interval)",
+        ]
+        for name, p, lo, hi, h, hlo, hhi in (
+            (self.a, self.points_share(), pl, ph, self.hands_share(), hl, hh),
+            (
+                self.b,
+                1 - self.points_share(),
+                1 - ph,
+                1 - pl,
+                1 - self.hands_share(),
+                1 - hh,
+                1 - hl,
+            ),
+        ):
+            lines.append(
+                f"{name:<{width}}  {p:6.1%} ({lo:.1%}–{hi:.1%})"
+                f"          {h:6.1%} ({hlo:.1%}–{hhi:.1%})"
+            )
+        return "\n".join(lines)
+
+
+def _share(pairs: Sequence[tuple[int, int]]) -> float:
+    a = sum(x for x, _ in pairs)
+    b = sum(y for _, y in pairs)
+    return a / (a + b) if a + b else 0.5
+
+
+def _bootstrap(pairs: Sequence[tuple[int, int]], rounds: int = 2000) -> tuple[float, float]:
+    """Percentile bootstrap of A's share, resampling the deals (a fixed seed: the same
+    result gives the same interval)."""
+    n = len(pairs)
+    if n == 0:
+        return (0.0, 1.0)
+    rng = random.Random(n)
+    xs = [x for x, _ in pairs]
+    ys = [y for _, y in pairs]
+    shares = []
+    for _ in range(rounds):
+        a = b = 0
+        for k in rng.choices(range(n), k=n):
+            a += xs[k]
+            b += ys[k]
+        shares.append(a / (a + b) if a + b else 0.5)
+    shares.sort()
+    return shares[int(0.025 * rounds)], shares[int(0.975 * rounds) - 1]
+
+
+def deal_deck(deal: int) -> list[Card]:
+    """The deck order of arena deal number `deal` (the same for every pairing)."""
+    deck = full_deck()
+    random.Random(deal).shuffle(deck)
+    return deck
+
+
+def _duplicate_part(
+    a: str | Factory, b: str | Factory, first: int, count: int, options: Options
+) -> ArenaResult:
+    make_a = factory(a) if isinstance(a, str) else a
+    make_b = factory(b) if isinstance(b, str) else b
+    result = ArenaResult(_name(a), _name(b))
+    for d in range(first, first + count):
+        deck = deal_deck(d)
+        points = [0, 0]
+        wins = [0, 0]
+        for swap in (0, 1):
+            pa = make_a(random.Random(d * 7919 + 1 + 2 * swap))
+            pb = make_b(random.Random(d * 7919 + 2 + 2 * swap))
+            players = (pb, pa) if swap else (pa, pb)
+            match = Match(options, rng=random.Random(d), deck_orders=[deck], first_dealer=0)
+            match.start()
+            try:
+                outcome = play_hand(match, players, max_actions=1000)
+            except TooLong:
+                result.stalled += 1
+                result.draws += 1
+                continue
+            if outcome.winner is None:
+                result.draws += 1
+                continue
+            side = outcome.winner ^ swap  # 0: A won, 1: B won
+            points[side] += outcome.points
+            wins[side] += 1
+        result.points.append((points[0], points[1]))
+        result.wins.append((wins[0], wins[1]))
+    return result
+
+
+def _name(bot: str | Factory) -> str:
+    return bot if isinstance(bot, str) else getattr(bot, "__name__", repr(bot))
+
+
+def _part(job: tuple[str | Factory, str | Factory, int, int, Options]) -> ArenaResult:
+    return _duplicate_part(*job)
+
+
+def duplicate(
+    a: str | Factory,
+    b: str | Factory,
+    deals: int,
+    seed: int = 0,
+    *,
+    jobs: int = 1,
+    options: Options | None = None,
+) -> ArenaResult:
+    """A against B on `deals` duplicate deals: deal `seed + k` (deck `deal_deck`,
+    dealer seat 0, one hand scored alone) is played twice, A in seat 0 then in
+    seat 1, each time by fresh players. `a`, `b`: a name for `factory`, or a
+    `Factory` (with `jobs` > 1 it must be picklable: a module-level function).
+    `jobs` > 1 splits the deals over that many processes; the result is the same.
+
+    :raises ValueError: an unknown bot name.
+    :raises IllegalChoice: a client bot chose an action that is not legal.
+    """
+    options = options if options is not None else Options("standard", "hand", 100)
+    for bot in (a, b):
+        if isinstance(bot, str):
+            factory(bot)  # fail here, not in a worker
+    jobs = max(1, min(jobs, deals))
+    if jobs == 1:
+        return _duplicate_part(a, b, seed, deals, options)
+    cuts = [deals * k // jobs for k in range(jobs + 1)]
+    parts = [(a, b, seed + cuts[k], cuts[k + 1] - cuts[k], options) for k in range(jobs)]
+    with multiprocessing.get_context("spawn").Pool(jobs) as pool:
+        results = pool.map(_part, parts)
+    total = ArenaResult(_name(a), _name(b))
+    for r in results:
+        total.merge(r)
+    return total

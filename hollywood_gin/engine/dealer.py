@@ -5,10 +5,15 @@ A `Match` is given one dealer. `Dealer` shuffles with its `rng` (production:
 a fixed first dealer if asked (tests, the server's test hooks). `Replayed` deals
 what a log recorded, checking that each deal follows from the log's actions, and
 hands over to another dealer once the replay is done.
+
+A `fair` dealer (the server's) draws a 32-byte secret for each deal before any seat
+can add its own entropy, and the deal is `derive_deck(secret, entropy)`
+(PROTOCOL.md "Deals nobody can choose"), so neither side can pick the cards.
 """
 
 from __future__ import annotations
 
+import hashlib
 import random
 import secrets
 from collections import deque
@@ -17,6 +22,60 @@ from typing import Any, Protocol
 
 from hollywood_gin.engine.cards import Card, full_deck, parse_cards
 from hollywood_gin.engine.errors import BadAction, NotSeated
+
+ENTROPY_BYTES = 16
+SECRET_BYTES = 32
+_HEX = frozenset("0123456789abcdef")
+
+
+def derive_deck(server_secret: bytes, entropy: Sequence[bytes | None]) -> list[Card]:
+    """The deck order of PROTOCOL.md "Deals nobody can choose".
+
+    seed = SHA-256(server_secret || entropy_0 || entropy_1), a missing entropy empty;
+    the stream is SHA-256(seed || k) for k = 0, 1, ... (k as 8 bytes big-endian), read
+    as 4-byte big-endian integers; Fisher-Yates from notation order (AC 2C ... KS),
+    i from 51 down to 1, an integer x taken when x < 2**32 - 2**32 % (i + 1) (else
+    the next one is read), swapping cards i and x % (i + 1).
+    """
+    seed = hashlib.sha256(server_secret + b"".join(e or b"" for e in entropy)).digest()
+    deck = full_deck()
+    block = b""
+    at = 0
+    k = 0
+    for i in range(51, 0, -1):
+        n = i + 1
+        limit = 2**32 - 2**32 % n
+        while True:
+            if at == len(block):
+                block = hashlib.sha256(seed + k.to_bytes(8, "big")).digest()
+                k += 1
+                at = 0
+            x = int.from_bytes(block[at : at + 4], "big")
+            at += 4
+            if x < limit:
+                break
+        j = x % n
+        deck[i], deck[j] = deck[j], deck[i]
+    return deck
+
+
+def secret_commitment(server_secret: bytes) -> str:
+    """`next_deal.commitment`: hex SHA-256 of the 32 raw bytes of the server secret."""
+    return hashlib.sha256(server_secret).hexdigest()
+
+
+def check_entropy(entropy: object) -> str:
+    """A seat's entropy: 16 bytes as 32 lower-case hex characters (upper case is
+    read as lower).
+
+    :raises BadAction: anything else.
+    """
+    if not isinstance(entropy, str) or len(entropy) != 2 * ENTROPY_BYTES:
+        raise BadAction("entropy is 32 hex characters (16 bytes)")
+    text = entropy.lower()
+    if not set(text) <= _HEX:
+        raise BadAction("entropy is 32 hex characters (16 bytes)")
+    return text
 
 
 def check_seat(seat: object) -> int:
@@ -36,8 +95,16 @@ class Deals(Protocol):
         """Who deals the match's first hand."""
         ...
 
-    def deal(self, number: int, dealer: int) -> tuple[list[Card], str]:
-        """Hand `number`'s deck order (52 cards) and its salt."""
+    def deal(
+        self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
+    ) -> tuple[list[Card], str]:
+        """Hand `number`'s deck order (52 cards) and its salt; `fair`, the deal's server
+        secret and the seats' entropy when it was committed to (`secret`)."""
+        ...
+
+    def secret(self, number: int) -> bytes | None:
+        """A new server secret for hand `number`, drawn before any seat adds its entropy
+        (None: that deal is not derived from secrets, e.g. a stacked test deck)."""
         ...
 
     def reshuffle(self, number: int, under: list[Card]) -> list[Card]:
@@ -53,18 +120,37 @@ class Dealer:
         rng: random.Random | None = None,
         decks: Iterable[Sequence[Card | str]] = (),
         first_dealer: int | None = None,
+        *,
+        fair: bool = False,
+        chosen_secrets: Iterable[bytes] = (),
     ) -> None:
+        """`fair`: deals after the stacked ones come from a fresh secret of `secrets`
+        and the seats' entropy; otherwise `rng` shuffles them (tests, the arena).
+        `chosen_secrets` are used first, in turn (the server's test hooks)."""
         self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
         self._decks = deque(decks)
         self._first = None if first_dealer is None else check_seat(first_dealer)
+        self.fair = fair
+        self._chosen = deque(chosen_secrets)
 
     def first_dealer(self) -> int:
         return self._first if self._first is not None else self.rng.randrange(2)
 
-    def deal(self, number: int, dealer: int) -> tuple[list[Card], str]:
+    def secret(self, number: int) -> bytes | None:
+        if not self.fair or self._decks:
+            return None
+        if self._chosen:
+            return self._chosen.popleft()
+        return secrets.token_bytes(SECRET_BYTES)
+
+    def deal(
+        self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
+    ) -> tuple[list[Card], str]:
         if self._decks:
             order = self._decks.popleft()
             deck = [c if isinstance(c, Card) else Card.parse(c) for c in order]
+        elif fair is not None:
+            deck = derive_deck(*fair)
         else:
             deck = full_deck()
             self.rng.shuffle(deck)
@@ -87,6 +173,7 @@ class Replayed:
         events = list(events)
         self._deals = deque(e for e in events if e.get("event") == "deal")
         self._reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
+        self._secrets = deque(e for e in events if e.get("event") == "next_deal")
         self._then = then
         self._replaying = True
 
@@ -95,15 +182,31 @@ class Replayed:
             return self._then.first_dealer()
         return check_seat(self._deals[0]["dealer"]) if self._deals else 0
 
-    def deal(self, number: int, dealer: int) -> tuple[list[Card], str]:
+    def secret(self, number: int) -> bytes | None:
         if not self._replaying:
-            return self._then.deal(number, dealer)
+            return self._then.secret(number)
+        # Logs written before deals were derived have none: those deals are as recorded.
+        if not self._secrets or self._secrets[0].get("hand") != number:
+            return None
+        try:
+            return bytes.fromhex(self._secrets.popleft()["secret"])
+        except (ValueError, TypeError) as exc:
+            raise BadAction(f"the log's secret for deal {number} is not hex") from exc
+
+    def deal(
+        self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
+    ) -> tuple[list[Card], str]:
+        if not self._replaying:
+            return self._then.deal(number, dealer, fair)
         if not self._deals:
             raise BadAction("the log ends before this deal")
         event = self._deals.popleft()
         if event.get("hand") != number or event.get("dealer") != dealer:
             raise BadAction(f"the log's deal {number} does not follow from its actions")
-        return parse_cards(event["deck"]), str(event["salt"])
+        deck = parse_cards(event["deck"])
+        if fair is not None and deck != derive_deck(*fair):
+            raise BadAction(f"the log's deal {number} is not the one its secrets give")
+        return deck, str(event["salt"])
 
     def reshuffle(self, number: int, under: list[Card]) -> list[Card]:
         if not self._replaying:
@@ -114,6 +217,6 @@ class Replayed:
 
     def done(self) -> None:
         """The log is replayed: every recorded deal and reshuffle must have been used."""
-        if self._deals or self._reshuffles:
+        if self._deals or self._reshuffles or self._secrets:
             raise BadAction("the log has deals or reshuffles that its actions do not reach")
         self._replaying = False

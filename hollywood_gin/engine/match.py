@@ -22,7 +22,14 @@ from typing import Any
 
 from hollywood_gin.engine.actions import END_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import Card
-from hollywood_gin.engine.dealer import Dealer, Deals, Replayed, check_seat
+from hollywood_gin.engine.dealer import (
+    Dealer,
+    Deals,
+    Replayed,
+    check_entropy,
+    check_seat,
+    secret_commitment,
+)
 from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
 from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.scoring import Sheet
@@ -107,6 +114,25 @@ _RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of(
 MOVERS = ("timeout", "stand_in")
 
 
+class NextDeal:
+    """The deal not yet made: its server secret (None: not derived from secrets, a
+    test deck or an old log) and what each seat has added (hex, or None)."""
+
+    __slots__ = ("commitment", "entropy", "hand", "secret")
+
+    def __init__(self, hand: int, secret: bytes | None) -> None:
+        self.hand = hand
+        self.secret = secret
+        self.commitment = None if secret is None else secret_commitment(secret)
+        self.entropy: list[str | None] = [None, None]
+
+    def fair(self) -> tuple[bytes, list[bytes | None]] | None:
+        """What the dealer derives the deck from (None: no secret)."""
+        if self.secret is None:
+            return None
+        return self.secret, [None if e is None else bytes.fromhex(e) for e in self.entropy]
+
+
 class Match:
     """A match at one table: hands dealt in turn, scored on one sheet.
 
@@ -171,6 +197,11 @@ class Match:
         self.ended: dict[str, Any] | None = None
         # A replay applies the log's claims as they were made: absence is not in it.
         self._trusted = False
+        # The next deal's secret and entropy, from the end of the hand before it (or
+        # the table's creation) until it is dealt; then the dealt hand's, as revealed.
+        self._next: NextDeal | None = None
+        self._dealt_from: tuple[str | None, tuple[str | None, str | None]] = (None, (None, None))
+        self._open_deal(1)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -186,10 +217,52 @@ class Match:
         self._deal(hand)
         self.version += 1
 
+    def _open_deal(self, number: int) -> None:
+        """Commit to deal `number`'s server secret, before any seat can add entropy."""
+        self._next = NextDeal(number, self._dealer.secret(number))
+        if self._next.secret is not None:
+            self.log.append(
+                {"event": "next_deal", "hand": number, "secret": self._next.secret.hex()}
+            )
+
+    def _pending(self, number: int) -> NextDeal | None:
+        known = self._next
+        return known if known is not None and known.hand == number else None
+
+    def contribute(self, seat: int, entropy: object) -> None:
+        """Record `seat`'s entropy (32 hex characters) for the next deal; once per
+        seat and deal. Not an action: `version` stays (the table's creation and a
+        join carry it; `apply` takes it with `next_hand` and `new_match`).
+
+        :raises BadAction: not 32 hex characters.
+        :raises IllegalAction: a hand is being played, the seat has already sent
+            `next_hand` / `new_match`, or its entropy for this deal is recorded already.
+        """
+        seat = check_seat(seat)
+        text = check_entropy(entropy)
+        pending = self._next
+        if self.status == "playing" or pending is None:
+            raise IllegalAction("entropy is added between hands, before the deal")
+        if self.ready[seat]:
+            raise IllegalAction("you have already sent your part for this deal")
+        if pending.entropy[seat] is not None:
+            raise IllegalAction("this seat's entropy for this deal is recorded already")
+        pending.entropy[seat] = text
+        self.log.append({"event": "entropy", "hand": pending.hand, "seat": seat, "entropy": text})
+
+    @property
+    def next_deal(self) -> str | None:
+        """The commitment (hex) to the next deal's server secret, between hands."""
+        known = self._next
+        if known is None or self.status == "playing":
+            return None
+        return known.commitment
+
     def _new_hand(self, dealer: int) -> Hand:
         """The next hand, dealt but not yet in play (raises before any change)."""
         number = self._hands_dealt + 1
-        deck, salt = self._dealer.deal(number, dealer)
+        pending = self._pending(number)
+        deck, salt = self._dealer.deal(number, dealer, None if pending is None else pending.fair())
         return Hand(
             number=number,
             dealer=dealer,
@@ -211,20 +284,37 @@ class Match:
         self.hand_games = []
         self.status = "playing"
         self.ready = [False, False]
-        self.log.append(
-            {
-                "event": "deal",
-                "hand": hand.number,
-                "dealer": hand.dealer,
-                "deck": [str(c) for c in hand.deck],
-                "salt": hand.salt,
-            }
-        )
+        pending = self._pending(hand.number)
+        self._next = None
+        secret = None if pending is None or pending.secret is None else pending.secret.hex()
+        entropy = (None, None) if pending is None else (pending.entropy[0], pending.entropy[1])
+        self._dealt_from = (secret, entropy)
+        event: dict[str, Any] = {
+            "event": "deal",
+            "hand": hand.number,
+            "dealer": hand.dealer,
+            "deck": [str(c) for c in hand.deck],
+            "salt": hand.salt,
+        }
+        if secret is not None or entropy != (None, None):
+            # What the deck was derived from (PROTOCOL.md "Deals nobody can choose").
+            event["server_secret"] = secret
+            event["entropy"] = list(entropy)
+        self.log.append(event)
 
     def apply(
-        self, seat: int, action: Action, version: int | None = None, *, by: str | None = None
+        self,
+        seat: int,
+        action: Action,
+        version: int | None = None,
+        *,
+        by: str | None = None,
+        entropy: object = None,
     ) -> Match:
         """Apply one action for `seat`; on success `version` goes up by one.
+
+        `entropy` (32 hex characters) goes with `next_hand` or `new_match`: the seat's
+        part of the next deal (`contribute`), recorded only when the action is.
 
         Returns the match itself, now in its new state (`view(seat)` gives
         each seat's body of it). `by`: who moved for the seat (`timeout`: the
@@ -254,18 +344,35 @@ class Match:
         if act.kind in END_KINDS:
             self._end_early(seat, act)
             return self
+        if entropy is not None and act.kind not in ("next_hand", "new_match"):
+            raise BadAction("only next_hand and new_match carry entropy")
+        text = None if entropy is None else check_entropy(entropy)
         if act.kind in ("next_hand", "new_match"):
             wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
             if act.kind != wanted:
                 raise IllegalAction(f"{act.kind} is not open now")
             if self.ready[seat]:
                 raise IllegalAction(f"you have already sent {act.kind}; waiting for the other")
+            pending = self._next
+            if text is not None and pending is not None and pending.entropy[seat] is not None:
+                raise IllegalAction("this seat's entropy for this deal is recorded already")
+            if text is not None and pending is not None:
+                pending.entropy[seat] = text
             dealt: Hand | None = None
             if self.ready[1 - seat]:
                 # The second one deals; build the hand first, so that a bad
                 # deck order raises before anything has changed.
                 assert self._next_dealer is not None
-                dealt = self._new_hand(self._next_dealer)
+                try:
+                    dealt = self._new_hand(self._next_dealer)
+                except BaseException:
+                    if text is not None and pending is not None:
+                        pending.entropy[seat] = None
+                    raise
+            if text is not None and pending is not None:
+                self.log.append(
+                    {"event": "entropy", "hand": pending.hand, "seat": seat, "entropy": text}
+                )
             self._log_action(seat, act, by)
             self.ready[seat] = True
             if dealt is not None:
@@ -330,8 +437,10 @@ class Match:
             return
         hand = self.hand
         if self.status == "playing" and hand is not None:
-            # The hand is left unplayed: no result, the same dealer deals again.
+            # The hand is left unplayed: no result, the same dealer deals again, from
+            # a deal committed to now (as at the end of a hand).
             self._next_dealer = hand.dealer
+            self._open_deal(hand.number + 1)
         self.ended = {"by": act.kind, "seat": seat}
         self.status = "match_over"
         self.ready = [False, False]
@@ -383,6 +492,7 @@ class Match:
             len(self.log),
             None if (outcome := self._outcome(hand)) is None else outcome.wire(),
         )
+        self._open_deal(hand.number + 1)
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
         """Keep `seat`'s cards in this order. Not an action: `version` stays.
@@ -427,7 +537,10 @@ class Match:
         if hand.result is None:
             return None
         games = tuple(self.hand_games) if hand is self.hand else ()
-        return Outcome(hand.result, tuple(str(c) for c in hand.deck), hand.salt, games)
+        secret, entropy = self._dealt_from
+        return Outcome(
+            hand.result, tuple(str(c) for c in hand.deck), hand.salt, games, secret, entropy
+        )
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
@@ -466,6 +579,7 @@ class Match:
             sheet=self._sheet(),
             ready=(self.ready[0], self.ready[1]),
             knock_deadwood=knock_deadwood,
+            next_deal=self.next_deal,
         )
 
     def _table_view(self) -> TableView:
@@ -543,6 +657,8 @@ class Match:
             "dealer": deal["dealer"],
             "deck": deal["deck"],
             "salt": deal["salt"],
+            "server_secret": deal.get("server_secret"),
+            "entropy": deal.get("entropy", [None, None]),
             "actions": [
                 {"seat": e["seat"], "action": e["action"]} for e in events if e["event"] == "action"
             ],
@@ -602,6 +718,17 @@ class Match:
         except ValueError as exc:
             raise BadAction(f"a snapshot's sheet: {exc}") from None
 
+    def _resume_deal(self, deal: Mapping[str, Any]) -> None:
+        """A compacted log starts at a deal: what it was derived from is in its event."""
+        secret = deal.get("server_secret")
+        entropy = [*(deal.get("entropy") or ()), None, None][:2]
+        try:
+            pending = NextDeal(deal["hand"], None if secret is None else bytes.fromhex(secret))
+            pending.entropy = [None if e is None else check_entropy(e) for e in entropy]
+        except (ValueError, TypeError) as exc:
+            raise BadAction(f"a deal's secret or entropy is not hex: {exc}") from None
+        self._next = pending
+
     def compaction(self) -> tuple[int, dict[int, dict[str, Any]]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
         last = self._last_snapshot()
@@ -654,6 +781,7 @@ class Match:
         orders: Mapping[int, Mapping[str, Any]] | None = None,
         *,
         endings: bool = False,
+        fair: bool = False,
     ) -> Match:
         """Rebuild a match from its `log`: the same state, views and version.
 
@@ -665,7 +793,7 @@ class Match:
         :raises RuleError: the log does not describe a possible match.
         """
         events = list(log)
-        dealer = Replayed(events, then=Dealer(rng))
+        dealer = Replayed(events, then=Dealer(rng, fair=fair))
         match = cls(options, dealer=dealer)
         match.endings = endings
         match._trusted = True
@@ -691,6 +819,7 @@ class Match:
                     if len(events) < 2 or events[1].get("event") != "deal":
                         raise BadAction("a snapshot is followed by its deal")
                     match._restore(event)
+                    match._resume_deal(events[1])
                     match._deal(match._new_hand(check_seat(events[1].get("dealer"))))
                     match.version += 1
                 elif kind == "snapshot":
@@ -699,6 +828,8 @@ class Match:
                         raise BadAction("a snapshot is followed by its deal")
                 elif kind == "start":
                     match.start()
+                elif kind == "entropy":
+                    match.contribute(event["seat"], event["entropy"])
                 elif kind == "action":
                     match.apply(event["seat"], parse_action(event["action"]), by=event.get("by"))
                 elif kind == "back":
@@ -709,7 +840,7 @@ class Match:
                     # event, so the log stays the stored one entry for entry.
                     match.arrange(event["seat"], event["cards"])
                     match.log.append(dict(event))
-                elif kind not in ("deal", "reshuffle"):
+                elif kind not in ("deal", "reshuffle", "next_deal"):
                     raise BadAction(f"unknown log event {str(kind)[:20]!r}")
         except (KeyError, TypeError, AttributeError) as exc:
             raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc

@@ -102,6 +102,10 @@ class Outcome(NamedTuple):
     deck: tuple[str, ...]
     salt: str
     games: tuple[int, ...]
+    # What the deck was derived from (PROTOCOL.md "Deals nobody can choose"): the
+    # server secret (None: a test deck, an old deal) and each seat's entropy.
+    server_secret: str | None = None
+    entropy: tuple[str | None, str | None] = (None, None)
 
     def wire(self) -> dict[str, Any]:
         r = self.result
@@ -113,7 +117,12 @@ class Outcome(NamedTuple):
             "seats": [s.to_dict() for s in r.seats],
             "knock_discard": None if r.knock_discard is None else str(r.knock_discard),
             "bonus": hand_bonus(r.kind),
-            "deck_reveal": {"deck": list(self.deck), "salt": self.salt},
+            "deck_reveal": {
+                "deck": list(self.deck),
+                "salt": self.salt,
+                "server_secret": self.server_secret,
+                "entropy": list(self.entropy),
+            },
             "games": list(self.games),
         }
 
@@ -179,6 +188,8 @@ class View(NamedTuple):
     sheet: SheetView
     ready: tuple[bool, bool]
     knock_deadwood: tuple[int, ...] = ()
+    # `next_deal.commitment`: hex SHA-256 of the next deal's server secret, between hands.
+    next_deal: str | None = None
 
     def legal_wire(self) -> list[dict[str, Any]]:
         """`legal` as sent: each knock with the deadwood it leaves."""
@@ -214,6 +225,8 @@ class View(NamedTuple):
         out["legal"] = self.legal_wire()
         out["sheet"] = self.sheet
         out["ready"] = self.ready
+        if self.next_deal is not None:
+            out["next_deal"] = {"commitment": self.next_deal}
         return out
 
 
@@ -295,7 +308,15 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
                     None if discard is None else Card.parse(discard),
                 )
                 reveal = r["deck_reveal"]
-                outcome = Outcome(result, tuple(reveal["deck"]), reveal["salt"], tuple(r["games"]))
+                entropy = reveal.get("entropy") or [None, None]
+                outcome = Outcome(
+                    result,
+                    tuple(reveal["deck"]),
+                    reveal["salt"],
+                    tuple(r["games"]),
+                    reveal.get("server_secret"),
+                    (entropy[0], entropy[1]),
+                )
             last = h["last_action"]
             hand = HandView(
                 number=h["number"],
@@ -336,6 +357,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
             sheet=sheet,
             ready=(body["ready"][0], body["ready"][1]),
             knock_deadwood=tuple(a["deadwood"] for a in legal if a.get("kind") == "knock"),
+            next_deal=(body.get("next_deal") or {}).get("commitment"),
         )
     except (KeyError, TypeError, IndexError, ValueError) as exc:
         raise ValueError(f"not a state body: {exc!r}") from None

@@ -132,6 +132,20 @@ def _fenced(epoch: int | None) -> int:
     return epoch
 
 
+async def probe(url: str, timeout: float = 5.0) -> str:
+    """Connect once, read-only, and describe what is there (`hollywood-gin check`).
+    Raises what the connection raises (OSError, asyncpg's errors, TimeoutError)."""
+    con = await asyncpg.connect(url, timeout=timeout, command_timeout=timeout)
+    try:
+        version = await con.fetchval("SHOW server_version")
+        has_tables = await con.fetchval("SELECT to_regclass('tables') IS NOT NULL")
+        count = await con.fetchval("SELECT count(*) FROM tables") if has_tables else None
+    finally:
+        await con.close(timeout=timeout)
+    held = f"{count} tables" if count is not None else "no tables yet (made at the first start)"
+    return f"PostgreSQL {version}, {held}"
+
+
 class PostgresStore:
     """Every table and its log in PostgreSQL; ownership fenced by `owner_epoch`."""
 

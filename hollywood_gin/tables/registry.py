@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.actions import Action
-from hollywood_gin.engine.dealer import Dealer
+from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.vocabulary import STRENGTHS
@@ -31,6 +31,7 @@ from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import (
+    Damaged,
     FailureEpisode,
     NotOwner,
     TableRecord,
@@ -48,6 +49,7 @@ from hollywood_gin.tables.table import (
     hash_token,
     new_table_id,
     new_token,
+    possible_table_id,
     rebuild_match,
     short,
 )
@@ -158,6 +160,8 @@ class Registry:
 
         Raises `StoreUnavailable` when the store cannot be asked (nothing is known).
         """
+        if not possible_table_id(table_id):
+            return None  # never asked of the store: a NUL byte made PostgreSQL fail
         table = self._tables.get(table_id)
         if not self.shared:
             return table
@@ -356,8 +360,14 @@ class Registry:
         options: Options,
         test_decks: Sequence[Sequence[str]] | None,
         first_dealer: int | None,
+        test_secrets: Sequence[bytes] = (),
     ) -> Match:
-        match = Match(options, dealer=Dealer(self.rng, test_decks or (), first_dealer))
+        # Fair: every deal after the test decks is derived from a fresh secret and the
+        # seats' entropy (PROTOCOL.md "Deals nobody can choose").
+        dealer = Dealer(
+            self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
+        )
+        match = Match(options, dealer=dealer)
         match.endings = True
         return match
 
@@ -370,9 +380,12 @@ class Registry:
         test_decks: Sequence[Sequence[str]] | None = None,
         first_dealer: int | None = None,
         lang: str | None = None,
+        entropy: str | None = None,
+        test_secrets: Sequence[bytes] = (),
     ) -> tuple[Table, str]:
         """A new table with its creator at seat 0; returns it and the creator's token.
-        `lang` is the creator's page language, kept for the link preview."""
+        `lang` is the creator's page language, kept for the link preview; `entropy` the
+        creator's part of the first deal (`table.next_deal` its commitment)."""
         opts = Options.from_dict(dict(options))
         if computer is not None and computer not in STRENGTHS:
             raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
@@ -382,9 +395,12 @@ class Registry:
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
         table_id = new_table_id()
-        match = self._new_match(opts, test_decks, first_dealer)
+        match = self._new_match(opts, test_decks, first_dealer, test_secrets)
+        first_deal = match.next_deal
+        if entropy is not None:
+            match.contribute(0, entropy)
         if computer is not None:
-            match.start()
+            match.start()  # the computer's seat adds nothing
         table = Table(
             table_id,
             opts,
@@ -395,6 +411,7 @@ class Registry:
             last_active=now,
             clock=self._now,
         )
+        table.next_deal = first_deal
         table.set_deadline()
         await self._stored(self.store.create(table.record()))
         table.logged = len(match.log)
@@ -411,11 +428,17 @@ class Registry:
         self.clockwork.schedule(table)
         return table, token
 
-    async def join(self, table_id: str, name: str | None) -> tuple[int, str]:
-        """Seat a person in the free seat and start the match; return (seat, token)."""
+    async def join(
+        self, table_id: str, name: str | None, *, entropy: str | None = None
+    ) -> tuple[int, str]:
+        """Seat a person in the free seat and start the match; return (seat, token).
+        `entropy`: the joiner's part of the first deal."""
+        if entropy is not None:
+            check_entropy(entropy)  # refused before anything changes
         table = await self._require(table_id)
         token = new_token()
-        await self._take_seat(table, SeatHolder(name or DEFAULT_NAMES[1], hash_token(token)))
+        holder = SeatHolder(name or DEFAULT_NAMES[1], hash_token(token))
+        await self._take_seat(table, holder, entropy)
         return 1, token
 
     async def seat_computer(self, table_id: str, strength: str) -> int:
@@ -426,7 +449,9 @@ class Registry:
         await self._take_seat(table, holder)
         return 1
 
-    async def _take_seat(self, table: Table, holder: SeatHolder) -> None:
+    async def _take_seat(
+        self, table: Table, holder: SeatHolder, entropy: str | None = None
+    ) -> None:
         async def section() -> None:
             if len(table.seats) >= 2:
                 raise TableFull("both seats are taken")
@@ -438,6 +463,8 @@ class Registry:
                 except BaseException:
                     table.seats.pop()
                     raise
+                if entropy is not None:
+                    table.match.contribute(len(table.seats) - 1, entropy)
                 table.match.start()
                 try:
                     await self._commit(table)
@@ -471,9 +498,11 @@ class Registry:
         version: int | None,
         *,
         by: str | None = None,
+        entropy: str | None = None,
     ) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused.
-        `by`: who moves for the seat (`timeout`, `stand_in`; None: the seat itself)."""
+        `by`: who moves for the seat (`timeout`, `stand_in`; None: the seat itself).
+        `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal)."""
         began = time.perf_counter()
 
         async def section() -> None:
@@ -481,7 +510,10 @@ class Registry:
             # A claim is judged by the presence of this moment, not of the last tick.
             self.refresh_away(table, broadcast=False)
             with self._unstored(table):
-                self._apply(table, lambda: table.match.apply(seat, action, version, by=by))
+                self._apply(
+                    table,
+                    lambda: table.match.apply(seat, action, version, by=by, entropy=entropy),
+                )
                 await self._commit(table)
             await self._changed(table)
 
@@ -630,6 +662,7 @@ class Registry:
                     rng=self.rng,
                     orders=table.match.orders,
                     endings=True,
+                    fair=True,
                 )
                 table.match.absent = absent
                 raise
@@ -757,7 +790,13 @@ class Registry:
         record = table.match.hand_record(number) if number >= 1 else None
         dealt = 0 if table.match.hand is None else table.match.hand.number
         if record is None and 1 <= number < dealt:
-            record = await self.store.hand(table_id, number)
+            try:
+                record = await self.store.hand(table_id, number)
+            except Damaged as exc:
+                # Reported; the record stays in the store for a person to look at (the
+                # next start-up sets its table aside, as `check` says).
+                log.error("table %s: %s; answered as unknown", short(table_id), exc)
+                raise UnknownHand("that hand's record cannot be read") from None
         if record is None:
             raise UnknownHand("that hand is not finished (or does not exist)")
         return dict(record)

@@ -25,6 +25,7 @@ from hollywood_gin.tables.store import (
     SingleOwner,
     TableRecord,
     _add_entry,
+    _check_log,
     _entry_rows,
     _gap,
     _hand_from,
@@ -103,6 +104,51 @@ class OlderSchema(RuntimeError):
     """The data file has an older layout: the server migrates it when it opens it."""
 
 
+class UnusableFile(RuntimeError):
+    """The data file is empty or not Hollywood Gin's: refused, never started as an empty store."""
+
+
+SQLITE_MAGIC = b"SQLite format 3\x00"
+
+
+def refuse_unusable(path: Path) -> None:
+    """Raise UnusableFile for a data file that exists but cannot be ours.
+
+    A 0-byte file (a copy or restore that failed half-way, a `touch`) or a file of
+    something else would otherwise be opened as a new, empty store: every table
+    gone from view, and the file overwritten. A missing file is fine (a first start
+    makes it), and so is an SQLite file with no tables in it yet.
+    """
+    if not path.exists():
+        return
+    left = "; the file is left untouched"
+    if not path.is_file():
+        raise UnusableFile(f"{path} is not a file{left}")
+    with path.open("rb") as f:
+        head = f.read(len(SQLITE_MAGIC))
+    if not head:
+        raise UnusableFile(
+            f"{path} is empty (0 bytes), not a Hollywood Gin data file (a copy or restore"
+            " that failed?). Restore a backup in its place, or remove it to start with no"
+            f" tables{left}"
+        )
+    if head != SQLITE_MAGIC:
+        raise UnusableFile(f"{path} is not an SQLite file, so not a Hollywood Gin data file{left}")
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    except sqlite3.DatabaseError as exc:
+        raise UnusableFile(f"{path} cannot be read as SQLite ({exc}){left}") from None
+    finally:
+        db.close()
+    if names and "tables" not in names:
+        shown = ", ".join(sorted(names)[:5])
+        raise UnusableFile(
+            f"{path} is an SQLite file of something else (tables: {shown}), not a Hollywood"
+            f" Gin data file: check HOLLYWOOD_GIN_DATA_FILE{left}"
+        )
+
+
 def refuse_newer(path: Path, version: int) -> None:
     if version > SCHEMA_VERSION:
         raise NewerSchema(
@@ -113,9 +159,11 @@ def refuse_newer(path: Path, version: int) -> None:
 
 
 def file_schema_version(path: Path) -> int | None:
-    """The schema version of an existing data file (None: no file yet), read-only."""
+    """The schema version of an existing data file (None: no file yet), read-only.
+    UnusableFile for an empty file or one that is not ours."""
     if not path.exists():
         return None
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     try:
         (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -157,26 +205,46 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
     rows = db.execute(
-        "SELECT id, options, seats, created, last_active, base_seq FROM tables ORDER BY created"
+        "SELECT rowid, id, options, seats, created, last_active, base_seq FROM tables"
+        " ORDER BY created"
     )
-    for row in rows:
-        table_id = row[0]
+    for rowid, *row in rows:
+        # A row without a usable id is set aside (and reported) under its row number.
+        table_id = row[0] if isinstance(row[0], str) and row[0] else f"(no id, row {rowid})"
         if table_id in aside:
             continue
         try:
-            records[table_id] = _record_from(row)
+            records[table_id] = _record_from(tuple(row))
         except Damaged as exc:
             damaged[table_id] = str(exc)
     # In rowid order, which is the order of appending: each table's seq order.
     events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
     for table_id, seq, entry in events:
         record = records.get(table_id)
-        if record is None or seq < record.base:  # compacted, not yet dropped
+        if record is None:
             continue
         try:
+            if isinstance(seq, int) and not isinstance(seq, bool) and seq < record.base:
+                continue  # compacted, not yet dropped
             _add_entry(record, seq, entry)
         except Damaged as exc:
             damaged[table_id] = str(exc)
+            del records[table_id]
+    for table_id, record in list(records.items()):
+        try:
+            _check_log(record)
+        except Damaged as exc:
+            damaged[table_id] = str(exc)
+            del records[table_id]
+    # Hand records kept for compacted hands: each must be a JSON object (checked in SQL).
+    bad_hands = db.execute(
+        "SELECT table_id, number FROM hands WHERE CASE"
+        " WHEN typeof(record) = 'text' AND json_valid(record) THEN json_type(record) != 'object'"
+        " ELSE 1 END"
+    )
+    for table_id, number in bad_hands:
+        if table_id in records:
+            damaged[table_id] = f"hand {number}: not a JSON object"
             del records[table_id]
     return list(records.values()), damaged
 
@@ -192,6 +260,7 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     """A connection that changes nothing: refuses a newer file, never migrates."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no such data file")
+    refuse_unusable(path)
     db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
     (version,) = db.execute("PRAGMA user_version").fetchone()
     try:
@@ -204,6 +273,19 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
     return db
 
 
+def private_file(path: Path) -> None:
+    """Make `path` (and its -wal and -shm) readable by this user only: the file holds
+    every running hand's deck. Called right after SQLite opens (so creates) it, before
+    anything is written; SQLite gives the -wal and -shm it makes the file's mode. A
+    file of an earlier version is set so too. (The server's umask, 077, makes them so
+    from the start.)
+    """
+    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
+        with contextlib.suppress(FileNotFoundError, PermissionError):
+            if part.stat().st_mode & 0o077:
+                part.chmod(0o600)
+
+
 def backup(source: Path, target: Path) -> None:
     """A consistent copy of the data file while the server writes to it.
 
@@ -214,12 +296,14 @@ def backup(source: Path, target: Path) -> None:
     """
     if not source.exists():
         raise FileNotFoundError(f"{source}: no such data file")
-    target.parent.mkdir(parents=True, exist_ok=True)
+    refuse_unusable(source)
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     partial = target.with_name(target.name + ".partial")
     partial.unlink(missing_ok=True)
     src = sqlite3.connect(source)
     try:
         dst = sqlite3.connect(partial)
+        private_file(partial)  # before a page of the copy is written
         try:
             src.backup(dst)
             # A single file, with no -wal beside it, to copy or restore by itself.
@@ -300,8 +384,11 @@ class SqliteStore(SingleOwner):
         return fn(self._db)
 
     def _connect(self) -> None:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        refuse_unusable(self.path)  # an empty or foreign file is not an empty store
         db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        # Before the WAL is made (SQLite gives it the file's mode) or anything written.
+        private_file(self.path)
         (version,) = db.execute("PRAGMA user_version").fetchone()
         try:
             # Before any statement that could change a file of a newer layout.
@@ -401,7 +488,10 @@ class SqliteStore(SingleOwner):
     def _load_seqs(self, db: sqlite3.Connection) -> None:
         """Every table's last seq, from the file (one scan of the events)."""
         self._last_seq = {table_id: -1 for (table_id,) in db.execute("SELECT id FROM tables")}
-        for table_id, last in db.execute("SELECT table_id, MAX(seq) FROM events GROUP BY table_id"):
+        # Integers only: a seq stored as text or a blob is damage, read_tables sets it aside.
+        for table_id, last in db.execute(
+            "SELECT table_id, MAX(seq) FROM events WHERE typeof(seq) = 'integer' GROUP BY table_id"
+        ):
             if table_id in self._last_seq:
                 self._last_seq[table_id] = int(last)
 

@@ -213,6 +213,7 @@ def _object(raw: bytes | str, what: str) -> dict[str, Any]:
 def _record_from(row: tuple[Any, ...]) -> TableRecord:
     """One `tables` row as a record; `Damaged` names what cannot be read."""
     table_id, options, seats, created, last_active, base = row
+    _check_table_id(table_id)
     if isinstance(base, bool) or not isinstance(base, int) or base < 0:
         raise Damaged("base_seq: not a seq")
     for what, stamp in (("created", created), ("last_active", last_active)):
@@ -256,6 +257,8 @@ def _entry_rows(
 
 def _add_entry(record: TableRecord, seq: int, entry: bytes | str) -> None:
     """One stored entry onto the record's log; `Damaged` at a gap or an unreadable entry."""
+    if isinstance(seq, bool) or not isinstance(seq, int):
+        raise Damaged(f"log: a seq that is not an integer ({type(seq).__name__})")
     expected = record.base + len(record.log)
     if seq != expected:
         raise Damaged(f"log: seq {seq} where {expected} belongs")
@@ -266,6 +269,19 @@ def _read_log(record: TableRecord, events: Iterable[tuple[int, bytes | str]]) ->
     """The table's stored entries (seq, entry) from its base on, in seq order."""
     for seq, entry in events:
         _add_entry(record, seq, entry)
+    _check_log(record)
+
+
+def _check_log(record: TableRecord) -> None:
+    """`Damaged` when the log a record was read with cannot be its whole log: a table
+    compacted at `base_seq` keeps the entry there, so an empty log above 0 lost it."""
+    if not record.log and record.base > 0:
+        raise Damaged(f"log: base_seq {record.base} beyond the log (no entry there)")
+
+
+def _check_table_id(table_id: object) -> None:
+    if not isinstance(table_id, str) or not table_id or "\x00" in table_id:
+        raise Damaged(f"id: not a table id ({type(table_id).__name__})")
 
 
 def _gap(table_id: str, last: int, first_seq: int) -> RuntimeError:
@@ -280,6 +296,8 @@ def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[st
 
 def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
     """A stored hand record, read back; `Damaged` when it is not a JSON object."""
+    if not isinstance(raw, bytes | str):
+        raise Damaged(f"hand {number}: not JSON text ({type(raw).__name__})")
     return _object(raw, f"hand {number}")
 
 

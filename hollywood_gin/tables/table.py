@@ -59,6 +59,16 @@ def new_table_id() -> str:
     return secrets.token_urlsafe(16)
 
 
+TABLE_ID_CHARS = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_")
+TABLE_ID_MAX = 64
+
+
+def possible_table_id(text: str) -> bool:
+    """Could `text` be a table id (URL-safe letters, 1 to 64)? Anything else (a NUL
+    byte, a slash, a percent sign) names no table and is never looked up in the store."""
+    return 0 < len(text) <= TABLE_ID_MAX and all(ch in TABLE_ID_CHARS for ch in text)
+
+
 def new_token() -> str:
     """256 random bits: the seat's secret."""
     return secrets.token_urlsafe(32)
@@ -139,6 +149,9 @@ class Table:
         # The computer standing in for a seat (normal strength), and its moving task.
         self.stand_in_bots: dict[int, Bot] = {}
         self.stand_in_tasks: dict[int, asyncio.Task[None]] = {}
+        # The first deal's commitment as the creator was answered (the match may have
+        # started at once, with the computer); later ones are in the states.
+        self.next_deal: str | None = match.next_deal
 
     @property
     def status(self) -> str:
@@ -240,7 +253,13 @@ class Table:
             "version": self.version,
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+            # The seat to move while a hand is played (the home page's "my tables").
+            "turn": self._turn(),
         }
+
+    def _turn(self) -> int | None:
+        hand = self.match.hand
+        return hand.turn if self.match.status == "playing" and hand is not None else None
 
     def seat_for_token(self, token: str) -> int | None:
         digest = hash_token(token)
@@ -266,7 +285,7 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
     orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders, endings=True)
+    match = Match.replay(options, record.log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")

@@ -20,6 +20,8 @@ import contextlib
 import logging
 import multiprocessing
 import os
+import threading
+import time
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -33,9 +35,30 @@ log = logging.getLogger("hollywood_gin.tables")
 WORKER_NICENESS = 10
 
 
+# How often a worker looks whether the server that started it is still there.
+PARENT_WATCH_SECONDS = 1.0
+
+
 def _lower_priority() -> None:
     with contextlib.suppress(OSError, AttributeError):
         os.nice(WORKER_NICENESS)
+
+
+def _watch_parent(parent: int, interval: float = PARENT_WATCH_SECONDS) -> None:
+    """End this worker when the server that started it is gone (`kill -9` leaves no
+    time to stop the pool): it would wait on its queue forever, and keep
+    multiprocessing's resource tracker alive with it."""
+    while True:
+        time.sleep(interval)
+        if os.getppid() != parent:
+            os._exit(0)
+
+
+def _start_worker() -> None:
+    """Each worker's initializer: a lower priority, and an eye on its parent."""
+    _lower_priority()
+    parent = os.getppid()
+    threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
 def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
@@ -59,7 +82,7 @@ class Thinkers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_lower_priority,
+                initializer=_start_worker,
             )
         return self._pool
 

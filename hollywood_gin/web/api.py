@@ -20,7 +20,7 @@ from hollywood_gin.web.messages import (
     SeatTaken,
     TableCreated,
 )
-from hollywood_gin.web.security import address_key
+from hollywood_gin.web.security import address_key, forwarded_for, is_https
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -77,7 +77,7 @@ def set_seat_cookie(response: Response, table_id: str, token: str, settings: Set
 
     Set again on each visit of the table's page, so it lasts while the table does.
     """
-    secure = bool(settings.public_url and settings.public_url.startswith("https://"))
+    secure = is_https(settings)
     max_age = int(min(COOKIE_MAX_AGE, settings.table_expiry_seconds))
     for path in seat_cookie_paths(table_id):
         response.set_cookie(
@@ -104,10 +104,16 @@ async def create_table(
 ) -> Response:
     body = await parse_body(request, api.create_model)
     peer = request.client.host if request.client else None
-    address = api.addresses.of(peer, request.headers.get("x-forwarded-for"))
+    address = api.addresses.of(peer, forwarded_for(request.headers))
     # Per IPv4 address or IPv6 /64: one subscriber holds a whole /64.
     if not api.tables_limiter.allow(address_key(address)):
         raise ApiError(429, "rate_limited", "too many new tables from this address; later")
+    # Everybody together: a cap on live tables and a creation rate. Only creating stops;
+    # play at the tables already open goes on.
+    if len(registry) >= settings.max_live_tables:
+        raise ApiError(503, "busy", "the server holds as many tables as it can; try again later")
+    if not api.creations.take(""):
+        raise ApiError(503, "busy", "too many new tables on the server just now; try again later")
     hooks = body if isinstance(body, CreateTableWithHooks) else None
     table, token = await registry.create(
         {
@@ -120,7 +126,9 @@ async def create_table(
         computer=body.computer,
         test_decks=hooks.test_decks if hooks else None,
         first_dealer=hooks.test_first_dealer if hooks else None,
+        test_secrets=[bytes.fromhex(s) for s in (hooks.test_secrets or ())] if hooks else (),
         lang=body.lang or page_language(request),
+        entropy=body.entropy,
     )
     answer = TableCreated(
         table_id=table.id,
@@ -128,7 +136,10 @@ async def create_table(
         seat=0,
         token=token,
     )
-    response = JSONResponse(answer.model_dump(), status_code=201)
+    out = answer.model_dump(exclude={"next_deal"})
+    if table.next_deal is not None:
+        out["next_deal"] = {"commitment": table.next_deal}
+    response = JSONResponse(out, status_code=201)
     set_seat_cookie(response, table.id, token, settings)
     return response
 
@@ -138,7 +149,7 @@ async def join_table(
     table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
 ) -> Response:
     body = await parse_body(request, JoinTable)
-    _seat, token = await registry.join(table_id, body.name)
+    _seat, token = await registry.join(table_id, body.name, entropy=body.entropy)
     response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
     set_seat_cookie(response, table_id, token, settings)
     return response

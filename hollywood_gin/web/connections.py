@@ -11,12 +11,20 @@ fits. A thin subclass of uvicorn's protocols does: measured with
 timer.
 
 Behind a reverse proxy the proxy's connections all come from its address, which is
-never capped (the proxy bounds its clients: see the README).
+never capped per address (the proxy bounds its clients: see the README).
+
+Bodies (issue 28): a request whose Content-Length passes the body limit is refused
+with 413 before a byte of it is read, a body without a length is cut where it passes
+the limit, and a body must arrive within `body_timeout_seconds` (408). Open
+connections in all stay below the process's open-file limit (503 past it), so a
+crowd of addresses cannot take every file the store and the health check need.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import resource
 from typing import Any
 
 import orjson
@@ -25,48 +33,81 @@ from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIO
 
 from hollywood_gin.config import Settings
 from hollywood_gin.web.errors import error_body
-from hollywood_gin.web.security import ClientAddress, address_key
+from hollywood_gin.web.security import (
+    HEADERS,
+    TEST_HOOKS_BODY_BYTES,
+    ClientAddress,
+    address_key,
+)
+
+# Files kept free of connections: the store, its WAL, logs, the computer's workers'
+# pipes, and a health check that arrives in a flood.
+RESERVED_FILES = 64
 
 
 def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
     """A whole HTTP/1.1 answer, written straight to the socket, that closes it."""
     body = orjson.dumps(error_body(code, message))
+    security = "".join(f"{name.lower()}: {value}\r\n" for name, value in HEADERS.items())
     head = (
         f"HTTP/1.1 {status} {reason}\r\n"
         "content-type: application/json\r\n"
         f"content-length: {len(body)}\r\n"
+        "cache-control: no-store\r\n"
+        f"{security}"
         "connection: close\r\n\r\n"
     ).encode()
     return head + body
+
+
+def connection_limit(setting: int) -> int:
+    """Open connections in all: the setting, kept below the open-file limit (an eighth
+    of it, and at least RESERVED_FILES, stay free); 0 means from the limit alone."""
+    soft = 1 << 20
+    with contextlib.suppress(ValueError, OSError):
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        if soft == resource.RLIM_INFINITY:
+            soft = 1 << 20
+    bound = max(1, soft - max(RESERVED_FILES, soft // 8))
+    return min(setting, bound) if setting > 0 else bound
 
 
 class ConnectionCounts:
     """Open connections per address key (IPv4 address or IPv6 /64), by transport, so a
     connection upgraded to a WebSocket stays counted until its socket closes."""
 
-    def __init__(self, limit: int, trusted_proxies: list[str]) -> None:
+    def __init__(self, limit: int, trusted_proxies: list[str], total: int = 1 << 30) -> None:
         self.limit = limit
+        self.total_limit = total
         self.addresses = ClientAddress(trusted_proxies)
         self._by_transport: dict[int, str] = {}
         self._open: dict[str, int] = {}
+        self.total = 0
 
-    def admit(self, transport: asyncio.BaseTransport) -> bool:
+    def admit(self, transport: asyncio.BaseTransport) -> str | None:
+        """None: admitted (and counted); else why not, "address" or "total"."""
+        if self.total >= self.total_limit:
+            return "total"
         peer = transport.get_extra_info("peername")
         host = peer[0] if isinstance(peer, tuple) and peer else None
-        if host is None or self.addresses.trusted(host):
-            return True  # a Unix socket, or a trusted proxy carrying many clients
-        key = address_key(host)
-        if self._open.get(key, 0) >= self.limit:
-            return False
-        self._open[key] = self._open.get(key, 0) + 1
+        # A Unix socket, or a trusted proxy carrying many clients: no per-address cap.
+        key = "" if host is None or self.addresses.trusted(host) else address_key(host)
+        if key and self._open.get(key, 0) >= self.limit:
+            return "address"
+        if key:
+            self._open[key] = self._open.get(key, 0) + 1
         self._by_transport[id(transport)] = key
-        return True
+        self.total += 1
+        return None
 
     def release(self, transport: asyncio.BaseTransport | None) -> None:
         if transport is None:
             return
         key = self._by_transport.pop(id(transport), None)
         if key is None:
+            return
+        self.total -= 1
+        if not key:
             return
         left = self._open.get(key, 0) - 1
         if left > 0:
@@ -78,12 +119,36 @@ class ConnectionCounts:
         return self._open.get(key, 0)
 
 
+def _declared_length(headers: list[tuple[bytes, bytes]]) -> int | None:
+    for name, value in headers:
+        if name.lower() == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None  # httptools refuses it first
+    return None
+
+
+def _chunked(headers: list[tuple[bytes, bytes]]) -> bool:
+    return any(name.lower() == b"transfer-encoding" for name, _ in headers)
+
+
 def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
     """uvicorn's `http=` and `ws=` protocol classes with this server's limits."""
-    counts = ConnectionCounts(settings.max_connections_per_address, settings.trusted_proxies)
+    counts = ConnectionCounts(
+        settings.max_connections_per_address,
+        settings.trusted_proxies,
+        connection_limit(settings.max_connections),
+    )
     header_timeout = settings.header_timeout_seconds
+    body_timeout = settings.body_timeout_seconds
     max_header_bytes = settings.max_header_bytes
     max_headers = settings.max_headers
+    max_body = (
+        max(settings.max_body_bytes, TEST_HOOKS_BODY_BYTES)
+        if settings.test_hooks
+        else settings.max_body_bytes
+    )
 
     class GuardedHttp(HttpToolsProtocol):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -92,18 +157,45 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self._header_bytes = 0
             self._header_count = 0
             self._header_timer: asyncio.TimerHandle | None = None
+            self._body_bytes = 0
+            self._body_timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
             super().connection_made(transport)
-            if not counts.admit(transport):
+            refused = counts.admit(transport)
+            if refused == "address":
                 self._refuse(429, "Too Many Requests", "rate_limited", "too many connections")
+                return
+            if refused == "total":
+                self._refuse(
+                    503, "Service Unavailable", "busy", "the server is full; try again later"
+                )
                 return
             self._start_headers()
 
         def connection_lost(self, exc: Exception | None) -> None:
             counts.release(self.transport)
             self._stop_timer()
+            self._stop_body_timer()
             super().connection_lost(exc)
+
+        def _stop_body_timer(self) -> None:
+            if self._body_timer is not None:
+                self._body_timer.cancel()
+                self._body_timer = None
+
+        def _body_too_slow(self) -> None:
+            self._body_timer = None
+            if not self.transport.is_closing():
+                self._refuse(408, "Request Timeout", "too_slow", "the request body took too long")
+
+        def _body_too_large(self) -> None:
+            self._refuse(
+                413,
+                "Content Too Large",
+                "too_large",
+                f"a request body has at most {max_body} bytes",
+            )
 
         def _start_headers(self) -> None:
             if self._in_headers:
@@ -127,6 +219,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
 
         def _refuse(self, status: int, reason: str, code: str, message: str) -> None:
             self._stop_timer()
+            self._stop_body_timer()
             self._in_headers = False
             if not self.transport.is_closing():
                 self.transport.write(raw_refusal(status, reason, code, message))
@@ -168,13 +261,27 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             if self._header_count > max_headers or size > max_header_bytes:
                 self._too_large()
                 return
+            # Refused from its length before a byte of the body is read.
+            length = _declared_length(self.headers)
+            if length is not None and length > max_body:
+                self._body_too_large()
+                return
+            self._body_bytes = 0
+            if (length or 0) > 0 or _chunked(self.headers):
+                self._body_timer = self.loop.call_later(body_timeout, self._body_too_slow)
             super().on_headers_complete()
 
         def on_body(self, body: bytes) -> None:
-            if not self.transport.is_closing():
-                super().on_body(body)
+            if self.transport.is_closing():
+                return
+            self._body_bytes += len(body)
+            if self._body_bytes > max_body:
+                self._body_too_large()  # reading stops here, at the limit
+                return
+            super().on_body(body)
 
         def on_message_complete(self) -> None:
+            self._stop_body_timer()
             if not self.transport.is_closing():
                 super().on_message_complete()
 

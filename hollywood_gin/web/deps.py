@@ -16,7 +16,7 @@ from fastapi import Depends, FastAPI, Request
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.web.messages import CreateTable, CreateTableWithHooks
-from hollywood_gin.web.security import ClientAddress, WindowLimiter
+from hollywood_gin.web.security import ClientAddress, KeyedBuckets, WindowLimiter
 
 
 @dataclass
@@ -26,13 +26,17 @@ class ApiState:
     create_model: type[CreateTable]
     addresses: ClientAddress
     tables_limiter: WindowLimiter
+    # New tables from everybody together: a minute's worth at once, then the rate.
+    creations: KeyedBuckets
 
     @classmethod
     def install(cls, app: FastAPI, settings: Settings) -> None:
+        per_minute = settings.tables_per_minute
         app.state.api = cls(
             CreateTableWithHooks if settings.test_hooks else CreateTable,
             ClientAddress(settings.trusted_proxies),
             WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic),
+            KeyedBuckets(per_minute / 60.0, per_minute, time.monotonic),
         )
 
 

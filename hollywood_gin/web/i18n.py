@@ -40,6 +40,9 @@ SUITS = "CDHS"
 # The strings of the table page's script, by the key the script uses. Placeholders
 # are `{name}` and are filled in by the script.
 CLIENT_STRINGS: Mapping[str, str] = {
+    # the server was upgraded while this page was open (socket.js)
+    "reload.text": N_("A new version of Hollywood Gin is ready."),
+    "reload.button": N_("Reload"),
     # card names, spoken ("seven of hearts"); `card` is the pattern
     "card": N_("{rank} of {suit}"),
     "rank.A": N_("ace"),
@@ -140,7 +143,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     # hand end
     "outcome.gin": N_("{name} went gin"),
     "outcome.knock": N_("{name} knocked and won"),
-    "outcome.undercut": N_("Undercut: {name} wins the hand"),
+    "outcome.undercut": N_("{name} undercut {knocker} and wins the hand"),
     "outcome.draw": N_("The hand is a draw: no points, the same dealer deals again"),
     "points.one": N_("{name} scores 1 point"),
     "points.other": N_("{name} scores {points} points"),
@@ -172,9 +175,45 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "wants_rematch": N_("{name} wants a rematch"),
     "match_winner": N_("{name} wins the match"),
     "match_drawn": N_("The match ends level"),
+    "you_win.match": N_("You win the match"),
+    "you_win.game": N_("You win the game"),
+    "you_win.hand": N_("You win the hand"),
+    "wins.game": N_("{name} wins the game"),
+    "wins.hand": N_("{name} wins the hand"),
+    "games_to": N_("{a} games to {b}"),
+    "show_table": N_("Show the table"),
+    "show_result": N_("Show the result"),
+    # the bonuses of a finished game, as a table
+    "bonus.game_row": N_("Game bonus"),
+    "bonus.line_row": N_("Line bonus"),
+    "shutout": N_("shutout"),
+    # the match summary
+    "summary.title": N_("Match summary"),
+    "summary.title_game": N_("Game summary"),
+    "summary.won": N_("Hands won"),
+    "summary.gins": N_("Gins"),
+    "summary.undercuts": N_("Undercuts"),
+    "summary.best": N_("Best hand"),
+    "summary.knock_deadwood": N_("Average deadwood at a knock"),
+    "summary.kind.gin": N_("gin"),
+    "summary.kind.knock": N_("knock"),
+    "summary.kind.undercut": N_("undercut"),
+    "summary.played": N_("Hands played: {n}"),
+    "summary.time": N_("Time played: {time}"),
+    "time.min": N_("{m} min"),
+    "time.h_min": N_("{h} h {m} min"),
     "fingerprint": N_("Deck fingerprint: {hash}"),
     "verified": N_("Deck verified: it matches the fingerprint shown at the deal"),
     "not_verified": N_("Warning: the deck does not match the fingerprint"),
+    # Deals nobody can choose: the check after the hand (PROTOCOL.md).
+    "deal_checked": N_("Deal checked: shuffled with your secret"),
+    "deal_warning": N_("Warning: the deal check failed: {what}"),
+    "deal_problem.commitment": N_(
+        "the server's secret is not the one it committed to before the deal"
+    ),
+    "deal_problem.entropy": N_("your secret was not used"),
+    "deal_problem.deck": N_("the deck is not the one the secrets give"),
+    "deal_problem.fingerprint": N_("the deck does not match the fingerprint shown at the deal"),
     "download": N_("Download hand {n} (JSON)"),
     # sheet
     "game_n": N_("Game {n}"),

@@ -39,6 +39,7 @@ from hollywood_gin.engine.vocabulary import (
     Strength,
     Target,
 )
+from hollywood_gin.web import lookalikes
 
 NAME_MAX = 24
 TOKEN_MAX = 128
@@ -49,6 +50,18 @@ Card = Annotated[
     Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
 ]
 SeatNumber = Annotated[int, Field(ge=0, le=1)]
+Entropy = Annotated[
+    str,
+    StringConstraints(pattern=r"^[0-9a-fA-F]{32}$"),
+    Field(description="a seat's part of the next deal: 16 random bytes as 32 hex characters"),
+]
+Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]*$")]
+
+
+def _no_entropy() -> list[str | None]:
+    return [None, None]
+
+
 # The site's languages (hollywood_gin/web/i18n.py LANGUAGES; a test keeps the two equal).
 Language = Literal["en", "de", "da", "hu", "et"]
 ErrorCode = Literal[
@@ -76,6 +89,7 @@ HttpErrorCode = Literal[
     "too_large",
     "unsupported_media_type",
     "bad_host",
+    "busy",
 ]
 
 # Characters that draw nothing: format characters (zero-width spaces and joiners,
@@ -108,16 +122,29 @@ def clean_name(value: str) -> str | None:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
     if name and not any(_visible(ch) for ch in name):
         raise ValueError("a name needs at least one visible character")
-    if _skeleton(name).startswith(_COMPUTER):
+    # Issue 28: marks that draw nothing, words mixing alphabets ("Воb": Cyrillic В, о),
+    # and any lookalike of the computer's name (TR39 confusables: "C0mputer", "Cοmputer").
+    if lookalikes.invisible_mark(name) is not None:
+        raise ValueError("a name may not contain invisible characters")
+    if lookalikes.mixed_script_word(name) is not None:
+        raise ValueError("a word of a name may not mix alphabets")
+    if _skeleton(name).startswith(_COMPUTER) or lookalikes.skeleton(name).startswith(
+        _COMPUTER_SKELETON
+    ):
         raise ValueError("that name is the computer's")
     return name or None
+
+
+_COMPUTER_SKELETON = lookalikes.skeleton(_COMPUTER)
 
 
 Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 to 24 characters")]
 
 
 class Inbound(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    # Strict: `"version": true`, "1" and 1.0 are not the integer 1 (issue 28); a string
+    # is not a number, a number not a string.
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 
 
 class Outbound(BaseModel):
@@ -177,10 +204,16 @@ class Knock(Inbound):
 
 class NextHand(PlainAction):
     kind: Literal["next_hand"]
+    entropy: Entropy | None = Field(
+        default=None, description="the seat's part of the next deal (`next_deal`)"
+    )
 
 
 class NewMatch(PlainAction):
     kind: Literal["new_match"]
+    entropy: Entropy | None = Field(
+        default=None, description="the seat's part of the next match's first deal"
+    )
 
 
 class Resign(PlainAction):
@@ -273,6 +306,10 @@ class ErrorMessage(Outbound):
 
 class Pong(Outbound):
     type: Literal["pong"] = "pong"
+    build: str = Field(
+        description="the server's build (version and commit): a page served by another"
+        " build should be reloaded"
+    )
 
 
 class ReactionMessage(Outbound):
@@ -340,6 +377,19 @@ class SeatResult(Outbound):
 class DeckReveal(Outbound):
     deck: list[Card] = Field(min_length=52, max_length=52)
     salt: str
+    server_secret: Hex | None = Field(
+        default=None,
+        description="the deal's 32-byte server secret (hex); null for a test deck or an "
+        "older deal, not derived",
+    )
+    entropy: list[Hex | None] = Field(
+        default_factory=_no_entropy,
+        description="each seat's entropy (hex) by seat, null where it sent none",
+    )
+
+
+class NextDeal(Outbound):
+    commitment: Hex = Field(description="hex SHA-256 of the next deal's 32-byte server secret")
 
 
 class HandResult(Outbound):
@@ -418,6 +468,10 @@ class StateMessage(Outbound):
     server_time: int | None = Field(
         default=None, description="with a turn clock: the server's time, Unix ms"
     )
+    next_deal: NextDeal | None = Field(
+        default=None,
+        description="between hands (and while waiting): the commitment to the next deal",
+    )
 
 
 ServerMessage = Annotated[
@@ -442,6 +496,7 @@ class CreateTable(Inbound):
     turn_seconds: Annotated[StrictInt, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = (
         Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
+    entropy: Entropy | None = Field(default=None, description="the creator's part of deal 1")
 
 
 class CreateTableWithHooks(CreateTable):
@@ -451,6 +506,11 @@ class CreateTableWithHooks(CreateTable):
         default=None, max_length=200, description="deck orders for the successive deals"
     )
     test_first_dealer: SeatNumber | None = None
+    test_secrets: list[Annotated[str, StringConstraints(pattern=r"^[0-9a-f]{64}$")]] | None = Field(
+        default=None,
+        max_length=200,
+        description="server secrets (hex) for the successive derived deals",
+    )
 
     @model_validator(mode="after")
     def _whole_decks(self) -> CreateTableWithHooks:
@@ -465,10 +525,14 @@ class TableCreated(Outbound):
     url: str = Field(description="the share link, /t/{id} on this host")
     seat: Literal[0]
     token: str
+    next_deal: NextDeal | None = Field(
+        default=None, description="the commitment to the first deal (absent: test decks)"
+    )
 
 
 class JoinTable(Inbound):
     name: Name | None = None
+    entropy: Entropy | None = Field(default=None, description="the joiner's part of deal 1")
 
 
 class SeatTaken(Outbound):
@@ -496,6 +560,9 @@ class TablePublic(Outbound):
     version: int
     players: list[Player]
     open_seats: list[SeatNumber]
+    turn: SeatNumber | None = Field(
+        default=None, description="the seat to move while a hand is played, else null"
+    )
 
 
 class RecordedAction(Outbound):
@@ -511,6 +578,10 @@ class HandRecord(Outbound):
     dealer: SeatNumber
     deck: list[Card]
     salt: str
+    server_secret: Hex | None = Field(default=None, description="as in `deck_reveal`")
+    entropy: list[Hex | None] = Field(
+        default_factory=_no_entropy, description="as in `deck_reveal`"
+    )
     actions: list[RecordedAction]
 
 

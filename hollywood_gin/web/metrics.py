@@ -3,7 +3,8 @@
 Each app has its own `CollectorRegistry` (no module-level state): live tables and
 open sockets (read when scraped), actions and errors by kind and code, and the
 latencies of an action (asked to sent), of a store commit and of the computer's
-thinking. No label ever holds a table id, a name or a token.
+thinking; prometheus-client's process, platform and GC collectors and a build-info
+series. No label ever holds a table id, a name or a token.
 """
 
 from __future__ import annotations
@@ -13,10 +14,14 @@ from typing import get_args
 from fastapi import FastAPI, Request, Response
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
+    GC_COLLECTOR,
+    PLATFORM_COLLECTOR,
+    PROCESS_COLLECTOR,
     CollectorRegistry,
     Counter,
     Gauge,
     Histogram,
+    Info,
     generate_latest,
 )
 
@@ -33,9 +38,18 @@ ERROR_CODES = frozenset(get_args(ErrorCode))
 class Metrics(Observer):
     """The registry's observer, and the collectors `/metrics` shows."""
 
-    def __init__(self) -> None:
+    def __init__(self, version: str = "", commit: str | None = None) -> None:
         self.collectors = CollectorRegistry()
         r = self.collectors
+        # prometheus-client's own: the process (CPU, memory, open files, start time), the
+        # Python platform and the garbage collector's passes (process_*, python_*).
+        # Each is stateless, so every app's registry may show the same ones.
+        for standard in (PROCESS_COLLECTOR, PLATFORM_COLLECTOR, GC_COLLECTOR):
+            r.register(standard)
+        # hollywood_gin_build_info{version, commit} 1: which build a worker runs.
+        Info("hollywood_gin_build", "The running build", registry=r).info(
+            {"version": version, "commit": commit or ""}
+        )
         self.tables = Gauge("hollywood_gin_tables", "Live tables in memory", registry=r)
         self.sockets = Gauge("hollywood_gin_sockets", "Open WebSockets", registry=r)
         self.actions = Counter(
@@ -91,7 +105,7 @@ def of(app: FastAPI) -> Metrics | None:
 
 def install(app: FastAPI) -> None:
     """`GET /metrics`, and the app's `Metrics` (the lifespan attaches the registry)."""
-    app.state.metrics = Metrics()
+    app.state.metrics = Metrics(str(app.state.version), app.state.commit)
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics(request: Request) -> Response:

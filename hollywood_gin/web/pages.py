@@ -41,6 +41,7 @@ from hollywood_gin.web.i18n import (
     Catalogs,
     negotiate,
 )
+from hollywood_gin.web.security import is_https
 
 TEMPLATES_DIR = resource_dir("templates")
 STATIC_DIR = resource_dir("static")
@@ -185,6 +186,7 @@ class Site:
             base_url=base,
             version=self.version,
             commit=self.commit,
+            build=request.app.state.build,
             **context,
         )
         response = HTMLResponse(html, status_code=status_code)
@@ -192,7 +194,12 @@ class Site:
         response.headers["Cache-Control"] = "no-store" if template == "table.html" else "no-cache"
         # Remember the language the player reads, for paths without one.
         response.set_cookie(
-            LANG_COOKIE, lang, max_age=LANG_COOKIE_MAX_AGE, path="/", samesite="lax"
+            LANG_COOKIE,
+            lang,
+            max_age=LANG_COOKIE_MAX_AGE,
+            path="/",
+            samesite="lax",
+            secure=is_https(self.settings),
         )
         return response
 

@@ -7,6 +7,7 @@ import asyncio
 import collections
 import contextlib
 import ipaddress
+import logging
 import socket
 import time
 from collections.abc import Awaitable, Callable
@@ -17,7 +18,10 @@ from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin.config import Settings
+from hollywood_gin.tables.table import possible_table_id
 from hollywood_gin.web.errors import error_body
+
+log = logging.getLogger("hollywood_gin.security")
 
 # No inline script or style anywhere: everything comes from /static on this host.
 CSP = (
@@ -36,8 +40,13 @@ HEADERS = {
 }
 
 
+def is_https(settings: Settings) -> bool:
+    """Is the site public under https (cookies Secure, HSTS)?"""
+    return bool(settings.public_url and settings.public_url.startswith("https://"))
+
+
 def install(app: FastAPI, settings: Settings) -> None:
-    https = bool(settings.public_url and settings.public_url.startswith("https://"))
+    https = is_https(settings)
 
     @app.middleware("http")
     async def security_headers(
@@ -49,6 +58,10 @@ def install(app: FastAPI, settings: Settings) -> None:
         if https:
             response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
         return response
+
+
+# The same headers on the gate's own refusals (they never reach the middleware above).
+REFUSAL_HEADERS = [(name.lower().encode(), value.encode()) for name, value in HEADERS.items()]
 
 
 # --- WebSocket Origin check (CORS does not cover WebSockets: ARCHITECTURE.md) -------------
@@ -152,6 +165,31 @@ class WindowLimiter:
 
 
 # --- the gate: every request's first stop (issue 14) ---------------------------------------
+# The paths that name a table: its id is the segment after the prefix.
+TABLE_PREFIXES = ("/t/", "/api/tables/", "/ws/tables/")
+
+
+def table_path_ok(scope: Scope) -> bool:
+    """Does a table's path name its table plainly? A percent-encoded path (the proxy
+    hashes the raw path, the app decodes it: `/api/tables/%6D…` would reach another
+    worker, which claims the table) or an id that cannot be one is refused."""
+    path: str = scope.get("path", "")
+    for prefix in TABLE_PREFIXES:
+        if path.startswith(prefix):
+            raw = scope.get("raw_path")
+            if raw is not None and b"%" in raw:
+                return False
+            return possible_table_id(path[len(prefix) :].split("/", 1)[0])
+    return True
+
+
+def forwarded_for(headers: Headers) -> str | None:
+    """Every X-Forwarded-For header, in order, as one list (a proxy may add its own
+    header beside the one it received)."""
+    values = headers.getlist("x-forwarded-for")
+    return ", ".join(values) if values else None
+
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # A refused flood waits this long for its answer, so refusing costs the server little.
 REFUSAL_PAUSE_SECONDS = 0.5
@@ -302,6 +340,7 @@ class Gate:
         self.app = app
         self.settings = settings
         self.hosts = AllowedHosts(settings)
+        self.told_about_host = False
         self.addresses = ClientAddress(settings.trusted_proxies)
         self.requests = KeyedBuckets(settings.http_requests_per_second, settings.http_burst, clock)
         # Static files (stamped, cached a year, a few hundred µs each) have a bucket of
@@ -321,6 +360,7 @@ class Gate:
             else settings.max_body_bytes
         )
         self.pause = REFUSAL_PAUSE_SECONDS
+        self.https = is_https(settings)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -331,10 +371,20 @@ class Gate:
         path: str = scope.get("path", "")
         # Probes (a container's health check) call by address, whatever the public name.
         if path != "/healthz" and not self.hosts.allowed(headers.get("host")):
+            self.tell_about_host(headers.get("host"))
             await self.refuse(scope, receive, send, 400, "bad_host", "unknown host")
             return
+        if not table_path_ok(scope):
+            await self.refuse(scope, receive, send, 404, "unknown_table", "no such table")
+            return
         client = scope.get("client")
-        address = self.addresses.of(client[0] if client else None, headers.get("x-forwarded-for"))
+        peer = client[0] if client else None
+        forwarded = forwarded_for(headers)
+        if path == "/metrics" and forwarded:
+            # Kept inside: metrics are for the workers' own network, never through a proxy.
+            await self.refuse(scope, receive, send, 404, "not_found", "not found")
+            return
+        address = self.addresses.of(peer, forwarded)
         key = address_key(address)
         if kind == "websocket":
             if not self.sockets.take(key):
@@ -354,6 +404,24 @@ class Gate:
             await self.app(scope, receive, send)
             return
         await self.changing_request(scope, receive, send, headers)
+
+    def tell_about_host(self, host: str | None) -> None:
+        """The first refused `Host` is logged once, with the setting that would answer it:
+        a site behind a new name otherwise only shows 400s to its visitors."""
+        if self.told_about_host:
+            return
+        self.told_about_host = True
+        setting = (
+            "HOLLYWOOD_GIN_ALLOWED_HOSTS, or set HOLLYWOOD_GIN_PUBLIC_URL to the site's address"
+            if not self.settings.public_url
+            else "HOLLYWOOD_GIN_ALLOWED_HOSTS (HOLLYWOOD_GIN_PUBLIC_URL names another)"
+        )
+        log.warning(
+            "refused a request for the unknown Host %r (400 bad_host; logged once): if this"
+            " is the site's name, add it to %s",
+            (host or "")[:100],
+            setting,
+        )
 
     async def changing_request(
         self, scope: Scope, receive: Receive, send: Send, headers: Headers
@@ -438,9 +506,11 @@ class Gate:
         response_headers = [
             (b"content-type", b"application/json"),
             (b"content-length", str(len(body)).encode()),
-            (b"x-content-type-options", b"nosniff"),
             (b"cache-control", b"no-store"),
+            *REFUSAL_HEADERS,
         ]
+        if self.https:
+            response_headers.append((b"strict-transport-security", b"max-age=31536000"))
         if status == 429:
             response_headers.append((b"retry-after", b"1"))
         if status in (413, 415, 400):

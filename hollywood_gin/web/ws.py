@@ -202,7 +202,7 @@ class Session:
             self.error("bad_message", text)
             return
         if isinstance(message, Ping):
-            self.conn.send_message({"type": "pong"})
+            self.conn.send_message({"type": "pong", "build": self.websocket.app.state.build})
         elif isinstance(message, Hello):
             self.hello(message)
         elif self.conn.seat is None:
@@ -254,7 +254,11 @@ class Session:
 
     async def act(self, seat: int, message: ActionMessage) -> None:
         try:
-            await self.registry.act(self.table, seat, message.action.to_action(), message.version)
+            # `next_hand` / `new_match` may carry the seat's entropy for the next deal.
+            entropy = getattr(message.action, "entropy", None)
+            await self.registry.act(
+                self.table, seat, message.action.to_action(), message.version, entropy=entropy
+            )
         except TableError as exc:  # `server_error`: not stored, so not done
             self.error(exc.code, str(exc))
         except RuleError as exc:

@@ -8,10 +8,174 @@ export async function deckMatches(commitment, reveal) {
 }
 
 export async function sha256Hex(bytes) {
-  const digest = globalThis.crypto?.subtle
+  return toHex(await sha256Bytes(bytes));
+}
+
+async function sha256Bytes(bytes) {
+  return globalThis.crypto?.subtle
     ? new Uint8Array(await crypto.subtle.digest("SHA-256", bytes))
     : sha256(bytes);
-  return [...digest].map((b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+const toHex = (bytes) => [...bytes].map((b) => b.toString(16).padStart(2, "0")).join("");
+
+function fromHex(hex) {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i += 1) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+// ---------- Deals nobody can choose (PROTOCOL.md) ----------
+// Every deal this browser takes part in gets 16 bytes of its own; the server committed
+// to its secret before. After the hand the page checks the commitment it saw first,
+// that its own bytes were used, and the deck, from the revealed secrets.
+
+const DEALS_KEY = (tableId) => `gin.deals.${tableId}`;
+const KEPT_HANDS = 30;
+
+export function newEntropy() {
+  if (!globalThis.crypto?.getRandomValues) return null; // then the seat adds nothing
+  return toHex(crypto.getRandomValues(new Uint8Array(16)));
+}
+
+function loadDeals(tableId) {
+  try {
+    return JSON.parse(localStorage.getItem(DEALS_KEY(tableId)) || "{}") || {};
+  } catch {
+    return {};
+  }
+}
+
+const KEPT_TABLES = 40;
+
+function saveDeals(tableId, deals) {
+  const hands = Object.keys(deals).map(Number).sort((a, b) => b - a);
+  for (const old of hands.slice(KEPT_HANDS)) delete deals[old];
+  if (hands.length) deals[hands[0]].at = Date.now();
+  try {
+    localStorage.setItem(DEALS_KEY(tableId), JSON.stringify(deals));
+    pruneTables();
+  } catch {
+    // Storage full or refused (private mode): the check after the hand says so.
+  }
+}
+
+// Only the tables used last keep their records (a few hundred bytes a hand).
+function pruneTables() {
+  const prefix = DEALS_KEY("");
+  const tables = [];
+  for (let i = 0; i < localStorage.length; i += 1) {
+    const key = localStorage.key(i);
+    if (!key?.startsWith(prefix)) continue;
+    let last = 0;
+    try {
+      for (const record of Object.values(JSON.parse(localStorage.getItem(key)) || {})) last = Math.max(last, record?.at || 0);
+    } catch {
+      // unreadable: oldest
+    }
+    tables.push([last, key]);
+  }
+  tables.sort((a, b) => b[0] - a[0]);
+  for (const [, key] of tables.slice(KEPT_TABLES)) localStorage.removeItem(key);
+}
+
+// What this browser knows of deal `hand` at a table: {commitment, entropy}.
+export function dealRecord(tableId, hand) {
+  return loadDeals(tableId)[hand] || null;
+}
+
+// What was sent with a table's creation (the table id is known only from the answer).
+export function rememberDeal(tableId, hand, commitment, entropy) {
+  const deals = loadDeals(tableId);
+  deals[hand] = { commitment: commitment || null, entropy };
+  saveDeals(tableId, deals);
+}
+
+// The first commitment seen for deal `hand` is kept; a later, different one is not.
+export function sawCommitment(tableId, hand, commitment) {
+  const deals = loadDeals(tableId);
+  if (deals[hand]?.commitment) return;
+  deals[hand] = { ...(deals[hand] || {}), commitment };
+  saveDeals(tableId, deals);
+}
+
+// This browser's entropy for deal `hand`, made once and kept (sent with create, join,
+// next_hand or new_match). A resend after a reload sends the same bytes.
+export function entropyFor(tableId, hand, commitment) {
+  const deals = loadDeals(tableId);
+  const known = deals[hand] || {};
+  if (!known.entropy) {
+    known.entropy = newEntropy();
+    if (!known.entropy) return undefined;
+    if (commitment && !known.commitment) known.commitment = commitment;
+    deals[hand] = known;
+    saveDeals(tableId, deals);
+  }
+  return known.entropy;
+}
+
+// The deck order the protocol derives from the server secret and the seats' entropy:
+// seed = SHA-256(secret || e0 || e1); stream SHA-256(seed || k), k as 8-byte big-endian,
+// read as 4-byte big-endian integers; Fisher-Yates from AC 2C ... KS with rejection.
+export async function deriveDeck(secretHex, entropy) {
+  const parts = [secretHex, ...entropy.map((e) => e || "")].join("");
+  const seed = await sha256Bytes(fromHex(parts));
+  const cards = [];
+  for (const suit of "CDHS") for (const rank of "A23456789TJQK") cards.push(rank + suit);
+  let block = null;
+  let at = 32;
+  let k = 0;
+  const input = new Uint8Array(40);
+  input.set(seed);
+  const next = async () => {
+    if (at === 32) {
+      const view = new DataView(input.buffer);
+      view.setUint32(32, Math.floor(k / 2 ** 32));
+      view.setUint32(36, k >>> 0);
+      block = new DataView((await sha256Bytes(input)).buffer);
+      k += 1;
+      at = 0;
+    }
+    const x = block.getUint32(at);
+    at += 4;
+    return x;
+  };
+  for (let i = 51; i >= 1; i -= 1) {
+    const n = i + 1;
+    const limit = 2 ** 32 - (2 ** 32 % n);
+    let x = await next();
+    while (x >= limit) x = await next();
+    const j = x % n;
+    [cards[i], cards[j]] = [cards[j], cards[i]];
+  }
+  return cards;
+}
+
+// After a hand: what did not match, as a list of keys (empty: all checked), or null
+// when this browser took no part in the deal (nothing of its own to check).
+//   commitment: the revealed secret is not the one committed to before the deal
+//   entropy:    this browser's secret is not the one the server says it used
+//   deck:       the deck is not the one the secrets give
+//   fingerprint: the deck does not match the deck_commitment shown at the deal
+export async function checkDeal(record, seat, deckCommitment, reveal) {
+  if (!record?.entropy || !reveal || seat === null || seat === undefined) return null;
+  // No commitment seen and no secret revealed: a deal not derived (test decks).
+  if (!record.commitment && (reveal.server_secret === null || reveal.server_secret === undefined)) return null;
+  const problems = [];
+  if (!(await deckMatches(deckCommitment, reveal))) problems.push("fingerprint");
+  const secret = reveal.server_secret;
+  if (typeof secret !== "string" || !/^[0-9a-f]{64}$/.test(secret)) {
+    problems.push("commitment", "deck");
+    if (!Array.isArray(reveal.entropy) || reveal.entropy[seat] !== record.entropy) problems.push("entropy");
+  } else {
+    if (!record.commitment || (await sha256Hex(fromHex(secret))) !== record.commitment) problems.push("commitment");
+    const entropy = Array.isArray(reveal.entropy) ? reveal.entropy : [null, null];
+    const clean = entropy.map((e) => (typeof e === "string" && /^[0-9a-fA-F]{32}$/.test(e) ? e.toLowerCase() : null));
+    if (clean[seat] !== record.entropy) problems.push("entropy");
+    const derived = await deriveDeck(secret, clean.slice(0, 2));
+    if (derived.join(",") !== (reveal.deck || []).join(",")) problems.push("deck");
+  }
+  return problems;
 }
 
 const K = new Uint32Array([

@@ -1,4 +1,8 @@
-// Home page: create a table through the API, then go to it (the seat cookie is set).
+// Home page: create a table through the API, then go to it (the seat cookie is set);
+// beside the form, the tables this device holds a seat at.
+import { newEntropy, rememberDeal } from "./fairness.js";
+import { forgetTable, myTables, read, write } from "./mytables.js";
+
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
 const targetField = document.getElementById("target-field");
@@ -23,6 +27,9 @@ form.addEventListener("submit", async (event) => {
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
   const turnSeconds = Number(data.get("turn_seconds"));
   if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
+  // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").
+  const entropy = newEntropy();
+  if (entropy) body.entropy = entropy;
   errorBox.hidden = true;
   for (const b of form.querySelectorAll("button")) b.disabled = true;
   try {
@@ -34,6 +41,7 @@ form.addEventListener("submit", async (event) => {
     });
     if (response.status !== 201) throw new Error(String(response.status));
     const answer = await response.json();
+    if (entropy) rememberDeal(answer.table_id, 1, answer.next_deal?.commitment, entropy);
     location.assign(new URL(answer.url, location.href).pathname);
   } catch {
     errorBox.textContent = strings.error;
@@ -41,3 +49,66 @@ form.addEventListener("submit", async (event) => {
     for (const b of form.querySelectorAll("button")) b.disabled = false;
   }
 });
+
+// The home page's list: what this device remembers, then corrected by each table's
+// public facts (whose turn now, the opponent's name), or dropped when it is gone.
+async function showMyTables(section, list, strings) {
+  const say = (key, params = {}) => (strings[key] || key).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+  const render = () => {
+    const tables = myTables();
+    section.hidden = tables.length === 0;
+    list.replaceChildren(
+      ...tables.map((e) => {
+        const li = document.createElement("li");
+        li.className = "my-table";
+        const link = document.createElement("a");
+        link.href = `/t/${e.id}`;
+        link.textContent = say("with", { name: e.opponent });
+        const score = document.createElement("span");
+        score.className = "my-score";
+        score.textContent = say("score", { a: e.score[0], b: e.score[1] });
+        const turn = document.createElement("span");
+        turn.className = "my-turn" + (e.status === "playing" && e.turn === e.seat ? " mine" : "");
+        turn.textContent =
+          e.status === "waiting"
+            ? say("waiting")
+            : e.status === "hand_over"
+              ? say("hand_over")
+              : e.turn === e.seat
+                ? say("your_turn")
+                : say("their_turn", { name: e.opponent });
+        li.append(link, score, turn);
+        return li;
+      }),
+    );
+  };
+  render();
+  for (const e of myTables()) {
+    const answer = await fetch(`/api/tables/${encodeURIComponent(e.id)}`, { credentials: "same-origin" }).catch(() => null);
+    if (!answer) continue;
+    if (answer.status === 404) {
+      forgetTable(e.id);
+      continue;
+    }
+    if (!answer.ok) continue;
+    const facts = await answer.json().catch(() => null);
+    if (!facts) continue;
+    if (facts.status === "match_over") {
+      forgetTable(e.id);
+      continue;
+    }
+    const all = read();
+    const known = all[e.id];
+    if (!known) continue;
+    const other = (facts.players || []).find((p) => p.seat === 1 - known.seat);
+    known.status = facts.status;
+    known.turn = facts.turn ?? null;
+    // A person's name as they chose it; the computer's as the table page put it.
+    if (other?.name && !other.computer) known.opponent = other.name;
+    all[e.id] = known;
+    write(all);
+  }
+  render();
+}
+
+showMyTables(document.getElementById("my-tables"), document.getElementById("my-tables-list"), strings);

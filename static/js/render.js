@@ -190,6 +190,68 @@ export function gameBonusLines(state, games) {
   return lines;
 }
 
+// The bonuses of the games that finished, as a short table: a column per player,
+// for each game its winner, then the game bonus and the line bonus (won hands × 25).
+export function bonusTable(state, games) {
+  const finished = games.filter((index) => {
+    const game = state.sheet?.games?.[index];
+    return game?.finished && game.winner !== null && state.table.scoring !== "hand";
+  });
+  if (!finished.length) return null;
+  const cell = (tag, text, attrs = {}) => {
+    const el = document.createElement(tag);
+    el.textContent = text;
+    for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+    return el;
+  };
+  const table = document.createElement("table");
+  table.className = "bonus-table";
+  const head = table.createTHead().insertRow();
+  head.append(cell("td", ""), cell("th", playerName(state, 0), { scope: "col" }), cell("th", playerName(state, 1), { scope: "col" }));
+  for (const index of finished) {
+    const game = state.sheet.games[index];
+    const body = table.createTBody();
+    const title = body.insertRow();
+    title.className = "bonus-game";
+    title.append(cell("th", t("game_won", { game: t("game_n", { n: index + 1 }), name: playerName(state, game.winner) }), { scope: "rowgroup", colspan: "3" }));
+    const gameRow = body.insertRow();
+    const lineRow = body.insertRow();
+    gameRow.append(cell("th", t("bonus.game_row"), { scope: "row" }));
+    lineRow.append(cell("th", t("bonus.line_row"), { scope: "row" }));
+    for (const seat of [0, 1]) {
+      const s = game.seats[seat];
+      const hands = s.entries.length;
+      const bonus = s.game_bonus ? `${s.game_bonus}${s.game_bonus >= 200 ? ` (${t("shutout")})` : ""}` : "–";
+      gameRow.append(cell("td", bonus));
+      // The total, and under it how it came: "125" over "5 × 25".
+      const line = cell("td", s.line_bonus ? String(s.line_bonus) : "–");
+      if (s.line_bonus) line.append(cell("small", ` = ${hands} × ${s.line_bonus / hands}`));
+      lineRow.append(line);
+    }
+  }
+  return table;
+}
+
+// Who won the match, from the reader's seat: "You win the match", "Bob wins the
+// match"; a one-game table's winner wins "the game", a single hand's "the hand".
+export function matchWinnerText(state) {
+  const w = state.sheet?.match_winner;
+  if (w === null || w === undefined) return t("match_drawn");
+  const what = state.table.scoring === "hollywood" ? "match" : state.table.scoring === "game" ? "game" : "hand";
+  if (seated(state) && w === state.you) return t(`you_win.${what}`);
+  return t(what === "match" ? "match_winner" : `wins.${what}`, { name: playerName(state, w) });
+}
+
+// "2 games to 1", the winner's count first (Hollywood only: the other scorings
+// have a single game, whose score says nothing).
+export function gamesToText(state) {
+  const sheet = state.sheet;
+  if (state.table.scoring !== "hollywood" || !sheet) return "";
+  const won = [0, 1].map((s) => sheet.games.filter((g) => g.finished && g.winner === s).length);
+  const w = sheet.match_winner ?? (won[1] > won[0] ? 1 : 0);
+  return t("games_to", { a: won[w], b: won[1 - w] });
+}
+
 export function gamesList(indices) {
   return list(indices.map((g) => t("game_in", { n: g + 1 })));
 }
@@ -200,7 +262,9 @@ export function renderResult(state) {
   const winnerName = result.winner === null ? "" : playerName(state, result.winner);
   const kind = result.kind;
   const title =
-    kind === "draw" ? t("outcome.draw") : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker) });
+    kind === "draw"
+      ? t("outcome.draw")
+      : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker), knocker: playerName(state, knocker) });
   $("result-title").textContent = title;
   $("result-math").textContent = resultMath(result);
   $("result-points").textContent = result.winner === null ? "" : tn("points", result.points, { name: winnerName, points: result.points });
@@ -221,12 +285,9 @@ export function renderResult(state) {
     where = games.length ? t("went_into", { games: gamesList(games) }) : t("went_nowhere");
   }
   $("result-games").textContent = where;
-  const bonuses = gameBonusLines(state, games).map((text) => {
-    const li = document.createElement("li");
-    li.textContent = text;
-    return li;
-  });
-  $("result-bonuses").replaceChildren(...bonuses);
+  const bonuses = gameBonusLines(state, games);
+  const bonusBox = bonusTable(state, games);
+  $("result-bonuses").replaceChildren(...(bonusBox ? [bonusBox] : []));
   const seats = [0, 1];
   if (knocker === 1) seats.reverse();
   const boxes = seats.map((seat) => {
@@ -255,7 +316,7 @@ export function renderResult(state) {
     return box;
   });
   $("result-hands").replaceChildren(...boxes);
-  return [title, $("result-math").textContent, $("result-points").textContent, layoffs, where, ...bonuses.map((b) => b.textContent)]
+  return [title, $("result-math").textContent, $("result-points").textContent, layoffs, where, ...bonuses]
     .filter(Boolean)
     .join(". ");
 }

@@ -3,7 +3,7 @@
 // Columns are headed by each player's mark (an initial); the key above the table
 // gives the full names, on lines of their own, so no name is ever cut or broken.
 import { t } from "./i18n.js";
-import { $, playerName } from "./render.js";
+import { $, gamesToText, matchWinnerText, playerName } from "./render.js";
 
 const SEATS = [0, 1];
 
@@ -139,7 +139,8 @@ export function renderSheet(state) {
   const totals = sheet?.totals || [0, 0];
   let text = `${t("total")}: ${names[0]} ${totals[0]} · ${names[1]} ${totals[1]}`;
   if (sheet && sheet.match_winner !== null && sheet.match_winner !== undefined) {
-    text += ` — ${t("match_winner", { name: names[sheet.match_winner] })}`;
+    // "— You win the match, 2 games to 1": the games decide, whatever the totals.
+    text += ` — ${[matchWinnerText(state), gamesToText(state)].filter(Boolean).join(", ")}`;
   }
   $("sheet-totals").textContent = text;
   printButton().hidden = !games.length;

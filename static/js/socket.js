@@ -1,5 +1,13 @@
 // The table's WebSocket: reconnects with backoff, at once when the tab wakes or the
 // network returns, and passes on only states newer than (or as new as) the last one.
+// A heartbeat (`ping` every 25 s) notices a half-open socket: no `pong` within 10 s
+// and the socket is given up and opened again. Each `pong` names the server's build;
+// one other than the page's (<html data-build>) offers a reload (the server was upgraded).
+import { t } from "./i18n.js";
+
+export const PING_EVERY_MS = 25000;
+export const PONG_WITHIN_MS = 10000;
+
 export class TableSocket {
   constructor(path, { onState, onError, onStatus, onOther }) {
     this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
@@ -12,6 +20,9 @@ export class TableSocket {
     this.attempt = 0;
     this.timer = null;
     this.closedByUs = false;
+    this.heartbeat = null;
+    this.deadline = null;
+    this.build = document.documentElement.dataset.build || null;
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.reconnectNow();
     });
@@ -28,8 +39,12 @@ export class TableSocket {
       this.attempt = 0;
       ws.send(JSON.stringify({ type: "hello", version: this.version }));
       this.onStatus("open");
+      this.ping(ws); // at once: its pong tells the server's build
     });
     ws.addEventListener("message", (event) => {
+      // A socket replaced by `restart` (a spectator's, before taking a seat) may
+      // still deliver a state: it must not overwrite the seat's.
+      if (this.ws !== ws) return;
       let message;
       try {
         message = JSON.parse(event.data);
@@ -43,17 +58,60 @@ export class TableSocket {
         this.onState(message);
       } else if (message.type === "error") {
         this.onError(message);
+      } else if (message.type === "pong") {
+        this.pong(ws, message);
       } else if (this.onOther) {
         this.onOther(message);
       }
     });
     ws.addEventListener("close", () => {
       if (this.ws !== ws) return;
+      this.stopHeartbeat();
       this.ws = null;
       if (this.closedByUs) return;
       this.onStatus("reconnecting");
       this.schedule();
     });
+  }
+
+  ping(ws) {
+    if (this.ws !== ws || ws.readyState !== WebSocket.OPEN) return;
+    clearTimeout(this.heartbeat);
+    this.heartbeat = null;
+    ws.send(JSON.stringify({ type: "ping" }));
+    if (!this.deadline) this.deadline = setTimeout(() => this.silent(ws), PONG_WITHIN_MS);
+  }
+
+  pong(ws, message) {
+    if (this.ws !== ws) return;
+    clearTimeout(this.deadline);
+    this.deadline = null;
+    clearTimeout(this.heartbeat);
+    this.heartbeat = setTimeout(() => this.ping(ws), PING_EVERY_MS);
+    if (message.build && this.build && message.build !== this.build) offerReload();
+  }
+
+  // No pong in time: the socket is half-open (a sleeping laptop, a NAT that forgot
+  // it). Give it up without waiting for a close that may never come, and reconnect.
+  silent(ws) {
+    this.deadline = null;
+    if (this.ws !== ws) return;
+    this.stopHeartbeat();
+    this.ws = null;
+    try {
+      ws.close(4000, "no pong");
+    } catch {
+      // already closing
+    }
+    this.onStatus("reconnecting");
+    this.schedule();
+  }
+
+  stopHeartbeat() {
+    clearTimeout(this.heartbeat);
+    clearTimeout(this.deadline);
+    this.heartbeat = null;
+    this.deadline = null;
   }
 
   schedule() {
@@ -65,12 +123,15 @@ export class TableSocket {
   }
 
   reconnectNow() {
+    // An open socket after a sleep may be half-open: a ping now finds out.
+    if (this.ws && this.ws.readyState === WebSocket.OPEN) this.ping(this.ws);
     if (this.ws && this.ws.readyState <= WebSocket.OPEN) return;
     this.connect();
   }
 
   // A fresh connection (after taking a seat the cookie names us).
   restart() {
+    this.stopHeartbeat();
     if (this.ws) {
       this.closedByUs = true;
       this.ws.close();
@@ -90,4 +151,25 @@ export class TableSocket {
   act(action) {
     return this.send({ type: "action", version: this.version, action });
   }
+}
+
+// "A new version of Hollywood Gin is ready": a banner with a reload button, shown once.
+// Nothing reloads by itself (a player may be mid-move); the game goes on meanwhile.
+function offerReload() {
+  if (document.getElementById("reload-offer")) return;
+  const box = document.createElement("div");
+  box.id = "reload-offer";
+  box.className = "reload-offer";
+  box.setAttribute("role", "status");
+  const text = document.createElement("span");
+  text.textContent = t("reload.text");
+  const button = document.createElement("button");
+  button.type = "button";
+  button.className = "button primary";
+  button.textContent = t("reload.button");
+  button.addEventListener("click", () => location.reload());
+  box.append(text, " ", button);
+  const skip = document.querySelector(".skip-link");
+  if (skip) skip.after(box);
+  else document.body.prepend(box);
 }

@@ -12,11 +12,28 @@ export function setMuted(value) {
 }
 
 // Browsers start audio only after a gesture: the first click or key opens it.
-function unlock() {
-  if (!context && globalThis.AudioContext) context = new AudioContext();
-  if (context?.state === "suspended") context.resume().catch(() => {});
+const listeners = new Set();
+
+export function audioRunning() {
+  return context?.state === "running";
 }
-for (const type of ["pointerdown", "keydown"]) addEventListener(type, unlock, { passive: true });
+
+// `callback` runs whenever the audio starts or stops (the page says when sound
+// still needs a gesture).
+export function onAudioChange(callback) {
+  listeners.add(callback);
+}
+
+export function unlockAudio() {
+  if (!context && globalThis.AudioContext) {
+    context = new AudioContext();
+    context.addEventListener("statechange", () => listeners.forEach((f) => f()));
+  }
+  const told = () => listeners.forEach((f) => f());
+  if (context?.state === "suspended") context.resume().then(told, () => {});
+  queueMicrotask(told);
+}
+for (const type of ["pointerdown", "keydown"]) addEventListener(type, unlockAudio, { passive: true });
 
 // One note: frequency (Hz), start offset and length (s), wave shape, loudness.
 function tone(freq, at, length, { type = "sine", gain = 0.18, to = null } = {}) {

@@ -1,16 +1,19 @@
 // The table page: connects, renders each state, and turns clicks, keys and drags
 // into the protocol's messages. It knows no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
-import { deckMatches } from "./fairness.js";
+import { checkDeal, dealRecord, deckMatches, entropyFor, sawCommitment } from "./fairness.js";
 import { cardName, list, t, tn } from "./i18n.js";
-import { finishAll, fly, motionAllowed, snapshot } from "./motion.js";
+import { applyMotionClass, finishAll, fly, motionAllowed, motionSpeed, reducedBySystem, setMotionSpeed, snapshot } from "./motion.js";
+import { rememberTable } from "./mytables.js";
 import {
   $,
+  bonusTable,
   describeDeal,
   describeEvent,
   describeTurn,
-  gameBonusLines,
+  gamesToText,
   knownCards,
+  matchWinnerText,
   playerName,
   renderLog,
   renderPiles,
@@ -22,8 +25,9 @@ import { initClock, renderClock } from "./clock.js";
 import { initEnding, renderEnding } from "./ending.js";
 import { initReactions, renderReactions, showReaction } from "./reactions.js";
 import { renderSheet } from "./sheet.js";
-import { muted, play, setMuted } from "./sound.js";
+import { audioRunning, muted, onAudioChange, play, setMuted, unlockAudio } from "./sound.js";
 import { TableSocket } from "./socket.js";
+import { noteTimes, showSummary } from "./summary.js";
 
 const config = JSON.parse($("table-config").textContent);
 const optionNames = JSON.parse($("option-names").textContent);
@@ -47,15 +51,26 @@ const seatedIn = (s) => s && s.you !== null && s.you !== undefined;
 
 const socket = new TableSocket(config.ws, {
   onState: (message) => {
-    const previous = state;
+    // A state for another seat than the last one (a spectator who just took a seat)
+    // is a fresh start: nothing of the spectator's page (its status line) is kept.
+    const previous = state && state.you === message.you ? state : null;
     finishAll(); // a new state mid-animation jumps to the end
     const board = document.querySelector(".table-main");
     const rects = previous?.hand && motionAllowed() ? snapshot(board) : null;
     const focusWasInGame = !document.activeElement || document.activeElement === document.body || board.contains(document.activeElement);
     state = message;
+    noteTimes(state);
+    if (seatedIn(state) && state.next_deal?.commitment) {
+      sawCommitment(config.table_id, nextDealNumber(state), state.next_deal.commitment);
+    }
     render(previous);
     if (rects) animate(previous, rects);
     cues(previous, focusWasInGame);
+    if (seatedIn(state)) rememberTable(state, playerName(state, 1 - state.you));
+    // The match summary on the sheet: at the page's first state and after each hand.
+    const handEnded = state.hand?.phase === "over" && (previous?.hand?.phase !== "over" || previous?.hand?.number !== state.hand.number);
+    const newMatch = previous && previous.table.status === "match_over" && state.table.status !== "match_over";
+    if (!previous || handEnded || newMatch) showSummary($("sheet-summary"), state);
     renderAround();
   },
   onOther: (message) => {
@@ -103,7 +118,17 @@ function legalFor(kind) {
 }
 
 function send(action) {
-  if (!socket.act(action)) say(t("offline_me"));
+  if (!socket.act(withEntropy(action))) say(t("offline_me"));
+}
+
+// The deal after this hand: its number and, once the server committed to it, the
+// commitment (PROTOCOL.md "Deals nobody can choose").
+const nextDealNumber = (s) => (s?.hand?.number || 0) + 1;
+
+function withEntropy(action) {
+  const commitment = state?.next_deal?.commitment;
+  if (!commitment || !seatedIn(state) || !["next_hand", "new_match"].includes(action.kind)) return action;
+  return { ...action, entropy: entropyFor(config.table_id, nextDealNumber(state), commitment) };
 }
 
 // ---------- rendering ----------
@@ -120,6 +145,7 @@ function render(previous) {
   $("join").hidden = !canJoin || watching;
   $("watching-box").hidden = seated || (canJoin && !watching);
   $("join-instead").hidden = !canJoin;
+  showSoundHint();
   if (canJoin) $("join-title").textContent = t("invite", { name: playerName(state, 0), rules: rulesText() });
   $("board").hidden = !state.hand;
   $("log-toggle").hidden = !state.hand;
@@ -268,9 +294,20 @@ function meldGroups() {
   const melds = state.hand.my_melds || [];
   const meldOf = new Map();
   melds.forEach((meld, i) => meld.forEach((card) => meldOf.set(card, i)));
+  // A meld gets a frame only where its cards sit side by side: sorted by suit, a
+  // set is spread over its suits, and one-card frames would say nothing. Its cards
+  // keep their meld's colour bar.
+  const framed = new Set(
+    melds
+      .map((meld, i) => {
+        const places = meld.map((card) => order.indexOf(card)).sort((a, b) => a - b);
+        return places[0] >= 0 && places.at(-1) - places[0] === meld.length - 1 ? i : null;
+      })
+      .filter((i) => i !== null),
+  );
   const groups = [];
   for (const card of order) {
-    const m = meldOf.has(card) ? meldOf.get(card) : null;
+    const m = meldOf.has(card) && framed.has(meldOf.get(card)) ? meldOf.get(card) : null;
     const last = groups[groups.length - 1];
     if (last && last.meld === m) last.cards.push(card);
     else groups.push({ meld: m, cards: [card] });
@@ -314,7 +351,8 @@ function renderHand() {
   }
   const hadFocus = box.contains(document.activeElement);
   box.replaceChildren(...children);
-  if (hadFocus) box.querySelector(`[data-index="${focusIndex}"]`)?.focus();
+  // The focus stays on its card, and the page where it is: a state never scrolls.
+  if (hadFocus) box.querySelector(`[data-index="${focusIndex}"]`)?.focus({ preventScroll: true });
   const deadwood = state.hand.my_deadwood;
   $("deadwood").textContent = deadwood === undefined || deadwood === null ? "" : t("deadwood", { n: deadwood });
   const manual = isManual();
@@ -357,7 +395,7 @@ async function renderEnd(previous) {
       else if (ready[1 - me] && !ready[me]) readyText = t("wants_rematch", { name: opp });
     }
   }
-  if (status === "match_over") readyText = [matchWinnerText(), readyText].filter(Boolean).join(". ");
+  if (status === "match_over") readyText = [matchLine(), readyText].filter(Boolean).join(". ");
   $("ready-status").textContent = readyText;
   const link = $("download");
   link.hidden = false;
@@ -367,25 +405,51 @@ async function renderEnd(previous) {
   const fresh = !previous?.hand || previous.hand.phase !== "over" || previous.hand.number !== hand.number;
   if (fresh) {
     say(summary);
-    // On a phone the result is below the table: bring it into view once.
-    if (previous) box.scrollIntoView({ block: "nearest" });
+    foldResult(false);
+    // On a phone the result lies over the table, with "Next hand" at the bottom of
+    // the screen, and nothing scrolls; on a wide screen it is brought into view once.
+    if (previous && !phone.matches) box.scrollIntoView({ block: "nearest" });
     showMoment();
   }
   if (verifiedHand !== hand.number) {
     verifiedHand = hand.number;
-    const ok = await deckMatches(hand.deck_commitment, hand.result.deck_reveal);
+    const reveal = hand.result.deck_reveal;
     const verify = $("verify");
-    verify.classList.toggle("ok", ok === true);
-    verify.classList.toggle("bad", ok === false);
-    verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
-    if (hand.result.deck_reveal) verify.title = `salt ${hand.result.deck_reveal.salt}`;
+    const record = seatedIn(state) ? dealRecord(config.table_id, hand.number) : null;
+    const problems = await checkDeal(record, state.you, hand.deck_commitment, reveal);
+    if (problems === null) {
+      // This browser added nothing to the deal: the fingerprint is what it can check.
+      const ok = await deckMatches(hand.deck_commitment, reveal);
+      verify.classList.toggle("ok", ok === true);
+      verify.classList.toggle("bad", ok === false);
+      verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
+    } else {
+      verify.classList.toggle("ok", problems.length === 0);
+      verify.classList.toggle("bad", problems.length > 0);
+      verify.textContent = problems.length
+        ? t("deal_warning", { what: problems.map((p) => t(`deal_problem.${p}`)).join("; ") })
+        : t("deal_checked");
+    }
+    if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
   }
 }
 
-function matchWinnerText() {
-  const w = state.sheet?.match_winner;
-  return w === null || w === undefined ? t("match_drawn") : t("match_winner", { name: playerName(state, w) });
+// "You win the match, 2 games to 1" (the games only where there are three).
+function matchLine() {
+  return [matchWinnerText(state), gamesToText(state)].filter(Boolean).join(", ");
 }
+
+// On a phone the result can be folded down to its title and buttons, to look at
+// the table under it.
+const phone = matchMedia("(max-width: 40rem), (orientation: landscape) and (max-height: 32rem)");
+
+function foldResult(folded) {
+  $("result").classList.toggle("folded", folded);
+  $("result-fold").setAttribute("aria-expanded", String(!folded));
+  $("result-fold").textContent = folded ? t("show_result") : t("show_table");
+}
+
+$("result-fold").addEventListener("click", () => foldResult(!$("result").classList.contains("folded")));
 
 // A finished game of the sheet, or the end of the match, gets a screen of its own.
 function showMoment() {
@@ -399,20 +463,25 @@ function showMoment() {
   sessionStorage.setItem(key, "1");
   const dialog = $("moment");
   const names = [playerName(state, 0), playerName(state, 1)];
-  if (matchOver) $("moment-title").textContent = matchWinnerText();
+  if (matchOver) $("moment-title").textContent = matchWinnerText(state);
   else {
     const winners = finished.map((g) => t("game_won", { game: t("game_n", { n: g + 1 }), name: names[sheet.games[g].winner] }));
     $("moment-title").textContent = list(winners);
   }
+  // The games score where there are games to count: "2 games to 1" at the match's
+  // end, "Games: Ann 1 – 0 Bob" when one of Hollywood's three has finished.
   const won = [0, 1].map((s) => sheet.games.filter((g) => g.finished && g.winner === s).length);
-  $("moment-score").textContent = t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
-  const lines = gameBonusLines(state, matchOver ? sheet.games.map((_, i) => i) : finished).map((text) => {
-    const li = document.createElement("li");
-    li.textContent = text;
-    return li;
-  });
-  $("moment-lines").replaceChildren(...lines);
+  let score = "";
+  if (state.table.scoring === "hollywood") {
+    score = matchOver ? gamesToText(state) : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
+  }
+  $("moment-score").textContent = score;
+  $("moment-score").hidden = !score;
+  const bonuses = bonusTable(state, matchOver ? sheet.games.map((_, i) => i) : finished);
+  $("moment-lines").replaceChildren(...(bonuses ? [bonuses] : []));
   $("moment-totals").textContent = `${t("total")}: ${names[0]} ${sheet.totals[0]} · ${names[1]} ${sheet.totals[1]}`;
+  $("moment-summary").replaceChildren();
+  if (matchOver) showSummary($("moment-summary"), state);
   $("moment-rematch").hidden = !kinds.has("new_match");
   const mine = matchOver ? sheet.match_winner : sheet.games[finished[0]].winner;
   dialog.classList.toggle("mine", seatedIn(state) && mine === state.you);
@@ -435,7 +504,6 @@ function animate(previous, rects) {
   const mineSeat = state.you;
   const pileRect = rects.get("zone:pile");
   const stockRect = rects.get("zone:stock");
-  const oppRect = rects.get("zone:opp");
   // The hand: cards that stayed slide to their new places; new ones come from a pile.
   $("hand")
     .querySelectorAll("[data-card]")
@@ -457,8 +525,9 @@ function animate(previous, rects) {
   const opp = last.seat !== mineSeat;
   const pileTop = $("discard").querySelector(".card");
   if (last.kind === "discard" && pileTop) {
-    // From the hand that threw it: mine by its card, the opponent's from its row.
-    fly(pileTop, rects.get(`hand:${last.card}`) || rects.get(`opp:${last.card}`) || oppRect);
+    // From the hand that threw it: mine by its card, the opponent's from its place
+    // in their row (a known card) or from one card-sized slot of it, never the row.
+    fly(pileTop, rects.get(`hand:${last.card}`) || rects.get(`opp:${last.card}`) || rowSlot(rects, last.seat, 0));
   }
   if (opp && (last.kind === "draw_stock" || last.kind === "draw_discard" || last.kind === "take_upcard")) {
     const row = $("opp-cards");
@@ -466,11 +535,33 @@ function animate(previous, rects) {
     if (target) fly(target, last.kind === "draw_stock" ? stockRect : pileRect);
   }
   if (last.kind === "knock") {
-    // The lay-down: each card of the result comes from the hand it was in.
+    // The lay-down: each card of the result comes from the hand it was in (the
+    // opponent's hidden ones each from a slot of their row).
+    const hidden = [0, 0];
     for (const el of $("result-hands").querySelectorAll("[data-card]")) {
-      fly(el, rects.get(`hand:${el.dataset.card}`) || rects.get(`opp:${el.dataset.card}`) || oppRect);
+      const seat = Number(el.closest("[data-zone]")?.dataset.zone.slice(-1));
+      const from = rects.get(`hand:${el.dataset.card}`) || rects.get(`opp:${el.dataset.card}`) || rowSlot(rects, seat, hidden[seat]++);
+      fly(el, from);
     }
   }
+}
+
+// One card-sized place in a hidden hand's row (its backs counted from the right,
+// `i` wrapping), before the change: where a card that seat showed now comes from.
+// The top row is the opponent's; a spectator sees seat 0 at the bottom, as backs.
+function rowSlot(rects, seat, i) {
+  const zone = seatedIn(state) || seat === 1 ? "opp" : "hand";
+  const backs = [];
+  for (let k = 0; rects.has(`${zone}:back${k}`); k += 1) backs.push(rects.get(`${zone}:back${k}`));
+  if (backs.length) return backs[backs.length - 1 - (i % backs.length)];
+  const row = rects.get(`zone:${zone}`);
+  if (!row) return null;
+  // No back to start from: a card's size at the row's centre.
+  const width = Math.min(row.width, 40);
+  const height = Math.min(row.height, 56);
+  const left = row.left + (row.width - width) / 2;
+  const top = row.top + (row.height - height) / 2;
+  return { left, top, width, height };
 }
 
 const favicon = document.querySelector('link[rel="icon"]');
@@ -510,31 +601,42 @@ function cues(previous, focusWasInGame) {
   }
   if (!myTurn(state)) clearTurnCue();
   // Focus stays in the game: on the stock when a turn starts, on the card drawn,
-  // on the hand after a discard.
+  // on the hand after a discard, on "Next hand" when the hand ends. A move of the
+  // focus never scrolls the page: the page scrolls only below, on purpose.
   const active = document.activeElement;
   const lost = !active || active === document.body || !active.isConnected;
+  const handEnds = hand.phase === "over" && (previous?.hand?.phase !== "over" || previous.hand.number !== hand.number);
   if (focusWasInGame && seatedIn(state) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
-    if (turnStarts && kinds.has("draw_stock")) $("stock").focus();
-    else if (turnStarts && kinds.has("take_upcard")) $("take").focus();
+    if (handEnds && !$("next-hand").hidden) focusQuietly($("next-hand"));
+    else if (handEnds && !$("rematch").hidden) focusQuietly($("rematch"));
+    else if (turnStarts && kinds.has("draw_stock")) focusQuietly($("stock"));
+    else if (turnStarts && kinds.has("take_upcard")) focusQuietly($("take"));
     else if (moved && last?.seat === state.you && kinds.has("discard")) {
       const i = order.indexOf(arrived[0]);
       if (i >= 0) focusIndex = i;
       focusHand();
     } else if (lost) focusHand();
   }
-  // On a phone, the piles come back into view when the player's eye is needed.
+  // On a phone, the table comes back into view when the player's eye is needed:
+  // the opponent's name at the top of the screen, the piles under it.
   if ((newDeal || turnStarts) && previous) {
-    const middle = document.querySelector(".middle");
-    const r = middle.getBoundingClientRect();
-    if (r.top < 0 || r.bottom > innerHeight) middle.scrollIntoView({ block: "center", behavior: motionAllowed() ? "smooth" : "auto" });
+    const top = $("opponent").getBoundingClientRect();
+    const middle = document.querySelector(".middle").getBoundingClientRect();
+    if (top.top < 0 || middle.bottom > innerHeight) $("board").scrollIntoView({ block: "start", behavior: motionAllowed() ? "smooth" : "auto" });
   }
 }
 
-function focusHand() {
+function focusQuietly(el) {
+  el.focus({ preventScroll: true });
+}
+
+// `quiet`: a move of the game's, which never scrolls; a key of the player's brings
+// the card into view.
+function focusHand(quiet = true) {
   const el = $("hand").querySelector(`[data-index="${focusIndex}"]`) || $("hand").querySelector("button.card");
   if (!el) return;
   for (const b of $("hand").querySelectorAll("button.card")) b.tabIndex = b === el ? 0 : -1;
-  el.focus();
+  el.focus({ preventScroll: quiet });
 }
 
 addEventListener("focus", clearTurnCue);
@@ -609,7 +711,7 @@ function askKnock(gin) {
   $("confirm-no").textContent = t("confirm.no");
   confirmDialog.returnValue = "";
   confirmDialog.showModal();
-  $("confirm-yes").focus();
+  $("confirm-yes").focus({ preventScroll: true });
 }
 
 function chosenKnock() {
@@ -714,11 +816,11 @@ hand.addEventListener("keydown", (event) => {
     cards.splice(j, 0, card);
     focusIndex = j;
     arrange(cards, true);
-    hand.querySelector(`[data-index="${j}"]`)?.focus();
+    hand.querySelector(`[data-index="${j}"]`)?.focus({ preventScroll: true });
     say(t("moved", { card: cardName(card), n: j + 1 }));
   } else {
     focusIndex = j;
-    focusHand();
+    focusHand(false);
   }
 });
 
@@ -792,7 +894,7 @@ const SHORTCUTS = {
   m: () => sortBy("melds"),
   r: () => sortBy("rank"),
   u: () => sortBy("suit"),
-  h: () => focusHand(),
+  h: () => focusHand(false),
   "?": () => $("help").showModal(),
 };
 
@@ -844,7 +946,8 @@ $("join-form").addEventListener("submit", async (event) => {
   const response = await fetch(`${config.api}/seats`, {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ name }),
+    // This browser's part of the first deal, after the commitment shown while waiting.
+    body: JSON.stringify({ name, entropy: entropyFor(config.table_id, 1, state?.next_deal?.commitment) }),
     credentials: "same-origin",
   }).catch(() => null);
   if (response && response.status === 201) {
@@ -862,7 +965,7 @@ $("watch").addEventListener("click", () => {
   watching = true;
   sessionStorage.setItem(`gin.watch.${config.table_id}`, "1");
   if (state) render(state);
-  $("join-instead").focus();
+  $("join-instead").focus({ preventScroll: true });
 });
 
 $("join-instead").addEventListener("click", () => {
@@ -903,12 +1006,56 @@ function setting(id, className) {
 setting("large-cards", "large-cards");
 setting("four-colour", "four-colour");
 
+// How fast cards move (normal / fast / off); the system's reduced motion wins.
+const speed = $("motion-speed");
+function showSpeed() {
+  const reduced = reducedBySystem();
+  speed.value = reduced ? "off" : motionSpeed();
+  speed.disabled = reduced;
+  $("motion-note").hidden = !reduced;
+  applyMotionClass();
+}
+speed.addEventListener("change", () => setMotionSpeed(speed.value));
+matchMedia("(prefers-reduced-motion: reduce)").addEventListener("change", showSpeed);
+showSpeed();
+
 const mute = $("mute");
 mute.setAttribute("aria-pressed", String(muted()));
 mute.addEventListener("click", () => {
   setMuted(!muted());
   mute.setAttribute("aria-pressed", String(muted()));
+  showSoundHint();
 });
+
+// Browsers play nothing before a click or a key on the page: a spectator may never
+// click, so until then the page tells them, with a button that is that click. It
+// goes once the click is over (never under the finger while it presses).
+function showSoundHint() {
+  $("sound-on").hidden = muted() || audioRunning() || seatedIn(state) || !state?.hand;
+}
+$("sound-on").addEventListener("click", () => {
+  unlockAudio();
+  showSoundHint();
+});
+for (const type of ["click", "keyup"]) addEventListener(type, () => setTimeout(showSoundHint, 0));
+onAudioChange(() => {
+  if (!audioRunning()) showSoundHint();
+});
+
+// Focus rings for the keyboard only: a script's move of the focus after a click or
+// a tap (the Take button at an upcard offer, Next hand) shows none. Until the first
+// key the page counts as used by pointer; that key brings the rings back.
+document.documentElement.dataset.input = "pointer";
+for (const type of ["pointerdown", "keydown"]) {
+  addEventListener(
+    type,
+    (event) => {
+      const keyboard = type === "keydown" && !["Shift", "Control", "Alt", "Meta"].includes(event.key);
+      if (type === "pointerdown" || keyboard) document.documentElement.dataset.input = keyboard ? "keys" : "pointer";
+    },
+    { capture: true, passive: true },
+  );
+}
 
 // Desktop notifications only when the player asks for them (never on page load).
 const notify = $("notify");

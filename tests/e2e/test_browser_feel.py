@@ -4,6 +4,7 @@ opponent's moves in view, motion, sound settings, results and their arithmetic."
 from __future__ import annotations
 
 import json
+import re
 import time
 from typing import Any
 
@@ -350,8 +351,11 @@ def test_the_match_end_screen_and_the_knock_dialog_pass_axe(
     expect(page.locator("#confirm")).to_be_visible()
     assert axe_violations(page) == []
     page.locator("#confirm-yes").click()
-    expect(page.locator("#moment-title")).to_have_text("Ann wins the match")
-    expect(page.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
+    # A single hand: "You win the hand", no "Games: 1 – 0" and no match wording.
+    expect(page.locator("#moment-title")).to_have_text("You win the hand")
+    expect(page.locator("#moment-score")).to_be_hidden()
+    expect(page.locator("#moment")).not_to_contain_text(re.compile(r"\bmatch\b"))
+    expect(page.locator("#moment")).not_to_contain_text("Games")
     expect(page.locator("#moment-totals")).to_have_text("Total: Ann 30 · Bob 0")
     assert axe_violations(page) == []
     page.locator("#moment-rematch").click()

@@ -12,6 +12,7 @@ import pytest
 from playwright.sync_api import Browser, expect, sync_playwright
 
 from tests.e2e.conftest import ANN, BOB, CHROMIUM_ARGS, NewContext, Server, deck, take_seat
+from tests.e2e.test_browser_fair_deal import create_from_home, knock
 
 
 @pytest.fixture(scope="module")
@@ -54,6 +55,22 @@ def test_the_deck_is_verified_outside_a_secure_context(
     errors = [e for e in watch.errors if "Cross-Origin-Opener-Policy" not in e]
     assert errors == []
     assert watch.foreign == []
+
+
+def test_a_derived_deal_is_checked_outside_a_secure_context(
+    server: Server, new_context: NewContext
+) -> None:
+    """Deals nobody can choose: the entropy, the commitment and the derivation checked
+    with the page's own SHA-256 (`crypto.getRandomValues` needs no secure context)."""
+    base = lan_base(server)
+    context, watch = new_context(base_url=base)
+    page = context.new_page()
+    create_from_home(page)
+    assert page.evaluate("typeof crypto.subtle") == "undefined"
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    knock(page)
+    expect(page.locator("#verify")).to_have_text("Deal checked: shuffled with your secret")
+    assert [e for e in watch.errors if "Cross-Origin-Opener-Policy" not in e] == []
 
 
 @pytest.mark.parametrize(

@@ -58,9 +58,12 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         expect(moment).to_be_visible()
         expect(moment.locator("#moment-title")).to_have_text("Game 1 won by Ann")
         expect(moment.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
-        expect(moment.locator("#moment-lines")).to_contain_text(
-            "Ann: game bonus 200 (shutout), line bonus 25 × 1 hand = 25"
-        )
+        # The bonuses as a short table: a column per player.
+        bonus = moment.locator("#moment-lines table.bonus-table")
+        expect(bonus.locator("thead th")).to_have_text(["Ann", "Bob"])
+        expect(bonus.locator(".bonus-game")).to_have_text(["Game 1 won by Ann"])
+        expect(bonus.locator("tbody tr").nth(1)).to_have_text("Game bonus200 (shutout)–")
+        expect(bonus.locator("tbody tr").nth(2)).to_have_text("Line bonus25 = 1 × 25–")
         expect(moment.locator("#moment-totals")).to_have_text("Total: Ann 347 · Bob 0")
         page.locator("#moment-close").click()
         expect(moment).to_be_hidden()
@@ -81,19 +84,39 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
                 page.locator("#moment-close").click()
                 page.locator("#next-hand").click()
 
-    # The match end: its own screen with the games score and a Rematch button.
+    # The match end: its own screen, from each seat's view, with the games score,
+    # the match summary and a Rematch button.
+    expect(ann.locator("#moment-title")).to_have_text("You win the match")
+    expect(bob.locator("#moment-title")).to_have_text("Ann wins the match")
     for page in (ann, bob):
-        expect(page.locator("#moment-title")).to_have_text("Ann wins the match")
-        expect(page.locator("#moment-score")).to_have_text("Games: Ann 3 – 0 Bob")
+        expect(page.locator("#moment-score")).to_have_text("3 games to 0")
         expect(page.locator("#moment-totals")).to_have_text("Total: Ann 1041 · Bob 0")
         expect(page.locator("#moment-rematch")).to_be_visible()
+        summary = page.locator("#moment-summary table.summary-table")
+        expect(summary.locator("caption")).to_have_text("Match summary")
+        expect(summary.locator("tbody tr")).to_have_text(
+            [
+                "Hands won30",
+                "Gins30",
+                "Undercuts00",
+                "Best hand122 (gin)–",
+                "Average deadwood at a knock––",
+            ]
+        )
+        # Both pages saw the first deal and the last hand's end: the time is known.
+        expect(page.locator("#moment-summary .summary-line")).to_contain_text(
+            re.compile(r"^Hands played: 3 · Time played: \d+ min$")
+        )
     bob.locator("#moment-close").click()
 
     # The match is over: three games to Ann, totals 3 x 122 + 3 x 225 = 1041.
-    for page in (ann, bob):
-        expect(page.locator("#ready-status")).to_contain_text("Ann wins the match")
+    for page, who in ((ann, "You win"), (bob, "Ann wins")):
+        expect(page.locator("#ready-status")).to_contain_text(f"{who} the match, 3 games to 0")
         expect(page.locator("#sheet-totals")).to_have_text(
-            "Total: Ann 1041 · Bob 0 — Ann wins the match"
+            f"Total: Ann 1041 · Bob 0 — {who} the match, 3 games to 0"
+        )
+        expect(page.locator("#sheet-summary .summary-table tbody tr").first).to_have_text(
+            "Hands won30"
         )
         expect(page.locator("#sheet thead th.game.finished")).to_have_count(3)
         expect(page.locator("#next-hand")).to_be_hidden()
@@ -106,6 +129,7 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         expect(page.locator("#result")).to_be_hidden()
         expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 0 · Bob 0")
         expect(page.locator("#hand button.card")).to_have_count(10)
+        expect(page.locator("#sheet-summary table")).to_have_count(0)  # a new match
     ann_watch.assert_clean()
     bob_watch.assert_clean()
 
@@ -241,10 +265,10 @@ def test_a_whole_hollywood_match_against_the_computer(
         ann.locator("#next-hand").click()
         ann_goes_gin(ann, points=118)
         expect(ann.locator("#result-games")).to_have_text(games)
-    expect(ann.locator("#moment-title")).to_have_text("Ann wins the match")
+    expect(ann.locator("#moment-title")).to_have_text("You win the match")
     # 122 + 118 + 118 = 358 points, plus three shutout games at 200 + 25 each = 675.
     expect(ann.locator("#sheet-totals")).to_have_text(
-        "Total: Ann 1033 · Computer (easy) 0 — Ann wins the match"
+        "Total: Ann 1033 · Computer (easy) 0 — You win the match, 3 games to 0"
     )
     expect(ann.locator("#sheet thead th.game.finished")).to_have_count(3)
     expect(ann.locator("#rematch")).to_be_visible()

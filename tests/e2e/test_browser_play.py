@@ -204,10 +204,12 @@ def test_undercut_with_a_lay_off(server: Server, new_context: NewContext) -> Non
     page.locator("#take").click()
     page.locator("#knock").click()
     page.locator("#confirm-yes").click()
-    expect(page.locator("#result-title")).to_have_text("Undercut: Bob wins the hand")
+    expect(page.locator("#result-title")).to_have_text("Bob undercut Ann and wins the hand")
     expect(page.locator("#result-points")).to_have_text("Bob scores 27 points")
     # K - D + 25 with D after the lay-off; before it Bob had the 4 of clubs: 4.
     expect(page.locator("#result-math")).to_have_text("Undercut: 2 − 0 + 25 = 27")
+    # The arithmetic names the undercut; the title does not say "Undercut:" again.
+    assert page.locator("#result").inner_text().count("Undercut:") == 1
     expect(page.locator("#result-layoffs")).to_have_text(
         "Bob's deadwood: 4 → 0 after laying off the four of clubs"
     )
@@ -234,8 +236,9 @@ def test_single_hand_scoring_ends_the_match_with_the_hand(
     page.locator("#confirm-yes").click()
     expect(page.locator("#result-title")).to_have_text("Ann went gin")
     expect(page.locator("#result-games")).to_have_text("")  # one hand: no games to name
-    expect(page.locator("#ready-status")).to_have_text("Ann wins the match")
-    expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 30 · Bob 0 — Ann wins the match")
+    # A single hand is no match: Ann, reading, wins the hand; no games score.
+    expect(page.locator("#ready-status")).to_have_text("You win the hand")
+    expect(page.locator("#sheet-totals")).to_have_text("Total: Ann 30 · Bob 0 — You win the hand")
     expect(page.locator("#sheet thead th.game")).to_have_count(1)
     expect(page.locator("#rematch")).to_be_visible()
     expect(page.locator("#next-hand")).to_be_hidden()

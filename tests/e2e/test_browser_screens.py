@@ -54,13 +54,14 @@ def test_on_a_phone_the_piles_come_back_into_view_after_next_hand(
         state = next_state(bob, lambda s: "pass" in kinds(s))
         act(bob, state, {"kind": "pass"})  # hand 2: Bob passes, Ann's turn
         expect(ann.locator("#status")).to_contain_text("Your turn")
-    # The scroll is smooth: wait until it has brought the piles in, then check again.
+    # The scroll is smooth: wait until it has brought the opponent's name and the
+    # piles in, then check again.
     ann.wait_for_function(
-        "['.middle', '#stock', '#discard'].every(s => {"
+        "() => ['#opp-name', '.middle', '#stock', '#discard'].every(s => {"
         " const r = document.querySelector(s).getBoundingClientRect();"
         " return r.top >= 0 && r.bottom <= innerHeight; })"
     )
-    assert in_view(ann, "#stock") and in_view(ann, "#discard")
+    assert in_view(ann, "#stock") and in_view(ann, "#discard") and in_view(ann, "#opp-name")
 
 
 def test_a_landscape_phone_shows_the_piles_and_the_hand_together(

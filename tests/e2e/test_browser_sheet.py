@@ -209,7 +209,12 @@ def test_a_finished_hollywood_sheet_with_long_names(
             if won:
                 name = LONG_0 if s == 0 else LONG_1
                 expect(cell).to_contain_text(f"gewonnen von {name}")
-    expect(page.locator("#sheet-totals")).to_contain_text("gewinnt die Partie")
+    # The match from the reader's seat (the token's, seat 0): won or lost by the games.
+    won_games = [sum(1 for g in sheet["games"] if g["winner"] == s) for s in (0, 1)]
+    winner = "Sie gewinnen die Partie" if sheet["match_winner"] == 0 else "gewinnt die Partie"
+    expect(page.locator("#sheet-totals")).to_contain_text(
+        f"{winner}, {max(won_games)} Spiele zu {min(won_games)}"
+    )
     watch.assert_clean()
 
 

@@ -242,7 +242,7 @@ def test_oversized_frames_on_the_real_server(server: str) -> None:
             await ws.send('{"type":"ping","pad":"' + "x" * 5000 + '"}')
             error = json.loads(await ws.recv())
             await ws.send('{"type":"ping"}')
-            assert json.loads(await ws.recv()) == {"type": "pong"}
+            assert json.loads(await ws.recv())["type"] == "pong"
         async with connect_as(server, table_id, token0) as ws:
             await ws.recv()
             # Over uvicorn's limit: the server closes with 1009 (message too big).

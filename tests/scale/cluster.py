@@ -59,8 +59,8 @@ def haproxy_config(names: list[str], tables_per_hour: int | None = None) -> str:
 
     out, count = WORKERS_BLOCK.subn(servers, text)
     assert count == 2, "deploy/haproxy.cfg lost its worker markers"
-    # The shipped maxconn needs ~100,000 file descriptors; a test needs few.
-    out = re.sub(r"(?m)^    maxconn \d+$", "    maxconn 8000", out)
+    if os.geteuid() != 0:  # only root can chroot and change user
+        out = re.sub(r"(?m)^    (user|group|chroot) .*\n", "", out)
     if tables_per_hour is not None:  # a load run from one address
         out = out.replace("sc_http_req_rate(0) gt 60", f"sc_http_req_rate(0) gt {tables_per_hour}")
     return out
@@ -91,6 +91,7 @@ class Worker:
                 "HOLLYWOOD_GIN_TRUSTED_PROXIES": "127.0.0.1",
                 "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
                 "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "100000",
+                "HOLLYWOOD_GIN_TABLES_PER_MINUTE": "100000",
                 # The load comes from one loopback address through the proxy.
                 "HOLLYWOOD_GIN_HTTP_BURST": "10000000",
                 "HOLLYWOOD_GIN_WS_CONNECTS_BURST": "10000000",
@@ -140,6 +141,8 @@ class Proxy:
     workers: list[Worker]
     proc: subprocess.Popen[bytes] | None = None
     tables_per_hour: int | None = None
+    # GIN_TRUSTED_PROXIES: none, HAProxy faces its clients (a TLS proxy in front: its address).
+    trusted: str = ""
 
     @property
     def base(self) -> str:
@@ -156,6 +159,7 @@ class Proxy:
         cfg.write_text(haproxy_config([w.name for w in self.workers], self.tables_per_hour))
         env = dict(os.environ)
         env["GIN_BIND"] = f"127.0.0.1:{self.port}"
+        env["GIN_TRUSTED_PROXIES"] = self.trusted
         for w in self.workers:
             env[f"GIN_{w.name.upper()}"] = f"127.0.0.1:{w.port}"
         with self.log.open("ab") as out:
@@ -183,7 +187,10 @@ class Proxy:
         return re.findall(r"Server tables/(\w+) is DOWN", self.log.read_text(errors="replace"))
 
     def requests(self) -> list[tuple[str, str]]:
-        """(table id, worker) of each request and socket to a table, in log order."""
+        """(table id prefix, worker) of each request and socket to a table, in log order.
+
+        HAProxy logs a table's path as `/t/{first 8 of its id}...` (never a whole id or a
+        seat token): look a table up by `table_id[:8]`."""
         out = []
         for line in self.log.read_text(errors="replace").splitlines():
             m = re.search(r" tables/(\w+) .*\"[A-Z]+ (/\S*) HTTP", line)
@@ -192,11 +199,12 @@ class Proxy:
             parts = m.group(2).split("?")[0].split("/")
             index = 2 if parts[1] == "t" else 3
             if len(parts) > index and parts[index]:
-                out.append((parts[index], m.group(1)))
+                out.append((parts[index].removesuffix("..."), m.group(1)))
         return out
 
     def routes(self) -> dict[str, set[str]]:
-        """For each table id: the workers its requests and sockets reached (HAProxy's log)."""
+        """For each table id prefix (`table_id[:8]`): the workers its requests and
+        sockets reached (HAProxy's log)."""
         seen: dict[str, set[str]] = {}
         for table_id, worker in self.requests():
             seen.setdefault(table_id, set()).add(worker)
@@ -277,12 +285,21 @@ class Scale:
         ]
 
 
-def start_scale(pg: Cluster, root: Path, names: list[str], url: str) -> Scale:
+def start_scale(
+    pg: Cluster,
+    root: Path,
+    names: list[str],
+    url: str,
+    env: dict[str, str] | None = None,
+    trusted: str = "",
+) -> Scale:
+    """`env`: the workers' settings over the harness's; `trusted`: HAProxy's
+    GIN_TRUSTED_PROXIES (a TLS proxy in front of it)."""
     workers = [Worker(n, free_port(), url, root / f"{n}.log") for n in names]
-    proxy = Proxy(free_port(), root, workers)
+    proxy = Proxy(free_port(), root, workers, trusted=trusted)
     try:
         for w in workers:
-            w.start({})
+            w.start(env or {})
         proxy.start()
     except BaseException:
         proxy.stop()

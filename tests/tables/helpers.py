@@ -61,7 +61,7 @@ def until_pong(ws: WebSocketTestSession) -> list[dict[str, Any]]:
     frames = []
     for _ in range(100):
         frame = ws.receive_json()
-        if frame == {"type": "pong"}:
+        if frame.get("type") == "pong":
             return frames
         frames.append(frame)
     raise AssertionError("no pong after 100 frames")

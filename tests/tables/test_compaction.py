@@ -8,12 +8,14 @@ record of every finished hand.
 from __future__ import annotations
 
 import asyncio
+import logging
 import random
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import orjson
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +24,7 @@ from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.table import Table
+from hollywood_gin.tables.table import Table, UnknownHand
 from tests.e2e.test_socket_play import choose
 from tests.wire import playable, wire
 
@@ -150,3 +152,33 @@ def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(tmp_path
         await store.close()
 
     asyncio.run(main())
+
+
+def test_a_hand_record_damaged_while_serving_answers_unknown_hand(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Not a 500: the record cannot be read, that is said (and logged); the table plays on."""
+    path = tmp_path / "t.sqlite3"
+
+    async def main() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        registry = Registry(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e9)
+        table, _ = await registry.create({"scoring": "hollywood"}, "Ann")
+        await registry.join(table.id, "Bob")
+        rng = random.Random(15)
+        while table.base == 0:
+            await play(registry, table, 50, rng)
+        with sqlite3.connect(path) as db:
+            db.execute(
+                "UPDATE hands SET record = 'oops' WHERE table_id = ? AND number = 1", (table.id,)
+            )
+        with pytest.raises(UnknownHand):
+            await registry.hand_record(table.id, 1)
+        await play(registry, table, 5, rng)
+        await registry.close()
+        await store.close()
+
+    caplog.set_level(logging.ERROR, "hollywood_gin")
+    asyncio.run(main())
+    assert any("hand 1" in r.getMessage() for r in caplog.records)

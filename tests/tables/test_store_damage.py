@@ -43,6 +43,12 @@ DAMAGE = {
     " WHERE table_id = :id AND seq = 2",
     "an unknown computer strength": "UPDATE tables SET seats = json_set(seats, '$[1].computer',"
     " 'godlike') WHERE id = :id",
+    # Issue 28: these stopped start-up, crashed `check` or loaded silently.
+    "a seq that is text": "UPDATE events SET seq = 'one' WHERE table_id = :id AND seq = 1",
+    "a seq that is a blob": "UPDATE events SET seq = x'01' WHERE table_id = :id AND seq = 2",
+    "base_seq beyond the log": "UPDATE tables SET base_seq = 50 WHERE id = :id",
+    "a hand record not JSON": "INSERT INTO hands VALUES (:id, 1, '{\"kind\": ')",
+    "a hand record that is a number": "INSERT INTO hands VALUES (:id, 1, 7)",
 }
 
 
@@ -126,3 +132,72 @@ def test_the_server_starts_with_a_damaged_table_in_its_file(tmp_path: Path) -> N
         assert client.get("/healthz").status_code == 200
         assert client.get(f"/api/tables/{good}").status_code == 200
         assert client.get(f"/api/tables/{damaged}").status_code == 404
+
+
+def test_a_row_without_a_table_id_is_set_aside_under_its_row(tmp_path: Path) -> None:
+    path = tmp_path / "t.sqlite3"
+    _first, damaged, _last = asyncio.run(make_tables(path))
+    with sqlite3.connect(path) as db:
+        (rowid,) = db.execute("SELECT rowid FROM tables WHERE id = ?", (damaged,)).fetchone()
+        db.execute("UPDATE tables SET id = NULL WHERE id = ?", (damaged,))
+
+    async def restart() -> tuple[int, dict[str, str], int]:
+        store = SqliteStore(path)
+        await store.open()
+        loaded = await registry_on(store).load()
+        aside = await store.set_aside_tables()
+        await store.close()
+        store = SqliteStore(path)
+        await store.open()
+        again = await registry_on(store).load()
+        await store.close()
+        return loaded, aside, again
+
+    loaded, aside, again = asyncio.run(restart())
+    assert loaded == 2 and again == 2
+    assert list(aside) == [f"(no id, row {rowid})"]
+
+
+def test_a_started_table_whose_events_are_gone_is_set_aside(tmp_path: Path) -> None:
+    """Compacted (base_seq above 0) and every event lost: not a table waiting for its
+    second player, which is what it would load as."""
+    path = tmp_path / "t.sqlite3"
+    _first, damaged, _last = asyncio.run(make_tables(path))
+    with sqlite3.connect(path) as db:
+        db.execute("UPDATE tables SET base_seq = 2 WHERE id = ?", (damaged,))
+        db.execute("DELETE FROM events WHERE table_id = ?", (damaged,))
+
+    async def restart() -> tuple[int, dict[str, str]]:
+        store = SqliteStore(path)
+        await store.open()
+        loaded = await registry_on(store).load()
+        aside = await store.set_aside_tables()
+        await store.close()
+        return loaded, aside
+
+    loaded, aside = asyncio.run(restart())
+    assert loaded == 2 and "beyond the log" in aside[damaged]
+
+
+def test_check_reports_every_new_kind_and_never_crashes(tmp_path: Path) -> None:
+    from hollywood_gin.cli import main as command
+
+    settings = make_settings(tmp_path)
+    ids = asyncio.run(make_tables(settings.data_file))
+    with sqlite3.connect(settings.data_file) as db:
+        db.execute(DAMAGE["a seq that is text"], {"id": ids[0]})
+        db.execute(DAMAGE["a hand record not JSON"], {"id": ids[1]})
+        db.execute("UPDATE tables SET id = NULL WHERE id = ?", (ids[2],))
+    import os
+
+    env = {"HOLLYWOOD_GIN_DATA_FILE": str(settings.data_file)}
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    try:
+        assert command(["check"]) == 1
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v

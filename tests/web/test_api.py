@@ -76,6 +76,7 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
             }
         ],
         "open_seats": [1],
+        "turn": None,
     }
     # Only the token's hash reaches the disk.
     with sqlite3.connect(tmp_path / "tables.sqlite3") as db:
@@ -192,6 +193,11 @@ def test_join_takes_seat_one_and_starts_the_match(client: TestClient) -> None:
     assert r.headers["set-cookie"].startswith(f"gin_seat_{made['table_id']}={r.json()['token']};")
     facts = client.get(f"/api/tables/{made['table_id']}").json()
     assert facts["status"] == "playing" and facts["version"] == 1 and facts["open_seats"] == []
+    # The hand is dealt: the non-dealer decides on the upcard first (RULES.md §4.2).
+    table = registry_of(client).get(made["table_id"])
+    assert table is not None and table.match.hand is not None
+    hand = table.match.hand
+    assert facts["turn"] == hand.turn == 1 - hand.dealer
     assert registry_of(client).seat_for_token(made["table_id"], r.json()["token"]) == 1
     assert registry_of(client).seat_for_token(made["table_id"], made["token"]) == 0
     assert registry_of(client).seat_for_token(made["table_id"], "nope") is None

@@ -38,6 +38,10 @@ SAME_AS_ENGLISH = {
     "Gin: {d} + {bonus} = {points}",  # the game's name and the arithmetic
     "Gin Rummy variant",  # Estonian: "variant"
     "Menu",  # Danish: "Menu"
+    "gin",  # the hand's kind in the match summary: Danish, Hungarian, Estonian "gin"
+    "Gins",  # German: "Gins"
+    "{m} min",  # Danish and Estonian: "min"
+    "{h} h {m} min",  # Estonian: "h", "min"
 }
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from hollywood_gin import __version__
 from hollywood_gin.main import create_app
 from tests.tables.helpers import exchange, make_settings, of_type
 from tests.web.test_ws import new_table, seat_socket
@@ -64,3 +65,15 @@ def test_the_computers_thinking_is_timed(tmp_path: Path) -> None:
                 break
             assert time.monotonic() < deadline, "the computer never thought"
             time.sleep(0.1)
+
+
+def test_the_process_platform_gc_and_build_series_are_there(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path, metrics=True, commit="abc1234")
+    with TestClient(create_app(settings)) as client:
+        _, samples = scrape(client)
+    names = {name for name, _ in samples}
+    # prometheus-client's collectors: the process, the interpreter, the collector's passes.
+    assert {"process_resident_memory_bytes", "process_cpu_seconds_total"} <= names
+    assert {"python_info", "python_gc_collections_total"} <= names
+    build = (("commit", "abc1234"), ("version", __version__))
+    assert samples[("hollywood_gin_build_info", build)] == 1

@@ -11,6 +11,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hollywood_gin.main import create_app
+from hollywood_gin.web import lookalikes
 from hollywood_gin.web.messages import clean_name
 from tests.tables.helpers import make_settings
 
@@ -43,6 +44,20 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         "Computer(normal)",
         "Ｃｏｍｐｕｔｅｒ (hard)",  # fullwidth
         "Computer \u2013 hard",
+        # Issue 28: lookalikes (TR39 confusables) and marks that draw nothing.
+        "\u0421omputer (hard)",  # Cyrillic С
+        "Comput\u0435r",  # Cyrillic е
+        "C\u03bfmputer",  # Greek ο
+        "C0mputer",
+        "Cornputer",
+        "\U0001d402\U0001d428\U0001d426\U0001d429\U0001d42e\U0001d42d\U0001d41e\U0001d42b",
+        "\u0412\u043eb",  # Cyrillic В, о + Latin b: "Воb"
+        "Bob\u034f",  # combining grapheme joiner
+        "Bob\ufe0f",  # variation selector 16 after a letter
+        "Bob\ufe00",
+        "Bob\u17b4",  # Khmer inherent vowel
+        "Bob\u3164",  # Hangul filler after a name
+        "B\U000e0100ob",
     ],
 )
 def test_refused_names_get_422_and_create_nothing(client: TestClient, name: str) -> None:
@@ -57,7 +72,24 @@ def test_refused_names_get_422_and_create_nothing(client: TestClient, name: str)
 
 
 @pytest.mark.parametrize(
-    "name", ["Ann", "Zoë", "Åse", "Jürgen", "李雷", "Ólafur", "🂡 Ace", "Ann-Kathrin", "Comp"]
+    "name",
+    [
+        "Ann",
+        "Zoë",
+        "Åse",
+        "Jürgen",
+        "李雷",
+        "Ólafur",
+        "🂡 Ace",
+        "Ann-Kathrin",
+        "Comp",
+        "Иван",  # one script, Cyrillic
+        "Ωμέγα Ann",  # a Greek word and a Latin one
+        "Ann \u2764\ufe0f",  # an emoji's presentation selector after the symbol
+        "山田 Taro",
+        "Łukasz",
+        "Compute",
+    ],
 )
 def test_ordinary_names_pass(client: TestClient, name: str) -> None:
     r = client.post("/api/tables", json={"name": name})
@@ -79,3 +111,13 @@ def test_an_accepted_name_is_visible_and_holds_nothing_invisible(text: str) -> N
     assert not any(unicodedata.category(ch) in ("Cf", "Cc", "Zl", "Zp") for ch in name)
     assert any(unicodedata.category(ch)[0] in "LNPS" for ch in name)
     assert not unicodedata.normalize("NFKC", name).casefold().startswith("computer")
+    assert not lookalikes.skeleton(name).startswith(lookalikes.skeleton("computer"))
+    assert lookalikes.invisible_mark(name) is None
+
+
+def test_lookalikes_share_a_skeleton() -> None:
+    computer = lookalikes.skeleton("Computer")
+    for name in ("\u0421omputer", "Comput\u0435r", "C\u03bfmputer", "C0mputer", "COMPUTER"):
+        assert lookalikes.skeleton(name) == computer, name
+    assert lookalikes.skeleton("\u0412\u043eb") == lookalikes.skeleton("Bob")
+    assert lookalikes.skeleton("Ann") != lookalikes.skeleton("Bob")

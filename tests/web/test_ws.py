@@ -347,7 +347,7 @@ def test_a_refill_lets_a_slowed_client_go_on(tmp_path: Path) -> None:
             assert [ws.receive_json()["type"] for _ in range(3)] == ["pong", "pong", "error"]
             now[0] += 1.0  # one second: one message's worth
             ws.send_json({"type": "ping"})
-            assert ws.receive_json() == {"type": "pong"}
+            assert ws.receive_json()["type"] == "pong"
 
 
 def test_bad_origin_is_refused_before_accept(client: TestClient) -> None:

@@ -1,0 +1,155 @@
+"""Move a host from the SQLite file to PostgreSQL (`hollywood-gin migrate --to URL`).
+
+Every row is copied as stored (tables, their logs, the compacted hands' records and
+the set-aside list) in one PostgreSQL transaction, so a failed copy leaves the
+database as empty as it was. Then both sides are read back and compared: the row
+counts of each table and, for every table that loads, its seats and the version its
+replayed match reaches. The copy refuses a database that already holds a table, so
+it can never mix two sites or overwrite one.
+
+The server must be stopped while it runs (the file is read in one read transaction,
+so a running server would only make the copy miss its latest moves).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import asyncpg
+
+from hollywood_gin.tables.postgres_store import PostgresStore
+from hollywood_gin.tables.sqlite_store import open_for_reading, read_tables
+from hollywood_gin.tables.store import Damaged, TableRecord, _read_log, _record_from
+from hollywood_gin.tables.table import rebuild_match
+
+# Each copied relation: its columns in both schemas (PostgreSQL's `owner` and
+# `owner_epoch` start empty: the first worker to serve a table claims it).
+COLUMNS: dict[str, tuple[str, ...]] = {
+    "tables": ("id", "options", "seats", "created", "last_active", "base_seq"),
+    "events": ("table_id", "seq", "entry"),
+    "hands": ("table_id", "number", "record"),
+    "set_aside": ("id", "reason", "at"),
+}
+
+
+class MigrationError(RuntimeError):
+    """The copy was refused or did not verify; the message says why."""
+
+
+@dataclass
+class Migration:
+    """What was copied and checked."""
+
+    rows: dict[str, int] = field(default_factory=dict)
+    verified: int = 0  # tables replayed on both sides to the same version
+    damaged: dict[str, str] = field(default_factory=dict)  # copied as they are
+
+
+def _text(value: Any) -> Any:
+    # SQLite may hold a TEXT column's value as a blob; PostgreSQL's column is text.
+    return value.decode() if isinstance(value, bytes) else value
+
+
+def _read_rows(data_file: Path) -> dict[str, list[tuple[Any, ...]]]:
+    db = open_for_reading(data_file)
+    try:
+        db.execute("BEGIN")  # one snapshot of the whole file
+        rows = {}
+        for name, columns in COLUMNS.items():
+            order = " ORDER BY rowid" if name == "events" else ""
+            query = f"SELECT {', '.join(columns)} FROM {name}{order}"  # names from COLUMNS
+            rows[name] = [tuple(_text(v) for v in row) for row in db.execute(query)]
+        return rows
+    finally:
+        db.close()
+
+
+def _versions(records: list[TableRecord]) -> tuple[dict[str, tuple[int, int]], dict[str, str]]:
+    """Each table's (seats, replayed version); those that do not replay, with why."""
+    versions: dict[str, tuple[int, int]] = {}
+    damaged: dict[str, str] = {}
+    for record in records:
+        try:
+            _, match = rebuild_match(record)
+        except Exception as exc:  # any damage: reported, the rows are copied as they are
+            damaged[record.table_id] = f"{type(exc).__name__}: {exc}"
+            continue
+        versions[record.table_id] = (len(record.seats), match.version)
+    return versions, damaged
+
+
+async def _stored_records(con: Any) -> list[TableRecord]:
+    """The tables as PostgreSQL now holds them, read without claiming any."""
+    aside = {r["id"] for r in await con.fetch("SELECT id FROM set_aside")}
+    records = []
+    for row in await con.fetch(
+        "SELECT id, options, seats, created, last_active, base_seq FROM tables ORDER BY created"
+    ):
+        if row["id"] in aside:
+            continue
+        events = await con.fetch(
+            "SELECT seq, entry FROM events WHERE table_id = $1 AND seq >= $2 ORDER BY seq",
+            row["id"],
+            row["base_seq"],
+        )
+        try:
+            record = _record_from(tuple(row))
+            _read_log(record, events)
+        except Damaged:
+            continue  # compared below as missing
+        records.append(record)
+    return records
+
+
+async def migrate(data_file: Path, url: str) -> Migration:
+    """Copy the SQLite file at `data_file` into the empty PostgreSQL database at `url`."""
+    try:
+        rows = _read_rows(data_file)
+        db = open_for_reading(data_file)
+        try:
+            records, unreadable = read_tables(db)
+        finally:
+            db.close()
+    except (OSError, sqlite3.Error, RuntimeError) as exc:
+        raise MigrationError(f"cannot read {data_file}: {exc}") from exc
+    before, damaged = _versions(records)
+    damaged.update(unreadable)
+
+    store = PostgresStore(url, pool_size=1)
+    try:
+        await store.open()  # makes the schema when it is not there yet
+    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+        raise MigrationError(f"cannot open the database: {exc}") from exc
+    try:
+        async with store.pool.acquire() as con:
+            held = {
+                name: int(await con.fetchval(f"SELECT count(*) FROM {name}"))  # names: COLUMNS
+                for name in COLUMNS
+            }
+            if any(held.values()):
+                listed = ", ".join(f"{n} {c}" for n, c in held.items() if c)
+                raise MigrationError(
+                    f"the database is not empty ({listed} rows): the copy never overwrites"
+                    " or mixes sites; give it a new, empty database"
+                )
+            async with con.transaction():
+                for name, columns in COLUMNS.items():
+                    await con.copy_records_to_table(name, records=rows[name], columns=columns)
+                copied = {
+                    name: int(await con.fetchval(f"SELECT count(*) FROM {name}"))
+                    for name in COLUMNS
+                }
+                wrong = [n for n in COLUMNS if copied[n] != len(rows[n])]
+                if wrong:  # the transaction is rolled back by the raise
+                    raise MigrationError(f"row counts differ after the copy: {wrong}")
+                after, _ = _versions(await _stored_records(con))
+                if after != before:
+                    differ = sorted(set(after.items()) ^ set(before.items()))
+                    names = ", ".join(t[:8] for t, _ in differ[:5])
+                    raise MigrationError(f"tables differ after the copy: {names}")
+    finally:
+        await store.close()
+    return Migration(rows=copied, verified=len(before), damaged=damaged)

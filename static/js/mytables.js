@@ -1,0 +1,66 @@
+// "My tables": the tables this device holds a seat at, kept in its own storage (no
+// account). The table page notes each state it gets as a seated player; the home
+// page (home.js) lists them and drops a table whose match ended or that no longer
+// exists.
+const KEY = "gin.tables";
+const MAX = 30;
+
+export function read() {
+  try {
+    const all = JSON.parse(localStorage.getItem(KEY) || "{}");
+    return all && typeof all === "object" ? all : {};
+  } catch {
+    return {};
+  }
+}
+
+export function write(all) {
+  const kept = Object.values(all)
+    .sort((a, b) => b.updated - a.updated)
+    .slice(0, MAX);
+  try {
+    localStorage.setItem(KEY, JSON.stringify(Object.fromEntries(kept.map((e) => [e.id, e]))));
+  } catch {
+    // A full storage: the list is only a convenience.
+  }
+}
+
+export function forgetTable(id) {
+  const all = read();
+  if (!(id in all)) return;
+  delete all[id];
+  write(all);
+}
+
+// From the table page, with each state of a seated player: the opponent's name (as
+// the page shows it), the totals (mine first), whose turn. A finished match drops off.
+export function rememberTable(state, opponentName) {
+  const seat = state.you;
+  if (seat === null || seat === undefined) return;
+  const id = state.table.id;
+  if (state.table.status === "match_over") {
+    forgetTable(id);
+    return;
+  }
+  const all = read();
+  const totals = state.sheet?.totals || [0, 0];
+  const hand = state.hand;
+  const entry = {
+    id,
+    seat,
+    opponent: opponentName,
+    score: [totals[seat], totals[1 - seat]],
+    status: state.table.status,
+    turn: state.table.status === "playing" && hand && hand.phase !== "over" ? hand.turn : null,
+    version: state.version,
+    updated: all[id]?.version === state.version ? all[id].updated : Date.now(),
+  };
+  const before = all[id];
+  if (before && JSON.stringify(before) === JSON.stringify(entry)) return;
+  all[id] = entry;
+  write(all);
+}
+
+export function myTables() {
+  return Object.values(read()).sort((a, b) => b.updated - a.updated);
+}
