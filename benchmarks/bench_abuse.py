@@ -16,6 +16,9 @@ Attacks (the numbers are the issue's items):
   4 headers    1,000 connections trickling header bytes; a 16 MiB header; 100,000 headers
   7 pages      16 clients fetching the table page in a loop
   7 churn      8 loops opening and closing sockets
+ 24 reviews    10 hand reviews computing at once (the coach, issue 24): 10 finished
+               hands played before the baseline, their reviews asked for at the attack's
+               start and polled each second until they come (`--seconds` bounds it)
 
 Issue 28 (`--proxy`: a throwaway PostgreSQL, two workers with default limits and the
 shipped deploy/haproxy.cfg in a real HAProxy; the victim plays through it too):
@@ -27,8 +30,10 @@ shipped deploy/haproxy.cfg in a real HAProxy; the victim plays through it too):
 Without `--proxy` the same attacks that apply run against the single server.
 
 Bounded: every attack stops after `--seconds` (default 12) and its sockets are closed.
-Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse`; `--commit 3db7070`
-runs the server of that commit (the version before issue 14) for the "before" figures.
+Run with nice, e.g. `nice -n 10 python -m benchmarks.bench_abuse` (not 19 for `reviews`:
+the computer's workers lower their priority by 10 below the server's, which nice 19
+caps); `--commit 3db7070` runs the server of that commit (the version before issue 14)
+for the "before" figures.
 """
 
 from __future__ import annotations
@@ -58,6 +63,7 @@ import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.serve import REPO, export, free_port
+from hollywood_gin.engine import Card, deadwood
 
 VICTIM_PERIOD = 0.1
 ATTACKER = "127.0.0.2"
@@ -313,6 +319,117 @@ async def attack_computer(base: str, deadline: float, tables: int = 40) -> dict[
         "tables": len(made),
         "computer_moves_per_s": round(seen["computer_moves"] / elapsed, 1),
         "refused": seen["refused"],
+    }
+
+
+def sensible(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
+    """A quick player that ends hands: knocks when it may, throws the card that leaves
+    the least deadwood, takes the pile's card when it lowers its deadwood."""
+    legal: list[dict[str, Any]] = state["legal"]
+    knocks = [a for a in legal if a["kind"] == "knock"]
+    if knocks:
+        return min(knocks, key=lambda a: a["deadwood"])
+
+    def dw(cards: list[str]) -> int:
+        return deadwood([Card.parse(c) for c in cards])
+
+    mine: list[str] = state["hand"]["my_cards"]
+    kinds = {a["kind"] for a in legal}
+    if kinds & {"take_upcard", "draw_discard"}:
+        top = state["hand"]["discard_top"]
+        take = min(dw([c for c in [*mine, top] if c != d]) for d in mine) < dw(mine)
+        wanted = ("take_upcard", "draw_discard") if take else ("pass", "draw_stock")
+        return next(a for a in legal if a["kind"] in wanted)
+    discards = [a for a in legal if a["kind"] == "discard"]
+    if discards:
+        return min(discards, key=lambda a: (dw([c for c in mine if c != a["card"]]), rng.random()))
+    return rng.choice(legal)
+
+
+async def finish_hands(base: str, count: int) -> list[str]:
+    """Tables of two people (from the attacker's address) whose first hand is played
+    to its end by random moves: what `attack_reviews` asks the coach about."""
+    finished = []
+    async with attacker_client(base) as http:
+        for n in range(count):
+            made = (await http.post("/api/tables", json={"name": "Rev"})).json()
+            joined = (await http.post(f"/api/tables/{made['table_id']}/seats", json={})).json()
+            table_id = made["table_id"]
+            seats = [
+                await open_seat(base, table_id, made["token"], 0, ATTACKER),
+                await open_seat(base, table_id, joined["token"], 1, ATTACKER),
+            ]
+            socks = [ws for ws, _ in seats]
+            states = [state for _, state in seats]
+            rng = random.Random(n)
+            try:
+                while (states[0].get("hand") or {}).get("phase") != "over":
+                    version = max(st["version"] for st in states)
+                    mover = next(
+                        (
+                            i
+                            for i in (0, 1)
+                            if states[i]["legal"] and states[i]["version"] == version
+                        ),
+                        None,
+                    )
+                    if mover is None:
+                        for i in (0, 1):
+                            with contextlib.suppress(TimeoutError):
+                                states[i] = orjson.loads(
+                                    await asyncio.wait_for(socks[i].recv(), 0.05)
+                                )
+                        continue
+                    action = sensible(states[mover], rng)
+                    await socks[mover].send(
+                        orjson.dumps(
+                            {"type": "action", "version": version, "action": action}
+                        ).decode()
+                    )
+                    for i in (0, 1):
+                        while True:
+                            message = orjson.loads(await asyncio.wait_for(socks[i].recv(), 30))
+                            if message.get("type") == "state" and message["version"] > version:
+                                states[i] = message
+                                break
+                            if message.get("type") == "error":
+                                await asyncio.sleep(1.0)  # rate limited: go on more slowly
+                                break
+                    # Under the per-connection message rate (10 a second).
+                    await asyncio.sleep(0.06)
+            finally:
+                for ws in socks:
+                    await ws.close()
+            finished.append(table_id)
+    return finished
+
+
+async def attack_reviews(base: str, deadline: float, tables: list[str]) -> dict[str, Any]:
+    """Ask for the review of each finished hand (seat 0) and poll until it comes."""
+    started = time.monotonic()
+    took: list[float] = []
+    errors = {"http": 0}
+
+    async def one(http: httpx.AsyncClient, table_id: str) -> None:
+        while time.monotonic() < deadline:
+            try:
+                r = await http.get(f"/api/tables/{table_id}/hands/1/review?seat=0")
+            except httpx.HTTPError:  # a kept-alive connection closed meanwhile: ask again
+                errors["http"] += 1
+                continue
+            if r.status_code == 200:
+                took.append(time.monotonic() - started)
+                return
+            await asyncio.sleep(1.0)
+
+    async with attacker_client(base) as http:
+        await asyncio.gather(*(one(http, t) for t in tables))
+    await until(deadline)
+    return {
+        "reviews": len(tables),
+        "done": len(took),
+        "last_s": round(max(took), 1) if took else None,
+        "http_errors": errors["http"],
     }
 
 
@@ -700,6 +817,7 @@ async def run(
             plan: list[tuple[str, Callable[[float], Any]]] = []
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                 spare = (await http.post("/api/tables", json={"name": "Page"})).json()
+            reviewed = await finish_hands(base, 10) if not only or "reviews" in only else []
             names: dict[str, Callable[[float], Any]] = {
                 "computer": lambda d: attack_computer(base, d),
                 "bodies": lambda d: attack_bodies(base, d),
@@ -716,6 +834,8 @@ async def run(
                 names["files"] = lambda d: attack_files(base, d)
                 # Last: before issue 14 it could leave the server without files for a while.
                 names["headers"] = lambda d: attack_headers(base, d)
+            # After all: reviews left computing at its deadline go on in the pool.
+            names["reviews"] = lambda d: attack_reviews(base, d, reviewed)
             plan = [("baseline", lambda d: until(d))]
             plan += [(n, f) for n, f in names.items() if not only or n in only]
             # The victim plays until it is stopped (an attack may overrun its deadline).

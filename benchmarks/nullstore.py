@@ -71,3 +71,11 @@ class NullStore:
 
     async def drop_compacted(self) -> int:
         return 0
+
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        return None
+
+    async def review(self, table_id: str, number: int, seat: int) -> None:
+        return None

@@ -105,6 +105,8 @@ class Settings(BaseSettings):
     claim_after_seconds: float = Field(default=120.0, gt=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
+    # The coach's sampled deals per decision of a hand review, at most (its cost).
+    review_samples: int = Field(default=800, ge=20, le=10000)
     # The HTTP API's schema at /openapi.json (off: the path does not exist).
     openapi: bool = False
     # Test hooks (a chosen deck order); never on in production.

@@ -125,6 +125,8 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
             ("ComputerSeated", m.ComputerSeated, "`201` answer of `POST .../computer`"),
             ("TablePublic", m.TablePublic, "`GET /api/tables/{id}`: public facts only"),
             ("HandRecord", m.HandRecord, "`GET /api/tables/{id}/hands/{n}`"),
+            ("HandReview", m.HandReview, "`GET /api/tables/{id}/hands/{n}/review?seat=s`"),
+            ("ReviewComputing", m.ReviewComputing, "`202` answer of `GET .../review`"),
             ("ErrorBody", m.ErrorBody, "every HTTP error body"),
         ],
     ),
@@ -151,6 +153,13 @@ ENDPOINTS: list[tuple[str, str]] = [
         "GET /api/tables/{id}/hands/{n}",
         "`200` HandRecord of finished hand `n`; `404` `unknown_hand` while it is played",
     ),
+    (
+        "GET /api/tables/{id}/hands/{n}/review?seat=s",
+        "`200` HandReview of seat `s` in finished hand `n`; `202` ReviewComputing while "
+        "the coach works (ask again a second later); `404` `unknown_hand` while it is "
+        "played; `422` a seat that is not 0 or 1",
+    ),
+    ("GET /t/{id}/hands/{n}", "the replay page of finished hand `n` (with the review)"),
     (
         "GET /t/{id}/seat/{token}",
         '`200` a page asking "Continue as Ann on this device?"; sets nothing; `404` page',

@@ -213,3 +213,18 @@ def test_the_wheel_and_docker_build_carry_the_units() -> None:
     for name in copied:  # ... what the Dockerfile copies back in
         assert f"!{name.rstrip('/')}" in ignored or f"!{name.rstrip('/')}/" in ignored, name
     assert ".venv" not in "".join(line for line in ignored if line.startswith("!"))
+
+
+def test_the_caddy_profile_proxies_to_the_app_with_its_caddyfile() -> None:
+    compose = yaml.safe_load((DEPLOY / "docker-compose.yml").read_text())
+    caddy, app = compose["services"]["caddy"], compose["services"]["hollywood-gin"]
+    assert caddy["profiles"] == ["caddy"]
+    (mount,) = [m for m in caddy["volumes"] if m.endswith(":/etc/caddy/Caddyfile:ro")]
+    caddyfile = (DEPLOY / mount.split(":")[0]).read_text()
+    # The site is {$DOMAIN}, proxied to {$GIN_UPSTREAM}: the app's service and port.
+    assert re.search(r"^\{\$DOMAIN\} \{", caddyfile, re.MULTILINE)
+    assert "reverse_proxy {$GIN_UPSTREAM}" in caddyfile
+    assert caddy["environment"]["GIN_UPSTREAM"] == (
+        f"hollywood-gin:{app['environment']['HOLLYWOOD_GIN_PORT']}"
+    )
+    assert {"80:80", "443:443"} <= set(caddy["ports"])

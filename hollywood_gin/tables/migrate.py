@@ -1,7 +1,7 @@
 """Move a host from the SQLite file to PostgreSQL (`hollywood-gin migrate --to URL`).
 
-Every row is copied as stored (tables, their logs, the compacted hands' records and
-the set-aside list) in one PostgreSQL transaction, so a failed copy leaves the
+Every row is copied as stored (tables, their logs, the compacted hands' records, the
+set-aside list and the coach's reviews) in one PostgreSQL transaction, so a failed copy leaves the
 database as empty as it was. Then both sides are read back and compared: the row
 counts of each table and, for every table that loads, its seats and the version its
 replayed match reaches. The copy refuses a database that already holds a table, so
@@ -32,6 +32,7 @@ COLUMNS: dict[str, tuple[str, ...]] = {
     "events": ("table_id", "seq", "entry"),
     "hands": ("table_id", "number", "record"),
     "set_aside": ("id", "reason", "at"),
+    "reviews": ("table_id", "number", "seat", "review"),
 }
 
 

@@ -31,6 +31,8 @@ from hollywood_gin.tables.store import (
     _hand_rows,
     _read_log,
     _record_from,
+    _review_from,
+    _review_row,
     _seats_json,
     _table_row,
 )
@@ -66,6 +68,13 @@ CREATE TABLE IF NOT EXISTS hands (
     number integer NOT NULL,
     record text NOT NULL,
     PRIMARY KEY (table_id, number)
+);
+CREATE TABLE IF NOT EXISTS reviews (
+    table_id text NOT NULL,
+    number integer NOT NULL,
+    seat integer NOT NULL,
+    review text NOT NULL,
+    PRIMARY KEY (table_id, number, seat)
 );
 CREATE TABLE IF NOT EXISTS set_aside (
     id text PRIMARY KEY,
@@ -369,12 +378,14 @@ class PostgresStore:
             if gone:
                 await con.execute("DELETE FROM events WHERE table_id = ANY($1::text[])", gone)
                 await con.execute("DELETE FROM hands WHERE table_id = ANY($1::text[])", gone)
+                await con.execute("DELETE FROM reviews WHERE table_id = ANY($1::text[])", gone)
         return gone
 
     async def delete(self, table_id: str) -> None:
         async with self.pool.acquire() as con, con.transaction():
             await con.execute("DELETE FROM events WHERE table_id = $1", table_id)
             await con.execute("DELETE FROM hands WHERE table_id = $1", table_id)
+            await con.execute("DELETE FROM reviews WHERE table_id = $1", table_id)
             await con.execute("DELETE FROM tables WHERE id = $1", table_id)
             await con.execute("DELETE FROM set_aside WHERE id = $1", table_id)
 
@@ -401,6 +412,26 @@ class PostgresStore:
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
         return None if raw is None else _hand_from(raw, number)
+
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        # Several workers may compute the same review: the same answer, kept once.
+        await self.pool.execute(
+            "INSERT INTO reviews (table_id, number, seat, review)"
+            " SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
+            " ON CONFLICT (table_id, number, seat) DO UPDATE SET review = excluded.review",
+            *_review_row(table_id, number, seat, review),
+        )
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        raw = await self.pool.fetchval(
+            "SELECT review FROM reviews WHERE table_id = $1 AND number = $2 AND seat = $3",
+            table_id,
+            number,
+            seat,
+        )
+        return None if raw is None else _review_from(raw, number)
 
     async def drop_compacted(self) -> int:
         return 0  # `compact` dropped them already

@@ -21,6 +21,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Mappin
 from contextlib import asynccontextmanager
 from typing import Any, TypeVar
 
+from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
@@ -29,6 +30,7 @@ from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.vocabulary import STRENGTHS
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
+from hollywood_gin.tables.reviews import Reviews
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import (
     Damaged,
@@ -107,6 +109,8 @@ class Registry:
             self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
         )
         self.thinkers = thinkers
+        # The coach's reviews of finished hands, computed where the computer thinks.
+        self.reviews = Reviews(store, thinkers)
         self._tables: dict[str, Table] = {}
         self._expiry_task: asyncio.Task[None] | None = None
         # This worker's name in the store's rows (a shared store): host, pid, a nonce.
@@ -859,6 +863,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         claim_after=settings.claim_after_seconds,
     )
     registry.clockwork.start()
+    registry.reviews.budget = CoachBudget(samples=settings.review_samples)
     try:
         if registry.shared:
             log.info("tables in a shared store, claimed as they are asked for (%s)", owner)
@@ -879,6 +884,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     finally:
         # Browsers reconnect by themselves after 1012 (service restart).
         hub.close_all(CLOSE_RESTART, "server restart")
+        await registry.reviews.close()
         await registry.close()
         if registry.thinkers is not None:
             registry.thinkers.close()

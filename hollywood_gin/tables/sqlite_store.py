@@ -32,6 +32,8 @@ from hollywood_gin.tables.store import (
     _hand_rows,
     _read_log,
     _record_from,
+    _review_from,
+    _review_row,
     _seats_json,
     _table_row,
 )
@@ -41,7 +43,9 @@ T = TypeVar("T")
 log = logging.getLogger("hollywood_gin.store")
 
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
+# Version 5: `reviews`, the coach's review of a finished hand for one seat (kept so
+# a restart does not compute it again; a new table only, an older file gains it).
 # Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
 # at creation and never used again: a restarted table shuffles).
 # Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
@@ -79,6 +83,13 @@ CREATE TABLE IF NOT EXISTS hands (
     number INTEGER NOT NULL,
     record TEXT NOT NULL,
     PRIMARY KEY (table_id, number)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS reviews (
+    table_id TEXT NOT NULL,
+    number INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    review TEXT NOT NULL,
+    PRIMARY KEY (table_id, number, seat)
 ) WITHOUT ROWID;
 """
 
@@ -675,6 +686,31 @@ class SqliteStore(SingleOwner):
 
         return await self._run(read)
 
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        row = _review_row(table_id, number, seat, review)
+
+        def write(db: sqlite3.Connection) -> None:
+            # Only for a table still stored (a table expired meanwhile keeps none).
+            db.execute(
+                "INSERT OR REPLACE INTO reviews SELECT ?, ?, ?, ? WHERE EXISTS"
+                " (SELECT 1 FROM tables WHERE id = ?)",
+                (*row, table_id),
+            )
+
+        await self._write(write)
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+            row = db.execute(
+                "SELECT review FROM reviews WHERE table_id = ? AND number = ? AND seat = ?",
+                (table_id, number, seat),
+            ).fetchone()
+            return None if row is None else _review_from(row[0], number)
+
+        return await self._run(read)
+
     async def drop_compacted(self, chunk: int = 20_000) -> int:
         """Delete compacted entries, one rowid range per transaction: moves go between."""
         (top,) = await self._run(
@@ -768,6 +804,7 @@ class SqliteStore(SingleOwner):
         db.execute("DELETE FROM tables WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM set_aside WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM hands WHERE table_id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM reviews WHERE table_id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         for table_id in table_ids:
             self._txn_seqs[table_id] = None

@@ -147,6 +147,17 @@ class TableStore(Protocol):
         """Remove the entries before each table's base; return how many went."""
         ...
 
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        """Keep the coach's review of a finished hand for one seat (PROTOCOL.md "Hand
+        review"), so a restart does not compute it again; gone with its table."""
+        ...
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        """A kept review, or None."""
+        ...
+
     async def set_aside_tables(self) -> dict[str, str]:
         """Every table set aside, with the reason: `load_all` leaves them out."""
         ...
@@ -294,6 +305,21 @@ def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[st
     return [(table_id, number, orjson.dumps(hand).decode()) for number, hand in hands.items()]
 
 
+def _review_row(
+    table_id: str, number: int, seat: int, review: dict[str, Any]
+) -> tuple[str, int, int, str]:
+    """The `reviews` row (table_id, number, seat, review) of one seat's hand review."""
+    return (table_id, number, seat, orjson.dumps(review).decode())
+
+
+def _review_from(raw: bytes | str, number: int) -> dict[str, Any] | None:
+    """A stored review, read back; None when it cannot be read (it is computed again)."""
+    try:
+        return _object(raw, f"review of hand {number}")
+    except Damaged:
+        return None
+
+
 def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
     """A stored hand record, read back; `Damaged` when it is not a JSON object."""
     if not isinstance(raw, bytes | str):
@@ -338,6 +364,7 @@ class MemoryStore(SingleOwner):
         self.records: dict[str, TableRecord] = {}
         self.aside: dict[str, str] = {}
         self.hands: dict[tuple[str, int], dict[str, Any]] = {}
+        self.reviews: dict[tuple[str, int, int], dict[str, Any]] = {}
         self.commits = 0
 
     async def open(self) -> None:
@@ -394,11 +421,13 @@ class MemoryStore(SingleOwner):
         ]
         for table_id in gone:
             del self.records[table_id]
+        self.reviews = {k: r for k, r in self.reviews.items() if k[0] not in gone}
         return gone
 
     async def delete(self, table_id: str) -> None:
         self.records.pop(table_id, None)
         self.hands = {k: h for k, h in self.hands.items() if k[0] != table_id}
+        self.reviews = {k: r for k, r in self.reviews.items() if k[0] != table_id}
 
     async def set_aside(self, table_id: str, reason: str) -> None:
         self.aside[table_id] = reason
@@ -418,3 +447,12 @@ class MemoryStore(SingleOwner):
 
     async def drop_compacted(self) -> int:
         return 0  # `compact` dropped them already
+
+    async def save_review(
+        self, table_id: str, number: int, seat: int, review: dict[str, Any]
+    ) -> None:
+        if table_id in self.records:
+            self.reviews[table_id, number, seat] = copy.deepcopy(review)
+
+    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+        return copy.deepcopy(self.reviews.get((table_id, number, seat)))

@@ -9,6 +9,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ValidationError
 
 from hollywood_gin.config import Settings
+from hollywood_gin.tables.reviews import ReviewFailed
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
 from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
@@ -180,6 +181,25 @@ async def table_facts(table_id: str, registry: RegistryDep) -> Response:
 @router.get("/api/tables/{table_id}/hands/{number}")
 async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Response:
     return JSONResponse(await registry.hand_record(table_id, number))
+
+
+@router.get("/api/tables/{table_id}/hands/{number}/review")
+async def hand_review(
+    table_id: str, number: int, request: Request, registry: RegistryDep
+) -> Response:
+    """The coach's review of finished hand `number` for one seat (PROTOCOL.md "Hand
+    review"): 404 while the hand is played, 202 while it is computed."""
+    seat = request.query_params.get("seat")
+    if seat not in ("0", "1"):
+        raise ApiError(422, "bad_request", "seat is 0 or 1", field="seat")
+    record = await registry.hand_record(table_id, number)
+    try:
+        review = await registry.reviews.review(table_id, record, int(seat))
+    except ReviewFailed:
+        raise ApiError(500, "server_error", "the review could not be computed; try again") from None
+    if review is None:
+        return JSONResponse({"status": "computing"}, status_code=202)
+    return JSONResponse(review)
 
 
 @router.post("/t/{table_id}/seat/{token}")

@@ -223,6 +223,41 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "total": N_("Total"),
     "sheet.points": N_("Points"),
     "sheet.print": N_("Print the score sheet"),
+    # the replay of a finished hand and its review (PROTOCOL.md "Hand review")
+    "review_link": N_("Review hand {n}"),
+    "review_hands": N_("Review a hand:"),
+    "replay.step": N_("Move {n} of {total}"),
+    "replay.ready": N_("The coach has looked at every decision of this hand."),
+    "replay.failed": N_("The coach could not review this hand. Reload the page to try again."),
+    "label.inaccuracy": N_("Inaccuracy"),
+    "label.mistake": N_("Mistake"),
+    "label.blunder": N_("Blunder"),
+    "act.take_upcard": N_("take the upcard"),
+    "act.pass": N_("pass"),
+    "act.draw_stock": N_("draw from the stock"),
+    "act.draw_discard": N_("take from the discard pile"),
+    "act.discard": N_("discard the {card}"),
+    "act.knock": N_("knock, discarding the {card}"),
+    "replay.played": N_("Played: {action} ({ev} points expected)."),
+    "replay.better": N_("Better: {action} ({ev} points expected)."),
+    "replay.best_same": N_("The coach agrees."),
+    "replay.verdict": N_(
+        "Costliest decision, move {n}: “{best}” was worth {loss} points more than “{played}”."
+    ),
+    "replay.verdict_clean": N_("No costly decision by {name}: this hand was down to the cards."),
+    "replay.loss": N_("{name} lost {loss} points to decisions ({marks})."),
+    "replay.luck": N_(
+        "Luck: deadwood dealt {mine} against {theirs}; the stock lowered it by {gain}"
+        " against {ogain}."
+    ),
+    "replay.quiz_prompt": N_("Move {n}: what would you play?"),
+    "replay.quiz_right": N_("Yes: “{best}” is the coach's choice ({ev} points expected)."),
+    "replay.quiz_other": N_(
+        "The coach's choice: “{best}” ({bev}). Played in the game: “{played}” ({cev})."
+    ),
+    "replay.quiz_none": N_("{name} made no marked decision in this hand."),
+    "replay.quiz_wait": N_("The coach is still looking at this hand; try again in a moment."),
+    "replay.quiz_done": N_("That was the last marked decision."),
     # errors by code (PROTOCOL.md)
     "error.bad_message": N_("The server did not understand that."),
     "error.not_seated": N_("You are watching; only players can do that."),

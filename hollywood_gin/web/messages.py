@@ -585,6 +585,64 @@ class HandRecord(Outbound):
     actions: list[RecordedAction]
 
 
+class ReviewedAction(Outbound):
+    """An action in a review: its kind, and the card of a discard or a knock."""
+
+    kind: str
+    card: Card | None = None
+
+
+class ReviewExpected(Outbound):
+    chosen: float
+    best: float
+
+
+class ReviewDecision(Outbound):
+    """One decision of the seat; `index` is its position in the hand record's actions."""
+
+    index: int
+    phase: str
+    chosen: ReviewedAction
+    best: ReviewedAction
+    expected: ReviewExpected
+    loss: float
+    label: Literal["inaccuracy", "mistake", "blunder"] | None
+
+
+class ReviewLuck(Outbound):
+    """Per seat: the deal's least deadwood, how much its stock draws lowered it, how
+    many stock draws it made."""
+
+    start_deadwood: list[int]
+    stock_gain: list[int]
+    stock_draws: list[int]
+
+
+class ReviewSummary(Outbound):
+    decisions: int
+    loss: float
+    inaccuracies: int
+    mistakes: int
+    blunders: int
+    luck: ReviewLuck | None = None
+
+
+class HandReview(Outbound):
+    """`GET /api/tables/{id}/hands/{n}/review?seat=s`: the coach's review of one seat's
+    decisions (PROTOCOL.md "Hand review")."""
+
+    hand: int
+    seat: SeatNumber
+    decisions: list[ReviewDecision]
+    summary: ReviewSummary
+
+
+class ReviewComputing(Outbound):
+    """`202` while the review is computed: ask again a second later."""
+
+    status: Literal["computing"]
+
+
 class ErrorBody(Outbound):
     error: HttpErrorCode
     message: str

@@ -30,6 +30,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from starlette.types import Scope
 
 from hollywood_gin.config import Settings, resource_dir
+from hollywood_gin.tables.table import TableError
 from hollywood_gin.web.api import LANG_COOKIE, base_url, cookie_name, set_seat_cookie
 from hollywood_gin.web.deps import RegistryDep
 from hollywood_gin.web.errors import MACHINE_PREFIXES
@@ -41,6 +42,7 @@ from hollywood_gin.web.i18n import (
     Catalogs,
     negotiate,
 )
+from hollywood_gin.web.replay import hand_steps
 from hollywood_gin.web.security import is_https
 
 TEMPLATES_DIR = resource_dir("templates")
@@ -372,6 +374,47 @@ def install(app: FastAPI, settings: Settings) -> None:
             # The cookie lives as long as the table: each visit sets it again.
             set_seat_cookie(response, table_id, token, settings)
         return response
+
+    @app.get("/t/{table_id}/hands/{number}", include_in_schema=False)
+    async def replay_page(
+        request: Request, table_id: str, number: str, registry: RegistryDep
+    ) -> Response:
+        """A finished hand, move by move, with the coach's review (PROTOCOL.md "Hand
+        review"). Only once the hand is over: before, it is the 404 page."""
+        table = await registry.find(table_id)
+        if table is None or not number.isdigit() or len(number) > 9:
+            return site.not_found(request)
+        try:
+            record = await registry.hand_record(table_id, int(number))
+        except TableError:
+            return site.not_found(request)
+        lang = site.request_language(request)
+        public: dict[str, Any] = dict(table.public())
+        token = request.cookies.get(cookie_name(table_id))
+        config = {
+            "table_id": table_id,
+            "hand": int(number),
+            # The reader's seat (the seat cookie), drawn at the bottom first; None: a guest.
+            "you": registry.seat_for_token(table_id, token) if token else None,
+            "api": f"/api/tables/{table_id}",
+            "table_url": f"/t/{table_id}",
+            "players": public.get("players", []),
+            "options": record.get("options", {}),
+            "dealer": record.get("dealer"),
+            "result": record.get("result"),
+            "steps": hand_steps(record),
+        }
+        return site.render(
+            request,
+            lang,
+            "replay.html",
+            page_path=lambda code: f"/t/{table_id}/hands/{number}?lang={code}",
+            page="replay",
+            table_id=table_id,
+            number=int(number),
+            client_strings=site.catalogs.client_strings(lang),
+            config=config,
+        )
 
     @app.get("/t/{table_id}/seat/{token}", include_in_schema=False)
     async def seat_link(

@@ -374,6 +374,7 @@ function renderKnockButtons() {
 async function renderEnd(previous) {
   const hand = state.hand;
   const box = $("result");
+  renderReviewLinks(state.table.status === "match_over" && hand ? hand.number : 0);
   const over = Boolean(hand && hand.phase === "over" && hand.result);
   box.hidden = !over && state.table.status !== "match_over";
   if (!over) return;
@@ -397,6 +398,9 @@ async function renderEnd(previous) {
   }
   if (status === "match_over") readyText = [matchLine(), readyText].filter(Boolean).join(". ");
   $("ready-status").textContent = readyText;
+  const review = $("review-link");
+  review.hidden = false;
+  review.href = `/t/${config.table_id}/hands/${hand.number}`;
   const link = $("download");
   link.hidden = false;
   link.href = `${config.api}/hands/${hand.number}`;
@@ -432,6 +436,20 @@ async function renderEnd(previous) {
     }
     if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
   }
+}
+
+// The sheet of a finished match links the replay of each hand played at this table.
+function renderReviewLinks(hands) {
+  const box = $("sheet-reviews");
+  box.hidden = !hands;
+  if (!hands) return box.replaceChildren();
+  const links = Array.from({ length: hands }, (_, i) => {
+    const a = document.createElement("a");
+    a.href = `/t/${config.table_id}/hands/${i + 1}`;
+    a.textContent = t("review_link", { n: i + 1 });
+    return a;
+  });
+  box.replaceChildren(t("review_hands"), " ", ...links.flatMap((a, i) => (i ? [" · ", a] : [a])));
 }
 
 // "You win the match, 2 games to 1" (the games only where there are three).

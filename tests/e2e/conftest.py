@@ -75,6 +75,8 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     env = {
         "HOLLYWOOD_GIN_TEST_HOOKS": "1",
         "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
+        # The coach's reviews (test_browser_replay): a small budget, the same method.
+        "HOLLYWOOD_GIN_REVIEW_SAMPLES": "100",
         # test_browser_lan opens the server as http://gin.test:PORT.
         "HOLLYWOOD_GIN_ALLOWED_HOSTS": "gin.test",
     }

@@ -37,6 +37,7 @@ async def a_site(path: Path) -> tuple[dict[str, bytes], dict[str, object]]:
     waiting, _ = await registry.create({"rules": "oklahoma"}, "Cleo")
     aside, _ = await registry.create({}, "Dan")
     await store.set_aside(aside.id, "a test's damage")
+    await store.save_review(long.id, 1, 0, {"hand": 1, "seat": 0, "decisions": []})
     seen = {t.id: views(t.match) for t in (long, waiting)}
     first = {long.id: await registry.hand_record(long.id, 1)}
     await registry.close()
@@ -52,7 +53,7 @@ def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str) -> No
         with sqlite3.connect(path) as db:
             counts = {
                 n: db.execute(f"SELECT count(*) FROM {n}").fetchone()[0]
-                for n in ("tables", "events", "hands", "set_aside")
+                for n in ("tables", "events", "hands", "set_aside", "reviews")
             }
         done = await migrate(path, pg_url)
         assert done.rows == counts and done.verified == 2
@@ -68,6 +69,8 @@ def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str) -> No
                 assert views(match) == before
             (table_id,) = first
             assert await store.hand(table_id, 1) == first[table_id]
+            review = {"hand": 1, "seat": 0, "decisions": []}
+            assert await store.review(table_id, 1, 0) == review
             assert set((await store.set_aside_tables()).values()) == {"a test's damage"}
         finally:
             await store.close()

@@ -276,3 +276,66 @@ def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> 
         # Schema 4 dropped the test hooks' column, which nothing read after a restart.
         columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
         assert "hooks" not in columns and "base_seq" in columns
+
+
+def test_reviews_are_kept_per_hand_and_seat_and_go_with_their_table(
+    store_kind: str, tmp_path: Path
+) -> None:
+    review = {"hand": 1, "seat": 0, "decisions": [], "summary": {"decisions": 0}}
+
+    async def main() -> list[object]:
+        store = make_store(store_kind, tmp_path / "s.sqlite3")
+        await store.open()
+        try:
+            await store.create(record("t1"))
+            await store.create(record("old", last_active=10.0))
+            seen: list[object] = [await store.review("t1", 1, 0)]
+            await store.save_review("t1", 1, 0, review)
+            await store.save_review("old", 1, 0, review)
+            await store.save_review("gone", 1, 0, review)  # no such table: nothing kept
+            seen += [
+                await store.review("t1", 1, 0),
+                await store.review("t1", 1, 1),
+                await store.review("t1", 2, 0),
+                await store.review("gone", 1, 0),
+            ]
+            await store.save_review("t1", 1, 0, {**review, "again": True})  # the same key
+            seen.append(await store.review("t1", 1, 0))
+            await store.expire(before=50.0)
+            seen.append(await store.review("old", 1, 0))
+            await store.delete("t1")
+            seen.append(await store.review("t1", 1, 0))
+            return seen
+        finally:
+            await store.close()
+
+    seen = asyncio.run(main())
+    assert seen == [None, review, None, None, None, {**review, "again": True}, None, None]
+
+
+def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: Path) -> None:
+    path = tmp_path / "v4.sqlite3"
+
+    async def write() -> None:
+        store = SqliteStore(path)
+        await store.open()
+        await store.create(record("t1"))
+        await store.close()
+
+    asyncio.run(write())
+    with sqlite3.connect(path) as db:  # as version 4 left it: no reviews
+        db.execute("DROP TABLE reviews")
+        db.execute("PRAGMA user_version = 4")
+
+    async def reopen() -> tuple[list[str], object]:
+        store = SqliteStore(path)
+        await store.open()
+        try:
+            await store.save_review("t1", 1, 1, {"hand": 1})
+            return [r.table_id for r in await store.load_all()], await store.review("t1", 1, 1)
+        finally:
+            await store.close()
+
+    assert asyncio.run(reopen()) == (["t1"], {"hand": 1})
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)

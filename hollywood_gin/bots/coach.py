@@ -1,0 +1,720 @@
+"""The coach: what each decision of a seat in a finished hand was worth (PROTOCOL.md
+"Hand review").
+
+`review_hand(record, seat)` replays hand `record` (the body of `GET
+/api/tables/{id}/hands/{n}`) with the engine and, at each decision of `seat`
+(the upcard offer, each draw, each discard, where a discard with a legal knock
+is one decision over all of them), builds what that seat knew then with the
+computer's own memory (`knowledge.BotMemory`, fed the seat's views and nothing
+else). It then deals the unseen cards at random in agreement with that
+knowledge (the opponent holds the cards it was seen to take; the rest of its
+hand, the pile cards not seen and the stock come from the unseen cards), plays
+every candidate action out to the end of the hand with the normal policy on
+both sides, and averages the seat's points for the hand (won positive, lost
+negative) over the deals. Every candidate meets the same deals and the same
+playout randomness (common random numbers), so their difference is measured,
+not their luck; the deals are seeded from the record (its salt), the seat and
+the action's index, so a hand gives the same review wherever and however often
+it is computed.
+
+The candidates: the chosen action and every other choice of an offer or a draw;
+at a discard, the chosen card, normal's choice, normal's next best few
+(`CoachBudget.discards`), the least-deadwood discard, and, where a knock is
+legal, the knock that leaves the least deadwood (and the chosen knock). The
+gin and undercut risk of a knock is in its expected value, not a rule.
+
+The budget is counted in playouts (`CoachBudget.samples` deals per decision),
+never in wall time, so a slow machine takes longer but says the same. Action
+kinds the coach does not know are skipped (never a decision); one the engine
+refuses ends the replay there, and the decisions before it are reviewed.
+
+The simulator below is the rules of one hand on masks (as `search` has one for
+the hard policy, kept apart here so that tuning the search never changes a
+stored review); `tests/bots/test_coach.py` checks it against the engine.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from hollywood_gin.bots.knowledge import FULL, BotMemory, Seen
+from hollywood_gin.bots.policy import (
+    VALUE,
+    indices,
+    makes_meld,
+    normal_discard,
+    normal_take,
+    ranked_discards,
+    should_knock,
+)
+from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
+from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
+from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, defender_deadwood
+from hollywood_gin.engine.scoring import score_hand
+from hollywood_gin.engine.vocabulary import WALL
+
+# The version of the coach's method: a stored review of another version is computed again.
+COACH_VERSION = 1
+
+OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
+MAX_STEPS = 240  # a playout that has not ended by then counts as a draw
+DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
+
+# (least loss, label), largest first (PROTOCOL.md "Hand review").
+LABELS: tuple[tuple[float, str], ...] = ((15.0, "blunder"), (8.0, "mistake"), (3.0, "inaccuracy"))
+
+
+@dataclass(frozen=True, slots=True)
+class CoachBudget:
+    """How much the coach plays out: counted in playouts, never in time."""
+
+    samples: int = 800  # sampled deals per decision at most (each plays out every candidate)
+    batch: int = 200  # deals between two looks at whether the label is clear
+    sure: float = 2.0  # clear: every label threshold this many standard errors away
+    discards: int = 3  # plain discards tried besides the chosen one and normal's choice
+    # The playout policy of both seats: "lean" is normal's knock and wall rules and its
+    # take margin on a plain deadwood count (about 30 times cheaper: a full hand review
+    # in seconds, not minutes); "normal" is the whole normal policy.
+    rollout: str = "lean"
+    shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+
+
+def label_for(loss: float) -> str | None:
+    for least, name in LABELS:
+        if loss >= least:
+            return name
+    return None
+
+
+# -- the simulator -----------------------------------------------------------------
+
+
+# A simulated decision: ("take", 1/0, False) at an offer or a draw, ("discard", card, knock).
+Decision = tuple[str, int, bool]
+
+
+@dataclass(slots=True)
+class World:
+    """One hand as the simulator plays it (every card known)."""
+
+    hands: list[int]
+    stock: list[int]  # top last
+    pile: list[int]  # top last
+    turn: int
+    dealer: int
+    phase: str
+    knock_limit: int
+    wall: bool
+    must_draw_stock: bool = False
+    forbidden: int = -1
+    took: list[int] = field(default_factory=lambda: [0, 0])
+    threw: list[int] = field(default_factory=lambda: [0, 0])
+    winner: int | None = None
+    points: int = 0
+
+    def copy(self) -> World:
+        return World(
+            list(self.hands),
+            list(self.stock),
+            list(self.pile),
+            self.turn,
+            self.dealer,
+            self.phase,
+            self.knock_limit,
+            self.wall,
+            self.must_draw_stock,
+            self.forbidden,
+            list(self.took),
+            list(self.threw),
+            self.winner,
+            self.points,
+        )
+
+    def seen(self, seat: int) -> Seen:
+        """What `seat` knows here (the simulated players see only this)."""
+        dead = 0
+        for i in self.pile:
+            dead |= 1 << i
+        other = 1 - seat
+        return Seen(
+            me=seat,
+            hand=self.hands[seat],
+            pile=tuple(self.pile),
+            dead=dead,
+            pile_count=len(self.pile),
+            opp_has=self.took[other] & self.hands[other],
+            opp_threw=self.threw[other],
+            opp_count=self.hands[other].bit_count(),
+            stock_count=len(self.stock),
+            knock_limit=self.knock_limit,
+            wall=self.wall,
+            phase=self.phase,
+            dealer=self.dealer,
+            turn=self.turn,
+            forbidden=self.forbidden if seat == self.turn else -1,
+        )
+
+    def value_for(self, seat: int) -> int:
+        if self.winner is None:
+            return 0
+        return self.points if self.winner == seat else -self.points
+
+    def can_draw_stock(self) -> bool:
+        if self.stock:
+            return not self.wall or len(self.stock) > WALL
+        return not self.wall and len(self.pile) > 1
+
+    def take(self, rng: random.Random, taken: bool) -> None:
+        """The upcard offer or the draw: take the pile's top, or not."""
+        s = self.turn
+        top = self.pile[-1] if self.pile else -1
+        if self.phase == OFFER:
+            if taken:
+                self._take_top(s)
+                return
+            self.threw[s] |= 1 << top
+            if s != self.dealer:
+                self.turn = self.dealer
+            else:
+                self.turn = 1 - self.dealer
+                self.phase = DRAW
+                self.must_draw_stock = True
+            return
+        if taken and top >= 0 and not self.must_draw_stock:
+            self._take_top(s)
+            return
+        if not self.can_draw_stock():
+            if top >= 0 and not self.must_draw_stock:
+                self._take_top(s)
+            else:
+                self.phase = OVER  # nothing to draw: cannot happen in a real hand
+            return
+        if top >= 0 and not self.must_draw_stock:
+            self.threw[s] |= 1 << top
+        if not self.stock:
+            under = self.pile[:-1]
+            rng.shuffle(under)
+            self.stock = under
+            self.pile = self.pile[-1:]
+        self.hands[s] |= 1 << self.stock.pop()
+        self.phase = DISCARD
+        self.must_draw_stock = False
+
+    def _take_top(self, s: int) -> None:
+        card = self.pile.pop()
+        self.hands[s] |= 1 << card
+        self.took[s] |= 1 << card
+        self.forbidden = card
+        self.phase = DISCARD
+
+    def discard(self, card: int, knock: bool) -> None:
+        s = self.turn
+        if knock:
+            self._knock(s, card)
+            return
+        self.hands[s] &= ~(1 << card)
+        self.took[s] &= ~(1 << card)
+        self.threw[s] |= 1 << card
+        self.pile.append(card)
+        self.turn = 1 - s
+        self.phase = DRAW
+        self.forbidden = -1
+        self.must_draw_stock = False
+        if self.wall and len(self.stock) == WALL:
+            self.phase = OVER  # a draw: nobody scores
+
+    def _knock(self, s: int, card: int) -> None:
+        ten = self.hands[s] & ~(1 << card)
+        k, melds, _ = arrange_mask(ten)
+        other = self.hands[1 - s]
+        if k == 0:
+            d = deadwood_mask(other)
+        else:
+            d = defender_deadwood([cards_of(m) for m in melds], cards_of(other))
+        score = score_hand(k, d)
+        self.winner = s if score.knocker_wins else 1 - s
+        self.points = score.points
+        self.phase = OVER
+
+    def apply(self, decision: Decision, rng: random.Random) -> None:
+        if decision[0] == "take":
+            self.take(rng, bool(decision[1]))
+        else:
+            self.discard(decision[1], decision[2])
+
+    def play_out(self, rng: random.Random, policy: Policy) -> World:
+        """Both seats play `policy` to the hand's end (or MAX_STEPS: then a draw)."""
+        steps = 0
+        while self.phase != OVER and steps < MAX_STEPS:
+            self.apply(policy(self.seen(self.turn), self), rng)
+            steps += 1
+        if self.phase != OVER:
+            self.phase = OVER
+            self.winner = None
+        return self
+
+
+Policy = Callable[[Seen, World], Decision]
+
+
+def normal_policy(seen: Seen, world: World) -> Decision:
+    """The normal computer's choice."""
+    if world.phase == DISCARD:
+        card, knock = normal_discard(seen)
+        return ("discard", card, knock)
+    can_take = bool(world.pile) and not world.must_draw_stock
+    taken = can_take and (not world.can_draw_stock() or normal_take(seen, world.pile[-1]))
+    return ("take", int(taken), False)
+
+
+def lean_policy(seen: Seen, world: World) -> Decision:
+    """Normal's knock and wall rules on a plain deadwood count: discard the card that
+    leaves the least deadwood (the highest of equals), take a pile card that melds or
+    lowers the deadwood by three."""
+    hand = seen.hand
+    if world.phase == DISCARD:
+        best, best_score, least = -1, 1e9, 99
+        for i in indices(hand):
+            if i == seen.forbidden:
+                continue
+            d = deadwood_mask(hand ^ (1 << i))
+            least = min(least, d)
+            score = d - 0.01 * VALUE[i]
+            if score < best_score:
+                best, best_score = i, score
+        return ("discard", best, should_knock(seen, least))
+    if not world.pile or world.must_draw_stock:
+        return ("take", 0, False)
+    if not world.can_draw_stock():
+        return ("take", 1, False)
+    top = world.pile[-1]
+    eleven = hand | (1 << top)
+    if seen.wall and seen.drawable == 1:
+        after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
+        return ("take", int(should_knock(seen, after)), False)
+    if not makes_meld(hand, top) and VALUE[top] > 3:
+        return ("take", 0, False)
+    after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
+    return ("take", int(after + 3 <= deadwood_mask(hand)), False)
+
+
+POLICIES: dict[str, Policy] = {"lean": lean_policy, "normal": normal_policy}
+
+
+def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random) -> int:
+    """Give a uniformly dealt opponent hand the play it has had: for each turn it
+    played, it draws an unseen card and throws its worst (never a card it is known to
+    hold). The thrown card goes back among the unseen, so the deal stays consistent;
+    the likelihood moves toward organised hands, as a hand that has drawn and thrown
+    for some turns is."""
+    for _ in range(turns):
+        j = rng.randrange(len(rest))
+        x = rest[j]
+        hand = opp | (1 << x)
+        worst, least = x, 999
+        for y in indices(hand & ~known):
+            d = deadwood_mask(hand ^ (1 << y))
+            if d < least:
+                worst, least = y, d
+        opp = hand & ~(1 << worst)
+        rest[j] = worst
+    return opp
+
+
+def sample_world(
+    seen: Seen, rng: random.Random, *, must_draw_stock: bool, shape_turns: int = 8
+) -> World | None:
+    """Deal the unseen cards in agreement with `seen`; None if the counts disagree.
+
+    The opponent's hand is shaped by the turns it has played (`_shape`); once it has
+    made a plain discard, a deal that gives it gin is dealt again (a few times at
+    most): it would have gone out."""
+    unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
+    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
+    pile_unknown = seen.pile_count - len(seen.pile)
+    pool = indices(unseen)
+    if (
+        seen.turn is None
+        or opp_unknown < 0
+        or pile_unknown < 0
+        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
+    ):
+        return None
+    turns = min(max(0, 31 - seen.stock_count) // 2, shape_turns)
+    for _ in range(8):
+        rng.shuffle(pool)
+        opp = seen.opp_has
+        for i in pool[:opp_unknown]:
+            opp |= 1 << i
+        rest = pool[opp_unknown:]
+        if rest and turns:
+            opp = _shape(opp, seen.opp_has, rest, turns, rng)
+            rng.shuffle(rest)
+        if not seen.opp_discards or deadwood_mask(opp) > 0:
+            break
+    hands = [0, 0]
+    hands[seen.me] = seen.hand
+    hands[1 - seen.me] = opp
+    took = [0, 0]
+    took[1 - seen.me] = seen.opp_has
+    threw = [0, 0]
+    threw[1 - seen.me] = seen.opp_threw
+    return World(
+        hands=hands,
+        stock=rest[pile_unknown:],
+        pile=rest[:pile_unknown] + list(seen.pile),
+        turn=seen.turn,
+        dealer=seen.dealer,
+        phase=seen.phase,
+        knock_limit=seen.knock_limit,
+        wall=seen.wall,
+        must_draw_stock=must_draw_stock,
+        forbidden=seen.forbidden,
+        took=took,
+        threw=threw,
+    )
+
+
+# -- the hand's decisions ----------------------------------------------------------
+
+
+class RecordDeals:
+    """The record's deck and reshuffles, as the engine's dealer (`Deals`)."""
+
+    def __init__(self, record: Mapping[str, Any]) -> None:
+        self._deck = parse_cards(record["deck"])
+        self._salt = str(record["salt"])
+        self._dealer = int(record["dealer"])
+        self._reshuffles = [parse_cards(r["stock"]) for r in record.get("reshuffles") or ()]
+
+    def first_dealer(self) -> int:
+        return self._dealer
+
+    def deal(self, number: int, dealer: int) -> tuple[list[Card], str]:
+        return list(self._deck), self._salt
+
+    def reshuffle(self, number: int, under: list[Card]) -> list[Card]:
+        if not self._reshuffles:
+            raise RuleError("the record lacks a reshuffle here")
+        return self._reshuffles.pop(0)
+
+
+@dataclass(slots=True)
+class Point:
+    """One decision of the seat: where it was, what it knew, what was open, what it did."""
+
+    index: int
+    phase: str
+    seen: Seen
+    legal: tuple[Action, ...]
+    chosen: Action
+
+
+@dataclass(slots=True)
+class Replay:
+    """A hand replayed for one seat: its decisions and the luck of both seats."""
+
+    points: list[Point]
+    start_deadwood: list[int]
+    stock_gain: list[int]
+    stock_draws: list[int]
+
+
+def _least(mask: int, forbidden: int = -1) -> int:
+    """The least deadwood of a hand: of ten cards, or of eleven after the best discard."""
+    if mask.bit_count() <= 10:
+        return deadwood_mask(mask)
+    return min(deadwood_mask(mask ^ (1 << i)) for i in indices(mask) if i != forbidden)
+
+
+def replay(record: Mapping[str, Any], seat: int) -> Replay:
+    """Replay the hand; note each decision of `seat` with what it knew then.
+
+    :raises RuleError: the record's options or deal cannot be played.
+    """
+    options = Options.from_dict(record["options"])
+    match = Match(options, dealer=RecordDeals(record))
+    match.start()
+    hand = match.hand
+    assert hand is not None
+    memory = BotMemory()
+    memory.observe(match.view(seat))
+    out = Replay(
+        points=[],
+        start_deadwood=[deadwood_mask(mask_of(hand.cards[s])) for s in (0, 1)],
+        stock_gain=[0, 0],
+        stock_draws=[0, 0],
+    )
+    for index, entry in enumerate(record.get("actions") or ()):
+        wire = entry.get("action") if isinstance(entry, Mapping) else None
+        kind = wire.get("kind") if isinstance(wire, Mapping) else None
+        who = entry.get("seat") if isinstance(entry, Mapping) else None
+        if kind not in PLAY_KINDS or who not in (0, 1):
+            # Not a move of the hand's play (a kind the coach does not know): skipped.
+            if kind in PLAY_KINDS or not _try_apply(match, who, wire):
+                continue
+            memory.observe(match.view(seat))
+            if hand.phase == OVER:
+                break
+            continue
+        try:
+            action = parse_action(wire)
+        except RuleError:
+            break
+        before = _least(mask_of(hand.cards[who]))
+        if who == seat and kind in DECISION_KINDS:
+            view = match.view(seat)
+            seen = memory.seen(view)
+            if seen is not None and view.legal:
+                out.points.append(Point(index, hand.phase, seen, view.legal, action))
+        try:
+            match.apply(who, action)
+        except RuleError:
+            break
+        if kind == "draw_stock":
+            after = _least(mask_of(hand.cards[who]))
+            out.stock_gain[who] += before - after
+            out.stock_draws[who] += 1
+        memory.observe(match.view(seat))
+        if hand.phase == OVER:
+            break
+    return out
+
+
+def _try_apply(match: Match, who: object, wire: object) -> bool:
+    """An action of a kind the coach does not know: applied if the engine knows it."""
+    if who not in (0, 1):
+        return False
+    try:
+        match.apply(int(who), parse_action(wire))
+    except (RuleError, TypeError, ValueError):
+        return False
+    return True
+
+
+# -- the candidates and their worth ------------------------------------------------
+
+
+def _decision_of(action: Action) -> Decision:
+    if action.kind in ("take_upcard", "draw_discard"):
+        return ("take", 1, False)
+    if action.kind in ("pass", "draw_stock"):
+        return ("take", 0, False)
+    assert action.card is not None
+    return ("discard", action.card.index, action.kind == "knock")
+
+
+def _action_json(d: Decision, phase: str) -> dict[str, Any]:
+    if d[0] == "take":
+        kinds = ("pass", "take_upcard") if phase == OFFER else ("draw_stock", "draw_discard")
+        return {"kind": kinds[d[1]]}
+    return {"kind": "knock" if d[2] else "discard", "card": str(CARDS[d[1]])}
+
+
+def candidates(point: Point, budget: CoachBudget) -> list[Decision]:
+    """The choices played out, the chosen one first."""
+    chosen = _decision_of(point.chosen)
+    out = [chosen]
+    legal = [_decision_of(a) for a in point.legal if a.kind in DECISION_KINDS]
+    if point.phase != DISCARD:
+        out += [d for d in dict.fromkeys(legal) if d != chosen]
+        return out
+    seen = point.seen
+    plain = {d[1] for d in legal if not d[2]}
+    knocks = {d[1] for d in legal if d[2]}
+    wanted: list[Decision] = []
+    card, knock = normal_discard(seen)
+    wanted.append(("discard", card, knock and card in knocks))
+    wanted += [("discard", i, False) for _, i in ranked_discards(seen)[: budget.discards + 1]]
+    left = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in plain}
+    if left:
+        least = min(left, key=lambda i: (left[i], -VALUE[i], -i))
+        wanted.append(("discard", least, False))
+        if knocks:
+            best_knock = min(knocks, key=lambda i: (left.get(i, 99), -VALUE[i], -i))
+            wanted.append(("discard", best_knock, True))
+    for d in wanted:
+        ok = d[1] in (knocks if d[2] else plain)
+        if ok and d not in out:
+            out.append(d)
+    return out
+
+
+def seed_of(record: Mapping[str, Any], seat: int, index: int) -> int:
+    """The deals of one decision: from the record's salt and deck, the seat, the index."""
+    text = f"{record.get('salt')}|{','.join(map(str, record.get('deck') or ()))}|{seat}|{index}"
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big")
+
+
+@dataclass(slots=True)
+class Tally:
+    """A decision's playouts so far: resumable, so the server can play them one batch
+    per job of its worker pool (`step`), and a computer move queued meanwhile waits
+    for one batch, never for a whole decision."""
+
+    seed: int
+    options: list[Decision] = field(default_factory=list)
+    rng_state: object = None  # the deals' random state after the last batch
+    sums: list[float] = field(default_factory=list)
+    diffs: list[float] = field(default_factory=list)  # each option's value minus option 0's
+    squares: list[float] = field(default_factory=list)
+    done: int = 0
+    finished: bool = False
+
+    def means(self) -> list[float]:
+        if not self.done:
+            return [0.0] * len(self.options)
+        return [x / self.done for x in self.sums]
+
+
+def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
+    """Play one batch of `budget.batch` deals for every option (the first call finds
+    the options): each deal plays out every option with the same playout randomness
+    (common random numbers). `tally.finished` once the best option's loss against the
+    chosen one is clear of every label's threshold by `budget.sure` standard errors
+    (more deals would not flip its label), the budget is spent, or no deal agrees
+    with what the seat knew; so decisions close to a threshold get the whole budget."""
+    if not tally.options:
+        tally.options = candidates(point, budget)
+        n = len(tally.options)
+        tally.sums, tally.diffs, tally.squares = [0.0] * n, [0.0] * n, [0.0] * n
+    rng = random.Random()
+    if tally.rng_state is None:
+        rng.seed(tally.seed)
+    else:
+        rng.setstate(tally.rng_state)  # type: ignore[arg-type]
+    seen = point.seen
+    legal_kinds = {a.kind for a in point.legal}
+    must_draw_stock = point.phase == DRAW and "draw_discard" not in legal_kinds
+    options = tally.options
+    n = len(options)
+    policy = POLICIES[budget.rollout]
+    for _ in range(min(budget.batch, budget.samples - tally.done)):
+        world = sample_world(
+            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+        )
+        if world is None:
+            tally.finished = True  # the counts disagree: nothing to deal
+            break
+        seed = rng.getrandbits(32)
+        values = []
+        for option in options:
+            w = world.copy()
+            playout_rng = random.Random(seed)
+            w.apply(option, playout_rng)
+            values.append(w.play_out(playout_rng, policy).value_for(seen.me))
+        for j in range(n):
+            tally.sums[j] += values[j]
+            d = values[j] - values[0]
+            tally.diffs[j] += d
+            tally.squares[j] += d * d
+        tally.done += 1
+    tally.rng_state = rng.getstate()
+    if (
+        n == 1
+        or tally.done >= budget.samples
+        or _clear(tally.diffs, tally.squares, tally.done, budget.sure)
+    ):
+        tally.finished = True
+    return tally
+
+
+def _clear(diffs: list[float], squares: list[float], done: int, sure: float) -> bool:
+    """Is the best option's loss (against option 0) clear of every label threshold?"""
+    if done < 2:
+        return False
+    j = max(range(len(diffs)), key=lambda k: diffs[k])
+    mean = diffs[j] / done
+    spread = max(0.0, squares[j] / done - mean * mean)
+    error = (spread / (done - 1)) ** 0.5
+    return all(abs(mean - least) > sure * error for least, _ in LABELS)
+
+
+def _r(x: float) -> float:
+    return round(x + 0.0, 1) + 0.0  # no -0.0
+
+
+def judge(
+    point: Point, seed: int, budget: CoachBudget, counts: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """One decision's entry of the review (`seed`: `seed_of` the record, seat, index);
+    `counts["playouts"]` grows by the playouts it took (the benchmark)."""
+    tally = Tally(seed=seed)
+    while not tally.finished:
+        step(point, tally, budget)
+    if counts is not None:
+        counts["playouts"] = counts.get("playouts", 0) + tally.done * len(tally.options)
+    return entry(point, tally)
+
+
+def entry(point: Point, tally: Tally) -> dict[str, Any]:
+    """The review's entry for a decision whose playouts are done."""
+    options, means = tally.options, tally.means()
+    best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
+    chosen_value, best_value = _r(means[0]), _r(means[best])
+    loss = _r(max(0.0, best_value - chosen_value))
+    return {
+        "index": point.index,
+        "phase": point.phase,
+        "chosen": _action_json(options[0], point.phase),
+        "best": _action_json(options[best], point.phase),
+        "expected": {"chosen": chosen_value, "best": best_value},
+        "loss": loss,
+        "label": label_for(loss),
+    }
+
+
+def assemble(
+    record: Mapping[str, Any],
+    seat: int,
+    played: Replay,
+    decisions: Sequence[dict[str, Any]],
+    budget: CoachBudget,
+) -> dict[str, Any]:
+    """The review's body (PROTOCOL.md "Hand review") from its judged decisions."""
+    counts = {"inaccuracy": 0, "mistake": 0, "blunder": 0}
+    total = 0.0
+    for d in decisions:
+        if d["label"] is not None:
+            counts[d["label"]] += 1
+        total += d["loss"]
+    return {
+        "hand": record.get("number"),
+        "seat": seat,
+        "decisions": list(decisions),
+        "summary": {
+            "decisions": len(decisions),
+            "loss": _r(total),
+            "inaccuracies": counts["inaccuracy"],
+            "mistakes": counts["mistake"],
+            "blunders": counts["blunder"],
+            # The luck of the hand, per seat: the deal's deadwood, and how much the
+            # stock's cards lowered it (least deadwood before each draw minus after).
+            "luck": {
+                "start_deadwood": played.start_deadwood,
+                "stock_gain": played.stock_gain,
+                "stock_draws": played.stock_draws,
+            },
+        },
+        "coach": {"version": COACH_VERSION, "samples": budget.samples},
+    }
+
+
+def review_hand(
+    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
+) -> dict[str, Any]:
+    """The review of `seat`'s decisions in the finished hand `record`, in one go (the
+    server runs `replay` and each `judge` as separate jobs of its worker pool).
+
+    :raises RuleError: the record cannot be replayed from its start.
+    """
+    budget = budget if budget is not None else CoachBudget()
+    played = replay(record, seat)
+    decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
+    return assemble(record, seat, played, decisions, budget)

@@ -1,0 +1,150 @@
+"""The replay page of a finished hand (`/t/{id}/hands/{n}`) in Chromium: every move
+steps through, the cards are the record's at each step, one seat's view never shows
+the other's hidden cards before the end, the coach's marks and "Find the better move"."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import httpx
+from playwright.sync_api import Page, expect
+
+from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.match import Match, Options
+from tests.bots.coach_hands import GIN_PASSED
+from tests.e2e.conftest import NewContext, Server, axe_violations
+from tests.e2e.scripted import play_script
+
+
+def positions(record: dict[str, Any]) -> list[tuple[list[set[str]], str | None, list[set[str]]]]:
+    """From the record alone, with the engine: after each action, both seats' cards,
+    the pile's top, and the cards each seat took from the pile and still holds."""
+    match = Match(
+        Options.from_dict(record["options"]),
+        deck_orders=[record["deck"]],
+        first_dealer=record["dealer"],
+        rng=random.Random(1),
+    )
+    match.start()
+    hand = match.hand
+    assert hand is not None
+    known: list[set[str]] = [set(), set()]
+
+    def now() -> tuple[list[set[str]], str | None, list[set[str]]]:
+        top = str(hand.discard[-1]) if hand.discard else None
+        return [{str(c) for c in hand.cards[s]} for s in (0, 1)], top, [set(k) for k in known]
+
+    out = [now()]
+    for entry in record["actions"]:
+        seat, action = entry["seat"], parse_action(entry["action"])
+        top = str(hand.discard[-1]) if hand.discard else None
+        match.apply(seat, action)
+        if action.kind in ("take_upcard", "draw_discard") and top:
+            known[seat].add(top)
+        if action.kind == "discard" and action.card is not None:
+            known[seat].discard(str(action.card))
+        out.append(now())
+    return out
+
+
+def faces(page: Page, selector: str) -> set[str]:
+    found: list[str] = page.eval_on_selector_all(
+        f"{selector} .card[data-card]", "els => els.map(e => e.dataset.card)"
+    )
+    return set(found)
+
+
+def finished_table(server: Server) -> tuple[str, list[str], dict[str, Any]]:
+    script = [(a["seat"], a["action"]) for a in GIN_PASSED["actions"]]
+    # GIN_PASSED's seat 0 deals, as the table's first dealer here.
+    table_id, tokens = play_script(server.base, GIN_PASSED["deck"], script)
+    record = httpx.get(f"{server.base}/api/tables/{table_id}/hands/1", timeout=10).json()
+    assert [a["action"] for a in record["actions"]] == [a["action"] for a in GIN_PASSED["actions"]]
+    return table_id, tokens, record
+
+
+def test_the_replay_steps_through_every_move_from_each_view(
+    server: Server, new_context: NewContext
+) -> None:
+    table_id, _tokens, record = finished_table(server)
+    expected = positions(record)
+    last = len(expected) - 1
+    context, watch = new_context(bypass_csp=True)
+    page = context.new_page()
+    for seat in (1, 0):
+        page.goto(f"/t/{table_id}/hands/1?seat={seat}")
+        expect(page.locator("#step-caption")).to_contain_text("1")
+        other = 1 - seat
+        for k in range(last + 1):
+            if k:
+                page.locator("#step-next").click()
+            expect(page.locator("#step-count")).to_have_text(f"{k} / {last}")
+            hands, top, known = expected[k]
+            assert faces(page, "#me-cards") == hands[seat], k
+            assert faces(page, "#discard") == ({top} if top else set())
+            shown = faces(page, "#opp-cards")
+            if k < last:
+                # Hidden cards stay backs: only those it took from the pile show.
+                assert shown == known[other] & hands[other], k
+                assert page.locator("#opp-cards .card-back").count() == len(hands[other] - shown)
+                # Nowhere on the page is a card face of the other's hidden hand.
+                everywhere = faces(page, "body")
+                assert not everywhere & (hands[other] - known[other]), k
+            else:
+                assert shown == hands[other]  # the end position: everything is public
+                expect(page.locator("#result")).to_be_visible()
+        # Back to the start with the keyboard, and forward again.
+        page.locator("body").press("Home")
+        expect(page.locator("#step-count")).to_have_text(f"0 / {last}")
+        page.locator("body").press("ArrowRight")
+        expect(page.locator("#step-count")).to_have_text(f"1 / {last}")
+    # Both hands: every step shows both seats' cards as the record has them.
+    page.locator("#view-both").check()
+    page.locator("#step-first").click()
+    for k in range(last + 1):
+        if k:
+            page.locator("#step-next").click()
+        hands, _top, _known = expected[k]
+        assert faces(page, "#me-cards") | faces(page, "#opp-cards") == hands[0] | hands[1], k
+    # The slider goes anywhere.
+    page.locator("#step-slider").fill("3")
+    expect(page.locator("#step-count")).to_have_text(f"3 / {last}")
+    watch.assert_clean()
+
+
+def test_the_coach_marks_and_find_the_better_move(server: Server, new_context: NewContext) -> None:
+    table_id, tokens, _record = finished_table(server)
+    context, watch = new_context(bypass_csp=True)
+    context.add_cookies(
+        [{"name": f"gin_seat_{table_id}", "value": tokens[1], "url": f"{server.base}/t/{table_id}"}]
+    )
+    page = context.new_page()
+    page.goto(f"/t/{table_id}/hands/1")
+    # Bob (seat 1) reads his own seat's view first, and his review once it is there.
+    expect(page.locator("#view-1")).to_be_checked()
+    expect(page.locator("#review-verdict")).not_to_be_empty(timeout=60_000)
+    # Passing the upcard that made gin is marked at the move (step 1).
+    expect(page.locator("#timeline li").nth(1)).to_have_attribute("data-label", "blunder")
+    page.locator("#timeline li").nth(1).locator("button").click()
+    expect(page.locator("#coach-box")).to_be_visible()
+    expect(page.locator("#coach-line")).to_contain_text("??")
+    assert axe_violations(page) == []
+    # Find the better move: the position before the offer, the answer hidden.
+    page.locator("#quiz-start").click()
+    expect(page.locator("#step-count")).to_have_text("0 / 8")
+    expect(page.locator("#coach-box")).to_be_hidden()
+    choices = page.locator("#quiz-choices button")
+    expect(choices).to_have_count(2)
+    choices.first.click()  # take the upcard: the coach's choice
+    expect(page.locator("#quiz-answer")).not_to_be_empty()
+    expect(page.locator("#coach-box")).to_be_visible()
+    watch.assert_clean()
+
+
+def test_no_replay_while_the_hand_is_played(server: Server, new_context: NewContext) -> None:
+    script = [(a["seat"], a["action"]) for a in GIN_PASSED["actions"]][:3]
+    table_id, _tokens = play_script(server.base, GIN_PASSED["deck"], script)
+    assert httpx.get(f"{server.base}/t/{table_id}/hands/1", timeout=10).status_code == 404
+    r = httpx.get(f"{server.base}/api/tables/{table_id}/hands/1/review?seat=1", timeout=10)
+    assert r.status_code == 404 and r.json()["error"] == "unknown_hand"
