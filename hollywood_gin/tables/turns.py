@@ -41,8 +41,9 @@ class Clockwork:
         self.registry = registry
         # When each table next needs a look (clock seconds): a deadline, an away time.
         self._due: dict[str, float] = {}
-        # Tables whose timeout move is being chosen or made.
+        # Tables whose timeout move is being chosen or made, and that move.
         self._moving: set[str] = set()
+        self._moves: set[asyncio.Task[None]] = set()
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self.timeouts = 0  # timeout moves made (tests, metrics)
@@ -74,8 +75,8 @@ class Clockwork:
 
     async def tick(self, *, wait: bool = False) -> list[asyncio.Task[None]]:
         """Do what is due by the clock: seats that became away are shown so, actions
-        whose deadline passed are made by the computer. `wait`: return once those
-        moves are made (tests); else they go on in the background."""
+        whose deadline passed are made by the computer. `wait`: return once every
+        timeout move under way is made (tests); else they go on in the background."""
         registry = self.registry
         now = registry.clock()
         moves: list[asyncio.Task[None]] = []
@@ -92,10 +93,14 @@ class Clockwork:
                 and table.deadline <= now
                 and table.id not in self._moving
             ):
-                moves.append(asyncio.get_running_loop().create_task(self._timeout(table)))
+                move = asyncio.get_running_loop().create_task(self._timeout(table))
+                self._moves.add(move)
+                move.add_done_callback(self._moves.discard)
+                moves.append(move)
             self.schedule(table)
-        if wait and moves:
-            await asyncio.gather(*moves, return_exceptions=True)
+        if wait and self._moves:
+            # Those started here and any the loop started meanwhile.
+            await asyncio.gather(*self._moves, return_exceptions=True)
         return moves
 
     async def _timeout(self, table: Table) -> None:
@@ -105,6 +110,8 @@ class Clockwork:
         if due is None or version is None or due[1] != version:
             return
         seat = due[0]
+        if table.id in self._moving:
+            return
         self._moving.add(table.id)
         self._due.pop(table.id, None)
         try:
@@ -140,7 +147,9 @@ class Clockwork:
                 log.exception("turn clock tick failed")
 
     async def close(self) -> None:
+        for task in [self._task, *self._moves]:
+            if task is not None:
+                task.cancel()
         if self._task is not None:
-            self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
