@@ -39,7 +39,9 @@ class RandomPlayer:
         return None
 
     def choose(self, view: View) -> Action:
-        return self.rng.choice(view.legal)
+        # never `resign`, `claim` or `stand_in`: the floor plays the game out
+        open_ = [a for a in view.legal if a.kind in PLAY_KINDS or a.kind in MATCH_KINDS]
+        return self.rng.choice(open_ or view.legal)
 
 
 @dataclass(slots=True)

@@ -38,7 +38,7 @@ import numpy as np
 import numpy.typing as npt
 
 from hollywood_gin.bots.knowledge import BotMemory, Seen
-from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.actions import PLAY_KINDS, Action
 from hollywood_gin.engine.cards import CARDS, Card
 from hollywood_gin.engine.views import View
 
@@ -103,8 +103,8 @@ def encode(action: Action, view: View) -> int:
 
     :raises NotOpen: the action is not open in this view.
     """
-    if action not in view.legal:
-        raise NotOpen(f"{action!r} is not open")
+    if action not in view.legal or action.kind not in PLAY_KINDS:
+        raise NotOpen(f"{action!r} is not open, or no play action")
     kind = action.kind
     if kind in ("draw_stock", "pass"):
         return DRAW_CARD
@@ -148,7 +148,7 @@ def decode(action_id: int, view: View) -> Action:
 def legal_ids(view: View) -> list[int]:
     """The ids open now, as RLCard's judge would list them: only `gin` (5) when a
     knock may go gin, else every open action's id."""
-    play = [a for a in view.legal if a.kind not in ("next_hand", "new_match")]
+    play = [a for a in view.legal if a.kind in PLAY_KINDS]
     if _gin_knocks(view):
         return [GIN]
     return sorted({encode(a, view) for a in play})

@@ -65,7 +65,17 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
         "target": 100,
         "status": "waiting",
         "version": 0,
-        "players": [{"seat": 0, "name": "Ann", "connected": False, "computer": None, "bot": False}],
+        "players": [
+            {
+                "seat": 0,
+                "name": "Ann",
+                "connected": False,
+                "computer": None,
+                "away_seconds": 0,
+                "stand_in": False,
+                "bot": False,
+            }
+        ],
         "open_seats": [1],
         "bots": True,
         "turn": None,
@@ -263,6 +273,8 @@ def test_computer_opponent_at_creation(client: TestClient) -> None:
         "connected": True,
         "computer": "hard",
         "bot": False,
+        "away_seconds": None,
+        "stand_in": False,
     }
     r = client.post(f"/api/tables/{made['table_id']}/seats", json={})
     assert r.status_code == 409
