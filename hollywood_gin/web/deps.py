@@ -26,7 +26,8 @@ class ApiState:
     create_model: type[CreateTable]
     addresses: ClientAddress
     tables_limiter: WindowLimiter
-    # New tables from everybody together: a minute's worth at once, then the rate.
+    # New tables from everybody together: a tenth of a minute's worth at once (at least
+    # 10), then the rate.
     creations: KeyedBuckets
 
     @classmethod
@@ -36,7 +37,7 @@ class ApiState:
             CreateTableWithHooks if settings.test_hooks else CreateTable,
             ClientAddress(settings.trusted_proxies),
             WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic),
-            KeyedBuckets(per_minute / 60.0, per_minute, time.monotonic),
+            KeyedBuckets(per_minute / 60.0, max(10, per_minute // 10), time.monotonic),
         )
 
 
