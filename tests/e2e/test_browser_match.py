@@ -68,6 +68,10 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         page.locator("#moment-close").click()
         expect(moment).to_be_hidden()
     expect(ann.locator("#result-bonuses")).to_contain_text("Game 1 won by Ann")
+    # Before the match ends the sheet counts the games won so far beside the totals.
+    expect(ann.locator("#sheet-totals")).to_have_text(
+        "Total: Ann 347 · Bob 0 · Games: Ann 1 – 0 Bob"
+    )
     for page in (ann, bob):
         page.locator("#next-hand").click()
 
