@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import math
 import random
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +38,12 @@ class UnknownTable(TableError):
 
 class TableFull(TableError):
     code = "table_full"
+
+
+class NoBots(TableError):
+    """A bot asked for a seat at a table created with `"bots": false`."""
+
+    code = "no_bots"
 
 
 class UnknownHand(TableError):
@@ -87,9 +96,13 @@ class SeatHolder:
     computer: str | None = None
     lang: str | None = None
     order: dict[str, Any] | None = None
+    bot: bool = False  # a program plays this seat (PROTOCOL.md "Bots")
+    no_bots: bool = False  # the creator's seat: the table refuses bots
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
+        return SeatRecord(
+            self.name, self.token_hash, self.computer, self.lang, self.order, self.bot, self.no_bots
+        )
 
 
 class Table:
@@ -108,6 +121,7 @@ class Table:
         logged: int = 0,
         base: int = 0,
         epoch: int = FIRST_EPOCH,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.id = table_id
         self.options = options
@@ -129,6 +143,22 @@ class Table:
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
+        # Around the match (PROTOCOL.md). The clock is the registry's (injectable).
+        self.clock = clock
+        # When each seat's last connection closed (clock seconds), None while one is
+        # open. A table loaded or claimed starts with both seats unseen since then:
+        # a restart gives an absent player the whole claim time again.
+        since = clock()
+        self.left_at: list[float | None] = [since, since]
+        # The turn clock: the deadline (clock seconds) of the action due, and the
+        # version it was set at (a new action, a new deadline).
+        self.deadline: float | None = None
+        self.deadline_version: int | None = None
+        # When each seat last reacted (the socket's clock), for the 2 s limit.
+        self.reacted = [-math.inf, -math.inf]
+        # The computer standing in for a seat (normal strength), and its moving task.
+        self.stand_in_bots: dict[int, Bot] = {}
+        self.stand_in_tasks: dict[int, asyncio.Task[None]] = {}
         # The first deal's commitment as the creator was answered (the match may have
         # started at once, with the computer); later ones are in the states.
         self.next_deal: str | None = match.next_deal
@@ -146,6 +176,11 @@ class Table:
         """The page language of the player who created the table, if known."""
         return self.seats[0].lang if self.seats else None
 
+    @property
+    def bots_welcome(self) -> bool:
+        """Whether a bot may take the free seat (the creator's choice, default yes)."""
+        return not (self.seats and self.seats[0].no_bots)
+
     def computer_seat(self) -> int | None:
         for seat, holder in enumerate(self.seats):
             if holder.computer is not None:
@@ -157,16 +192,70 @@ class Table:
         return self.match.view(seat)
 
     def players(self) -> list[dict[str, Any]]:
-        return [
-            {
+        now = self.clock()
+        match = self.match
+        clocked = self.options.turn_seconds is not None
+        out = []
+        for seat, holder in enumerate(self.seats):
+            # The computer never leaves; a person is there while any tab is open.
+            connected = holder.computer is not None or self.hub.connected(self.id, seat)
+            left = self.left_at[seat]
+            player: dict[str, Any] = {
                 "seat": seat,
                 "name": holder.name,
-                # The computer never leaves; a person is there while any tab is open.
-                "connected": holder.computer is not None or self.hub.connected(self.id, seat),
+                "connected": connected,
                 "computer": holder.computer,
+                "bot": holder.bot,
+                "away_seconds": None if connected else max(0, int(now - (left or now))),
+                "stand_in": match.stand_in[seat],
             }
-            for seat, holder in enumerate(self.seats)
-        ]
+            if clocked:
+                player["timeouts"] = match.timeouts[seat]
+            out.append(player)
+        return out
+
+    def stamp(self, message: dict[str, Any]) -> None:
+        """With a turn clock: the deadline of the action due and the server's time."""
+        if self.options.turn_seconds is None:
+            return
+        hand = message.get("hand")
+        if hand is not None:
+            deadline = self.deadline
+            hand["turn_deadline"] = None if deadline is None else int(deadline * 1000)
+        message["server_time"] = int(self.clock() * 1000)
+
+    def human(self, seat: int) -> bool:
+        return seat < len(self.seats) and self.seats[seat].computer is None
+
+    def absent_now(self, claim_after: float) -> list[bool]:
+        """Which seats have had no connection for `claim_after` seconds."""
+        now = self.clock()
+        out = [False, False]
+        for seat in range(len(self.seats)):
+            left = self.left_at[seat]
+            if self.human(seat) and left is not None and now - left >= claim_after:
+                out[seat] = True
+        return out
+
+    def deadline_due(self) -> tuple[int, int] | None:
+        """(seat, version) whose action the turn clock asks for now, if any."""
+        seconds = self.options.turn_seconds
+        hand = self.match.hand
+        if seconds is None or self.match.status != "playing" or hand is None:
+            return None
+        if hand.turn is None or not self.human(hand.turn):
+            return None
+        return hand.turn, self.version
+
+    def set_deadline(self) -> None:
+        """A new deadline when a new action is due; none when nothing is."""
+        due = self.deadline_due()
+        if due is None:
+            self.deadline = self.deadline_version = None
+        elif due[1] != self.deadline_version:
+            assert self.options.turn_seconds is not None
+            self.deadline = self.clock() + self.options.turn_seconds
+            self.deadline_version = due[1]
 
     def public(self) -> dict[str, Any]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
@@ -180,6 +269,7 @@ class Table:
             "version": self.version,
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+            "bots": self.bots_welcome,
             # The seat to move while a hand is played (the home page's "my tables").
             "turn": self._turn(),
         }
@@ -212,7 +302,7 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
     orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders, fair=True)
+    match = Match.replay(options, record.log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")

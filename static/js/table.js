@@ -14,6 +14,7 @@ import {
   gamesToText,
   knownCards,
   matchWinnerText,
+  player,
   playerName,
   renderLog,
   renderPiles,
@@ -21,6 +22,9 @@ import {
   renderRow,
   renderSeatHead,
 } from "./render.js";
+import { initClock, renderClock } from "./clock.js";
+import { initEnding, renderEnding } from "./ending.js";
+import { initReactions, renderReactions, showReaction } from "./reactions.js";
 import { renderSheet } from "./sheet.js";
 import { audioRunning, muted, onAudioChange, play, setMuted, unlockAudio } from "./sound.js";
 import { TableSocket } from "./socket.js";
@@ -42,6 +46,7 @@ let arrived = []; // the card this seat just drew, marked in the hand
 let online = false;
 let statusLine = "";
 let arrangedAt = 0;
+let botTold = false; // the person was told the opponent is a program
 let watching = sessionStorage.getItem(`gin.watch.${config.table_id}`) === "1";
 
 const seatedIn = (s) => s && s.you !== null && s.you !== undefined;
@@ -68,6 +73,10 @@ const socket = new TableSocket(config.ws, {
     const handEnded = state.hand?.phase === "over" && (previous?.hand?.phase !== "over" || previous?.hand?.number !== state.hand.number);
     const newMatch = previous && previous.table.status === "match_over" && state.table.status !== "match_over";
     if (!previous || handEnded || newMatch) showSummary($("sheet-summary"), state);
+    renderAround();
+  },
+  onOther: (message) => {
+    if (message.type === "reaction") showReaction(state, message);
   },
   onError: (message) => {
     if (message.code === "stale_version") return;
@@ -86,8 +95,19 @@ const socket = new TableSocket(config.ws, {
     board.classList.toggle("offline", !online);
     $("offline-cover").hidden = online;
     if (state?.hand) renderHeads();
+    if (state) renderAround();
   },
 });
+
+// Around the match: reactions, the turn clock, resign / claim / stand-in (own modules).
+initReactions(config.table_id, (reaction) => socket.send({ type: "react", reaction }), () => state);
+initClock(say);
+initEnding({ send, say, legal: (kind) => legalFor(kind)[0] });
+function renderAround() {
+  renderReactions(state);
+  renderClock(state);
+  renderEnding(state, kinds);
+}
 
 function say(text) {
   if (!text || text === lastSpoken) return;
@@ -136,7 +156,25 @@ function render(previous) {
   renderOptions();
   renderSheet(state);
   if (state.hand) renderBoard(previous);
+  renderBotNotes(seated, canJoin);
   renderEnd(previous);
+}
+
+// A person always knows, before the first move, that the other seat is a program:
+// on the invitation, and on the table while the match lasts (said once aloud).
+function renderBotNotes(seated, canJoin) {
+  const host = player(state, 0);
+  const invite = $("join-bot");
+  invite.hidden = !(canJoin && host?.bot);
+  invite.textContent = invite.hidden ? "" : t("bot_note", { name: host.name });
+  const opp = seated ? player(state, 1 - state.you) : null;
+  const note = $("bot-note");
+  note.hidden = !opp?.bot;
+  note.textContent = opp?.bot ? t("bot_note", { name: opp.name }) : "";
+  if (opp?.bot && !botTold) {
+    botTold = true;
+    say([note.textContent, lastSpoken].filter(Boolean).join(" "));
+  }
 }
 
 // The table's options in words: "Standard", "Hollywood", " to 100" (none for a hand).

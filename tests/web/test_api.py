@@ -65,8 +65,19 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
         "target": 100,
         "status": "waiting",
         "version": 0,
-        "players": [{"seat": 0, "name": "Ann", "connected": False, "computer": None}],
+        "players": [
+            {
+                "seat": 0,
+                "name": "Ann",
+                "connected": False,
+                "computer": None,
+                "away_seconds": 0,
+                "stand_in": False,
+                "bot": False,
+            }
+        ],
         "open_seats": [1],
+        "bots": True,
         "turn": None,
     }
     # Only the token's hash reaches the disk.
@@ -261,6 +272,9 @@ def test_computer_opponent_at_creation(client: TestClient) -> None:
         "name": "Computer (hard)",
         "connected": True,
         "computer": "hard",
+        "bot": False,
+        "away_seconds": None,
+        "stand_in": False,
     }
     r = client.post(f"/api/tables/{made['table_id']}/seats", json={})
     assert r.status_code == 409
