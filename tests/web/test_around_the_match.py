@@ -445,3 +445,18 @@ def test_no_clock_no_deadline(client: TestClient) -> None:
     assert "server_time" not in state and "turn_deadline" not in state["hand"]
     assert "timeouts" not in state["table"]["players"][0]
     ws0.close()
+
+
+def test_a_late_join_is_not_away_before_its_page_opens(client: TestClient, clock: Clock) -> None:
+    r = client.post("/api/tables", json={"name": "Ann"})
+    table_id, token0 = r.json()["table_id"], r.json()["token"]
+    client.cookies.clear()
+    ws0 = connect(client, table_id, token0)
+    clock.now += 3600  # an hour later the friend opens the link
+    r = client.post(f"/api/tables/{table_id}/seats", json={"name": "Bob"})
+    client.cookies.clear()
+    tick(client)
+    state = latest(ws0)
+    assert state["table"]["players"][1]["away_seconds"] == 0
+    assert "claim" not in kinds(state)
+    ws0.close()
