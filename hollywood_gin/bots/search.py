@@ -84,9 +84,12 @@ class Budget:
     prune: float = 3.0  # ... only those within this much of normal's best score
     takes: bool = True  # search the upcard offer and the draw too
     shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
-    knock_margin: float = 4.0  # points a knock must beat waiting by (see `hard_decide`)
+    # points a knock must beat waiting by (see `hard_decide`; 4 in issue 16, when
+    # only the knock was searched; 8 and the confidence of 2 were chosen on the
+    # screening deals 300000+ of issue 27, docs/bots.md)
+    knock_margin: float = 8.0
     # leave normal's choice only for a candidate better by this many standard errors
-    confidence: float = 1.0
+    confidence: float = 2.0
     # a world's weight is multiplied by this for each choice of the opponent that
     # would have been odd with the hand dealt to it (see `evidence_weight`)
     evidence: float = 0.5
