@@ -100,6 +100,9 @@ class Settings(BaseSettings):
     trusted_proxies: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # The computer opponent waits this long before each move, so a person can follow.
     bot_delay_seconds: float = Field(default=0.8, ge=0)
+    # A seat with no connection for this long is away: its opponent may claim the
+    # match or let the computer stand in (PROTOCOL.md "Around the match").
+    claim_after_seconds: float = Field(default=120.0, gt=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
     # The coach's sampled deals per decision of a hand review, at most (its cost).

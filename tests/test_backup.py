@@ -22,6 +22,7 @@ from websockets.sync.client import ClientConnection, connect
 from tests.conftest import REPO, running_server
 from tests.e2e.test_socket_play import FAST, choose
 from tests.tables.helpers import gin_deck
+from tests.wire import playable
 
 # Gin for the first hands (their decks are a test hook); after the restore the decks
 # are shuffled, and a quick player (the socket tests') plays the match to its end.
@@ -65,7 +66,7 @@ def play(players: list[Player], until: int | None = None) -> None:
             p.sync()
         if players[0].state["table"]["status"] == "match_over":
             return
-        mover = next(p for p in players if p.state["legal"])
+        mover = next(p for p in players if playable(p.state["legal"]))
         mover.act(choose(mover.state, RNG))
         done += 1
     for p in players:

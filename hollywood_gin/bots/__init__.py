@@ -30,7 +30,7 @@ from hollywood_gin.bots.policy import (
     normal_take,
 )
 from hollywood_gin.bots.search import Budget, Decision, SearchStats, hard_decide
-from hollywood_gin.engine.actions import MATCH_KINDS, Action
+from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
 from hollywood_gin.engine.cards import CARDS
 from hollywood_gin.engine.views import View
 from hollywood_gin.engine.vocabulary import STRENGTHS
@@ -82,6 +82,10 @@ class Bot:
         """
         self._started = self.clock()  # the time budget counts the whole move
         legal = view.legal
+        if any(a.kind in END_KINDS for a in legal):
+            # Resigning, claiming a match or asking for a stand-in is a person's call.
+            legal = tuple([a for a in legal if a.kind not in END_KINDS])
+            view = view._replace(legal=legal)
         if not legal:
             raise NoLegalAction("no legal action in this view")
         seen = self.memory.seen(view)

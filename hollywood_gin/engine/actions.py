@@ -17,10 +17,14 @@ from hollywood_gin.engine.errors import BadAction, BadCard
 
 PlayKind = Literal["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"]
 MatchKind = Literal["next_hand", "new_match"]
-ActionKind = PlayKind | MatchKind
+# Ending a match early (PROTOCOL.md "Around the match"): open to a person, never
+# chosen by the computer (`PLAYER_KINDS` are what a computer or stand-in may send).
+EndKind = Literal["resign", "claim", "stand_in"]
+ActionKind = PlayKind | MatchKind | EndKind
 PLAY_KINDS: tuple[PlayKind, ...] = get_args(PlayKind)
 MATCH_KINDS: tuple[MatchKind, ...] = get_args(MatchKind)
-ACTION_KINDS: tuple[str, ...] = (*PLAY_KINDS, *MATCH_KINDS)
+END_KINDS: tuple[EndKind, ...] = get_args(EndKind)
+ACTION_KINDS: tuple[str, ...] = (*PLAY_KINDS, *MATCH_KINDS, *END_KINDS)
 
 _FIELDS: dict[str, frozenset[str]] = {
     **{k: frozenset() for k in ACTION_KINDS},
@@ -80,7 +84,7 @@ class Action:
 
 
 _SHARED: dict[tuple[str, int | None], Action] = {
-    (kind, None): Action(kind) for kind in (*PLAY_KINDS[:4], *MATCH_KINDS)
+    (kind, None): Action(kind) for kind in (*PLAY_KINDS[:4], *MATCH_KINDS, *END_KINDS)
 } | {(kind, c.index): Action(kind, c) for kind in ("discard", "knock") for c in CARDS}
 _WIRE: dict[tuple[str, int | None], dict[str, Any]] = {
     key: action.to_dict() for key, action in _SHARED.items()

@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import copy
+import dataclasses
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.actions import END_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.dealer import (
     Dealer,
@@ -41,7 +42,15 @@ from hollywood_gin.engine.views import (
     View,
     sheet_view,
 )
-from hollywood_gin.engine.vocabulary import RULES, SCORINGS, TARGETS, Status, walled
+from hollywood_gin.engine.vocabulary import (
+    AWAY_TIMEOUTS,
+    RULES,
+    SCORINGS,
+    TARGETS,
+    TURN_SECONDS,
+    Status,
+    walled,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +60,9 @@ class Options:
     rules: str = "standard"
     scoring: str = "hand"
     target: int = 100
+    # The optional turn clock (PROTOCOL.md "Around the match"): seconds per action,
+    # None for none. The engine keeps no time; the tables layer runs the clock.
+    turn_seconds: int | None = None
 
     def __post_init__(self) -> None:
         if self.rules not in RULES:
@@ -59,6 +71,13 @@ class Options:
             raise BadAction(f"scoring is one of {', '.join(SCORINGS)}")
         if isinstance(self.target, bool) or self.target not in TARGETS:
             raise BadAction("target is 100 or 250")
+        seconds = self.turn_seconds
+        if seconds is not None and (
+            isinstance(seconds, bool)
+            or not isinstance(seconds, int)
+            or not TURN_SECONDS[0] <= seconds <= TURN_SECONDS[1]
+        ):
+            raise BadAction(f"turn_seconds is null or {TURN_SECONDS[0]} to {TURN_SECONDS[1]}")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> Options:
@@ -66,7 +85,7 @@ class Options:
 
         :raises BadAction: an unknown key or a value outside RULES.md §3.
         """
-        extra = set(d) - {"rules", "scoring", "target"}
+        extra = set(d) - {"rules", "scoring", "target", "turn_seconds"}
         if extra:
             raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
         rules = d.get("rules", "standard")
@@ -76,13 +95,23 @@ class Options:
             raise BadAction("rules and scoring are strings")
         if not isinstance(target, int):
             raise BadAction("target is 100 or 250")
-        return cls(rules, scoring, target)
+        turn_seconds = d.get("turn_seconds")
+        if turn_seconds is not None and not isinstance(turn_seconds, int):
+            raise BadAction("turn_seconds is a whole number of seconds")
+        return cls(rules, scoring, target, turn_seconds)
 
     def to_dict(self) -> dict[str, Any]:
-        return {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+        out: dict[str, Any] = {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+        if self.turn_seconds is not None:  # tables without a clock stay as they were
+            out["turn_seconds"] = self.turn_seconds
+        return out
 
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
+_RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
+# Who made a move that is not the seat's own (the log's `by`): the turn clock ran
+# out (`timeout`), or the computer stands in for an away seat (`stand_in`).
+MOVERS = ("timeout", "stand_in")
 
 
 class NextDeal:
@@ -153,6 +182,21 @@ class Match:
         # The parts every seat's view shares: the table's, and the hand's at a version.
         self._shared_table: TableView | None = None
         self._shared_hand: tuple[tuple[Hand, int], HandView] | None = None
+        # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
+        # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
+        # them on; engine users such as the arena play matches out).
+        self.endings = False
+        # Seats the tables layer finds away by absence (no connection for the claim
+        # time): a fact of the world, not of the log, set before each view and move.
+        self.absent = [False, False]
+        # Consecutive turn-clock timeouts per seat, and the seats the computer
+        # stands in for: both follow from the log (`by` of its actions).
+        self.timeouts = [0, 0]
+        self.stand_in = [False, False]
+        # How a match that did not play out ended: {"by": "resign"|"claim", "seat": s}.
+        self.ended: dict[str, Any] | None = None
+        # A replay applies the log's claims as they were made: absence is not in it.
+        self._trusted = False
         # The next deal's secret and entropy, from the end of the hand before it (or
         # the table's creation) until it is dealt; then the dealt hand's, as revealed.
         self._next: NextDeal | None = None
@@ -259,7 +303,13 @@ class Match:
         self.log.append(event)
 
     def apply(
-        self, seat: int, action: Action, version: int | None = None, *, entropy: object = None
+        self,
+        seat: int,
+        action: Action,
+        version: int | None = None,
+        *,
+        by: str | None = None,
+        entropy: object = None,
     ) -> Match:
         """Apply one action for `seat`; on success `version` goes up by one.
 
@@ -267,7 +317,9 @@ class Match:
         part of the next deal (`contribute`), recorded only when the action is.
 
         Returns the match itself, now in its new state (`view(seat)` gives
-        each seat's body of it).
+        each seat's body of it). `by`: who moved for the seat (`timeout`: the
+        turn clock ran out; `stand_in`: the computer standing in); None: the
+        seat itself, which resets its timeouts and ends a stand-in.
 
         :raises StaleVersion: `version` is given and is not the current one
             (checked before anything else).
@@ -281,6 +333,17 @@ class Match:
         seat = check_seat(seat)
         act = action
         act.check()
+        if by is not None and by not in MOVERS:
+            raise BadAction(f"unknown mover {str(by)[:20]!r}")
+        if by == "stand_in" and not self.stand_in[seat]:
+            raise IllegalAction("nobody stands in for this seat now")
+        if by is not None and act.kind in END_KINDS:
+            raise IllegalAction(f"only the seat itself may {act.kind}")
+        if by == "timeout" and self.status != "playing":
+            raise IllegalAction("the turn clock runs only while a hand is played")
+        if act.kind in END_KINDS:
+            self._end_early(seat, act)
+            return self
         if entropy is not None and act.kind not in ("next_hand", "new_match"):
             raise BadAction("only next_hand and new_match carry entropy")
         text = None if entropy is None else check_entropy(entropy)
@@ -310,11 +373,12 @@ class Match:
                 self.log.append(
                     {"event": "entropy", "hand": pending.hand, "seat": seat, "entropy": text}
                 )
-            self.log.append({"event": "action", "seat": seat, "action": act.wire()})
+            self._log_action(seat, act, by)
             self.ready[seat] = True
             if dealt is not None:
                 if act.kind == "new_match":
                     self.sheet = Sheet(self.options.scoring, self.options.target)
+                    self.ended = None
                 self._deal(dealt)
             self.version += 1
             return self
@@ -324,12 +388,85 @@ class Match:
         plan = hand.validate(seat, act)
         if hand.needs_reshuffle(plan):
             self._reshuffle(hand)
-        self.log.append({"event": "action", "seat": seat, "action": act.wire()})
+        self._log_action(seat, act, by)
         hand.commit(plan)
         self.version += 1
         if hand.phase == "over":
             self._end_hand(hand)
         return self
+
+    def _log_action(self, seat: int, act: Action, by: str | None) -> None:
+        """The action into the log (with `by` when the seat did not move itself), and
+        what it says of the seat's presence: its timeouts and its stand-in."""
+        entry: dict[str, Any] = {"event": "action", "seat": seat, "action": act.wire()}
+        if by is not None:
+            entry["by"] = by
+        self.log.append(entry)
+        if by == "timeout":
+            self.timeouts[seat] += 1
+        elif by is None:
+            self.timeouts[seat] = 0
+            self.stand_in[seat] = False  # the seat plays again itself
+
+    def away(self, seat: int) -> bool:
+        """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
+        return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
+
+    def _endings(self, seat: int) -> list[Action]:
+        """The end actions open to `seat` now (after its other actions in `legal`)."""
+        if not self.endings or self.status not in ("playing", "hand_over"):
+            return []
+        out = [_RESIGN]
+        if self.away(1 - seat):
+            out.append(_CLAIM)
+            if not self.stand_in[1 - seat]:
+                out.append(_STAND_IN)
+        return out
+
+    def _end_early(self, seat: int, act: Action) -> None:
+        """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
+        open_now = {a.kind for a in self._endings(seat)}
+        if self._trusted and self.endings and self.status in ("playing", "hand_over"):
+            open_now |= {"claim", "stand_in"}  # the log says the other seat was away then
+        if act.kind not in open_now:
+            raise IllegalAction(f"{act.kind} is not open now")
+        self._log_action(seat, act, None)
+        self.version += 1
+        if act.kind == "stand_in":
+            self.stand_in[1 - seat] = True
+            return
+        hand = self.hand
+        if self.status == "playing" and hand is not None:
+            # The hand is left unplayed: no result, the same dealer deals again, from
+            # a deal committed to now (as at the end of a hand).
+            self._next_dealer = hand.dealer
+            self._open_deal(hand.number + 1)
+        self.ended = {"by": act.kind, "seat": seat}
+        self.status = "match_over"
+        self.ready = [False, False]
+
+    @property
+    def match_winner(self) -> int | None:
+        """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
+        ended = self.ended
+        if ended is not None:
+            seat = int(ended["seat"])
+            return 1 - seat if ended["by"] == "resign" else seat
+        return self.sheet.match_winner
+
+    def back(self, seat: int) -> bool:
+        """A connection of `seat` said hello: the stand-in stops. Not an action (the
+        version stays), but in the log, so a replay knows. True: it was standing in."""
+        seat = check_seat(seat)
+        if not self.stand_in[seat]:
+            return False
+        self.stand_in[seat] = False
+        self.log.append({"event": "back", "seat": seat})
+        return True
+
+    def playable(self, seat: int) -> list[Action]:
+        """`legal` without the end actions: what a computer or a stand-in may choose from."""
+        return [a for a in self.legal(seat) if a.kind not in END_KINDS]
 
     def _reshuffle(self, hand: Hand) -> None:
         order = self._dealer.reshuffle(hand.number, hand.discard[:-1])
@@ -387,9 +524,11 @@ class Match:
         """Exactly the actions open to `seat` now (`view` shows them as they are sent)."""
         seat = check_seat(seat)
         if self.status == "playing" and self.hand is not None:
-            return self.hand.legal(seat)
+            return [*self.hand.legal(seat), *self._endings(seat)]
         if self.status == "hand_over" and not self.ready[seat]:
-            return [_NEXT_HAND]
+            return [_NEXT_HAND, *self._endings(seat)]
+        if self.status == "hand_over":
+            return self._endings(seat)
         if self.status == "match_over" and not self.ready[seat]:
             return [_NEW_MATCH]
         return []
@@ -422,10 +561,11 @@ class Match:
             mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
         if seat is not None:
             legal = tuple(self.legal(seat))
-            if legal and legal[-1].kind == "knock":
+            if legal and (legal[-1].kind == "knock" or any(a.kind == "knock" for a in legal)):
                 assert hand is not None
                 left = hand.discard_deadwoods(seat)
-                # `legal` lists the knocks last (Hand.legal), each with its discard.
+                # `legal` lists the knocks after the discards (Hand.legal), each with
+                # its discard, then the end actions.
                 knock_deadwood = tuple(
                     [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
                 )
@@ -444,9 +584,11 @@ class Match:
 
     def _table_view(self) -> TableView:
         known = self._shared_table
-        if known is None or known.status != self.status:
+        if known is None or known.status != self.status or known.ended is not self.ended:
             o = self.options
-            known = self._shared_table = TableView(o.rules, o.scoring, o.target, self.status)
+            known = self._shared_table = TableView(
+                o.rules, o.scoring, o.target, self.status, self.ended
+            )
         return known
 
     def _hand_view(self, hand: Hand) -> HandView:
@@ -490,10 +632,13 @@ class Match:
         """The sheet's view, built once per change of the sheet: every view shares it."""
         # `Sheet.record` is its only change and always counts a won hand; a new
         # match is a new sheet.
-        key = (self.sheet, *self.sheet.wins)
+        key = (self.sheet, *self.sheet.wins, id(self.ended))
         known = self._sheet_view
         if known is None or known[0] != key:
-            known = (key, sheet_view(self.sheet))
+            view = sheet_view(self.sheet)
+            if self.ended is not None:
+                view = dataclasses.replace(view, match_winner=self.match_winner)
+            known = (key, view)
             self._sheet_view = known
         return known[1]
 
@@ -531,12 +676,19 @@ class Match:
 
     def _snapshot(self, hands_dealt: int) -> dict[str, Any]:
         """What the next deal starts from: everything earlier hands leave behind."""
-        return {
+        out = {
             "event": "snapshot",
             "hands_dealt": hands_dealt,
             "version": self.version,
             "sheet": self.sheet.to_state(),
         }
+        # Presence carried over from earlier hands, only when there is some (so the
+        # logs of tables that never had any stay as they were).
+        if any(self.timeouts):
+            out["timeouts"] = list(self.timeouts)
+        if any(self.stand_in):
+            out["stand_in"] = list(self.stand_in)
+        return out
 
     def _restore(self, snapshot: Mapping[str, Any]) -> None:
         """Take up the state a snapshot describes (a replay that starts with one)."""
@@ -546,6 +698,19 @@ class Match:
             raise BadAction("a snapshot's counts are not counts")
         self._hands_dealt = hands_dealt
         self.version = version
+        timeouts = snapshot.get("timeouts", [0, 0])
+        stand_in = snapshot.get("stand_in", [False, False])
+        if not (
+            isinstance(timeouts, list)
+            and len(timeouts) == 2
+            and all(isinstance(n, int) and n >= 0 for n in timeouts)
+            and isinstance(stand_in, list)
+            and len(stand_in) == 2
+            and all(isinstance(b, bool) for b in stand_in)
+        ):
+            raise BadAction("a snapshot's presence is not two seats' counts and flags")
+        self.timeouts = list(timeouts)
+        self.stand_in = list(stand_in)
         try:
             self.sheet = Sheet.from_state(
                 snapshot["sheet"], self.options.scoring, self.options.target
@@ -615,6 +780,7 @@ class Match:
         rng: random.Random | None = None,
         orders: Mapping[int, Mapping[str, Any]] | None = None,
         *,
+        endings: bool = False,
         fair: bool = False,
     ) -> Match:
         """Rebuild a match from its `log`: the same state, views and version.
@@ -629,6 +795,8 @@ class Match:
         events = list(log)
         dealer = Replayed(events, then=Dealer(rng, fair=fair))
         match = cls(options, dealer=dealer)
+        match.endings = endings
+        match._trusted = True
         match._replay_snapshots = {
             int(events[i + 1].get("hand", 0))
             for i, e in enumerate(events[:-1])
@@ -663,7 +831,10 @@ class Match:
                 elif kind == "entropy":
                     match.contribute(event["seat"], event["entropy"])
                 elif kind == "action":
-                    match.apply(event["seat"], parse_action(event["action"]))
+                    match.apply(event["seat"], parse_action(event["action"]), by=event.get("by"))
+                elif kind == "back":
+                    if not match.back(event["seat"]):
+                        raise BadAction("a seat came back that nobody stood in for")
                 elif kind == "arrange":
                     # Logs written before orders were kept apart: apply, and keep the
                     # event, so the log stays the stored one entry for entry.
@@ -678,4 +849,5 @@ class Match:
             # Snapshots are written by the replay itself: each must be what it says.
             raise BadAction("the log's snapshots do not follow from its hands")
         match._replay_snapshots = None
+        match._trusted = False
         return match

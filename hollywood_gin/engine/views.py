@@ -79,6 +79,8 @@ class TableView(NamedTuple):
     scoring: str
     target: int
     status: str
+    # How a match that did not play out ended: {"by": "resign"|"claim", "seat": s}.
+    ended: Mapping[str, Any] | None = None
 
 
 class Mine(NamedTuple):
@@ -193,10 +195,12 @@ class View(NamedTuple):
         """`legal` as sent: each knock with the deadwood it leaves."""
         out = [a.wire() for a in self.legal]
         if self.knock_deadwood:
-            # The knocks come last (after every plain discard), in `knock_deadwood`'s order.
-            first = len(out) - len(self.knock_deadwood)
-            for i, left in enumerate(self.knock_deadwood, start=first):
-                out[i] = {**out[i], "deadwood": left}
+            # The knocks, in `knock_deadwood`'s order (after every plain discard,
+            # before the end actions).
+            lefts = iter(self.knock_deadwood)
+            for i, action in enumerate(self.legal):
+                if action.kind == "knock":
+                    out[i] = {**out[i], "deadwood": next(lefts)}
         return out
 
     def wire(self, head: dict[str, Any] | None = None, **table_facts: Any) -> dict[str, Any]:
@@ -214,6 +218,8 @@ class View(NamedTuple):
             "status": t.status,
             **table_facts,
         }
+        if t.ended is not None:
+            out["table"]["ended"] = t.ended
         if self.hand is not None:
             out["hand"] = self.hand.wire(self.mine)
         out["legal"] = self.legal_wire()
@@ -344,7 +350,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
         return View(
             version=body["version"],
             you=body["you"],
-            table=TableView(t["rules"], t["scoring"], t["target"], t["status"]),
+            table=TableView(t["rules"], t["scoring"], t["target"], t["status"], t.get("ended")),
             hand=hand,
             mine=mine,
             legal=tuple(parse_action(a) for a in legal),

@@ -39,3 +39,15 @@ WALL = 2
 def walled(scoring: str) -> bool:
     """Whether a hand under this scoring ends as a draw at the wall (`hand` reshuffles)."""
     return scoring != "hand"
+
+
+# The optional turn clock: seconds per action, least and most (PROTOCOL.md).
+TURN_SECONDS = (15, 600)
+# A seat that let the turn clock run out this many times in a row is away.
+AWAY_TIMEOUTS = 3
+
+# The preset reactions a seat may send (PROTOCOL.md "Around the match").
+Reaction = Literal["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"]
+REACTIONS: tuple[Reaction, ...] = get_args(Reaction)
+# How a match that did not play out ended (`table.ended.by`).
+EndedBy = Literal["resign", "claim"]

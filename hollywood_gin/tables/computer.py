@@ -18,7 +18,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
-from hollywood_gin.engine.actions import MATCH_KINDS, Action
+from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.views import View
 from hollywood_gin.tables.table import Moved, StoreUnavailable, Table, short
@@ -45,7 +45,9 @@ class Players(Protocol):
 
     def get(self, table_id: str) -> Table | None: ...
 
-    async def act(self, table: Table, seat: int, action: Action, version: int | None) -> None: ...
+    async def act(
+        self, table: Table, seat: int, action: Action, version: int | None, *, by: str | None = None
+    ) -> None: ...
 
 
 class Computer:
@@ -72,9 +74,12 @@ class Computer:
         """The table is no longer held here: stop moving for it."""
         if table.computer_task is not None:
             table.computer_task.cancel()
+        for task in table.stand_in_tasks.values():
+            task.cancel()
 
     def changed(self, table: Table) -> None:
         """A change of `table`: show the computer its view; move if it may."""
+        self._stand_ins(table)
         seat = table.computer_seat()
         if seat is None:
             return
@@ -85,21 +90,59 @@ class Computer:
                 strength = table.seats[seat].computer or "normal"
                 table.computer_bot = Bot(strength, rng=self.rng)
             table.computer_bot.observe(table.view(seat))
-        if not table.match.legal(seat):
+        if not table.match.playable(seat):
             return
         if table.computer_task is None or table.computer_task.done():
             table.computer_task = asyncio.get_running_loop().create_task(self._drive(table, seat))
 
-    async def _drive(self, table: Table, seat: int) -> None:
-        """Move for the computer while it has legal actions, like a person would."""
-        strength = table.seats[seat].computer or "normal"
+    def _stand_ins(self, table: Table) -> None:
+        """The computer (normal) plays an away seat's moves while it stands in for it."""
+        for seat in (0, 1):
+            if not table.match.stand_in[seat] or not table.human(seat):
+                table.stand_in_bots.pop(seat, None)
+                continue
+            bot = table.stand_in_bots.get(seat)
+            if bot is None:
+                bot = table.stand_in_bots[seat] = Bot("normal", rng=self.rng)
+            bot.observe(table.view(seat))
+            # It deals the next hand on; a new match is the person's to start.
+            if not [a for a in table.match.playable(seat) if a.kind != "new_match"]:
+                continue
+            task = table.stand_in_tasks.get(seat)
+            if task is None or task.done():
+                table.stand_in_tasks[seat] = asyncio.get_running_loop().create_task(
+                    self._drive(table, seat, by="stand_in")
+                )
+
+    async def choose_for(self, table: Table, seat: int) -> Action:
+        """The computer's move (normal) for a person's seat whose turn clock ran out,
+        decided in the worker processes like any computer move."""
+        view = playable_view(table.view(seat))
+        bot = Bot("normal", rng=self.rng)
+        bot.observe(view)
+        try:
+            return await self._think(bot, view, None)
+        except Exception:
+            log.exception("table %s: timeout move failed", short(table.id))
+            return view.legal[0]
+
+    async def _drive(self, table: Table, seat: int, *, by: str | None = None) -> None:
+        """Move for the computer while it has legal actions, like a person would
+        (`by` "stand_in": for an away seat, while it stands in for it)."""
+        strength = "normal" if by else table.seats[seat].computer or "normal"
         while self.players.get(table.id) is table:
-            if not table.match.legal(seat):
+            if by == "stand_in" and not table.match.stand_in[seat]:
+                return
+            if not table.match.playable(seat):
                 return
             await asyncio.sleep(self.delay)
-            view = table.view(seat)
+            view = playable_view(table.view(seat))
             legal = view.legal
+            if by == "stand_in":
+                legal = tuple([a for a in legal if a.kind != "new_match"])
             if not legal:
+                if by == "stand_in":
+                    return
                 continue
             agree = [a for a in legal if a.kind in MATCH_KINDS]
             if agree:
@@ -108,20 +151,22 @@ class Computer:
             else:
                 began = time.perf_counter()
                 try:
-                    action = await self._choose(table, view, strength)
+                    action = await self._choose(table, view, strength, seat, by)
                     self.players.observer.think(strength, time.perf_counter() - began)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))
                     action = legal[0]
             try:
-                await self.players.act(table, seat, action, view.version)
+                await self.players.act(table, seat, action, view.version, by=by)
             except RuleError as exc:
                 if exc.code == "stale_version":
                     continue  # the person moved meanwhile: look again
+                if by == "stand_in" and not table.match.stand_in[seat]:
+                    return  # the person came back meanwhile
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):
-                    await self.players.act(table, seat, legal[0], view.version)
+                    await self.players.act(table, seat, legal[0], view.version, by=by)
             except Moved:
                 return
             except StoreUnavailable:
@@ -131,13 +176,26 @@ class Computer:
                 log.exception("table %s: computer move failed", short(table.id))
                 return
 
-    async def _choose(self, table: Table, view: View, strength: str) -> Action:
+    async def _choose(
+        self, table: Table, view: View, strength: str, seat: int, by: str | None = None
+    ) -> Action:
+        bot = table.stand_in_bots.get(seat) if by == "stand_in" else table.computer_bot
+        return await self._think(bot, view, strength)
+
+    async def _think(self, bot: Bot | None, view: View, strength: str | None) -> Action:
         # The policy can search: keep it off the event loop.
         if self.policy is not None:
-            return await asyncio.to_thread(self.policy, view, strength, self.rng)
-        bot = table.computer_bot
+            return await asyncio.to_thread(self.policy, view, strength or "normal", self.rng)
         if bot is None:
             return view.legal[0]
         if self.thinkers is not None:
             return await self.thinkers.choose(bot, view)
         return await asyncio.to_thread(bot.choose, view)
+
+
+def playable_view(view: View) -> View:
+    """The view without the end actions (`resign`, `claim`, `stand_in`): the computer
+    never chooses them, whether it plays its own seat or stands in for a person."""
+    if not any(a.kind in END_KINDS for a in view.legal):
+        return view
+    return view._replace(legal=tuple([a for a in view.legal if a.kind not in END_KINDS]))

@@ -45,9 +45,13 @@ def state_message(
     `players`: the table's players list, when the caller has it already (a broadcast
     builds it once for all seats).
     """
-    return table.view(seat).wire(
+    message = table.view(seat).wire(
         {"type": "state"}, id=table.id, players=table.players() if players is None else players
     )
+    stamp = getattr(table, "stamp", None)
+    if stamp is not None:  # a table with a turn clock: its deadline and the server's time
+        stamp(message)
+    return message
 
 
 class Connection:
@@ -252,6 +256,19 @@ class Hub:
             frame = self._encode(table, seat, players)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
+
+    def send_all(self, table_id: str, message: dict[str, Any]) -> int:
+        """One message (not a state: a reaction) to every connection of the table,
+        seats and spectators, encoded once; returns how many got it."""
+        conns = self._tables.get(table_id)
+        if conns is None:
+            return 0
+        frame = orjson.dumps(message)
+        sent = 0
+        for conn in conns.all():
+            conn.send(frame)
+            sent += 1
+        return sent
 
     def send_state(self, table: Viewable, conn: Connection) -> None:
         if not self._withheld(table.id):

@@ -56,6 +56,7 @@ from hollywood_gin.tables.table import (
     short,
 )
 from hollywood_gin.tables.thinking import Thinkers
+from hollywood_gin.tables.turns import Clockwork
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -96,6 +97,7 @@ class Registry:
         thinkers: Thinkers | None = None,
         owner: str | None = None,
         watch_seconds: float = 2.0,
+        claim_after: float = 120.0,
     ) -> None:
         self.store = store
         self.hub = hub
@@ -137,8 +139,16 @@ class Registry:
         self._sections: set[asyncio.Task[Any]] = set()
         self.store_episode = FailureEpisode(log, "storing a change")
         self.observer = Observer()
+        # A seat with no connection for this long is away (PROTOCOL.md "Around the match").
+        self.claim_after = claim_after
+        # The turn clocks and away times, by `clock` (`tick` in tests).
+        self.clockwork = Clockwork(self)
         # Called after every change (tests, benchmarks); must not raise.
         self.on_change: list[Callable[[Table], Awaitable[None] | None]] = []
+
+    def _now(self) -> float:
+        """The registry's clock as it is now (tests replace `clock`)."""
+        return self.clock()
 
     # --- look-ups (the pages layer uses these) -------------------------------------
     def get(self, table_id: str) -> Table | None:
@@ -198,6 +208,7 @@ class Registry:
         self._tables[table_id] = table
         log.info("table %s claimed at epoch %d", short(table_id), epoch)
         self.computer.changed(table)
+        self.clockwork.schedule(table)
         return table
 
     def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
@@ -207,6 +218,7 @@ class Registry:
             return
         del self._tables[table.id]
         self.computer.forget(table)
+        self.clockwork.forget(table.id)
         self.hub.close_table(table.id, code, reason)
         self.dropped += 1
         log.warning("table %s dropped: %s", short(table.id), reason)
@@ -222,9 +234,11 @@ class Registry:
             and not self.hub.count(t.id)
             and not t.lock.locked()
             and (t.computer_task is None or t.computer_task.done())
+            and all(task.done() for task in t.stand_in_tasks.values())
         ]
         for table in idle:
             del self._tables[table.id]
+            self.clockwork.forget(table.id)
         return len(idle)
 
     def start_watch(self) -> None:
@@ -292,6 +306,7 @@ class Registry:
             self._tables[table.id] = table
         for table in self._tables.values():
             self.computer.changed(table)
+            self.clockwork.schedule(table)
         return len(self._tables)
 
     def _rebuild(self, record: TableRecord) -> Table:
@@ -301,7 +316,7 @@ class Registry:
         ]
         if len(seats) == 2 and match.status == "waiting":
             seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
-        return Table(
+        table = Table(
             record.table_id,
             options,
             match,
@@ -311,7 +326,10 @@ class Registry:
             last_active=record.last_active,
             logged=len(record.log),
             base=record.base,
+            clock=self._now,
         )
+        table.set_deadline()  # a fresh deadline after a restart (see `turns`)
+        return table
 
     def start_expiry(self, interval: float) -> None:
         async def sweep() -> None:
@@ -326,7 +344,9 @@ class Registry:
         self._expiry_task = asyncio.get_running_loop().create_task(sweep())
 
     async def close(self) -> None:
+        await self.clockwork.close()
         tasks = [t.computer_task for t in self._tables.values() if t.computer_task]
+        tasks += [task for t in self._tables.values() for task in t.stand_in_tasks.values()]
         if self._expiry_task:
             tasks.append(self._expiry_task)
         if self._watch_task:
@@ -351,7 +371,9 @@ class Registry:
         dealer = Dealer(
             self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
         )
-        return Match(options, dealer=dealer)
+        match = Match(options, dealer=dealer)
+        match.endings = True
+        return match
 
     async def create(
         self,
@@ -383,8 +405,18 @@ class Registry:
             match.contribute(0, entropy)
         if computer is not None:
             match.start()  # the computer's seat adds nothing
-        table = Table(table_id, opts, match, seats, hub=self.hub, created=now, last_active=now)
+        table = Table(
+            table_id,
+            opts,
+            match,
+            seats,
+            hub=self.hub,
+            created=now,
+            last_active=now,
+            clock=self._now,
+        )
         table.next_deal = first_deal
+        table.set_deadline()
         await self._stored(self.store.create(table.record()))
         table.logged = len(match.log)
         self._tables[table_id] = table
@@ -397,6 +429,7 @@ class Registry:
             f", computer {computer}" if computer else "",
         )
         self.computer.changed(table)
+        self.clockwork.schedule(table)
         return table, token
 
     async def join(
@@ -468,17 +501,22 @@ class Registry:
         action: Action,
         version: int | None,
         *,
+        by: str | None = None,
         entropy: str | None = None,
     ) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused.
+        `by`: who moves for the seat (`timeout`, `stand_in`; None: the seat itself).
         `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal)."""
         began = time.perf_counter()
 
         async def section() -> None:
             await self._settle(table)
+            # A claim is judged by the presence of this moment, not of the last tick.
+            self.refresh_away(table, broadcast=False)
             with self._unstored(table):
                 self._apply(
-                    table, lambda: table.match.apply(seat, action, version, entropy=entropy)
+                    table,
+                    lambda: table.match.apply(seat, action, version, by=by, entropy=entropy),
                 )
                 await self._commit(table)
             await self._changed(table)
@@ -621,13 +659,16 @@ class Registry:
                 await self._stored(write, table)
             except BaseException:
                 # Not durable, so it did not happen: rebuild from the durable prefix.
+                absent = table.match.absent
                 table.match = Match.replay(
                     table.options,
                     table.match.log[: table.logged],
                     rng=self.rng,
                     orders=table.match.orders,
+                    endings=True,
                     fair=True,
                 )
+                table.match.absent = absent
                 raise
             self.observer.commit(time.perf_counter() - began)
             table.logged += len(entries)
@@ -675,18 +716,69 @@ class Registry:
         table.doubtful = False
         table.epoch = epoch
         if record.base + len(record.log) != table.base + table.logged:
+            absent = table.match.absent
             table.match = rebuild_match(record, self.rng)[1]
+            table.match.absent = absent
             table.base = record.base
             table.logged = len(record.log)
             self.hub.broadcast(table)
 
     async def _changed(self, table: Table) -> None:
+        table.set_deadline()
         self.hub.broadcast(table)
         self.computer.changed(table)
+        self.clockwork.schedule(table)
         for hook in self.on_change:
             result = hook(table)
             if result is not None:
                 await result
+
+    # --- presence, away and reactions (PROTOCOL.md "Around the match") ----------------
+    def refresh_away(self, table: Table, *, broadcast: bool = True) -> bool:
+        """Tell the match which seats are away by absence now; True when that changed
+        (and then, with `broadcast`, everybody gets the state: claim may be open)."""
+        absent = table.absent_now(self.claim_after)
+        if absent == table.match.absent:
+            return False
+        table.match.absent = absent
+        if broadcast:
+            self.hub.broadcast(table)
+        return True
+
+    def presence(self, table: Table) -> None:
+        """A connection of `table` opened or closed (the socket endpoint calls this after
+        the hub's attach or detach): note when each seat left, who is away, and end the
+        stand-in of a seat whose connection said hello again."""
+        if self._tables.get(table.id) is not table:
+            return
+        now = self.clock()
+        for seat in range(len(table.seats)):
+            if self.hub.connected(table.id, seat):
+                table.left_at[seat] = None
+            elif table.left_at[seat] is None:
+                table.left_at[seat] = now
+        self.refresh_away(table)
+        for seat in range(len(table.seats)):
+            if table.match.stand_in[seat] and self.hub.connected(table.id, seat):
+                task = asyncio.get_running_loop().create_task(self.back(table, seat))
+                self._sections.add(task)
+                task.add_done_callback(self._section_done)
+        self.clockwork.schedule(table)
+
+    async def back(self, table: Table, seat: int) -> None:
+        """The seat is back: the computer stops standing in for it (stored in the log)."""
+
+        async def section() -> None:
+            await self._settle(table)
+            if not table.match.stand_in[seat]:
+                return
+            with self._unstored(table):
+                table.match.back(seat)
+                await self._commit(table)
+            log.info("table %s seat %d is back; the stand-in stops", short(table.id), seat)
+            await self._changed(table)
+
+        await self._locked(table, section)
 
     async def touch(self, table: Table) -> None:
         """Mark the table as looked at; a failure to store that only makes it look older."""
@@ -728,6 +820,7 @@ class Registry:
             gone = await self.store.expire(before)
         for table_id in gone:
             gone_table = self._tables.pop(table_id, None)
+            self.clockwork.forget(table_id)
             if gone_table is not None:
                 self.computer.forget(gone_table)
             self.hub.close_table(table_id, CLOSE_GONE, "table expired")
@@ -767,7 +860,9 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         computer_delay=settings.bot_delay_seconds,
         thinkers=Thinkers(settings.computer_processes),
         owner=owner,
+        claim_after=settings.claim_after_seconds,
     )
+    registry.clockwork.start()
     registry.reviews.budget = CoachBudget(samples=settings.review_samples)
     try:
         if registry.shared:

@@ -10,8 +10,11 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
+import math
 import random
 import secrets
+import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -108,6 +111,7 @@ class Table:
         logged: int = 0,
         base: int = 0,
         epoch: int = FIRST_EPOCH,
+        clock: Callable[[], float] = time.time,
     ) -> None:
         self.id = table_id
         self.options = options
@@ -129,6 +133,22 @@ class Table:
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
+        # Around the match (PROTOCOL.md). The clock is the registry's (injectable).
+        self.clock = clock
+        # When each seat's last connection closed (clock seconds), None while one is
+        # open. A table loaded or claimed starts with both seats unseen since then:
+        # a restart gives an absent player the whole claim time again.
+        since = clock()
+        self.left_at: list[float | None] = [since, since]
+        # The turn clock: the deadline (clock seconds) of the action due, and the
+        # version it was set at (a new action, a new deadline).
+        self.deadline: float | None = None
+        self.deadline_version: int | None = None
+        # When each seat last reacted (the socket's clock), for the 2 s limit.
+        self.reacted = [-math.inf, -math.inf]
+        # The computer standing in for a seat (normal strength), and its moving task.
+        self.stand_in_bots: dict[int, Bot] = {}
+        self.stand_in_tasks: dict[int, asyncio.Task[None]] = {}
         # The first deal's commitment as the creator was answered (the match may have
         # started at once, with the computer); later ones are in the states.
         self.next_deal: str | None = match.next_deal
@@ -157,16 +177,69 @@ class Table:
         return self.match.view(seat)
 
     def players(self) -> list[dict[str, Any]]:
-        return [
-            {
+        now = self.clock()
+        match = self.match
+        clocked = self.options.turn_seconds is not None
+        out = []
+        for seat, holder in enumerate(self.seats):
+            # The computer never leaves; a person is there while any tab is open.
+            connected = holder.computer is not None or self.hub.connected(self.id, seat)
+            left = self.left_at[seat]
+            player: dict[str, Any] = {
                 "seat": seat,
                 "name": holder.name,
-                # The computer never leaves; a person is there while any tab is open.
-                "connected": holder.computer is not None or self.hub.connected(self.id, seat),
+                "connected": connected,
                 "computer": holder.computer,
+                "away_seconds": None if connected else max(0, int(now - (left or now))),
+                "stand_in": match.stand_in[seat],
             }
-            for seat, holder in enumerate(self.seats)
-        ]
+            if clocked:
+                player["timeouts"] = match.timeouts[seat]
+            out.append(player)
+        return out
+
+    def stamp(self, message: dict[str, Any]) -> None:
+        """With a turn clock: the deadline of the action due and the server's time."""
+        if self.options.turn_seconds is None:
+            return
+        hand = message.get("hand")
+        if hand is not None:
+            deadline = self.deadline
+            hand["turn_deadline"] = None if deadline is None else int(deadline * 1000)
+        message["server_time"] = int(self.clock() * 1000)
+
+    def human(self, seat: int) -> bool:
+        return seat < len(self.seats) and self.seats[seat].computer is None
+
+    def absent_now(self, claim_after: float) -> list[bool]:
+        """Which seats have had no connection for `claim_after` seconds."""
+        now = self.clock()
+        out = [False, False]
+        for seat in range(len(self.seats)):
+            left = self.left_at[seat]
+            if self.human(seat) and left is not None and now - left >= claim_after:
+                out[seat] = True
+        return out
+
+    def deadline_due(self) -> tuple[int, int] | None:
+        """(seat, version) whose action the turn clock asks for now, if any."""
+        seconds = self.options.turn_seconds
+        hand = self.match.hand
+        if seconds is None or self.match.status != "playing" or hand is None:
+            return None
+        if hand.turn is None or not self.human(hand.turn):
+            return None
+        return hand.turn, self.version
+
+    def set_deadline(self) -> None:
+        """A new deadline when a new action is due; none when nothing is."""
+        due = self.deadline_due()
+        if due is None:
+            self.deadline = self.deadline_version = None
+        elif due[1] != self.deadline_version:
+            assert self.options.turn_seconds is not None
+            self.deadline = self.clock() + self.options.turn_seconds
+            self.deadline_version = due[1]
 
     def public(self) -> dict[str, Any]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
@@ -212,7 +285,7 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
     orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders, fair=True)
+    match = Match.replay(options, record.log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")

@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictInt,
     StringConstraints,
     TypeAdapter,
     model_validator,
@@ -27,8 +28,11 @@ from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
 from hollywood_gin.engine.vocabulary import (
+    TURN_SECONDS,
+    EndedBy,
     HandKind,
     Phase,
+    Reaction,
     Rules,
     Scoring,
     Status,
@@ -212,8 +216,36 @@ class NewMatch(PlainAction):
     )
 
 
+class Resign(PlainAction):
+    """End the match at once, won by the other seat (status `playing` or `hand_over`)."""
+
+    kind: Literal["resign"]
+
+
+class Claim(PlainAction):
+    """End the match at once, won by the claimer (the other seat is away)."""
+
+    kind: Literal["claim"]
+
+
+class StandIn(PlainAction):
+    """The computer (normal) plays the away seat's moves until it says hello again."""
+
+    kind: Literal["stand_in"]
+
+
 Action = Annotated[
-    TakeUpcard | Pass | DrawStock | DrawDiscard | Discard | Knock | NextHand | NewMatch,
+    TakeUpcard
+    | Pass
+    | DrawStock
+    | DrawDiscard
+    | Discard
+    | Knock
+    | NextHand
+    | NewMatch
+    | Resign
+    | Claim
+    | StandIn,
     Field(discriminator="kind"),
 ]
 
@@ -249,8 +281,19 @@ class Ping(Inbound):
     type: Literal["ping"]
 
 
-ClientMessage = Annotated[Hello | ActionMessage | Arrange | Ping, Field(discriminator="type")]
-CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping] = TypeAdapter(ClientMessage)
+class React(Inbound):
+    """A preset reaction, sent to every connection of the table; not stored."""
+
+    type: Literal["react"]
+    reaction: Reaction
+
+
+ClientMessage = Annotated[
+    Hello | ActionMessage | Arrange | Ping | React, Field(discriminator="type")
+]
+CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping | React] = TypeAdapter(
+    ClientMessage
+)
 
 
 # --- server to client -----------------------------------------------------------------
@@ -269,11 +312,33 @@ class Pong(Outbound):
     )
 
 
+class ReactionMessage(Outbound):
+    """A seat's reaction, to every connection of the table (at most one per seat per 2 s)."""
+
+    type: Literal["reaction"] = "reaction"
+    seat: SeatNumber
+    reaction: Reaction
+
+
 class Player(Outbound):
     seat: SeatNumber
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
     computer: Strength | None = Field(description="the computer's strength; null for a person")
+    away_seconds: int | None = Field(
+        default=None,
+        description="whole seconds since the seat's last connection closed; null while connected",
+    )
+    stand_in: bool = Field(default=False, description="the computer plays this away seat's moves")
+    timeouts: int | None = Field(
+        default=None,
+        description="with a turn clock: the seat's timeouts in a row (reset by its own move)",
+    )
+
+
+class Ended(Outbound):
+    by: EndedBy
+    seat: SeatNumber = Field(description="the seat that resigned or claimed")
 
 
 class TableInfo(Outbound):
@@ -283,6 +348,9 @@ class TableInfo(Outbound):
     target: Target
     status: Status
     players: list[Player]
+    ended: Ended | None = Field(
+        default=None, description="a match ended by resign or claim (absent when played out)"
+    )
 
 
 class LastAction(Outbound):
@@ -360,6 +428,10 @@ class HandView(Outbound):
         default_factory=list, description="this hand's public moves so far, oldest first"
     )
     result: HandResult | None = Field(default=None, description="when phase is over")
+    turn_deadline: int | None = Field(
+        default=None,
+        description="with a turn clock: Unix ms by which the seat to act must act (null: none)",
+    )
 
 
 class SheetSeat(Outbound):
@@ -393,13 +465,18 @@ class StateMessage(Outbound):
     legal: list[Action]
     sheet: Sheet
     ready: list[bool] = Field(description="who has sent next_hand / new_match")
+    server_time: int | None = Field(
+        default=None, description="with a turn clock: the server's time, Unix ms"
+    )
     next_deal: NextDeal | None = Field(
         default=None,
         description="between hands (and while waiting): the commitment to the next deal",
     )
 
 
-ServerMessage = Annotated[StateMessage | ErrorMessage | Pong, Field(discriminator="type")]
+ServerMessage = Annotated[
+    StateMessage | ErrorMessage | Pong | ReactionMessage, Field(discriminator="type")
+]
 
 
 # --- HTTP bodies ------------------------------------------------------------------------
@@ -415,6 +492,9 @@ class CreateTable(Inbound):
         default=None,
         description="the creator's page language, for the link preview; "
         "else the language cookie, else Accept-Language",
+    )
+    turn_seconds: Annotated[StrictInt, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = (
+        Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
     entropy: Entropy | None = Field(default=None, description="the creator's part of deal 1")
 

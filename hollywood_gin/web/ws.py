@@ -28,13 +28,22 @@ from hollywood_gin.tables.table import Table, TableError
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
 from hollywood_gin.web.errors import validation_message
-from hollywood_gin.web.messages import CLIENT_MESSAGE, ActionMessage, Arrange, Hello, Ping
+from hollywood_gin.web.messages import (
+    CLIENT_MESSAGE,
+    ActionMessage,
+    Arrange,
+    Hello,
+    Ping,
+    React,
+)
 from hollywood_gin.web.security import TokenBucket, origin_allowed
 
 log = logging.getLogger("hollywood_gin.ws")
 
 # How long a cookieless socket may take to say `hello` when spectator places are full.
 HELLO_GRACE_SECONDS = 2.0
+# A seat reacts at most once in this long (PROTOCOL.md "Around the match").
+REACTION_SECONDS = 2.0
 
 router = APIRouter()
 
@@ -68,6 +77,7 @@ class Session:
         self.table = table
         self.registry = registry
         self.settings = settings
+        self.clock = clock
         self.bucket = TokenBucket(settings.ws_messages_per_second, settings.ws_burst, clock)
         self.conn: Connection | None = None
 
@@ -98,6 +108,7 @@ class Session:
                 return
         self.conn = Connection(seat)
         hub.attach(self.table, self.conn)
+        self.registry.presence(self.table)
         try:
             await self.registry.touch(self.table)
             writer = asyncio.create_task(self._write())
@@ -122,6 +133,7 @@ class Session:
                     log.warning("socket ended by %r", exc)
         finally:
             hub.detach(self.table, self.conn)
+            self.registry.presence(self.table)
 
     async def _await_hello(self) -> int | None:
         """The seat named by a `hello` sent as the first message (its state comes on attach)."""
@@ -197,6 +209,8 @@ class Session:
             self.error("not_seated", "spectators cannot play; join a free seat first")
         elif isinstance(message, ActionMessage):
             await self.act(self.conn.seat, message)
+        elif isinstance(message, React):
+            self.react(self.conn.seat, message.reaction)
         elif isinstance(message, Arrange):
             try:
                 await self.registry.arrange(self.table, self.conn.seat, message.cards)
@@ -209,6 +223,7 @@ class Session:
         hub = self.registry.hub
         if message.token is None:
             hub.send_state(self.table, self.conn)
+            self.registry.presence(self.table)  # a seat saying hello again is back
             return
         seat = self.table.seat_for_token(message.token)
         if seat is None:
@@ -216,12 +231,26 @@ class Session:
             hub.send_state(self.table, self.conn)
         elif seat == self.conn.seat:
             hub.send_state(self.table, self.conn)
+            self.registry.presence(self.table)
         elif not hub.room_for(self.table.id, seat):
             self.error("rate_limited", "too many tabs for this seat")
         else:
             hub.detach(self.table, self.conn)
             self.conn.seat = seat
             hub.attach(self.table, self.conn)
+            self.registry.presence(self.table)
+
+    def react(self, seat: int, reaction: str) -> None:
+        """A preset reaction to every connection of the table: not stored, no version;
+        one per seat per `REACTION_SECONDS` (over all of the seat's tabs)."""
+        now = self.clock()
+        if now - self.table.reacted[seat] < REACTION_SECONDS:
+            self.error("rate_limited", "one reaction every 2 seconds")
+            return
+        self.table.reacted[seat] = now
+        self.registry.hub.send_all(
+            self.table.id, {"type": "reaction", "seat": seat, "reaction": reaction}
+        )
 
     async def act(self, seat: int, message: ActionMessage) -> None:
         try:

@@ -25,6 +25,8 @@ form.addEventListener("submit", async (event) => {
     lang: document.documentElement.lang, // the link preview speaks the creator's language
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
+  const turnSeconds = Number(data.get("turn_seconds"));
+  if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
   // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").
   const entropy = newEntropy();
   if (entropy) body.entropy = entropy;
@@ -61,10 +63,11 @@ async function showMyTables(section, list, strings) {
         li.className = "my-table";
         const link = document.createElement("a");
         link.href = `/t/${e.id}`;
-        link.textContent = say("with", { name: e.opponent });
+        // A table still waiting for its second player has nobody to name yet.
+        link.textContent = e.status === "waiting" ? say("new_table") : say("with", { name: e.opponent });
         const score = document.createElement("span");
         score.className = "my-score";
-        score.textContent = say("score", { a: e.score[0], b: e.score[1] });
+        score.textContent = e.status === "waiting" ? "" : say("score", { a: e.score[0], b: e.score[1] });
         const turn = document.createElement("span");
         turn.className = "my-turn" + (e.status === "playing" && e.turn === e.seat ? " mine" : "");
         turn.textContent =

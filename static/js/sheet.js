@@ -141,6 +141,10 @@ export function renderSheet(state) {
   if (sheet && sheet.match_winner !== null && sheet.match_winner !== undefined) {
     // "— You win the match, 2 games to 1": the games decide, whatever the totals.
     text += ` — ${[matchWinnerText(state), gamesToText(state)].filter(Boolean).join(", ")}`;
+  } else if (state.table?.scoring === "hollywood" && games.some((g) => g.finished)) {
+    // Before the end the games won so far, which decide the match, not the totals.
+    const won = SEATS.map((s) => games.filter((g) => g.finished && g.winner === s).length);
+    text += ` · ${t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] })}`;
   }
   $("sheet-totals").textContent = text;
   printButton().hidden = !games.length;

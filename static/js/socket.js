@@ -9,9 +9,10 @@ export const PING_EVERY_MS = 25000;
 export const PONG_WITHIN_MS = 10000;
 
 export class TableSocket {
-  constructor(path, { onState, onError, onStatus }) {
+  constructor(path, { onState, onError, onStatus, onOther }) {
     this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
     this.onState = onState;
+    this.onOther = onOther; // any other message (a reaction)
     this.onError = onError;
     this.onStatus = onStatus;
     this.version = 0;
@@ -59,6 +60,8 @@ export class TableSocket {
         this.onError(message);
       } else if (message.type === "pong") {
         this.pong(ws, message);
+      } else if (this.onOther) {
+        this.onOther(message);
       }
     });
     ws.addEventListener("close", () => {

@@ -83,6 +83,7 @@ const SOUNDS = {
     tone(140, 0.16, 0.09, { type: "square", gain: 0.12 });
   },
   gin: () => [523, 659, 784, 1047].forEach((f, i) => tone(f, i * 0.09, 0.22)),
+  hurry: () => [880, 880, 880].forEach((f, i) => tone(f, i * 0.16, 0.08, { type: "square", gain: 0.08 })),
   won: () => [392, 523, 659, 784, 659, 784].forEach((f, i) => tone(f, i * 0.12, 0.25, { type: "triangle" })),
 };
 

@@ -169,11 +169,16 @@ export function summaryElement(state, summary) {
   const row = (label, value) => {
     const tr = body.insertRow();
     tr.append(el("th", label, { scope: "row" }), ...summary.seats.map((s) => el("td", value(s))));
+    return tr;
   };
   row(t("summary.won"), (s) => String(s.won));
   row(t("summary.gins"), (s) => String(s.gins));
   row(t("summary.undercuts"), (s) => String(s.undercuts));
-  row(t("summary.best"), (s) => (s.best ? `${s.best.points} (${t(`summary.kind.${s.best.kind}`)})` : "–"));
+  // The best hand's points, and under them how it was won ("61" over "gin").
+  const best = row(t("summary.best"), (s) => (s.best ? String(s.best.points) : "–"));
+  summary.seats.forEach((s, i) => {
+    if (s.best) best.cells[i + 1].append(el("small", ` (${t(`summary.kind.${s.best.kind}`)})`));
+  });
   row(t("summary.knock_deadwood"), (s) => (s.knockDeadwood === null ? "–" : numbers.format(s.knockDeadwood)));
   const line = [t("summary.played", { n: summary.played })];
   if (summary.ms !== null) line.push(t("summary.time", { time: minutes(summary.ms) }));

@@ -21,6 +21,9 @@ import {
   renderRow,
   renderSeatHead,
 } from "./render.js";
+import { initClock, renderClock } from "./clock.js";
+import { initEnding, renderEnding } from "./ending.js";
+import { initReactions, renderReactions, showReaction } from "./reactions.js";
 import { renderSheet } from "./sheet.js";
 import { audioRunning, muted, onAudioChange, play, setMuted, unlockAudio } from "./sound.js";
 import { TableSocket } from "./socket.js";
@@ -68,6 +71,10 @@ const socket = new TableSocket(config.ws, {
     const handEnded = state.hand?.phase === "over" && (previous?.hand?.phase !== "over" || previous?.hand?.number !== state.hand.number);
     const newMatch = previous && previous.table.status === "match_over" && state.table.status !== "match_over";
     if (!previous || handEnded || newMatch) showSummary($("sheet-summary"), state);
+    renderAround();
+  },
+  onOther: (message) => {
+    if (message.type === "reaction") showReaction(state, message);
   },
   onError: (message) => {
     if (message.code === "stale_version") return;
@@ -86,8 +93,19 @@ const socket = new TableSocket(config.ws, {
     board.classList.toggle("offline", !online);
     $("offline-cover").hidden = online;
     if (state?.hand) renderHeads();
+    if (state) renderAround();
   },
 });
+
+// Around the match: reactions, the turn clock, resign / claim / stand-in (own modules).
+initReactions(config.table_id, (reaction) => socket.send({ type: "react", reaction }), () => state);
+initClock(say);
+initEnding({ send, say, legal: (kind) => legalFor(kind)[0] });
+function renderAround() {
+  renderReactions(state);
+  renderClock(state);
+  renderEnding(state, kinds);
+}
 
 function say(text) {
   if (!text || text === lastSpoken) return;

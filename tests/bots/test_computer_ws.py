@@ -17,6 +17,7 @@ from websockets.asyncio.client import connect
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.views import view_from_wire
 from tests.conftest import running_server
+from tests.wire import playable
 
 ENV = {
     "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
@@ -60,7 +61,7 @@ async def play_against_computer(base: str, strength: str) -> tuple[dict[str, Any
             me.observe(view)
             if msg["table"]["status"] == "match_over":
                 break
-            if view.legal and view.version != acted_on:
+            if playable(view.legal) and view.version != acted_on:
                 acted_on = view.version
                 action = me.choose(view).wire()
                 await ws.send(json.dumps({"type": "action", "version": acted_on, "action": action}))

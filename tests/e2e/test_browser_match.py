@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ANN, NewContext, Server, deck, take_seat
+from tests.e2e.conftest import ANN, NewContext, Server, axe_violations, deck, take_seat
 
 # Bob holds no meld at all: K, Q, J, 10 twice each and 9C, 8D, so his deadwood is
 # 8 x 10 + 9 + 8 = 97 and Ann's gin (she takes TH onto 7H-8H-9H, throws KS) scores
@@ -37,7 +37,7 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         test_first_dealer=1,
     )
     bob_seat = server.join(table["table_id"], "Bob")
-    ann_context, ann_watch = new_context()
+    ann_context, ann_watch = new_context(bypass_csp=True)
     ann = ann_context.new_page()
     take_seat(ann, f"/t/{table['table_id']}/seat/{table['token']}")
     bob_context, bob_watch = new_context()
@@ -68,6 +68,10 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         page.locator("#moment-close").click()
         expect(moment).to_be_hidden()
     expect(ann.locator("#result-bonuses")).to_contain_text("Game 1 won by Ann")
+    # Before the match ends the sheet counts the games won so far beside the totals.
+    expect(ann.locator("#sheet-totals")).to_have_text(
+        "Total: Ann 347 · Bob 0 · Games: Ann 1 – 0 Bob"
+    )
     for page in (ann, bob):
         page.locator("#next-hand").click()
 
@@ -107,6 +111,7 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         expect(page.locator("#moment-summary .summary-line")).to_contain_text(
             re.compile(r"^Hands played: 3 · Time played: \d+ min$")
         )
+    assert axe_violations(ann) == []  # the bonus and summary tables included
     bob.locator("#moment-close").click()
 
     # The match is over: three games to Ann, totals 3 x 122 + 3 x 225 = 1041.

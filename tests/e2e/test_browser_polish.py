@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, axe_violations, deck, take_seat
 from tests.e2e.test_browser_feel import act, hello, kinds, next_state, origin, ws_url
 
 PHONE = {"width": 360, "height": 740}
@@ -62,7 +62,9 @@ def test_on_a_phone_the_result_lies_over_the_table_and_next_hand_stays_in_view(
         test_first_dealer=1,
     )
     bob_seat = server.join(table["table_id"], "Bob")
-    ann = seat_page(new_context, table, viewport=PHONE, has_touch=True, is_mobile=True)
+    ann = seat_page(
+        new_context, table, viewport=PHONE, has_touch=True, is_mobile=True, bypass_csp=True
+    )
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
         hello(bob, bob_seat["token"])
         ann.locator("#take").tap()
@@ -90,6 +92,7 @@ def test_on_a_phone_the_result_lies_over_the_table_and_next_hand_stays_in_view(
         assert {s[1] for s in seen} == {scroll}
         assert {(s[2], s[3]) for s in seen} == {("next-hand", False)}
         assert seen[-1][4] == "Bob is waiting for you"  # Bob's state did arrive
+        assert axe_violations(ann) == []
         # The overlay folds down to show the table, and back.
         ann.locator("#result-fold").tap()
         expect(ann.locator("#result-math")).to_be_hidden()
@@ -200,7 +203,7 @@ def test_my_tables_on_the_home_page_survive_a_reload_and_drop_when_done(
         name="Ann", scoring="hand", test_decks=[deck(ANN, BOB, "4H", ["TH"])], test_first_dealer=1
     )
     bob_seat = server.join(table["table_id"], "Bob")
-    context, watch = new_context()
+    context, watch = new_context(bypass_csp=True)
     page = context.new_page()
     take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
     expect(page.locator("#status")).to_contain_text("Your turn")
@@ -222,6 +225,7 @@ def test_my_tables_on_the_home_page_survive_a_reload_and_drop_when_done(
     page.reload()
     expect(items).to_have_count(1)
     expect(items.first).to_contain_text("Gin Rummy with Bob")
+    assert axe_violations(page) == []
 
     page.locator("#my-tables-list a").click()
     page.locator("#pass").click()

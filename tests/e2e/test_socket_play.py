@@ -24,6 +24,7 @@ from websockets.exceptions import ConnectionClosed, InvalidStatus
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.melds import deadwood
 from tests.conftest import running_server
+from tests.wire import playable
 
 CARD_TOKEN = re.compile(r'"([A2-9TJQK][CDHS])"')
 FAST = {
@@ -61,7 +62,7 @@ def dw(cards: list[str]) -> int:
 
 def choose(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A quick, somewhat sensible random player, so that matches end."""
-    legal: list[dict[str, Any]] = state["legal"]
+    legal: list[dict[str, Any]] = playable(state["legal"])
     kinds = {a["kind"] for a in legal}
     knocks = [a for a in legal if a["kind"] == "knock"]
     if knocks:
@@ -144,7 +145,7 @@ async def play(
         client.last = msg
         if msg["table"]["status"] == "match_over" or (stop_at is not None and version >= stop_at):
             return
-        if client.seat is not None and msg["legal"] and version != acted_on:
+        if client.seat is not None and playable(msg["legal"]) and version != acted_on:
             acted_on = version
             await ws.send(
                 json.dumps({"type": "action", "version": version, "action": choose(msg, rng)})

@@ -5,7 +5,8 @@ The server is `python -m hollywood_gin` with its test hooks (deck orders, first 
 the deals are fixed; the players choose by a fixed rule, and after every message
 each socket is read up to the `pong` of a `ping`, so no state is ever coalesced
 and every socket sees the same frames on every run. What is random by design (the
-table id, tokens, salts and so the deck commitments) is replaced by placeholders
+table id, tokens, salts and so the deck commitments, the seconds a seat has been
+away) is replaced by placeholders
 before comparing; every other byte must match.
 
 `HOLLYWOOD_GIN_RECORD_WIRE=1 python -m pytest tests/e2e/test_wire_recording.py`
@@ -32,6 +33,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.melds import arrange, deadwood
 from tests.conftest import running_server
+from tests.wire import playable
 
 RECORDING = Path(__file__).resolve().parent / "wire" / "recording.jsonl.gz"
 ALL_CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
@@ -42,6 +44,8 @@ ENV = {
 }
 SALT = re.compile(r'"salt":"[0-9a-f]{32}"')
 COMMITMENT = re.compile(r'"deck_commitment":"[0-9a-f]{64}"')
+# Whole seconds since a seat left: 0 here, unless a slow machine crosses a second.
+AWAY = re.compile(r'"away_seconds":[0-9]+')
 
 
 @pytest.fixture(scope="module")
@@ -69,7 +73,7 @@ def choose(state: dict[str, Any], knocks_so_far: list[int]) -> dict[str, Any]:
     """A fixed rule: knock at the least deadwood (every other knock naming its melds,
     `deadwood` sent back as shown), take a pile card that lowers deadwood, discard
     the card that leaves the least."""
-    legal: list[dict[str, Any]] = state["legal"]
+    legal: list[dict[str, Any]] = playable(state["legal"])
     kinds = {a["kind"] for a in legal}
     knocks = [a for a in legal if a["kind"] == "knock"]
     if knocks:
@@ -108,6 +112,7 @@ class Recorder:
         for secret, name in self.secrets.items():
             text = text.replace(secret, name)
         text = SALT.sub('"salt":"SALT"', text)
+        text = AWAY.sub('"away_seconds":SECONDS', text)
         return COMMITMENT.sub('"deck_commitment":"COMMITMENT"', text)
 
     def add(self, who: str, text: str) -> None:
@@ -193,7 +198,8 @@ async def table(
             hand = state0.get("hand") or {}
             if hand.get("number", 0) > hands or state0["table"]["status"] == "match_over":
                 break
-            movers = [s for s in seats if s.state["legal"]]
+            # The end actions (`resign` ...) are open to both seats: not a move.
+            movers = [s for s in seats if playable(s.state["legal"])]
             assert movers, "nobody can move"
             for mover in movers:
                 action = choose(mover.state, knocked)

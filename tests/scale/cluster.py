@@ -28,6 +28,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 from tests.conftest import REPO, free_port
 from tests.e2e.test_socket_play import FAST, choose, new_table
 from tests.postgres import Cluster
+from tests.wire import playable
 
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
 WORKERS_BLOCK = re.compile(
@@ -395,7 +396,7 @@ class Seat:
             if msg["table"]["status"] == "match_over":
                 self.done = True
                 return
-            if msg["legal"] and version != acted_on:
+            if playable(msg["legal"]) and version != acted_on:
                 acted_on = version
                 if pace:
                     await asyncio.sleep(pace)

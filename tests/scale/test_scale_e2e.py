@@ -34,6 +34,7 @@ from websockets.exceptions import ConnectionClosed
 
 from tests.postgres import start_cluster
 from tests.scale.cluster import Scale, Seat, connect_seat, haproxy_bin, new_tables, start_scale
+from tests.wire import playable
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -196,7 +197,7 @@ def test_a_paused_worker_never_adds_to_a_table_claimed_while_it_slept(scale: Sca
             ws = await connect_seat(victim.base, table_id, token)
             await ws.send(json.dumps({"type": "hello", "token": token}))
             state = await first_state(ws)
-            if state["legal"] and stale is None:
+            if playable(state["legal"]) and stale is None:
                 stale = (ws, state)
             else:
                 await ws.close()
@@ -221,7 +222,7 @@ def test_a_paused_worker_never_adds_to_a_table_claimed_while_it_slept(scale: Sca
         moved_on = top(again, table_id)
         # The stale client acts on the old version while the worker is paused, so the
         # action is waiting in its socket when it wakes.
-        action = {"type": "action", "version": version, "action": state["legal"][0]}
+        action = {"type": "action", "version": version, "action": playable(state["legal"])[0]}
         await ws.send(json.dumps(action))
         victim.signal(signal.SIGCONT)
         versions, code = await drain(ws, 6.0)

@@ -26,7 +26,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import Table, UnknownHand
 from tests.e2e.test_socket_play import choose
-from tests.wire import wire
+from tests.wire import playable, wire
 
 
 def views(match: Match) -> bytes:
@@ -34,7 +34,7 @@ def views(match: Match) -> bytes:
 
 
 def mover(match: Match) -> int | None:
-    return next((s for s in (0, 1) if wire(match.view(s))["legal"]), None)
+    return next((s for s in (0, 1) if playable(wire(match.view(s))["legal"])), None)
 
 
 @settings(max_examples=12, deadline=None)

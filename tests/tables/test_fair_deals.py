@@ -23,8 +23,8 @@ E1 = "fedcba9876543210fedcba9876543210"
 async def finish(registry: Any, table: Table) -> None:
     """Play the hand out through the registry (the first legal action, knocks first)."""
     while table.status == "playing":
-        seat = next(s for s in (0, 1) if table.match.legal(s))
-        legal = table.match.legal(seat)
+        seat = next(s for s in (0, 1) if table.match.playable(s))
+        legal = table.match.playable(seat)
         knocks = [a for a in legal if a.kind == "knock"]
         await registry.act(table, seat, (knocks or legal)[0], table.version)
 
@@ -88,6 +88,7 @@ def test_a_table_stored_before_secrets_loads_and_goes_on_to_derived_deals() -> N
         old = Match(options, rng=random.Random(9), first_dealer=0)
         old.start()
         finish_hand(old)
+        old.endings = True  # as a table's match has them (resign in `legal`)
         assert old.status == "hand_over" and old.next_deal is None
         assert not any(e["event"] in ("next_deal", "entropy") for e in old.log)
         store = MemoryStore()

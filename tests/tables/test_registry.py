@@ -22,7 +22,7 @@ from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import MemoryStore
 from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
-from tests.wire import wire
+from tests.wire import playable, wire
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
 
@@ -246,7 +246,7 @@ def test_hand_over_is_logged(caplog: pytest.LogCaptureFixture) -> None:
 
 def first_legal(view: dict[str, Any], strength: str, rng: random.Random | None) -> dict[str, Any]:
     """A test-only policy: the computer plays the first legal action."""
-    legal: list[dict[str, Any]] = view["legal"]
+    legal: list[dict[str, Any]] = playable(view["legal"])
     return legal[0]
 
 
@@ -256,7 +256,7 @@ async def play_against_computer(registry: Registry, table: Table, rng: random.Ra
     for _ in range(20_000):
         if table.status == "match_over":
             return moves
-        legal = wire(table.match.view(0))["legal"]
+        legal = playable(wire(table.match.view(0))["legal"])
         if not legal:
             await asyncio.sleep(0.001)  # the computer's turn: let its driver run
             continue

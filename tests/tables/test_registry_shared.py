@@ -15,7 +15,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Moved, StoreUnavailable
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import INDEX_DECK
-from tests.wire import wire
+from tests.wire import playable, wire
 
 __all__ = ["pg_url", "postgres"]  # fixtures
 
@@ -36,7 +36,7 @@ async def shut(*registries: Registry) -> None:
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
-    legal: list[dict[str, Any]] = wire(table.match.view(seat))["legal"]
+    legal: list[dict[str, Any]] = playable(wire(table.match.view(seat))["legal"])
     return legal[0]
 
 

@@ -55,7 +55,7 @@ def test_the_registry_plays_the_computer_through_the_pool() -> None:
             for _ in range(400):
                 if len(thinkers.pids) and table.version >= 6:
                     break
-                if table.match.legal(0):
+                if table.match.playable(0):
                     view = table.view(0)
                     person.observe(view)
                     await registry.act(table, 0, person.choose(view), table.version)

@@ -65,7 +65,16 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
         "target": 100,
         "status": "waiting",
         "version": 0,
-        "players": [{"seat": 0, "name": "Ann", "connected": False, "computer": None}],
+        "players": [
+            {
+                "seat": 0,
+                "name": "Ann",
+                "connected": False,
+                "computer": None,
+                "away_seconds": 0,
+                "stand_in": False,
+            }
+        ],
         "open_seats": [1],
         "turn": None,
     }
@@ -261,6 +270,8 @@ def test_computer_opponent_at_creation(client: TestClient) -> None:
         "name": "Computer (hard)",
         "connected": True,
         "computer": "hard",
+        "away_seconds": None,
+        "stand_in": False,
     }
     r = client.post(f"/api/tables/{made['table_id']}/seats", json={})
     assert r.status_code == 409

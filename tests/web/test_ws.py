@@ -32,6 +32,7 @@ from tests.tables.helpers import (
     snapshot,
     until_pong,
 )
+from tests.wire import playable
 
 
 def start(tmp_path: Path, **overrides: Any) -> TestClient:
@@ -95,8 +96,8 @@ def test_seats_get_their_own_cards_and_spectators_none(client: TestClient) -> No
         assert "my_cards" not in spec["hand"]
         assert spec["hand"]["discard_top"] == UPCARD
         # Seat 1 is the non-dealer: the upcard offer is theirs.
-        assert [a["kind"] for a in s1["legal"]] == ["take_upcard", "pass"]
-        assert s0["legal"] == [] and spec["legal"] == []
+        assert [a["kind"] for a in s1["legal"]] == ["take_upcard", "pass", "resign"]
+        assert [a["kind"] for a in s0["legal"]] == ["resign"] and spec["legal"] == []
         for state in (s0, s1, spec):
             assert state["version"] == 1
             assert state["table"]["id"] == table_id
@@ -135,7 +136,7 @@ def test_an_action_reaches_every_connection_each_with_its_view(client: TestClien
             assert [s["version"] for s in got] == [2]
             assert got[0]["you"] == seat
             assert got[0]["hand"]["last_action"] == {"seat": 1, "kind": "pass"}
-            legal[seat] = [a["kind"] for a in got[0]["legal"]]
+            legal[seat] = [a["kind"] for a in playable(got[0]["legal"])]
         # Seat 1 passed: now the dealer, seat 0, decides on the upcard.
         assert legal == {1: [], 0: ["take_upcard", "pass"], None: []}
 

@@ -1,0 +1,155 @@
+"""Time at the tables: the optional turn clock, and when an absent seat becomes away.
+
+Both are driven by the registry's clock (`Registry.clock`, injectable), never by
+the sleeping itself: `tick()` does everything that is due by that clock, so a test
+sets the clock past a deadline and calls `tick()`, with no sleeping. In a server,
+`run()` calls `tick()` when the next thing falls due (at least once a second).
+
+What survives a restart (or a claim by another worker of a shared store): the
+timeouts in a row and a stand-in, which the log holds (the `by` of its actions).
+What starts afresh: a deadline (the action due gets a whole `turn_seconds` again)
+and absence (a seat not connected is away `claim_after` seconds after the table
+was loaded, as if it had left then). A restart closes every socket, so nobody is
+blamed for the time the server was away; a staller gains at most one turn per
+restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from typing import TYPE_CHECKING
+
+from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.tables.table import Table, TableError, short
+
+if TYPE_CHECKING:
+    from hollywood_gin.tables.registry import Registry
+
+log = logging.getLogger("hollywood_gin.tables")
+
+# The loop looks at least this often (a clock that jumps, a missed wake-up).
+MAX_SLEEP = 1.0
+MIN_SLEEP = 0.05
+
+
+class Clockwork:
+    """The turn clocks and away times of one registry's tables."""
+
+    def __init__(self, registry: Registry) -> None:
+        self.registry = registry
+        # When each table next needs a look (clock seconds): a deadline, an away time.
+        self._due: dict[str, float] = {}
+        # Tables whose timeout move is being chosen or made, and that move.
+        self._moving: set[str] = set()
+        self._moves: set[asyncio.Task[None]] = set()
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.timeouts = 0  # timeout moves made (tests, metrics)
+
+    def schedule(self, table: Table) -> None:
+        """Note when `table` next needs a look (after any change of it or its presence)."""
+        due: list[float] = []
+        if table.deadline is not None and table.id not in self._moving:
+            due.append(table.deadline)
+        match = table.match
+        for seat in range(len(table.seats)):
+            left = table.left_at[seat]
+            if table.human(seat) and left is not None and not match.absent[seat]:
+                due.append(left + self.registry.claim_after)
+        if not due:
+            self._due.pop(table.id, None)
+            return
+        when = min(due)
+        earlier = when < self._due.get(table.id, float("inf"))
+        self._due[table.id] = when
+        if earlier and self._wake is not None:
+            self._wake.set()
+
+    def forget(self, table_id: str) -> None:
+        self._due.pop(table_id, None)
+
+    def next_due(self) -> float | None:
+        return min(self._due.values(), default=None)
+
+    async def tick(self, *, wait: bool = False) -> list[asyncio.Task[None]]:
+        """Do what is due by the clock: seats that became away are shown so, actions
+        whose deadline passed are made by the computer. `wait`: return once every
+        timeout move under way is made (tests); else they go on in the background."""
+        registry = self.registry
+        now = registry.clock()
+        moves: list[asyncio.Task[None]] = []
+        for table_id, when in list(self._due.items()):
+            if when > now:
+                continue
+            table = registry.get(table_id)
+            if table is None:
+                self._due.pop(table_id, None)
+                continue
+            registry.refresh_away(table)
+            if (
+                table.deadline is not None
+                and table.deadline <= now
+                and table.id not in self._moving
+            ):
+                move = asyncio.get_running_loop().create_task(self._timeout(table))
+                self._moves.add(move)
+                move.add_done_callback(self._moves.discard)
+                moves.append(move)
+            self.schedule(table)
+        if wait and self._moves:
+            # Those started here and any the loop started meanwhile.
+            await asyncio.gather(*self._moves, return_exceptions=True)
+        return moves
+
+    async def _timeout(self, table: Table) -> None:
+        """The deadline passed: the computer makes that one move for the seat."""
+        due = table.deadline_due()
+        version = table.deadline_version
+        if due is None or version is None or due[1] != version:
+            return
+        seat = due[0]
+        if table.id in self._moving:
+            return
+        self._moving.add(table.id)
+        self._due.pop(table.id, None)
+        try:
+            action = await self.registry.computer.choose_for(table, seat)
+            # At the version the deadline was set for: a move of the seat's own made
+            # meanwhile makes this one stale, so the clock moves at most once.
+            await self.registry.act(table, seat, action, version, by="timeout")
+            self.timeouts += 1
+            log.info("table %s seat %d: turn clock ran out", short(table.id), seat)
+        except (RuleError, TableError) as exc:
+            log.debug("table %s: timeout move not made (%s)", short(table.id), exc)
+        finally:
+            self._moving.discard(table.id)
+            if self.registry.get(table.id) is table:
+                self.schedule(table)
+
+    def start(self) -> None:
+        self._wake = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self) -> None:
+        assert self._wake is not None
+        while True:
+            now = self.registry.clock()
+            when = self.next_due()
+            delay = MAX_SLEEP if when is None else min(MAX_SLEEP, max(MIN_SLEEP, when - now))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), delay)
+            try:
+                await self.tick()
+            except Exception:  # one bad table must not stop every clock
+                log.exception("turn clock tick failed")
+
+    async def close(self) -> None:
+        for task in [self._task, *self._moves]:
+            if task is not None:
+                task.cancel()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
