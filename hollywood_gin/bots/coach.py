@@ -396,8 +396,13 @@ class RecordDeals:
     def first_dealer(self) -> int:
         return self._dealer
 
-    def deal(self, number: int, dealer: int) -> tuple[list[Card], str]:
+    def deal(
+        self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
+    ) -> tuple[list[Card], str]:
         return list(self._deck), self._salt
+
+    def secret(self, number: int) -> bytes | None:
+        return None  # the record's deck is dealt as it is
 
     def reshuffle(self, number: int, under: list[Card]) -> list[Card]:
         if not self._reshuffles:
