@@ -481,6 +481,9 @@ class Registry:
             await self._settle(table)
             with self._unstored(table):
                 table.seats.append(holder)
+                # Away counts from the moment the seat is taken, not from the table's
+                # creation: a friend who joins late is not away before their page opens.
+                table.left_at[len(table.seats) - 1] = self.clock()
                 try:
                     await self._save_seats(table)
                 except BaseException:
