@@ -40,6 +40,12 @@ class TableFull(TableError):
     code = "table_full"
 
 
+class NoBots(TableError):
+    """A bot asked for a seat at a table created with `"bots": false`."""
+
+    code = "no_bots"
+
+
 class UnknownHand(TableError):
     code = "unknown_hand"
 
@@ -90,9 +96,13 @@ class SeatHolder:
     computer: str | None = None
     lang: str | None = None
     order: dict[str, Any] | None = None
+    bot: bool = False  # a program plays this seat (PROTOCOL.md "Bots")
+    no_bots: bool = False  # the creator's seat: the table refuses bots
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
+        return SeatRecord(
+            self.name, self.token_hash, self.computer, self.lang, self.order, self.bot, self.no_bots
+        )
 
 
 class Table:
@@ -166,6 +176,11 @@ class Table:
         """The page language of the player who created the table, if known."""
         return self.seats[0].lang if self.seats else None
 
+    @property
+    def bots_welcome(self) -> bool:
+        """Whether a bot may take the free seat (the creator's choice, default yes)."""
+        return not (self.seats and self.seats[0].no_bots)
+
     def computer_seat(self) -> int | None:
         for seat, holder in enumerate(self.seats):
             if holder.computer is not None:
@@ -190,6 +205,7 @@ class Table:
                 "name": holder.name,
                 "connected": connected,
                 "computer": holder.computer,
+                "bot": holder.bot,
                 "away_seconds": None if connected else max(0, int(now - (left or now))),
                 "stand_in": match.stand_in[seat],
             }
@@ -253,6 +269,7 @@ class Table:
             "version": self.version,
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+            "bots": self.bots_welcome,
             # The seat to move while a hand is played (the home page's "my tables").
             "turn": self._turn(),
         }
