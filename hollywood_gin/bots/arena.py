@@ -222,7 +222,10 @@ Factory = Callable[[random.Random], Player]
 """Makes a fresh player for one hand of the arena, from that hand's randomness."""
 
 BUILT_IN = ("random", "easy", "normal", "hard")
-ALIASES = {"openspiel:simple": "hollywood_gin.client.openspiel:simple"}
+ALIASES = {
+    "openspiel:simple": "hollywood_gin.client.openspiel:simple",
+    "openspiel:ismcts": "hollywood_gin.client.openspiel:ismcts",
+}
 """Short names for bots that live above this layer, found by import like any
 `module:factory` (so this layer never imports them)."""
 
