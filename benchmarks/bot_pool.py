@@ -11,7 +11,11 @@ decisions follow one plain style:
 - `greedy`: takes the pile card whenever it lowers its deadwood, throws
   the card that leaves the least deadwood (ties: the higher card), knocks as
   soon as legal;
-- `easy`, `normal`: the site's own strengths.
+- `easy`, `normal`: the site's own strengths;
+- `openspiel`: OpenSpiel's `SimpleGinRummyBot` (`benchmarks/openspiel_bot.py`;
+  the `bench` extra), a bot from outside this project: takes the upcard when it
+  melds or allows a knock, throws its highest deadwood card, knocks as soon as it
+  may. It plays only walled scorings (`--scoring game`).
 
 None of them is used by `hollywood_gin.bots`; the hard search must not be tuned
 against one of them in particular.
@@ -23,6 +27,7 @@ import random
 from collections.abc import Callable
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.bots.arena import Player
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.policy import VALUE, indices, normal_take, ranked_discards
 from hollywood_gin.bots.search import Decision
@@ -89,11 +94,18 @@ class Greedy(_Styled):
         return card, least <= seen.knock_limit
 
 
-STYLES: dict[str, Callable[[random.Random], Bot]] = {
+def _openspiel(rng: random.Random) -> Player:
+    from benchmarks.openspiel_bot import OpenSpielSimple  # the optional `bench` extra
+
+    return OpenSpielSimple(rng)
+
+
+STYLES: dict[str, Callable[[random.Random], Player]] = {
     "eager": Eager,
     "gin": GinHunter,
     "greedy": Greedy,
     "easy": lambda rng: Bot("easy", rng),
     "normal": lambda rng: Bot("normal", rng),
+    "openspiel": _openspiel,
 }
-POOL = tuple(STYLES)
+POOL = ("eager", "gin", "greedy", "easy", "normal")  # in-house styles (no extra needed)

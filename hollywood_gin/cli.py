@@ -1,6 +1,6 @@
 """`hollywood-gin`: the host's commands (`serve`, `backup FILE`, `check`, `migrate`),
-the arena (`arena A B`), and `verify FILE`, which checks a downloaded hand record's
-deal for anyone.
+a program's (`bot URL`, `arena A B`), and `verify FILE`, which checks a downloaded
+hand record's deal for anyone.
 
 `python -m hollywood_gin` is the same program; with no command it serves.
 """
@@ -104,6 +104,18 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
     arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
     arena.add_argument("--rules", choices=RULES, default="standard")
+    bot = commands.add_parser(
+        "bot",
+        help="play a table's free seat (or a seat link's seat) with a bot",
+        description="Joins the table at URL as a bot (a share link takes the free seat;"
+        " a seat link plays that seat) and plays until the matches end. --bot:"
+        " module:factory where factory() returns a bot (docs/bots.md), or easy, normal,"
+        " hard, random, openspiel:simple.",
+    )
+    bot.add_argument("url", metavar="URL")
+    bot.add_argument("--bot", required=True, metavar="module:factory", dest="bot_spec")
+    bot.add_argument("--name", default=None, metavar="NAME")
+    bot.add_argument("--matches", type=_positive, default=1, metavar="N")
     move = commands.add_parser(
         "migrate",
         help="copy every table from the data file into an empty PostgreSQL database",
@@ -139,6 +151,21 @@ def run_arena(args: argparse.Namespace) -> int:
         say(str(exc))
         return 2
     print(result.report())
+    return 0
+
+
+def run_bot(args: argparse.Namespace) -> int:
+    from hollywood_gin.client import ClientError, IllegalChoice, load_bot, play
+
+    try:
+        make = load_bot(args.bot_spec)
+        played = play(args.url, make(), name=args.name, matches=args.matches)
+    except (ClientError, IllegalChoice) as exc:
+        say(str(exc))
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    print(f"played {played} match{'' if played == 1 else 'es'}")
     return 0
 
 
@@ -349,6 +376,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_verify(args.file, args.commitment, args.entropy)
     if args.command == "arena":
         return run_arena(args)
+    if args.command == "bot":
+        return run_bot(args)
     settings = settings_or_none()
     if settings is None:
         return 2

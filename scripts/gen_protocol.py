@@ -141,7 +141,8 @@ ENDPOINTS: list[tuple[str, str]] = [
     (
         "POST /api/tables/{id}/seats",
         "`201` SeatTaken + seat cookie (the match starts); `409` `table_full`; "
-        "`404` `unknown_table`",
+        '`404` `unknown_table`; `403` `no_bots` for `"bot": true` at a table created '
+        'with `"bots": false`',
     ),
     (
         "POST /api/tables/{id}/computer",

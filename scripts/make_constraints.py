@@ -4,7 +4,7 @@
     python scripts/make_constraints.py           # rewrite both from this environment
     python scripts/make_constraints.py --check   # exit 1 when constraints.txt is stale
 
-Every distribution that `hollywood-gin[dev]` and its build backend need, walked
+Every distribution that `hollywood-gin[dev,bots]` and its build backend need, walked
 from `pyproject.toml` through the installed packages' own requirements, pinned
 to the version installed here. CI, the README and the Dockerfile install with
 `-c constraints.txt`, so a fresh install cannot pick versions nobody tested.
@@ -36,7 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 TARGET = ROOT / "constraints.txt"
 LOCK = ROOT / "requirements.lock"
 LOCK_EXTRAS = ("postgres",)
-EXTRAS = ("dev",)
+EXTRAS = ("dev", "bots")
 
 
 def roots() -> list[Requirement]:
@@ -62,7 +62,7 @@ def closure() -> dict[str, str]:
         try:
             dist = md.distribution(requirement.name)
         except md.PackageNotFoundError:
-            missing = f"{requirement.name} is not installed: pip install -e '.[dev]'"
+            missing = f"{requirement.name} is not installed: pip install -e '.[dev,bots]'"
             raise SystemExit(missing) from None
         pins[name] = dist.version
         for text in dist.requires or []:

@@ -25,6 +25,7 @@ def test_every_dependency_is_pinned_within_its_range() -> None:
     specs = [
         *project["project"]["dependencies"],
         *project["project"]["optional-dependencies"]["dev"],
+        *project["project"]["optional-dependencies"]["bots"],
         *project["build-system"]["requires"],
     ]
     pinned = pins()
@@ -38,7 +39,7 @@ def test_every_dependency_is_pinned_within_its_range() -> None:
 def test_ci_the_readme_and_docker_install_with_the_constraints() -> None:
     readme = (REPO / "README.md").read_text()
     ci = (REPO / ".ci" / "run").read_text()
-    command = "pip install -c constraints.txt -e '.[dev]' && python -m pytest"
+    command = "pip install -c constraints.txt -e '.[dev,bots]' && python -m pytest"
     assert command in readme and command in ci
     assert "constraints.txt" in (REPO / "Dockerfile").read_text()
     assert "python3 -m venv" in readme  # PEP 668 systems refuse a global install

@@ -46,8 +46,10 @@ class Bot:
     """A computer seat: observes every view of its seat and chooses when asked.
 
     :param strength: `easy`, `normal` or `hard`.
-    :param rng: the randomness of the hard search (default: seeded from the OS).
-    :param budget: the hard search's sample and time budget per move.
+    :param rng: the randomness of the hard search (default: seeded from the OS);
+        each searched decision draws one seed from it, so the same seed and the
+        same views give the same moves.
+    :param budget: the hard search's playouts per decision (and its safety cap).
     :raises ValueError: an unknown strength.
     """
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
-from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import HandResult
 from hollywood_gin.engine.match import Match, Options
@@ -39,7 +39,9 @@ class RandomPlayer:
         return None
 
     def choose(self, view: View) -> Action:
-        return self.rng.choice(view.legal)
+        # never `resign`, `claim` or `stand_in`: the floor plays the game out
+        open_ = [a for a in view.legal if a.kind in PLAY_KINDS or a.kind in MATCH_KINDS]
+        return self.rng.choice(open_ or view.legal)
 
 
 @dataclass(slots=True)
@@ -129,7 +131,7 @@ class Seated:
 
     def __init__(self, bot: ClientBot) -> None:
         self.bot = bot
-        self._hand_seen: int | None = None  # the last hand whose end was told
+        self._hand_seen: tuple[int, str] | None = None  # the last hand whose end was told
         self._match_told = False
 
     def observe(self, view: View) -> None:
@@ -137,8 +139,9 @@ class Seated:
         if look is not None:
             look(view)
         hand = view.hand
-        if hand is not None and hand.outcome is not None and self._hand_seen != hand.number:
-            self._hand_seen = hand.number
+        key = None if hand is None else (hand.number, hand.deck_commitment)
+        if hand is not None and hand.outcome is not None and self._hand_seen != key:
+            self._hand_seen = key
             hook = getattr(self.bot, "hand_over", None)
             if hook is not None:
                 hook(view)
@@ -151,15 +154,45 @@ class Seated:
         else:
             self._match_told = False
 
-    def choose(self, view: View) -> Action:
-        """The bot's choice, checked: it must be one of `view.legal`.
+    def decide(self, view: View) -> Action | None:
+        """What this seat sends now, or None (nothing to do). A play decision is the
+        bot's, asked with the play actions open (`take_upcard` … `knock`), and checked;
+        `next_hand` and `new_match` are sent for it; anything else (`resign`,
+        `claim`, …) is never chosen for a bot.
 
-        :raises IllegalChoice: the bot answered something else.
+        :raises IllegalChoice: the bot answered something that is not open.
         """
-        action = self.bot.choose(view, view.legal)
-        if action not in view.legal:
-            raise IllegalChoice(f"the bot chose {action!r}, not one of the legal actions")
+        play = tuple(a for a in view.legal if a.kind in PLAY_KINDS)
+        if play:
+            action = self.bot.choose(view, play)
+            if not is_one_of(action, play):
+                raise IllegalChoice(f"the bot chose {action!r}, not one of the legal actions")
+            return action
+        for action in view.legal:
+            if action.kind in MATCH_KINDS:
+                return action
+        return None
+
+    def choose(self, view: View) -> Action:
+        """`decide` for the arena, where some seat always has a move.
+
+        :raises IllegalChoice: the bot answered something that is not open, or
+            nothing is open to it.
+        """
+        action = self.decide(view)
+        if action is None:
+            raise IllegalChoice("nothing this bot may do in this view")
         return action
+
+
+def is_one_of(action: object, legal: tuple[Action, ...]) -> bool:
+    """`action` is one of `legal`, a knock naming its own melds counting as the knock
+    of the same discard (the server checks the melds)."""
+    if not isinstance(action, Action):
+        return False
+    if action.kind == "knock" and action.melds is not None:
+        return Action.of("knock", action.card) in legal if action.card else False
+    return action in legal
 
 
 class IllegalChoice(ValueError):
@@ -189,7 +222,10 @@ Factory = Callable[[random.Random], Player]
 """Makes a fresh player for one hand of the arena, from that hand's randomness."""
 
 BUILT_IN = ("random", "easy", "normal", "hard")
-ALIASES = {"openspiel:simple": "hollywood_gin.client.openspiel:simple"}
+ALIASES = {
+    "openspiel:simple": "hollywood_gin.client.openspiel:simple",
+    "openspiel:ismcts": "hollywood_gin.client.openspiel:ismcts",
+}
 """Short names for bots that live above this layer, found by import like any
 `module:factory` (so this layer never imports them)."""
 

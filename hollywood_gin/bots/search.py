@@ -1,24 +1,36 @@
-"""The hard policy: determinisation search over a lean simulator of one hand.
+"""The hard policy: determinised search of every decision, from the seat's view only.
 
-For each decision with more than one sensible choice (by default only
-where hard may knock: knock now or play on; `Budget.candidates` and
-`Budget.takes` widen it to plain discards and draws), deal the unseen cards
-at random in a way that agrees with everything seen (the opponent holds the
-cards it took from the pile; the rest of its hand, the unknown pile cards
-and the stock come from the cards nobody has shown; the opponent's hand is
-then "shaped" by the turns it has played, see `_shape`), draw the
-opponent's style with it (`sample_opponent`: normal, eager or gin, weighed
-by its knocks in earlier hands, never one that would have knocked with the
-hand dealt to it), play each candidate out to the end of the hand (me: the
-lean policy, normal's knock and wall rules on a plain deadwood count; the
-opponent: the lean policy with its style's knock rule;
-`Budget.rollout="normal"` plays the full normal policy, 40 times slower),
-and keep the normal choice unless another candidate is better on average by
-more than `Budget.confidence` standard errors (a knock: by
-`Budget.knock_margin` points more). Every candidate meets the same deals
-(common random numbers), so their difference is measured, not their luck.
-The search stops at its sample budget or its time budget, whichever comes
-first.
+Every decision with more than one sensible choice is searched: the upcard
+offer and the draw (take the pile card or not, when the card melds or lowers
+my deadwood), which card to throw (normal's choice, the next plain discards
+of normal's ranking within `Budget.prune` of its best, and knocking when the
+rules allow it), and so knock or play on. Normal's own choice is always
+candidate 0.
+
+A *world* deals the cards I have not seen at random, consistently with
+everything seen (`sample_world`: the opponent holds what it took from the pile
+and as many cards as it has; the known pile stays on top; its hand has "played"
+its turns, see `_shape`), with an opponent style drawn with it and kept only if
+that style would not have knocked with that hand (`sample_opponent`). Each world
+is weighted by how likely the opponent's observed choices were with that hand
+(`evidence_weight`: a card it threw or passed on that melds with the hand, a
+card it took from the pile that does not, each make the world less likely).
+
+A *playout* plays one candidate out to the end of the hand in a lean simulator
+(`rollout`: both sides on a plain deadwood count, one meld solve for all
+discards; me with normal's knock rule, the opponent with its style's). The
+candidates meet the same worlds (common random numbers) in rounds of
+*successive halving*: each round spends its share of the playouts evenly on the
+candidates still in, then the worse half leaves (normal's choice always stays).
+Hard leaves normal's choice only for a candidate better on the shared worlds by
+more than `Budget.confidence` standard errors, a knock by `Budget.knock_margin`
+points more (the playouts continue with a plainer player than hard, which
+undervalues playing on).
+
+The budget is work, not time: exactly `Budget.playouts` playouts per searched
+decision, from a seed drawn from the bot's rng, so the same seed and view give
+the same move however loaded the machine is. `Budget.seconds` is only a safety
+cap that a quiet machine never reaches.
 
 The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
 engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
@@ -45,7 +57,11 @@ from hollywood_gin.bots.policy import (
     should_knock,
 )
 from hollywood_gin.engine.cards import cards_of
-from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, defender_deadwood
+from hollywood_gin.engine.melds import (
+    arrange_mask,
+    deadwood_mask,
+    defender_deadwood,
+)
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import PHASES, WALL
 
@@ -58,22 +74,22 @@ Decision = tuple[str, int, bool]
 
 @dataclass(frozen=True, slots=True)
 class Budget:
-    """How much the hard policy may think per move."""
+    """How much the hard policy thinks per decision: a count of playouts, not time."""
 
-    samples: int = 400  # deals per decision, at most
-    # wall time per move, at most (None: samples only), counted from the moment the
-    # bot is asked (its memory and normal's ranking included); 400 deals take
-    # 0.15-0.25 s on an idle core, so the cap binds only on a loaded machine
-    seconds: float | None = 0.3
-    # plain discards tried besides normal's choice and the knock: 0 searches only
-    # the knock (knock now or not), where the opponent's style decides the most
-    candidates: int = 0
-    takes: bool = False  # search the upcard offer and the draw too (else normal's choice)
+    playouts: int = 480  # per searched decision, exactly (fewer only at the safety cap)
+    # a safety cap in wall time per move, counted from the moment the bot is asked;
+    # a quiet machine never reaches it (None: no cap)
+    seconds: float | None = 4.0
+    discards: int = 3  # plain discards tried besides normal's choice (its next best)
+    prune: float = 3.0  # ... only those within this much of normal's best score
+    takes: bool = True  # search the upcard offer and the draw too
     shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
     knock_margin: float = 4.0  # points a knock must beat waiting by (see `hard_decide`)
-    rollout: str = "lean"  # the playout policy: "lean" or "normal"
-    # leave the normal choice only for a candidate better by this many standard errors
+    # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 1.0
+    # a world's weight is multiplied by this for each choice of the opponent that
+    # would have been odd with the hand dealt to it (see `evidence_weight`)
+    evidence: float = 0.5
     # The opponent's style in the playouts, drawn per deal with these prior weights
     # and kept only if it agrees with what the opponent did (see `sample_opponent`):
     # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
@@ -292,6 +308,108 @@ def lean_policy(w: Weights = WEIGHTS, style: str = "normal") -> Policy:
     return decide
 
 
+def _knock_rule(style: str, world: World, seat: int, deadwood: int, w: Weights) -> bool:
+    """`knocks(style, world.seen(seat), deadwood)` without building the `Seen`."""
+    limit = world.knock_limit
+    if deadwood > limit:
+        return False
+    if deadwood == 0 or style == "eager":
+        return True
+    left = max(0, len(world.stock) - (WALL if world.wall else 0))
+    if style == "gin":
+        return left <= GIN_LOW
+    if world.wall and left == 0:
+        return deadwood <= w.wall_knock
+    other = 1 - seat
+    took = (world.took[other] & world.hands[other]).bit_count()
+    target = limit - w.early - w.late * max(0.0, (16 - left) / 2) - w.opp_penalty * min(2, took)
+    return deadwood <= max(1.0, target)
+
+
+# The lean policy's answers by hand (pure functions of the cards, shared by every
+# search in the process, cleared when they grow past 100 000 entries)
+_DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (card, least)
+_TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
+
+
+def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int, bool]:
+    """The lean policy's discard (as `lean_policy`), remembered by hand: the
+    playouts of one search meet the same hands again and again."""
+    hand = world.hands[seat]
+    forbidden = world.forbidden
+    key = (hand, forbidden)
+    known = _DISCARDS.get(key)
+    if known is None:
+        best, best_score, least = -1, 1e9, 99
+        m = hand
+        while m:
+            low = m & -m
+            m ^= low
+            i = low.bit_length() - 1
+            if i == forbidden:
+                continue
+            d = deadwood_mask(hand ^ low)
+            if d < least:
+                least = d
+            score = d - 0.01 * VALUE[i]
+            if score < best_score:
+                best, best_score = i, score
+        if len(_DISCARDS) > 100_000:
+            _DISCARDS.clear()
+        known = _DISCARDS[key] = (best, least)
+    return known[0], _knock_rule(style, world, seat, known[1], w)
+
+
+def _lean_take(world: World, seat: int, w: Weights) -> bool:
+    """The lean policy's take (as `lean_policy`)."""
+    if not world.pile or world.must_draw_stock:
+        return False
+    if not world.can_draw_stock():
+        return True
+    top = world.pile[-1]
+    hand = world.hands[seat]
+    wall_now = world.wall and len(world.stock) - WALL == 1
+    if not wall_now and not makes_meld(hand, top) and VALUE[top] > 3:
+        return False
+    key = (hand, top)
+    after = _TAKES.get(key)
+    if after is None:
+        eleven = hand | (1 << top)
+        after = 99
+        m = hand
+        while m:
+            low = m & -m
+            m ^= low
+            d = deadwood_mask(eleven ^ low)
+            if d < after:
+                after = d
+        if len(_TAKES) > 100_000:
+            _TAKES.clear()
+        _TAKES[key] = after
+    if wall_now:
+        return _knock_rule("normal", world, seat, after, w)
+    return after + 3 <= deadwood_mask(hand)
+
+
+def rollout(world: World, styles: tuple[str, str], rng: random.Random, w: Weights) -> World:
+    """Play the hand to its end with the lean policy, seat s knocking by `styles[s]`
+    (or MAX_TURNS turns, then it counts as a draw). The same play as `play_out`
+    with two `lean_policy` players, without building a `Seen` each step."""
+    steps = 0
+    while world.phase != OVER and steps < 3 * MAX_TURNS:
+        seat = world.turn
+        if world.phase == DISCARD:
+            card, knock = _lean_discard(world, seat, styles[seat], w)
+            world.discard(card, knock)
+        else:
+            world.take(rng, _lean_take(world, seat, w))
+        steps += 1
+    if world.phase != OVER:
+        world.phase = OVER
+        world.winner = None
+    return world
+
+
 def apply(world: World, decision: Decision, rng: random.Random) -> None:
     if decision[0] == "take":
         world.take(rng, bool(decision[1]))
@@ -424,16 +542,39 @@ def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) ->
     options = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in indices(seen.hand)}
     options.pop(seen.forbidden, None)
     least = min(options, key=lambda i: (options[i], -VALUE[i], -i))
-    ranked = [i for _, i in ranked_discards(seen, w)]
+    ranked = ranked_discards(seen, w)
     knock = should_knock(seen, options[least], w)
-    out: list[Decision] = [("discard", least, True) if knock else ("discard", ranked[0], False)]
+    first = ranked[0][1]
+    out: list[Decision] = [("discard", least, True) if knock else ("discard", first, False)]
     if options[least] <= seen.knock_limit and "knock" in legal_kinds:
         # knocking and not knocking both get played out, whichever normal chose
-        out.append(("discard", ranked[0], False) if knock else ("discard", least, True))
-    for i in ranked[: budget.candidates]:
+        out.append(("discard", first, False) if knock else ("discard", least, True))
+    best = ranked[0][0]
+    plain = 0
+    for score, i in ranked:
+        if plain >= budget.discards or score > best + budget.prune:
+            break
         if ("discard", i, False) not in out:
             out.append(("discard", i, False))
+            plain += 1
     return out
+
+
+def evidence_weight(seen: Seen, opp: int, evidence: float) -> float:
+    """How likely the opponent's observed choices were with hand `opp`, relative to
+    a hand that explains them all: `evidence` for each card it threw or passed on
+    that melds with two of its cards (a player keeps such a card), and for each
+    card it took from the pile that melds with none of its others."""
+    if evidence >= 1.0:
+        return 1.0
+    odd = 0
+    for i in indices(seen.opp_threw & ~opp):
+        if makes_meld(opp, i):
+            odd += 1
+    for i in indices(seen.opp_has):
+        if not makes_meld(opp & ~(1 << i), i):
+            odd += 1
+    return float(evidence**odd)
 
 
 UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
@@ -520,9 +661,17 @@ def sample_opponent(
 class SearchStats:
     """What the last search did (for the benchmark and for curious tests)."""
 
-    samples: int = 0
+    playouts: int = 0  # playouts played (the budget's count unless capped)
+    worlds: int = 0  # determinisations dealt
     candidates: int = 0
     seconds: float = 0.0
+    capped: bool = False  # the safety cap in wall time stopped it
+
+
+def _round_sizes(n: int, total: int) -> list[int]:
+    """Successive halving: the playouts of each round for `n` candidates."""
+    rounds = max(1, (n - 1).bit_length())  # ceil(log2 n)
+    return [total // rounds + (1 if k < total % rounds else 0) for k in range(rounds)]
 
 
 def hard_decide(
@@ -536,52 +685,126 @@ def hard_decide(
     stats: SearchStats | None = None,
     start: float | None = None,
 ) -> Decision:
-    """`start`: when the move began (`clock()` time; default now), for the time budget."""
+    """One decision: normal's choice unless the search finds a better one.
+
+    `rng` is used for one draw only (the search's seed), so a decision's play does
+    not depend on how much an earlier one searched. `start`: when the move began
+    (`clock()` time; default now), for the safety cap.
+    """
     start = clock() if start is None else start
+    seed = rng.getrandbits(64)
     options = candidates(seen, legal_kinds, budget, weights)
-    lean = budget.rollout == "lean"
-    mine = lean_policy(weights) if lean else normal_policy(weights)
-    theirs = {name: lean_policy(weights, name) if lean else mine for name, _ in budget.styles}
-    # paired differences against the normal choice (option 0): sums and squares
-    sums = [0.0] * len(options)
-    squares = [0.0] * len(options)
-    must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
-    done = 0
-    if len(options) > 1:
-        for _ in range(budget.samples):
-            drawn = sample_opponent(seen, rng, budget, weights, must_draw_stock=must_draw_stock)
-            if drawn is None:
-                break
-            world, style = drawn
-            policies = (mine, theirs[style]) if seen.me == 0 else (theirs[style], mine)
-            seed = rng.getrandbits(32)
-            values = []
-            for option in options:
-                w = world.copy()
-                playout_rng = random.Random(seed)
-                apply(w, option, playout_rng)
-                values.append(play_out(w, policies, playout_rng).value_for(seen.me))
-            for j in range(1, len(options)):
-                diff = values[j] - values[0]
-                sums[j] += diff
-                squares[j] += diff * diff
-            done += 1
-            if budget.seconds is not None and clock() - start >= budget.seconds:
-                break
+    n = len(options)
+    done = dealt = 0
+    capped = False
     best = 0
-    if done >= 2:
-        best_mean = 0.0
-        for j in range(1, len(options)):
-            mean = sums[j] / done
-            spread = max(0.0, squares[j] / done - mean * mean)
-            error = (spread / (done - 1)) ** 0.5
-            # the playouts continue with a plainer player than hard is: waiting
-            # is worth about `knock_margin` more than they say
-            mean += budget.knock_margin * (options[0][2] - options[j][2])
-            if mean > best_mean and mean > budget.confidence * error:
-                best, best_mean = j, mean
+    if n > 1 and budget.playouts > 0:
+        search = random.Random(seed)
+        must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
+        me = seen.me
+        # values[c][k]: candidate c's result on world k (None: not played there)
+        values: list[list[float | None]] = [[] for _ in options]
+        world_weights: list[float] = []
+        alive = list(range(n))
+        sizes = _round_sizes(n, budget.playouts)
+        for r, size in enumerate(sizes):
+            last = r == len(sizes) - 1
+            # the last round spends what the others left (their rounding included)
+            left = budget.playouts - done
+            worlds = -(-left // len(alive)) if last else max(1, size // len(alive))
+            for _ in range(worlds):
+                if done >= budget.playouts:
+                    break
+                drawn = sample_opponent(
+                    seen, search, budget, weights, must_draw_stock=must_draw_stock
+                )
+                if drawn is None:
+                    break
+                world, style = drawn
+                k = dealt
+                dealt += 1
+                world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
+                styles = ("normal", style) if me == 0 else (style, "normal")
+                playout_seed = search.getrandbits(32)
+                for c in range(n):
+                    values[c].append(None)
+                for c in alive:
+                    if done >= budget.playouts:
+                        break
+                    w = world.copy()
+                    playout_rng = random.Random(playout_seed)
+                    apply(w, options[c], playout_rng)
+                    values[c][k] = rollout(w, styles, playout_rng, weights).value_for(me)
+                    done += 1
+                if budget.seconds is not None and clock() - start >= budget.seconds:
+                    capped = True
+                    break
+            if capped or last or done >= budget.playouts:
+                break
+            # the worse half leaves; normal's choice stays to the end
+            ranked = sorted(
+                alive, key=lambda c: -_adjusted(options, c, values[c], world_weights, budget)
+            )
+            keep = ranked[: max(1, (len(alive) + 1) // 2)]
+            alive = sorted(set(keep) | {0})
+            if len(alive) == 1:
+                break
+        best = _pick(options, alive, values, world_weights, budget)
     if stats is not None:
-        stats.samples = done
-        stats.candidates = len(options)
+        stats.playouts = done
+        stats.worlds = dealt
+        stats.candidates = n
         stats.seconds = clock() - start
+        stats.capped = capped
     return options[best]
+
+
+def _adjusted(
+    options: list[Decision],
+    c: int,
+    vals: list[float | None],
+    world_weights: list[float],
+    budget: Budget,
+) -> float:
+    """Candidate c's weighted mean result, a knock counted `knock_margin` worse."""
+    total = weight = 0.0
+    for v, wt in zip(vals, world_weights, strict=False):
+        if v is not None:
+            total += wt * v
+            weight += wt
+    mean = total / weight if weight > 0 else -1e9
+    return mean - budget.knock_margin * options[c][2]
+
+
+def _pick(
+    options: list[Decision],
+    alive: list[int],
+    values: list[list[float | None]],
+    world_weights: list[float],
+    budget: Budget,
+) -> int:
+    """Normal's choice (0) unless a candidate still in beats it on the worlds both
+    played by more than `budget.confidence` weighted standard errors."""
+    best, best_mean = 0, 0.0
+    base = values[0]
+    for c in alive:
+        if c == 0:
+            continue
+        diffs = [
+            (wt, v - b)
+            for v, b, wt in zip(values[c], base, world_weights, strict=False)
+            if v is not None and b is not None
+        ]
+        total = sum(wt for wt, _ in diffs)
+        if len(diffs) < 2 or total <= 0:
+            continue
+        mean = sum(wt * d for wt, d in diffs) / total
+        spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
+        size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
+        error = (spread / max(1.0, size - 1)) ** 0.5
+        # the playouts continue with a plainer player than hard is: waiting
+        # is worth about `knock_margin` more than they say
+        mean += budget.knock_margin * (options[0][2] - options[c][2])
+        if mean > best_mean and mean > budget.confidence * error:
+            best, best_mean = c, mean
+    return best

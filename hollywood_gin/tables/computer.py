@@ -3,8 +3,9 @@
 The registry tells `Computer.changed(table)` after every change of a table (and when
 it loads or claims one), as it tells the hub to broadcast. The computer shows its
 bot the seat's view (what that seat's browser gets), and when the seat may act it
-waits its delay, chooses (in the worker processes of `Thinkers`, or a thread) and
-acts through the registry like any player, stale versions and refusals included.
+chooses (in the worker processes of `Thinkers`, or a thread) during its delay, the
+pause that lets a person follow, and then acts through the registry like any
+player, stale versions and refusals included.
 """
 
 from __future__ import annotations
@@ -128,14 +129,20 @@ class Computer:
 
     async def _drive(self, table: Table, seat: int, *, by: str | None = None) -> None:
         """Move for the computer while it has legal actions, like a person would
-        (`by` "stand_in": for an away seat, while it stands in for it)."""
+        (`by` "stand_in": for an away seat, while it stands in for it).
+
+        The computer thinks while the table waits anyway: the pause that lets a
+        person follow (`delay`) starts when the computer may move, and its
+        thinking runs during it, so a move takes the longer of the two (not
+        their sum)."""
         strength = "normal" if by else table.seats[seat].computer or "normal"
+        loop = asyncio.get_running_loop()
         while self.players.get(table.id) is table:
             if by == "stand_in" and not table.match.stand_in[seat]:
                 return
             if not table.match.playable(seat):
                 return
-            await asyncio.sleep(self.delay)
+            began = loop.time()
             view = playable_view(table.view(seat))
             legal = view.legal
             if by == "stand_in":
@@ -143,20 +150,28 @@ class Computer:
             if not legal:
                 if by == "stand_in":
                     return
+                await asyncio.sleep(self.delay)
                 continue
             agree = [a for a in legal if a.kind in MATCH_KINDS]
             if agree:
                 # It always agrees to go on; the person decides when.
                 action = agree[0]
             else:
-                began = time.perf_counter()
+                thinking = time.perf_counter()
                 try:
                     action = await self._choose(table, view, strength, seat, by)
-                    self.players.observer.think(strength, time.perf_counter() - began)
+                    self.players.observer.think(strength, time.perf_counter() - thinking)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))
                     action = legal[0]
+            rest = self.delay - (loop.time() - began)
+            if rest > 0:
+                await asyncio.sleep(rest)
+            if self.players.get(table.id) is not table:
+                return
+            if by == "stand_in" and not table.match.stand_in[seat]:
+                return  # the person came back while it thought
             try:
                 await self.players.act(table, seat, action, view.version, by=by)
             except RuleError as exc:

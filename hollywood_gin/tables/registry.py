@@ -41,6 +41,7 @@ from hollywood_gin.tables.store import (
 )
 from hollywood_gin.tables.table import (
     Moved,
+    NoBots,
     SeatHolder,
     StoreUnavailable,
     Table,
@@ -312,7 +313,8 @@ class Registry:
     def _rebuild(self, record: TableRecord) -> Table:
         options, match = rebuild_match(record, self.rng)
         seats = [
-            SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order) for s in record.seats
+            SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order, s.bot, s.no_bots)
+            for s in record.seats
         ]
         if len(seats) == 2 and match.status == "waiting":
             seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
@@ -386,16 +388,23 @@ class Registry:
         lang: str | None = None,
         entropy: str | None = None,
         test_secrets: Sequence[bytes] = (),
+        bot: bool = False,
+        bots: bool = True,
     ) -> tuple[Table, str]:
         """A new table with its creator at seat 0; returns it and the creator's token.
         `lang` is the creator's page language, kept for the link preview; `entropy` the
-        creator's part of the first deal (`table.next_deal` its commitment)."""
+        creator's part of the first deal (`table.next_deal` its commitment); `bot`: the
+        creator is a program; `bots` False: the table refuses a bot's join."""
         opts = Options.from_dict(dict(options))
         if computer is not None and computer not in STRENGTHS:
             raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
         token = new_token()
         now = self.clock()
-        seats = [SeatHolder(name or DEFAULT_NAMES[0], hash_token(token), lang=lang)]
+        seats = [
+            SeatHolder(
+                name or DEFAULT_NAMES[0], hash_token(token), lang=lang, bot=bot, no_bots=not bots
+            )
+        ]
         if computer is not None:
             seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
         table_id = new_table_id()
@@ -433,15 +442,25 @@ class Registry:
         return table, token
 
     async def join(
-        self, table_id: str, name: str | None, *, entropy: str | None = None
+        self,
+        table_id: str,
+        name: str | None,
+        *,
+        entropy: str | None = None,
+        bot: bool = False,
     ) -> tuple[int, str]:
-        """Seat a person in the free seat and start the match; return (seat, token).
-        `entropy`: the joiner's part of the first deal."""
+        """Seat a person (or, `bot`, a program) in the free seat and start the match;
+        return (seat, token). `entropy`: the joiner's part of the first deal.
+
+        :raises NoBots: a bot at a table that refuses bots.
+        """
         if entropy is not None:
             check_entropy(entropy)  # refused before anything changes
         table = await self._require(table_id)
+        if bot and not table.bots_welcome:
+            raise NoBots("this table does not take bots")
         token = new_token()
-        holder = SeatHolder(name or DEFAULT_NAMES[1], hash_token(token))
+        holder = SeatHolder(name or DEFAULT_NAMES[1], hash_token(token), bot=bot)
         await self._take_seat(table, holder, entropy)
         return 1, token
 
@@ -462,6 +481,9 @@ class Registry:
             await self._settle(table)
             with self._unstored(table):
                 table.seats.append(holder)
+                # Away counts from the moment the seat is taken, not from the table's
+                # creation: a friend who joins late is not away before their page opens.
+                table.left_at[len(table.seats) - 1] = self.clock()
                 try:
                     await self._save_seats(table)
                 except BaseException:

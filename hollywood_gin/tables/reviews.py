@@ -5,12 +5,13 @@ per hand and seat, in the computer's worker processes, kept in the store.
 memory, else in the store) and otherwise starts computing it and answers None
 ("computing": the client asks again a second later). The work never runs on the
 event loop: the hand's replay is one job of the worker pool (`Thinkers.run`) and
-each batch of a decision's playouts another (`coach.step`); the reviews hand the
-pool one job at a time (one fewer than its workers when it has several), so a
-computer opponent's move waits behind at most one batch of playouts
-(`CoachBudget.batch` deals), never behind whole reviews. At most `max_running`
-reviews are under way at once; a request beyond that is answered "computing" and
-starts its review when asked again after one has ended.
+each batch of a decision's playouts another (`coach.step`); one review computes at
+a time (one fewer than the pool's workers when it has several), one job at a time,
+so a computer opponent's move waits behind at most one batch of playouts
+(`CoachBudget.batch` deals), never behind whole reviews, and the reviews asked for
+meanwhile wait their turn in order. At most `max_running` reviews are under way
+(computing or waiting); a request beyond that is answered "computing" and starts
+its review when asked again after one has ended.
 """
 
 from __future__ import annotations
@@ -77,17 +78,18 @@ class Reviews:
         self._known: OrderedDict[Key, dict[str, Any]] = OrderedDict()
         self._running: dict[Key, asyncio.Task[None]] = {}
         self._failed: set[Key] = set()
-        # The pool's workers the reviews may keep busy at once: one short of all of them,
-        # so the computer's moves always find one (one when there is only one).
+        # Reviews computing at once, each with one job in the pool at a time: one short
+        # of the pool's workers, so the computer's moves always find one (one when there
+        # is only one). The others wait their turn in the order they were asked for, so
+        # the first asked is the first done.
         workers = thinkers.processes if thinkers is not None else 1
-        self._jobs = asyncio.Semaphore(max(1, workers - 1))
+        self._slots = asyncio.Semaphore(max(1, workers - 1))
         self.computed = 0  # reviews computed by this process (tests, benchmarks)
 
     async def _run(self, fn: Callable[..., T], *args: Any) -> T:
-        async with self._jobs:
-            if self.thinkers is not None:
-                return await self.thinkers.run(fn, *args)
-            return await asyncio.to_thread(fn, *args)
+        if self.thinkers is not None:
+            return await self.thinkers.run(fn, *args)
+        return await asyncio.to_thread(fn, *args)
 
     def _keep(self, key: Key, review: dict[str, Any]) -> None:
         self._known[key] = review
@@ -127,13 +129,14 @@ class Reviews:
     async def _compute(self, key: Key, record: dict[str, Any]) -> None:
         table_id, _number, seat = key
         try:
-            played = await self._run(_replay, record, seat)
-            decisions = []
-            for point in played.points:
-                tally = Tally(seed=seed_of(record, seat, point.index))
-                while not tally.finished:
-                    tally = await self._run(_step, point, tally, self.budget)
-                decisions.append(entry(point, tally))
+            async with self._slots:
+                played = await self._run(_replay, record, seat)
+                decisions = []
+                for point in played.points:
+                    tally = Tally(seed=seed_of(record, seat, point.index))
+                    while not tally.finished:
+                        tally = await self._run(_step, point, tally, self.budget)
+                    decisions.append(entry(point, tally))
             review = assemble(record, seat, played, decisions, self.budget)
         except asyncio.CancelledError:
             raise

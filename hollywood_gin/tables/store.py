@@ -63,6 +63,10 @@ class SeatRecord:
     # The seat's latest card order (`Match.orders`): one value, overwritten by each
     # `arrange`, so arranging never makes the stored table grow. None: never arranged.
     order: dict[str, Any] | None = None
+    # A program plays this seat (it said so when it sat down: PROTOCOL.md "Bots").
+    bot: bool = False
+    # The creator's seat only: the table refuses bots (created with "bots": false).
+    no_bots: bool = False
 
 
 @dataclass
@@ -181,6 +185,8 @@ def _seats_json(seats: Sequence[SeatRecord]) -> bytes:
             {"name": s.name, "token_hash": s.token_hash, "computer": s.computer}
             | ({"lang": s.lang} if s.lang is not None else {})
             | ({"order": s.order} if s.order is not None else {})
+            | ({"bot": True} if s.bot else {})
+            | ({"no_bots": True} if s.no_bots else {})
             for s in seats
         ]
     )
@@ -205,8 +211,19 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
         order = s.get("order")
         if not isinstance(order, dict):
             order = None  # only how the cards are shown: never a reason to lose the table
+        bot, no_bots = s.get("bot", False), s.get("no_bots", False)
+        if not isinstance(bot, bool) or not isinstance(no_bots, bool):
+            raise Damaged("seats: a bot mark is not true or false")
         out.append(
-            SeatRecord(name=name, token_hash=token_hash, computer=computer, lang=lang, order=order)
+            SeatRecord(
+                name=name,
+                token_hash=token_hash,
+                computer=computer,
+                lang=lang,
+                order=order,
+                bot=bot,
+                no_bots=no_bots,
+            )
         )
     return out
 

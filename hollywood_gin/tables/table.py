@@ -40,6 +40,12 @@ class TableFull(TableError):
     code = "table_full"
 
 
+class NoBots(TableError):
+    """A bot asked for a seat at a table created with `"bots": false`."""
+
+    code = "no_bots"
+
+
 class UnknownHand(TableError):
     code = "unknown_hand"
 
@@ -90,9 +96,13 @@ class SeatHolder:
     computer: str | None = None
     lang: str | None = None
     order: dict[str, Any] | None = None
+    bot: bool = False  # a program plays this seat (PROTOCOL.md "Bots")
+    no_bots: bool = False  # the creator's seat: the table refuses bots
 
     def record(self) -> SeatRecord:
-        return SeatRecord(self.name, self.token_hash, self.computer, self.lang, self.order)
+        return SeatRecord(
+            self.name, self.token_hash, self.computer, self.lang, self.order, self.bot, self.no_bots
+        )
 
 
 class Table:
@@ -140,10 +150,12 @@ class Table:
         # a restart gives an absent player the whole claim time again.
         since = clock()
         self.left_at: list[float | None] = [since, since]
-        # The turn clock: the deadline (clock seconds) of the action due, and the
-        # version it was set at (a new action, a new deadline).
+        # The turn clock: the deadline (clock seconds) of the move due, and the
+        # version it is now at (a timeout move is made on that version).
         self.deadline: float | None = None
         self.deadline_version: int | None = None
+        # What the deadline is for: (hand, moves made in it, seat to act).
+        self.deadline_key: tuple[int, int, int] | None = None
         # When each seat last reacted (the socket's clock), for the 2 s limit.
         self.reacted = [-math.inf, -math.inf]
         # The computer standing in for a seat (normal strength), and its moving task.
@@ -165,6 +177,11 @@ class Table:
     def creator_language(self) -> str | None:
         """The page language of the player who created the table, if known."""
         return self.seats[0].lang if self.seats else None
+
+    @property
+    def bots_welcome(self) -> bool:
+        """Whether a bot may take the free seat (the creator's choice, default yes)."""
+        return not (self.seats and self.seats[0].no_bots)
 
     def computer_seat(self) -> int | None:
         for seat, holder in enumerate(self.seats):
@@ -190,6 +207,7 @@ class Table:
                 "name": holder.name,
                 "connected": connected,
                 "computer": holder.computer,
+                "bot": holder.bot,
                 "away_seconds": None if connected else max(0, int(now - (left or now))),
                 "stand_in": match.stand_in[seat],
             }
@@ -232,14 +250,19 @@ class Table:
         return hand.turn, self.version
 
     def set_deadline(self) -> None:
-        """A new deadline when a new action is due; none when nothing is."""
+        """A new deadline when a new action is due (a move of the hand, not a stand-in
+        asked for meanwhile); none when nothing is."""
         due = self.deadline_due()
-        if due is None:
-            self.deadline = self.deadline_version = None
-        elif due[1] != self.deadline_version:
+        hand = self.match.hand
+        if due is None or hand is None:
+            self.deadline = self.deadline_version = self.deadline_key = None
+            return
+        key = (hand.number, hand.moves, due[0])
+        if key != self.deadline_key:
             assert self.options.turn_seconds is not None
             self.deadline = self.clock() + self.options.turn_seconds
-            self.deadline_version = due[1]
+            self.deadline_key = key
+        self.deadline_version = due[1]
 
     def public(self) -> dict[str, Any]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
@@ -253,6 +276,7 @@ class Table:
             "version": self.version,
             "players": self.players(),
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
+            "bots": self.bots_welcome,
             # The seat to move while a hand is played (the home page's "my tables").
             "turn": self._turn(),
         }

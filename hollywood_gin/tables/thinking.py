@@ -1,6 +1,7 @@
 """The computer opponent thinks in other processes, never in the server's.
 
-A hard computer searches for up to 0.4 s of CPU per move. In the server's
+A hard computer searches every decision (a fixed number of playouts, about
+0.1-0.5 s of CPU on an idle core, during the bot's delay). In the server's
 process that CPU (and the GIL) is taken from every table's moves: 40 hard
 computer tables once pushed another table's moves to 202 ms median. Here each
 decision runs in a small pool of worker processes (the setting

@@ -130,6 +130,8 @@ async def create_table(
         test_secrets=[bytes.fromhex(s) for s in (hooks.test_secrets or ())] if hooks else (),
         lang=body.lang or page_language(request),
         entropy=body.entropy,
+        bot=body.bot,
+        bots=body.bots,
     )
     answer = TableCreated(
         table_id=table.id,
@@ -150,7 +152,7 @@ async def join_table(
     table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
 ) -> Response:
     body = await parse_body(request, JoinTable)
-    _seat, token = await registry.join(table_id, body.name, entropy=body.entropy)
+    _seat, token = await registry.join(table_id, body.name, entropy=body.entropy, bot=body.bot)
     response = JSONResponse(SeatTaken(seat=1, token=token).model_dump(), status_code=201)
     set_seat_cookie(response, table_id, token, settings)
     return response

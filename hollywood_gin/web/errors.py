@@ -28,6 +28,7 @@ STATUS = {
     "unknown_hand": 404,
     "unknown_seat": 404,
     "table_full": 409,
+    "no_bots": 403,
     "rate_limited": 429,
     # The store refused the write (a full disk): nothing changed, try again later.
     "server_error": 503,

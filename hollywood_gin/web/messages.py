@@ -17,6 +17,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    StrictBool,
     StrictInt,
     StringConstraints,
     TypeAdapter,
@@ -89,6 +90,7 @@ HttpErrorCode = Literal[
     "too_large",
     "unsupported_media_type",
     "bad_host",
+    "no_bots",
     "busy",
 ]
 
@@ -325,6 +327,11 @@ class Player(Outbound):
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
     computer: Strength | None = Field(description="the computer's strength; null for a person")
+    bot: bool = Field(
+        default=False,
+        description="a program plays this seat: it joined with `bot: true` (the site's own"
+        " computer is `computer`, not a bot)",
+    )
     away_seconds: int | None = Field(
         default=None,
         description="whole seconds since the seat's last connection closed; null while connected",
@@ -497,6 +504,10 @@ class CreateTable(Inbound):
         Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
     entropy: Entropy | None = Field(default=None, description="the creator's part of deal 1")
+    bot: StrictBool = Field(default=False, description="the creator's seat is played by a program")
+    bots: StrictBool = Field(
+        default=True, description="false: a bot's join is refused (403 `no_bots`)"
+    )
 
 
 class CreateTableWithHooks(CreateTable):
@@ -533,6 +544,7 @@ class TableCreated(Outbound):
 class JoinTable(Inbound):
     name: Name | None = None
     entropy: Entropy | None = Field(default=None, description="the joiner's part of deal 1")
+    bot: StrictBool = Field(default=False, description="a program takes this seat")
 
 
 class SeatTaken(Outbound):
@@ -560,6 +572,7 @@ class TablePublic(Outbound):
     version: int
     players: list[Player]
     open_seats: list[SeatNumber]
+    bots: bool = Field(default=True, description="whether a bot may take the free seat")
     turn: SeatNumber | None = Field(
         default=None, description="the seat to move while a hand is played, else null"
     )

@@ -71,6 +71,7 @@ RULE_NAMES = {
 }
 SCORING_NAMES = {"hand": N_("Single hand"), "game": N_("One game"), "hollywood": N_("Hollywood")}
 TO_TARGET = N_("to %(n)s")
+BOT_NAME = N_("%(name)s (bot)")
 # Paths that answer JSON, never the HTML 404 page.
 
 
@@ -229,8 +230,11 @@ class Site:
         if scoring != "hand":
             target = gettext(lang, TO_TARGET) % {"n": public.get("target")}
             scoring_words = f"{scoring_words} {target}"
+        name = players[0].get("name", "")
+        if players[0].get("bot"):
+            name = gettext(lang, BOT_NAME) % {"name": name}
         return gettext(lang, INVITATION) % {
-            "name": players[0].get("name", ""),
+            "name": name,
             "rules": gettext(lang, RULE_NAMES[rules]),
             "scoring": scoring_words,
         }

@@ -41,8 +41,8 @@ def hand_steps(record: Mapping[str, Any]) -> list[dict[str, Any]]:
             if isinstance(wire, Mapping) and wire.get("kind") not in PLAY_KINDS:
                 continue  # not a move of the hand (a kind of a later version): no step
             break
-        if action.kind not in PLAY_KINDS:
-            continue
+        if action.kind not in PLAY_KINDS and hand.phase != "over":
+            continue  # not a move of the hand's play (a reaction, say): no step
         card = None if action.card is None else str(action.card)
         if action.kind in TAKES and hand.last_action is not None:
             card = getattr(hand.last_action, "card", None)

@@ -4,6 +4,7 @@
 // result panel, the score sheet and the match screen.
 import { t, tn } from "./i18n.js";
 import { $, player, playerName } from "./render.js";
+import { showSummary } from "./summary.js";
 
 let ctx = null; // { send(action), legal(kind), say(text) }
 let state = null;
@@ -160,6 +161,8 @@ function showEndedMoment(s, kinds, text) {
   $("moment-lines").replaceChildren();
   $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
   $("moment-rematch").hidden = !kinds.has("new_match");
+  $("moment-summary").replaceChildren();
+  showSummary($("moment-summary"), s); // the match so far (hands won, gins, time played)
   dialog.classList.toggle("mine", seatedIn(s) && winner === s.you);
   ctx.say(text);
   if (!dialog.open) dialog.showModal();

@@ -25,6 +25,7 @@ form.addEventListener("submit", async (event) => {
     lang: document.documentElement.lang, // the link preview speaks the creator's language
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
+  if (data.get("no_bots")) body.bots = false; // default: bots welcome
   const turnSeconds = Number(data.get("turn_seconds"));
   if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
   // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").

@@ -10,11 +10,13 @@ export function player(state, seat) {
   return (state.table.players || []).find((p) => p.seat === seat) || null;
 }
 
-// A person's own name; the computer's name in the page's language.
+// A person's own name; the computer's name in the page's language; a bot's name
+// marked as a bot ("Bob (bot)").
 export function playerName(state, seat) {
   const p = player(state, seat);
   if (p?.computer) return t("computer_name", { strength: t(`strength.${p.computer}`) });
-  return p?.name || t(`seat.${seat}`); // an empty seat: "Player 2"
+  const name = p?.name || t(`seat.${seat}`); // an empty seat: "Player 2"
+  return p?.bot ? t("bot_name", { name }) : name;
 }
 
 const seated = (state) => state.you !== null && state.you !== undefined;
@@ -27,7 +29,14 @@ export function renderSeatHead(state, seat, prefix, online) {
   dot.classList.toggle("on", online && connected);
   dot.classList.toggle("unknown", !online);
   dot.title = !online ? t("presence_unknown") : connected ? t("online") : t("offline");
-  $(`${prefix}-name`).textContent = playerName(state, seat);
+  $(`${prefix}-name`).textContent = p?.bot ? p.name : playerName(state, seat);
+  const badge = $(`${prefix}-bot`);
+  if (badge) {
+    // A program plays this seat: its name and a badge that says so.
+    badge.hidden = !p?.bot;
+    badge.textContent = p?.bot ? t("bot_badge") : "";
+    badge.title = p?.bot ? t("bot_title") : "";
+  }
   const note = $(`${prefix}-note`);
   const deals = state.hand && state.hand.dealer === seat;
   note.textContent = deals ? `(${seat === state.you ? t("you_deal") : t("dealer")})` : "";

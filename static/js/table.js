@@ -14,6 +14,7 @@ import {
   gamesToText,
   knownCards,
   matchWinnerText,
+  player,
   playerName,
   renderLog,
   renderPiles,
@@ -45,6 +46,7 @@ let arrived = []; // the card this seat just drew, marked in the hand
 let online = false;
 let statusLine = "";
 let arrangedAt = 0;
+let botTold = false; // the person was told the opponent is a program
 let watching = sessionStorage.getItem(`gin.watch.${config.table_id}`) === "1";
 
 const seatedIn = (s) => s && s.you !== null && s.you !== undefined;
@@ -154,7 +156,25 @@ function render(previous) {
   renderOptions();
   renderSheet(state);
   if (state.hand) renderBoard(previous);
+  renderBotNotes(seated, canJoin);
   renderEnd(previous);
+}
+
+// A person always knows, before the first move, that the other seat is a program:
+// on the invitation, and on the table while the match lasts (said once aloud).
+function renderBotNotes(seated, canJoin) {
+  const host = player(state, 0);
+  const invite = $("join-bot");
+  invite.hidden = !(canJoin && host?.bot);
+  invite.textContent = invite.hidden ? "" : t("bot_note", { name: host.name });
+  const opp = seated ? player(state, 1 - state.you) : null;
+  const note = $("bot-note");
+  note.hidden = !opp?.bot;
+  note.textContent = opp?.bot ? t("bot_note", { name: opp.name }) : "";
+  if (opp?.bot && !botTold) {
+    botTold = true;
+    say([note.textContent, lastSpoken].filter(Boolean).join(" "));
+  }
 }
 
 // The table's options in words: "Standard", "Hollywood", " to 100" (none for a hand).

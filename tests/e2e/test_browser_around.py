@@ -3,9 +3,11 @@ is muted), and resigning asks first, then tells both pages how the match ended."
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import Page, expect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, axe_violations, deck, take_seat
 
 
 def two_pages(server: Server, new_context: NewContext, **body: object) -> tuple[Page, Page]:
@@ -62,3 +64,31 @@ def test_resign_asks_first_and_both_pages_say_how_it_ended(
     bob.locator("#moment-close").click()
     expect(bob.locator("#rematch")).to_be_visible()
     expect(bob.locator("#resign")).to_be_hidden()
+
+
+def test_the_clock_reactions_and_the_resign_dialog_pass_axe(
+    server: Server, new_context: NewContext
+) -> None:
+    table = server.create_table(
+        name="Ann", turn_seconds=60, test_decks=[deck(ANN, BOB, "4H", [])], test_first_dealer=1
+    )
+    bob_seat = server.join(table["table_id"], "Bob")
+    pages = []
+    for token in (table["token"], bob_seat["token"]):
+        context, _ = new_context(bypass_csp=True)
+        page = context.new_page()
+        take_seat(page, f"/t/{table['table_id']}/seat/{token}")
+        expect(page.locator("#hand button.card")).to_have_count(10)
+        pages.append(page)
+    ann, bob = pages
+    # Ann (not the dealer) decides on the upcard: her clock runs, on both pages.
+    expect(ann.locator("#me-clock")).to_be_visible()
+    expect(ann.locator("#me-clock")).to_have_text(re.compile(r"^[01]:\d\d$"))
+    expect(bob.locator("#opp-clock")).to_be_visible()
+    expect(bob.locator("#me-clock")).to_be_hidden()
+    bob.locator('#reaction-bar button[data-reaction="hello"]').click()
+    expect(ann.locator("#opp-bubble")).to_have_text("Hello!")
+    assert axe_violations(ann) == []
+    ann.locator("#resign").click()
+    expect(ann.locator("#end-confirm")).to_be_visible()
+    assert axe_violations(ann) == []

@@ -73,9 +73,11 @@ def test_create_seats_the_creator(client: TestClient, tmp_path: Path) -> None:
                 "computer": None,
                 "away_seconds": 0,
                 "stand_in": False,
+                "bot": False,
             }
         ],
         "open_seats": [1],
+        "bots": True,
         "turn": None,
     }
     # Only the token's hash reaches the disk.
@@ -270,6 +272,7 @@ def test_computer_opponent_at_creation(client: TestClient) -> None:
         "name": "Computer (hard)",
         "connected": True,
         "computer": "hard",
+        "bot": False,
         "away_seconds": None,
         "stand_in": False,
     }

@@ -7,6 +7,7 @@ Time is the registry's injected clock: a test sets it and calls the clockwork's
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -335,6 +336,10 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
         else:
             time.sleep(0.01)  # the stand-in thinks in its own task
     assert len(stood) >= 6 and all(e["seat"] == 1 for e in stood)
+    # At normal strength, decided in the computer's worker processes, not the server's.
+    assert table.stand_in_bots[1].strength == "normal"
+    thinkers = registry(client).thinkers
+    assert thinkers is not None and thinkers.pids and os.getpid() not in thinkers.pids
     # Bob says hello again: the stand-in stops, stored as `back`.
     ws1 = connect(client, table_id, token1)
     wait_until(lambda: not table.match.stand_in[1])
@@ -439,4 +444,37 @@ def test_no_clock_no_deadline(client: TestClient) -> None:
     state = latest(ws0)
     assert "server_time" not in state and "turn_deadline" not in state["hand"]
     assert "timeouts" not in state["table"]["players"][0]
+    ws0.close()
+
+
+def test_a_late_join_is_not_away_before_its_page_opens(client: TestClient, clock: Clock) -> None:
+    r = client.post("/api/tables", json={"name": "Ann"})
+    table_id, token0 = r.json()["table_id"], r.json()["token"]
+    client.cookies.clear()
+    ws0 = connect(client, table_id, token0)
+    clock.now += 3600  # an hour later the friend opens the link
+    r = client.post(f"/api/tables/{table_id}/seats", json={"name": "Bob"})
+    client.cookies.clear()
+    tick(client)
+    state = latest(ws0)
+    assert state["table"]["players"][1]["away_seconds"] == 0
+    assert "claim" not in kinds(state)
+    ws0.close()
+
+
+def test_asking_for_a_stand_in_does_not_reset_the_clock(client: TestClient, clock: Clock) -> None:
+    table_id, token0, token1 = new_table(client, turn_seconds=15)
+    table = table_of(client, table_id)
+    ws0 = connect(client, table_id, token0)
+    ws1 = connect(client, table_id, token1)
+    deadline = latest(ws0)["hand"]["turn_deadline"]  # Bob's upcard decision
+    leave(client, table_id, ws1, 1)
+    clock.now += CLAIM_AFTER
+    tick(client)
+    state = latest(ws0)
+    assert state["hand"]["turn"] == 1 and "stand_in" in kinds(state)
+    registry(client).computer.delay = 3600.0  # the stand-in waits: the clock is looked at
+    act(ws0, state, {"kind": "stand_in"})
+    state = latest(ws0)
+    assert state["version"] == table.version and state["hand"]["turn_deadline"] == deadline
     ws0.close()

@@ -38,6 +38,9 @@ SAME_AS_ENGLISH = {
     "Gin: {d} + {bonus} = {points}",  # the game's name and the arithmetic
     "Gin Rummy variant",  # Estonian: "variant"
     "Menu",  # Danish: "Menu"
+    "bot",  # Danish and Hungarian: "bot"
+    "{name} (bot)",  # Danish and Hungarian
+    "%(name)s (bot)",  # Danish and Hungarian
     "gin",  # the hand's kind in the match summary: Danish, Hungarian, Estonian "gin"
     "Gins",  # German: "Gins"
     "{m} min",  # Danish and Estonian: "min"
