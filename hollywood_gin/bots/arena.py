@@ -251,7 +251,10 @@ def factory(name: str) -> Factory:
     try:
         made = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load bot {name!r}: {exc}") from None
+        hint = ""
+        if isinstance(exc, ImportError) and exc.name in ("pyspiel", "rlcard", "numpy"):
+            hint = " (pip install 'hollywood-gin[bots]')"
+        raise ValueError(f"cannot load bot {name!r}: {exc}{hint}") from None
     if not callable(made):
         raise ValueError(f"{target} is not callable")
     return lambda rng: Seated(made())
