@@ -222,7 +222,10 @@ Factory = Callable[[random.Random], Player]
 """Makes a fresh player for one hand of the arena, from that hand's randomness."""
 
 BUILT_IN = ("random", "easy", "normal", "hard")
-ALIASES = {"openspiel:simple": "hollywood_gin.client.openspiel:simple"}
+ALIASES = {
+    "openspiel:simple": "hollywood_gin.client.openspiel:simple",
+    "openspiel:ismcts": "hollywood_gin.client.openspiel:ismcts",
+}
 """Short names for bots that live above this layer, found by import like any
 `module:factory` (so this layer never imports them)."""
 
@@ -248,7 +251,10 @@ def factory(name: str) -> Factory:
     try:
         made = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load bot {name!r}: {exc}") from None
+        hint = ""
+        if isinstance(exc, ImportError) and exc.name in ("pyspiel", "rlcard", "numpy"):
+            hint = " (pip install 'hollywood-gin[bots]')"
+        raise ValueError(f"cannot load bot {name!r}: {exc}{hint}") from None
     if not callable(made):
         raise ValueError(f"{target} is not callable")
     return lambda rng: Seated(made())

@@ -84,7 +84,10 @@ def load_bot(spec: str) -> Callable[[], ClientBot]:
     try:
         made = getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ClientError(f"cannot load bot {spec!r}: {exc}") from None
+        hint = ""
+        if isinstance(exc, ImportError) and exc.name in ("pyspiel", "rlcard", "numpy"):
+            hint = " (pip install 'hollywood-gin[bots]')"
+        raise ClientError(f"cannot load bot {spec!r}: {exc}{hint}") from None
     if not callable(made):
         raise ClientError(f"{target} is not callable")
     factory: Callable[[], ClientBot] = made
