@@ -13,7 +13,7 @@ import multiprocessing
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
@@ -230,17 +230,11 @@ ALIASES = {
 `module:factory` (so this layer never imports them)."""
 
 
-def factory(name: str) -> Factory:
-    """The player maker a name stands for: `random`, `easy`, `normal`, `hard`,
-    `openspiel:simple`, or `module:factory` where `factory()` returns a client bot
-    (called with no argument, once per hand).
+def import_factory(name: str) -> Callable[[], Any]:
+    """The callable `module:factory` (or a short name in `ALIASES`) stands for.
 
-    :raises ValueError: an unknown name, or a module or factory that is not there.
+    :raises ValueError: not of that form, or a module or factory that is not there.
     """
-    if name == "random":
-        return RandomPlayer
-    if name in BUILT_IN:
-        return lambda rng: Bot(name, rng)
     target = ALIASES.get(name, name)
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
@@ -257,6 +251,21 @@ def factory(name: str) -> Factory:
         raise ValueError(f"cannot load bot {name!r}: {exc}{hint}") from None
     if not callable(made):
         raise ValueError(f"{target} is not callable")
+    return made  # type: ignore[no-any-return]
+
+
+def factory(name: str) -> Factory:
+    """The player maker a name stands for: `random`, `easy`, `normal`, `hard`,
+    `openspiel:simple`, or `module:factory` where `factory()` returns a client bot
+    (called with no argument, once per hand).
+
+    :raises ValueError: an unknown name, or a module or factory that is not there.
+    """
+    if name == "random":
+        return RandomPlayer
+    if name in BUILT_IN:
+        return lambda rng: Bot(name, rng)
+    made = import_factory(name)
     return lambda rng: Seated(made())
 
 
