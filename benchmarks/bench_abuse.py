@@ -62,6 +62,7 @@ import orjson
 import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
+from benchmarks.compat import playable
 from benchmarks.serve import REPO, export, free_port
 from hollywood_gin.engine import Card, deadwood
 
@@ -222,14 +223,15 @@ async def victim(base: str, seconds: float) -> None:
         next_tick += VICTIM_PERIOD
         version = max(s["version"] for s in states)
         mover = next(
-            (i for i in (0, 1) if states[i]["legal"] and states[i]["version"] == version), None
+            (i for i in (0, 1) if playable(states[i]["legal"]) and states[i]["version"] == version),
+            None,
         )
         if mover is None:
             for i in (0, 1):  # catch up: read what is waiting
                 with contextlib.suppress(TimeoutError):
                     states[i] = orjson.loads(await asyncio.wait_for(socks[i].recv(), 0.05))
             continue
-        action = choose(rng, states[mover]["legal"])
+        action = choose(rng, playable(states[mover]["legal"]))
         sent = time.perf_counter()
         await socks[mover].send(
             orjson.dumps({"type": "action", "version": version, "action": action}).decode()
@@ -278,8 +280,8 @@ async def play_person(
     ws, state = await open_seat(base, table_id, token, 0, ATTACKER)
     try:
         while time.monotonic() < deadline:
-            if state["legal"]:
-                action = choose(rng, state["legal"])
+            if playable(state["legal"]):
+                action = choose(rng, playable(state["legal"]))
                 await ws.send(
                     orjson.dumps(
                         {"type": "action", "version": state["version"], "action": action}
@@ -325,7 +327,7 @@ async def attack_computer(base: str, deadline: float, tables: int = 40) -> dict[
 def sensible(state: dict[str, Any], rng: random.Random) -> dict[str, Any]:
     """A quick player that ends hands: knocks when it may, throws the card that leaves
     the least deadwood, takes the pile's card when it lowers its deadwood."""
-    legal: list[dict[str, Any]] = state["legal"]
+    legal: list[dict[str, Any]] = playable(state["legal"])
     knocks = [a for a in legal if a["kind"] == "knock"]
     if knocks:
         return min(knocks, key=lambda a: a["deadwood"])
@@ -369,7 +371,7 @@ async def finish_hands(base: str, count: int) -> list[str]:
                         (
                             i
                             for i in (0, 1)
-                            if states[i]["legal"] and states[i]["version"] == version
+                            if playable(states[i]["legal"]) and states[i]["version"] == version
                         ),
                         None,
                     )
