@@ -187,7 +187,7 @@ def serve_null_store() -> int:
     """`python -m hollywood_gin` with a store that keeps nothing (the `ours-no-store` row)."""
     import hollywood_gin.tables.registry as registry
     from benchmarks.nullstore import NullStore
-    from hollywood_gin.__main__ import main as serve
+    from hollywood_gin.serve import main as serve
 
     if not hasattr(registry, "open_store"):
         raise SystemExit(

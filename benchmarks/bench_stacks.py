@@ -47,7 +47,7 @@ from fastapi import Request
 from benchmarks.serve import REPO, build_echo_app, free_port, raise_open_files
 
 STACKS = ["uvicorn-websockets", "uvicorn-wsproto", "hypercorn", "granian", "picows"]
-MAX_FRAME = 16 * 1024  # what the site allows: 4 KiB messages x 4 (hollywood_gin/__main__.py)
+MAX_FRAME = 16 * 1024  # what the site allows: 4 KiB messages x 4 (hollywood_gin/serve.py)
 
 
 def _asgi_app() -> Any:

@@ -38,6 +38,8 @@ import psutil
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from benchmarks.compat import playable
+
 ACTION_TIMEOUT = 10.0
 
 
@@ -155,7 +157,7 @@ class Table:
     async def step_app(self) -> None:
         """One legal action, chosen from the state of the seat that may act."""
         for sock in self.seats:
-            legal = sock.state["legal"] if sock.state else []
+            legal = playable(sock.state["legal"]) if sock.state else []
             if legal and sock.version == self.version:
                 break
         else:

@@ -369,7 +369,7 @@ def run_verify(file: Path, commitment: str | None, entropy: str | None) -> int:
 def main(argv: Sequence[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.command in (None, "serve"):
-        from hollywood_gin.__main__ import main as serve  # uvicorn, only when serving
+        from hollywood_gin.serve import main as serve  # uvicorn, only when serving
 
         return serve()
     if args.command == "verify":  # no settings needed: anyone may check a hand

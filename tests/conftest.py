@@ -38,6 +38,9 @@ def running_server(
             # All of a test's clients share 127.0.0.1; the request rate has tests of
             # its own (tests/web/test_gate.py), which pass their own settings.
             "HOLLYWOOD_GIN_HTTP_BURST": "100000",
+            # Likewise the new tables per address: a session's browser tests create
+            # more than an hour's 60 from 127.0.0.1 (the limit: tests/web/test_api.py).
+            "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "100000",
         }
     )
     full_env.update(env or {})

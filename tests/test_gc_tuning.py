@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import gc
 
-from hollywood_gin.__main__ import GC_THRESHOLDS, tune_gc
+from hollywood_gin.serve import GC_THRESHOLDS, tune_gc
 
 
 def test_tune_gc_freezes_and_sets_the_thresholds() -> None:

@@ -18,6 +18,7 @@ import orjson
 from websockets.asyncio.client import connect
 
 from tests.conftest import REPO, running_server
+from tests.wire import playable
 
 
 def mode(path: Path) -> int:
@@ -94,8 +95,8 @@ async def make_the_computer_think(base: str) -> None:
             last = (state.get("hand") or {}).get("last_action") or {}
             if last.get("seat") == 1:
                 return  # the computer has moved: its worker exists
-            if state["legal"]:
-                action = state["legal"][0]
+            if playable(state["legal"]):  # `resign` is open whenever a match is under way
+                action = playable(state["legal"])[0]
                 await ws.send(
                     orjson.dumps(
                         {"type": "action", "version": state["version"], "action": action}

@@ -13,7 +13,7 @@ import multiprocessing
 import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
@@ -222,9 +222,36 @@ Factory = Callable[[random.Random], Player]
 """Makes a fresh player for one hand of the arena, from that hand's randomness."""
 
 BUILT_IN = ("random", "easy", "normal", "hard")
-ALIASES = {"openspiel:simple": "hollywood_gin.client.openspiel:simple"}
+ALIASES = {
+    "openspiel:simple": "hollywood_gin.client.openspiel:simple",
+    "openspiel:ismcts": "hollywood_gin.client.openspiel:ismcts",
+}
 """Short names for bots that live above this layer, found by import like any
 `module:factory` (so this layer never imports them)."""
+
+
+def import_factory(name: str) -> Callable[[], Any]:
+    """The callable `module:factory` (or a short name in `ALIASES`) stands for.
+
+    :raises ValueError: not of that form, or a module or factory that is not there.
+    """
+    target = ALIASES.get(name, name)
+    module_name, sep, attr = target.partition(":")
+    if not sep or not module_name or not attr:
+        raise ValueError(
+            f"unknown bot {name!r}: one of {', '.join(BUILT_IN)}, "
+            f"{', '.join(ALIASES)} or module:factory"
+        )
+    try:
+        made = getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        hint = ""
+        if isinstance(exc, ImportError) and exc.name in ("pyspiel", "rlcard", "numpy"):
+            hint = " (pip install 'hollywood-gin[bots]')"
+        raise ValueError(f"cannot load bot {name!r}: {exc}{hint}") from None
+    if not callable(made):
+        raise ValueError(f"{target} is not callable")
+    return made  # type: ignore[no-any-return]
 
 
 def factory(name: str) -> Factory:
@@ -238,19 +265,7 @@ def factory(name: str) -> Factory:
         return RandomPlayer
     if name in BUILT_IN:
         return lambda rng: Bot(name, rng)
-    target = ALIASES.get(name, name)
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        raise ValueError(
-            f"unknown bot {name!r}: one of {', '.join(BUILT_IN)}, "
-            f"{', '.join(ALIASES)} or module:factory"
-        )
-    try:
-        made = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ValueError(f"cannot load bot {name!r}: {exc}") from None
-    if not callable(made):
-        raise ValueError(f"{target} is not callable")
+    made = import_factory(name)
     return lambda rng: Seated(made())
 
 

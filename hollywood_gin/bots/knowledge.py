@@ -14,7 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hollywood_gin.engine.cards import Card
-from hollywood_gin.engine.views import CardMove, HandView, View
+from hollywood_gin.engine.moves import CardMove
+from hollywood_gin.engine.views import HandView, View
 from hollywood_gin.engine.vocabulary import walled
 
 FULL = (1 << 52) - 1

@@ -19,9 +19,11 @@ What the built state holds (docs/bots.md "OpenSpiel" has the rule differences):
   the same view gives the same state whatever the hidden cards really are.
 
 OpenSpiel plays the hand through a made-up history that leads there (a deal,
-the first upcard taken or passed, turns that draw a card from the stock and
+the first upcard taken and thrown back, turns that draw a card from the stock and
 throw it): its observation of the seat is the one described above; its history
-is not the real one, which matters only to bots that read the history.
+is not the real one, which matters only to bots that read the history or
+resample from it (`ismcts` below: it does not know which pile cards the opponent
+took, so its samples may put them elsewhere).
 """
 
 from __future__ import annotations
@@ -148,18 +150,12 @@ def build_state(
             state.apply_action(PASS)
             state.apply_action(PASS)
         else:
-            # The first upcard u is taken by player 0 (then player 1 moves) or by
-            # player 1 after a pass (then player 0 moves), who throws the pile's
-            # bottom card: choose so that `turns` later turns end with us to move.
+            # The first upcard (the pile's bottom card) is taken and thrown back at once
+            # by player 0 (then player 1 moves) or by player 1 after a pass (then player
+            # 0 moves): choose so that `turns` later turns end with us to move. Nobody's
+            # hand changes, and no card is made out to be known that was not.
             taker = 0 if (1 + turns) % 2 == me else 1
-            if taker == me:
-                up = held[0]
-                first = [c for c in held if c != up] + [pile[0]]
-                deal(*hands(first, opp), up)
-            else:
-                up = opp[0]
-                first = [c for c in opp if c != up] + [pile[0]]
-                deal(*hands(held, first), up)
+            deal(*hands(held, opp), pile[0])
             if taker == 1:
                 state.apply_action(PASS)
             state.apply_action(DRAW_UPCARD)
@@ -303,6 +299,33 @@ def _laid_out_within(action: Action, limit: int, cards: Sequence[str]) -> bool:
     if not all(is_meld(list(m)) for m in action.melds):
         return False
     return sum(c.value for c in ten if c not in used) <= limit
+
+
+def ismcts_bot(simulations: int = 200, seconds: float = 1.0) -> MakeBot:
+    """OpenSpiel's information-set MCTS (`ISMCTSBot`, random rollouts) over
+    `ResampleFromInfostate` of the built state, at most `simulations` a move and
+    `seconds` of thinking."""
+
+    def make(game: Any, player: int) -> Any:
+        evaluator = pyspiel.RandomRolloutEvaluator(1, 7 + player)
+        return pyspiel.ISMCTSBot(
+            7 + player,
+            evaluator,
+            2.0,
+            simulations,
+            -1,
+            pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT,
+            False,
+            True,
+            seconds,
+        )
+
+    return make
+
+
+def ismcts(rng: random.Random | None = None) -> OpenSpielBot:
+    """`openspiel:ismcts`: OpenSpiel's ISMCTS (200 simulations, at most 1 s a move)."""
+    return OpenSpielBot(ismcts_bot(), rng)
 
 
 def _least_deadwood_discard(legal: tuple[Action, ...], cards: Sequence[str]) -> Action:

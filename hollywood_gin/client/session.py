@@ -9,7 +9,6 @@ the same limits; the server has no other way in for it.
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 import logging
 import random
@@ -24,7 +23,7 @@ from typing import Any
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidStatus
 
-from hollywood_gin.bots.arena import ALIASES, ClientBot, IllegalChoice, Seated, computer
+from hollywood_gin.bots.arena import ClientBot, IllegalChoice, Seated, computer, import_factory
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import View, view_from_wire
 
@@ -77,16 +76,10 @@ def load_bot(spec: str) -> Callable[[], ClientBot]:
         return lambda: computer(spec)
     if spec == "random":
         return RandomBot
-    target = ALIASES.get(spec, spec)
-    module_name, sep, attr = target.partition(":")
-    if not sep or not module_name or not attr:
-        raise ClientError(f"--bot {spec!r}: give module:factory, e.g. mybot:make")
     try:
-        made = getattr(importlib.import_module(module_name), attr)
-    except (ImportError, AttributeError) as exc:
-        raise ClientError(f"cannot load bot {spec!r}: {exc}") from None
-    if not callable(made):
-        raise ClientError(f"{target} is not callable")
+        made = import_factory(spec)
+    except ValueError as exc:
+        raise ClientError(str(exc)) from None
     factory: Callable[[], ClientBot] = made
     return factory
 

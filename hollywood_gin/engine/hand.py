@@ -21,8 +21,8 @@ from hollywood_gin.engine.actions import PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, format_cards, mask_of, parse_cards
 from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
 from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
+from hollywood_gin.engine.moves import CardMove, Move
 from hollywood_gin.engine.scoring import score_hand
-from hollywood_gin.engine.views import CardMove, Move
 from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
 
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order

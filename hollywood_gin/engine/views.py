@@ -22,27 +22,12 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hollywood_gin.engine.actions import Action, parse_action
 from hollywood_gin.engine.cards import Card, parse_cards
+from hollywood_gin.engine.hand import HandResult, SeatResult
+from hollywood_gin.engine.moves import CardMove, Move
 from hollywood_gin.engine.scoring import hand_bonus
 
-if TYPE_CHECKING:  # `hand` builds the moves below
-    from hollywood_gin.engine.hand import HandResult
+if TYPE_CHECKING:
     from hollywood_gin.engine.scoring import Game, Sheet
-
-
-# No `slots`: orjson writes plain dataclasses natively (slotted ones are ten times slower).
-@dataclass(frozen=True)
-class Move:
-    """A public move of the hand (`last_action`, an entry of `events`): no card."""
-
-    seat: int
-    kind: str
-
-
-@dataclass(frozen=True)
-class CardMove(Move):
-    """A public move whose card everyone sees: a take from the pile, a discard."""
-
-    card: str
 
 
 @dataclass(frozen=True)
@@ -263,7 +248,6 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
 
     :raises ValueError: not a `state` body of PROTOCOL.md.
     """
-    from hollywood_gin.engine.hand import HandResult, SeatResult  # `hand` imports this module
 
     def seat_result(s: Mapping[str, Any]) -> SeatResult:
         value = int(s["deadwood_value"])

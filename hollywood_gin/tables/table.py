@@ -150,10 +150,12 @@ class Table:
         # a restart gives an absent player the whole claim time again.
         since = clock()
         self.left_at: list[float | None] = [since, since]
-        # The turn clock: the deadline (clock seconds) of the action due, and the
-        # version it was set at (a new action, a new deadline).
+        # The turn clock: the deadline (clock seconds) of the move due, and the
+        # version it is now at (a timeout move is made on that version).
         self.deadline: float | None = None
         self.deadline_version: int | None = None
+        # What the deadline is for: (hand, moves made in it, seat to act).
+        self.deadline_key: tuple[int, int, int] | None = None
         # When each seat last reacted (the socket's clock), for the 2 s limit.
         self.reacted = [-math.inf, -math.inf]
         # The computer standing in for a seat (normal strength), and its moving task.
@@ -248,14 +250,19 @@ class Table:
         return hand.turn, self.version
 
     def set_deadline(self) -> None:
-        """A new deadline when a new action is due; none when nothing is."""
+        """A new deadline when a new action is due (a move of the hand, not a stand-in
+        asked for meanwhile); none when nothing is."""
         due = self.deadline_due()
-        if due is None:
-            self.deadline = self.deadline_version = None
-        elif due[1] != self.deadline_version:
+        hand = self.match.hand
+        if due is None or hand is None:
+            self.deadline = self.deadline_version = self.deadline_key = None
+            return
+        key = (hand.number, hand.moves, due[0])
+        if key != self.deadline_key:
             assert self.options.turn_seconds is not None
             self.deadline = self.clock() + self.options.turn_seconds
-            self.deadline_version = due[1]
+            self.deadline_key = key
+        self.deadline_version = due[1]
 
     def public(self) -> dict[str, Any]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import resource
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -83,11 +84,20 @@ class ConnectionCounts:
         self._by_transport: dict[int, str] = {}
         self._open: dict[str, int] = {}
         self.total = 0
+        # Connections still waiting for their first request's headers, oldest first,
+        # each with what closes it: at the bound, the oldest makes room for a newcomer,
+        # so idle connections cannot keep out a health check or a player.
+        self.waiting: dict[int, Callable[[], None]] = {}
+        self.evicted = 0
 
     def admit(self, transport: asyncio.BaseTransport) -> str | None:
         """None: admitted (and counted); else why not, "address" or "total"."""
         if self.total >= self.total_limit:
-            return "total"
+            if not self.waiting:
+                return "total"
+            oldest = next(iter(self.waiting))
+            self.waiting.pop(oldest)()  # closes it; counted until its socket is gone
+            self.evicted += 1
         peer = transport.get_extra_info("peername")
         host = peer[0] if isinstance(peer, tuple) and peer else None
         # A Unix socket, or a trusted proxy carrying many clients: no per-address cap.
@@ -103,6 +113,7 @@ class ConnectionCounts:
     def release(self, transport: asyncio.BaseTransport | None) -> None:
         if transport is None:
             return
+        self.waiting.pop(id(transport), None)
         key = self._by_transport.pop(id(transport), None)
         if key is None:
             return
@@ -167,11 +178,13 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                 self._refuse(429, "Too Many Requests", "rate_limited", "too many connections")
                 return
             if refused == "total":
-                self._refuse(
-                    503, "Service Unavailable", "busy", "the server is full; try again later"
-                )
+                self._make_room()
                 return
             self._start_headers()
+            counts.waiting[id(transport)] = self._make_room
+
+        def _make_room(self) -> None:
+            self._refuse(503, "Service Unavailable", "busy", "the server is full; try again later")
 
         def connection_lost(self, exc: Exception | None) -> None:
             counts.release(self.transport)
@@ -221,6 +234,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self._stop_timer()
             self._stop_body_timer()
             self._in_headers = False
+            counts.waiting.pop(id(self.transport), None)
             if not self.transport.is_closing():
                 self.transport.write(raw_refusal(status, reason, code, message))
                 self.transport.close()
@@ -255,6 +269,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
 
         def on_headers_complete(self) -> None:
             self._in_headers = False
+            counts.waiting.pop(id(self.transport), None)
             self._stop_timer()
             # Headers that came whole in one read are measured here, exactly.
             size = len(self.url) + sum(len(n) + len(v) + 4 for n, v in self.headers)

@@ -146,6 +146,8 @@ function markOf(move) {
 }
 
 function renderTimeline() {
+  // A keyboard user on the timeline stays on it: the current move gets the focus back.
+  const hadFocus = Boolean(document.activeElement?.closest?.("#timeline"));
   const state = fakeState(view === "both" ? null : view);
   const items = steps.map((s, k) => {
     const li = document.createElement("li");
@@ -173,8 +175,16 @@ function renderTimeline() {
     return li;
   });
   $("timeline").replaceChildren(...items);
-  const current = $("timeline").querySelector('[aria-current="step"]');
-  current?.scrollIntoView({ block: "nearest" });
+  const list = $("timeline");
+  const current = list.querySelector('[aria-current="step"]');
+  if (!current) return;
+  // Scroll the list alone (never the page: on a phone it is far below the table).
+  const item = current.parentElement;
+  if (item.offsetTop < list.scrollTop) list.scrollTop = item.offsetTop;
+  else if (item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
+    list.scrollTop = item.offsetTop + item.offsetHeight - list.clientHeight;
+  }
+  if (hadFocus) current.focus({ preventScroll: true });
 }
 
 // ---------- the coach ----------

@@ -642,7 +642,9 @@ function cues(previous, focusWasInGame) {
   // on the hand after a discard, on "Next hand" when the hand ends. A move of the
   // focus never scrolls the page: the page scrolls only below, on purpose.
   const active = document.activeElement;
-  const lost = !active || active === document.body || !active.isConnected;
+  // A focused control that was just hidden (Next hand, once the deal came) keeps the
+  // focus until the browser's next rendering: it counts as lost already.
+  const lost = !active || active === document.body || !active.isConnected || !active.checkVisibility();
   const handEnds = hand.phase === "over" && (previous?.hand?.phase !== "over" || previous.hand.number !== hand.number);
   if (focusWasInGame && seatedIn(state) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
     if (handEnds && !$("next-hand").hidden) focusQuietly($("next-hand"));

@@ -26,7 +26,8 @@ from hollywood_gin.engine.actions import Action, parse_action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import knock_limit
 from hollywood_gin.engine.match import Match, Options
-from hollywood_gin.engine.views import CardMove, View
+from hollywood_gin.engine.moves import CardMove
+from hollywood_gin.engine.views import View
 from tests.wire import wire
 
 RULES = ("standard", "straight", "oklahoma")

@@ -216,3 +216,16 @@ def test_openspiel_simple_plays_20_hands_on_a_real_server(tmp_path: Path) -> Non
         if m["type"] == "state" and (m.get("hand") or {}).get("result", {}).get("knocker") == 0
     ]
     assert knocks  # it knocked at least once, through the knock mapping
+
+
+def test_an_ismcts_search_bot_over_the_built_state_answers_legally() -> None:
+    from hollywood_gin.client.openspiel import ismcts_bot
+
+    adapter = OpenSpielBot(ismcts_bot(simulations=30, seconds=0), random.Random(2))
+    for asked, (view, _memory) in enumerate(positions(2)):
+        play = tuple(a for a in view.legal if a.kind != "resign")
+        action = adapter.choose(view, play)
+        assert action in view.legal or action.kind == "knock"
+        if asked >= 25:
+            break
+    assert adapter.fallbacks == 0

@@ -148,3 +148,26 @@ def test_no_replay_while_the_hand_is_played(server: Server, new_context: NewCont
     assert httpx.get(f"{server.base}/t/{table_id}/hands/1", timeout=10).status_code == 404
     r = httpx.get(f"{server.base}/api/tables/{table_id}/hands/1/review?seat=1", timeout=10)
     assert r.status_code == 404 and r.json()["error"] == "unknown_hand"
+
+
+def test_stepping_keeps_the_place_on_a_phone(server: Server, new_context: NewContext) -> None:
+    """Stepping never scrolls the page (the timeline, far below on a phone, scrolls
+    alone), and a keyboard user on the timeline stays on it."""
+    table_id, _tokens, record = finished_table(server)
+    context, watch = new_context(viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.goto(f"/t/{table_id}/hands/1?seat=1")
+    expect(page.locator("#step-count")).to_have_text(f"0 / {len(record['actions'])}")
+    page.locator("#step-next").scroll_into_view_if_needed()
+    before = page.evaluate("window.scrollY")
+    for k in range(1, 5):
+        page.locator("#step-next").click()
+        expect(page.locator("#step-count")).to_have_text(f"{k} / {len(record['actions'])}")
+        assert page.evaluate("window.scrollY") == before
+    page.locator("#timeline button").nth(1).focus()
+    page.keyboard.press("Enter")
+    page.keyboard.press("ArrowRight")
+    expect(page.locator("#step-count")).to_have_text(f"2 / {len(record['actions'])}")
+    focused = page.evaluate("document.activeElement.dataset.step")
+    assert focused == "2"
+    watch.assert_clean()

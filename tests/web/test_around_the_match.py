@@ -460,3 +460,21 @@ def test_a_late_join_is_not_away_before_its_page_opens(client: TestClient, clock
     assert state["table"]["players"][1]["away_seconds"] == 0
     assert "claim" not in kinds(state)
     ws0.close()
+
+
+def test_asking_for_a_stand_in_does_not_reset_the_clock(client: TestClient, clock: Clock) -> None:
+    table_id, token0, token1 = new_table(client, turn_seconds=15)
+    table = table_of(client, table_id)
+    ws0 = connect(client, table_id, token0)
+    ws1 = connect(client, table_id, token1)
+    deadline = latest(ws0)["hand"]["turn_deadline"]  # Bob's upcard decision
+    leave(client, table_id, ws1, 1)
+    clock.now += CLAIM_AFTER
+    tick(client)
+    state = latest(ws0)
+    assert state["hand"]["turn"] == 1 and "stand_in" in kinds(state)
+    registry(client).computer.delay = 3600.0  # the stand-in waits: the clock is looked at
+    act(ws0, state, {"kind": "stand_in"})
+    state = latest(ws0)
+    assert state["version"] == table.version and state["hand"]["turn_deadline"] == deadline
+    ws0.close()

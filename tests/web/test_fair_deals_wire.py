@@ -18,6 +18,7 @@ from websockets.sync.client import ClientConnection, connect
 from hollywood_gin.cli import main
 from tests.conftest import running_server
 from tests.engine.test_fair_deal import reference_deck
+from tests.wire import playable
 
 E0 = "0123456789abcdef0123456789abcdef"
 E1 = "fedcba9876543210fedcba9876543210"
@@ -73,7 +74,8 @@ def play_hand(seats: list[Seat]) -> dict[str, Any]:
         state = seats[0].state
         if state["hand"]["phase"] == "over":
             return state
-        mover = next(s for s in seats if s.state["legal"])
+        # `resign` is open to both seats: the mover is the seat with a move to make.
+        mover = next(s for s in seats if playable(s.state["legal"]))
         legal = mover.state["legal"]
         knocks = [a for a in legal if a["kind"] == "knock"]
         plain = [a for a in legal if a["kind"] in ("pass", "draw_stock", "discard")]

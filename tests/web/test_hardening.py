@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import resource
 import socket
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -114,6 +115,24 @@ def test_open_connections_in_all_are_bounded(base: str) -> None:
             sock.close()
     settle(base)
     assert httpx.get(base + "/healthz", timeout=5).status_code == 200
+
+
+def test_at_the_bound_the_oldest_idle_connection_makes_room(base: str) -> None:
+    """12 connections that never send a request fill the bound; a health check still
+    gets its answer, and the oldest idle connection is the one closed (503)."""
+    idle = [open_raw(base, f"127.0.0.{2 + n % 6}") for n in range(12)]
+    try:
+        time.sleep(0.3)  # all twelve accepted and counted
+        probe = open_raw(base, "127.0.0.9")
+        probe.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert status_of(answer(probe)) == 200
+        probe.close()
+        idle[0].settimeout(5)
+        assert status_of(answer(idle[0])) == 503
+    finally:
+        for sock in idle:
+            sock.close()
+    settle(base)
 
 
 def test_the_connection_bound_stays_below_the_file_limit() -> None:

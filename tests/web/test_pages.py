@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from hollywood_gin import __version__
 from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
 from hollywood_gin.web.i18n import LANGUAGES
@@ -96,7 +97,7 @@ def test_every_page_in_every_language(client: TestClient, lang: str, path: str) 
     for code in LANGUAGES:
         assert f'href="/{code}/{path}"' in answer.text
     # footer: the line, version and short commit
-    assert "v0.1.0 · abc1234" in answer.text
+    assert f"v{__version__.split('+')[0]} · abc1234" in answer.text
     assert "Beta" in answer.text or "Béta" in answer.text or "Beeta" in answer.text
 
 
@@ -123,8 +124,8 @@ def test_no_commit_no_dot(tmp_path: Path) -> None:
         app.state.commit = None
         app.state.site.commit = None
         text = c.get("/en/").text
-    assert "v0.1.0</span>" in text
-    assert "v0.1.0 ·" not in text
+    assert f"v{__version__.split('+')[0]}</span>" in text
+    assert f"v{__version__.split('+')[0]} ·" not in text
 
 
 def test_no_inline_script_or_style(client: TestClient) -> None:
