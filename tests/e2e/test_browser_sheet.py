@@ -13,6 +13,7 @@ from playwright.sync_api import Page, expect
 from websockets.asyncio.client import connect
 
 from tests.e2e.conftest import ANN, ARTIFACTS, BOB, NewContext, Server, deck, take_seat
+from tests.wire import playable
 
 # Two names of the longest allowed length: one of several words, one single word.
 LONG_0 = "Annabelle Marie Longname"
@@ -40,7 +41,8 @@ async def play_gins(base: str, table_id: str, tokens: list[str]) -> dict[str, An
                 last = msg
                 if msg["table"]["status"] == "match_over":
                     return
-                legal = msg.get("legal") or []
+                # Without `resign` (open whenever a match is under way): a move, or none.
+                legal = playable(msg.get("legal") or [])
                 if not legal or msg["version"] == acted:
                     continue
                 kinds = {a["kind"]: a for a in legal}
