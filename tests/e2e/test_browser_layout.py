@@ -96,3 +96,30 @@ def test_create_a_table_is_above_the_fold(
         assert box is not None
         assert box["y"] >= 0 and box["y"] + box["height"] <= height, (lang, box)
         assert box["x"] >= 0 and box["x"] + box["width"] <= width, (lang, box)
+
+
+def test_the_turn_clock_is_behind_more_options_and_still_sent(
+    server: Server, new_context: NewContext
+) -> None:
+    """The rarely changed options sit in a closed native disclosure that the keyboard
+    opens; what is chosen there still goes with the new table."""
+    context, watch = new_context(locale="hu-HU", viewport={"width": 360, "height": 740})
+    page = context.new_page()
+    page.goto("/hu/")
+    clock = page.locator("#turn-seconds")
+    expect(clock).to_be_hidden()
+    summary = page.locator("#create-table details > summary")
+    expect(summary).to_contain_text("További beállítások")
+    summary.focus()
+    page.keyboard.press("Enter")
+    expect(clock).to_be_visible()
+    expect(page.locator("#no-bots")).to_be_visible()
+    clock.select_option("60")
+    with page.expect_request(
+        lambda r: r.url.endswith("/api/tables") and r.method == "POST"
+    ) as sent:
+        page.locator('#create-table button[value="friend"]').click()
+    assert sent.value.post_data_json["turn_seconds"] == 60
+    assert "bots" not in sent.value.post_data_json  # bots welcome unless ticked
+    page.wait_for_url("**/t/*")
+    watch.assert_clean()
