@@ -270,15 +270,20 @@ class _Session:
             # too many tabs for this seat (at hello): let this socket go, try again later
             raise ConnectionClosedByUs()
         # stale_version: the current state follows and is decided on afresh (both
-        # seats send new_match / next_hand on the same state: one of them is stale);
-        # illegal_action / not_your_turn: the next state says what is open.
+        # seats send new_match / next_hand on the same state: one of them is stale).
         level = logging.DEBUG if code == "stale_version" else logging.WARNING
         log.log(level, "server answered %s: %s", code, text)
         self.pending = None
+        if code != "stale_version":
+            # illegal_action / not_your_turn / bad_message change nothing and no state
+            # follows them: waiting for one could wait for ever. A new socket's hello
+            # brings the present state, decided on afresh.
+            raise ConnectionClosedByUs()
 
 
 class ConnectionClosedByUs(OSError):
-    """This socket is given up (too many tabs for the seat); the session reconnects."""
+    """This socket is given up (too many tabs for the seat, a refusal no state follows);
+    the session reconnects."""
 
 
 def _closed_for_good(exc: ConnectionClosed) -> bool:

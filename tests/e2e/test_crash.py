@@ -23,9 +23,14 @@ from tests.e2e.test_socket_play import FAST, Client, connect_as, new_table, play
 STOP_AT = 90  # the version at which both players pause for the crash
 
 
+# Who is connected, and since when a seat has been away, are presence, not the game:
+# they follow the sockets, which a crash cuts (PROTOCOL.md, "Around the match").
+PRESENCE = {"connected", "away_seconds"}
+
+
 def without_presence(state: dict[str, Any]) -> dict[str, Any]:
     table = dict(state["table"])
-    table["players"] = [{k: v for k, v in p.items() if k != "connected"} for p in table["players"]]
+    table["players"] = [{k: v for k, v in p.items() if k not in PRESENCE} for p in table["players"]]
     return {**state, "table": table}
 
 
