@@ -16,18 +16,21 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
 from tests.conftest import REPO, free_port
 from tests.e2e.test_socket_play import FAST, choose, new_table
-from tests.postgres import Cluster
+from tests.postgres import Cluster, start_cluster
 from tests.wire import playable
 
 HAPROXY_CFG = REPO / "deploy" / "haproxy.cfg"
@@ -416,3 +419,32 @@ def connect_seat(base: str, table_id: str, token: str) -> Any:
 
 def new_tables(base: str, count: int) -> list[tuple[str, str, str]]:
     return [new_table(base, rules="standard", scoring="hollywood") for _ in range(count)]
+
+
+@contextlib.contextmanager
+def running_scale(
+    prefix: str, env: dict[str, str] | None = None, trusted: str = ""
+) -> Iterator[Scale]:
+    """A throwaway PostgreSQL, two workers and HAProxy, all stopped and removed after
+    (kept with GIN_SCALE_KEEP set, to read the workers' and HAProxy's logs)."""
+    if haproxy_bin() is None:
+        if os.environ.get("CI"):
+            raise RuntimeError("HAProxy is not installed (.ci/run installs it)")
+        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
+    root = Path(tempfile.mkdtemp(prefix=prefix))
+    root.chmod(0o755)  # the cluster inside runs as `postgres` when we are root
+    pg = start_cluster(root / "pg")
+    try:
+        s = start_scale(pg, root, ["w1", "w2"], pg.url, env=env, trusted=trusted)
+        try:
+            yield s
+        finally:
+            s.proxy.stop()
+            for w in s.workers:
+                w.stop()
+    finally:
+        pg.stop("immediate")
+        if os.environ.get("GIN_SCALE_KEEP"):
+            print(f"scale logs kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)

@@ -14,9 +14,7 @@ import asyncio
 import contextlib
 import os
 import pwd
-import shutil
 import socket
-import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,8 +23,7 @@ import httpx
 import pytest
 
 from tests.e2e.test_socket_play import new_table
-from tests.postgres import start_cluster
-from tests.scale.cluster import Scale, haproxy_bin, start_scale
+from tests.scale.cluster import Scale, running_scale
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -36,29 +33,13 @@ DIRECT_2 = "127.0.0.3"
 
 @pytest.fixture(scope="module")
 def scale() -> Iterator[Scale]:
-    if haproxy_bin() is None:
-        if os.environ.get("CI"):
-            raise RuntimeError("HAProxy is not installed (.ci/run installs it)")
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    root = Path(tempfile.mkdtemp(prefix="gin-limits-"))
-    root.chmod(0o755)  # the cluster inside runs as `postgres` when we are root
-    pg = start_cluster(root / "pg")
     env = {
         "HOLLYWOOD_GIN_HTTP_BURST": "20",
         "HOLLYWOOD_GIN_METRICS": "true",
         "HOLLYWOOD_GIN_TABLES_PER_HOUR_PER_ADDRESS": "100000",
     }
-    try:
-        s = start_scale(pg, root, ["w1", "w2"], pg.url, env=env, trusted="127.0.0.1")
-        try:
-            yield s
-        finally:
-            s.proxy.stop()
-            for w in s.workers:
-                w.stop()
-    finally:
-        pg.stop("immediate")
-        shutil.rmtree(root, ignore_errors=True)
+    with running_scale("gin-limits-", env=env, trusted="127.0.0.1") as s:
+        yield s
 
 
 def client(base: str, local: str = "127.0.0.1", **kw: object) -> httpx.Client:

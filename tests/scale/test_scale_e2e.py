@@ -18,22 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import random
-import shutil
 import signal
 import statistics
-import tempfile
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.postgres import start_cluster
-from tests.scale.cluster import Scale, Seat, connect_seat, haproxy_bin, new_tables, start_scale
+from tests.scale.cluster import Scale, Seat, connect_seat, new_tables, running_scale
 from tests.wire import playable
 
 pytestmark = pytest.mark.timeout(180)
@@ -41,27 +36,8 @@ pytestmark = pytest.mark.timeout(180)
 
 @pytest.fixture(scope="module")
 def scale() -> Iterator[Scale]:
-    if haproxy_bin() is None:
-        if os.environ.get("CI"):
-            raise RuntimeError("HAProxy is not installed (.ci/run installs it)")
-        pytest.skip("HAProxy is not installed (apt-get install haproxy)")
-    root = Path(tempfile.mkdtemp(prefix="gin-scale-"))
-    root.chmod(0o755)  # the cluster inside runs as `postgres` when we are root
-    pg = start_cluster(root / "pg")
-    try:
-        s = start_scale(pg, root, ["w1", "w2"], pg.url)
-        try:
-            yield s
-        finally:
-            s.proxy.stop()
-            for w in s.workers:
-                w.stop()
-    finally:
-        pg.stop("immediate")
-        if os.environ.get("GIN_SCALE_KEEP"):  # the workers' and HAProxy's logs, to read
-            print(f"scale logs kept in {root}")
-        else:
-            shutil.rmtree(root, ignore_errors=True)
+    with running_scale("gin-scale-") as s:
+        yield s
 
 
 def seats_for(base: str, tables: list[tuple[str, str, str]], seed: int) -> list[Seat]:
