@@ -61,6 +61,7 @@ from hollywood_gin.engine.melds import (
     arrange_mask,
     deadwood_mask,
     defender_deadwood,
+    discard_deadwoods_mask,
 )
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import PHASES, WALL
@@ -83,7 +84,15 @@ class Budget:
     discards: int = 3  # plain discards tried besides normal's choice (its next best)
     prune: float = 3.0  # ... only those within this much of normal's best score
     takes: bool = True  # search the upcard offer and the draw too
-    shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+    # The opponent's sampled hand "plays" shaping turns (see `_shape`): `shape_base` +
+    # `shape_scale` x its turns played (a patient style, normal or gin, `patient_scale` x:
+    # it takes more from the pile and keeps a lower hand), at most `shape_turns`.
+    # Measured: with 1 x (at most 8), sampled hands held 5-14 points more deadwood than
+    # the real opponents' at the same point of the hand (docs/bots.md).
+    shape_turns: int = 40
+    shape_scale: float = 1.5
+    shape_base: int = 1
+    patient_scale: float = 2.5
     # points a knock must beat waiting by (see `hard_decide`; 4 in issue 16, when
     # only the knock was searched; 8 and the confidence of 2 were chosen on the
     # screening deals 300000+ of issue 27, docs/bots.md)
@@ -111,7 +120,9 @@ class World:
     phase: str
     knock_limit: int
     wall: bool
-    reshuffle: bool  # `hand` scoring: an empty stock takes the pile under its top
+    # `hand` scoring: an empty stock takes the pile under its top (a walled hand
+    # never empties its stock, so only `wall=False` reads it)
+    reshuffle: bool = True
     must_draw_stock: bool = False
     forbidden: int = -1
     took: list[int] = field(default_factory=lambda: [0, 0])
@@ -233,6 +244,13 @@ class World:
         if self.wall and len(self.stock) == WALL:
             self.phase = OVER  # a draw: nobody scores
 
+    def apply(self, decision: Decision, rng: random.Random) -> None:
+        """Carry out one decision of the seat whose turn it is."""
+        if decision[0] == "take":
+            self.take(rng, bool(decision[1]))
+        else:
+            self.discard(decision[1], decision[2])
+
     def _knock(self, s: int, card: int) -> None:
         ten = self.hands[s] & ~(1 << card)
         k, melds, _ = arrange_mask(ten)
@@ -344,14 +362,9 @@ def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int,
     known = _DISCARDS.get(key)
     if known is None:
         best, best_score, least = -1, 1e9, 99
-        m = hand
-        while m:
-            low = m & -m
-            m ^= low
-            i = low.bit_length() - 1
+        for i, d in discard_deadwoods_mask(hand):  # one solve for every discard
             if i == forbidden:
                 continue
-            d = deadwood_mask(hand ^ low)
             if d < least:
                 least = d
             score = d - 0.01 * VALUE[i]
@@ -377,15 +390,7 @@ def _lean_take(world: World, seat: int, w: Weights) -> bool:
     key = (hand, top)
     after = _TAKES.get(key)
     if after is None:
-        eleven = hand | (1 << top)
-        after = 99
-        m = hand
-        while m:
-            low = m & -m
-            m ^= low
-            d = deadwood_mask(eleven ^ low)
-            if d < after:
-                after = d
+        after = min(d for i, d in discard_deadwoods_mask(hand | (1 << top)) if i != top)
         if len(_TAKES) > 20_000:
             _TAKES.clear()
         _TAKES[key] = after
@@ -441,6 +446,12 @@ def _turns_played(seen: Seen) -> int:
     return max(0, 31 - seen.stock_count) // 2
 
 
+def shaping_turns(seen: Seen, budget: Budget, style: str = "eager") -> int:
+    """How many turns the opponent's sampled hand plays (`_shape`) for `style`."""
+    scale = budget.patient_scale if style in ("normal", "gin") else budget.shape_scale
+    return min(budget.shape_turns, int(budget.shape_base + scale * _turns_played(seen)))
+
+
 def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random) -> int:
     """Give a uniformly dealt opponent hand the play it has had: for each turn
     played, it draws an unseen card and throws its worst (never a card it is
@@ -452,9 +463,8 @@ def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random
         x = rest[j]
         hand = opp | (1 << x)
         worst, least = x, 999
-        for y in indices(hand & ~known):
-            d = deadwood_mask(hand ^ (1 << y))
-            if d < least:
+        for y, d in discard_deadwoods_mask(hand):  # one solve, in index order
+            if d < least and not known >> y & 1:
                 worst, least = y, d
         opp = hand & ~(1 << worst)
         rest[j] = worst
@@ -468,10 +478,13 @@ def sample_world(
     must_draw_stock: bool = False,
     shaping: bool = True,
     shape_turns: int = 8,
+    turns: int | None = None,
 ) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
     `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
+    `turns`: the shaping turns of the opponent's hand (default: its turns played,
+    at most `shape_turns`).
     """
     unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
     opp_unknown = seen.opp_count - seen.opp_has.bit_count()
@@ -490,7 +503,9 @@ def sample_world(
         opp |= 1 << i
     rest = pool[opp_unknown:]
     if shaping and rest:
-        opp = _shape(opp, seen.opp_has, rest, min(_turns_played(seen), shape_turns), rng)
+        if turns is None:
+            turns = min(_turns_played(seen), shape_turns)
+        opp = _shape(opp, seen.opp_has, rest, turns, rng)
         rng.shuffle(rest)
     pile = rest[:pile_unknown] + list(seen.pile)
     stock = rest[pile_unknown:]
@@ -636,12 +651,15 @@ def sample_opponent(
     weights = [weight for _, weight in styles]
     drawn = None
     for _ in range(tries):
+        style = rng.choices(names, weights)[0]
         world = sample_world(
-            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+            seen,
+            rng,
+            must_draw_stock=must_draw_stock,
+            turns=shaping_turns(seen, budget, style),
         )
         if world is None:
             return None
-        style = rng.choices(names, weights)[0]
         drawn = (world, style)
         if not seen.opp_discards:
             return drawn
