@@ -99,6 +99,10 @@ class Budget:
     knock_margin: float = 8.0
     # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 2.0
+    # stop after a halving round once every candidate left is worse than normal's
+    # choice by this many standard errors (0: always spend the whole budget); the
+    # count still depends only on the seed and the view, never on the clock
+    stop: float = 1.0
     # a world's weight is multiplied by this for each choice of the opponent that
     # would have been odd with the hand dealt to it (see `evidence_weight`)
     evidence: float = 0.5
@@ -691,7 +695,8 @@ class SearchStats:
 
 def _round_sizes(n: int, total: int) -> list[int]:
     """Successive halving: the playouts of each round for `n` candidates."""
-    rounds = max(1, (n - 1).bit_length())  # ceil(log2 n)
+    # ceil(log2 n), and at least two so that a clear choice may stop after the first
+    rounds = max(2, (n - 1).bit_length())
     return [total // rounds + (1 if k < total % rounds else 0) for k in range(rounds)]
 
 
@@ -762,6 +767,10 @@ def hard_decide(
                     break
             if capped or last or done >= budget.playouts:
                 break
+            if _settled(options, alive, values, world_weights, budget):
+                break  # normal's choice is clearly best: the rest of the budget is not spent
+            if len(alive) <= 2:
+                continue  # two left: the last round plays both (unless settled above)
             # the worse half leaves; normal's choice stays to the end
             ranked = sorted(
                 alive, key=lambda c: -_adjusted(options, c, values[c], world_weights, budget)
@@ -807,25 +816,61 @@ def _pick(
     """Normal's choice (0) unless a candidate still in beats it on the worlds both
     played by more than `budget.confidence` weighted standard errors."""
     best, best_mean = 0, 0.0
-    base = values[0]
     for c in alive:
         if c == 0:
             continue
-        diffs = [
-            (wt, v - b)
-            for v, b, wt in zip(values[c], base, world_weights, strict=False)
-            if v is not None and b is not None
-        ]
-        total = sum(wt for wt, _ in diffs)
-        if len(diffs) < 2 or total <= 0:
+        paired = _paired(options, c, values, world_weights, budget)
+        if paired is None:
             continue
-        mean = sum(wt * d for wt, d in diffs) / total
-        spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
-        size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
-        error = (spread / max(1.0, size - 1)) ** 0.5
-        # the playouts continue with a plainer player than hard is: waiting
-        # is worth about `knock_margin` more than they say
-        mean += budget.knock_margin * (options[0][2] - options[c][2])
+        mean, error = paired
         if mean > best_mean and mean > budget.confidence * error:
             best, best_mean = c, mean
     return best
+
+
+def _paired(
+    options: list[Decision],
+    c: int,
+    values: list[list[float | None]],
+    world_weights: list[float],
+    budget: Budget,
+) -> tuple[float, float] | None:
+    """Candidate c minus normal's choice on the worlds both played: the weighted
+    mean difference (the knock margin counted) and its standard error; None with
+    fewer than two shared worlds."""
+    diffs = [
+        (wt, v - b)
+        for v, b, wt in zip(values[c], values[0], world_weights, strict=False)
+        if v is not None and b is not None
+    ]
+    total = sum(wt for wt, _ in diffs)
+    if len(diffs) < 2 or total <= 0:
+        return None
+    mean = sum(wt * d for wt, d in diffs) / total
+    spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
+    size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
+    error = (spread / max(1.0, size - 1)) ** 0.5
+    # the playouts continue with a plainer player than hard is: waiting
+    # is worth about `knock_margin` more than they say
+    mean += budget.knock_margin * (options[0][2] - options[c][2])
+    return mean, error
+
+
+def _settled(
+    options: list[Decision],
+    alive: list[int],
+    values: list[list[float | None]],
+    world_weights: list[float],
+    budget: Budget,
+) -> bool:
+    """Is every candidate still in worse than normal's choice by more than
+    `budget.stop` standard errors? Then more playouts would not change the move."""
+    if budget.stop <= 0:
+        return False
+    for c in alive:
+        if c == 0:
+            continue
+        paired = _paired(options, c, values, world_weights, budget)
+        if paired is None or paired[0] + budget.stop * paired[1] >= 0:
+            return False
+    return True
