@@ -141,10 +141,10 @@ def _hard_moves(
 
 def test_a_searched_decision_plays_exactly_its_playouts_however_slow_the_machine() -> None:
     """The budget is a count of playouts, not time: every decision with more than
-    one candidate plays exactly `playouts` of them, on a clock that runs as on an
-    idle machine and on one that loses 50 ms per reading (a loaded machine, still
-    under the safety cap); the moves are the same."""
-    budget = Budget(playouts=40)
+    one candidate plays exactly `playouts` of them (`stop=0`: no early stop), on a
+    clock that runs as on an idle machine and on one that loses 50 ms per reading
+    (a loaded machine, still under the safety cap); the moves are the same."""
+    budget = Budget(playouts=40, stop=0.0)
     ticks = itertools.count()
     slow = lambda: next(ticks) * 0.05  # noqa: E731
     quick = _hard_moves(budget, time.perf_counter, range(3, 6))
@@ -153,6 +153,21 @@ def test_a_searched_decision_plays_exactly_its_playouts_however_slow_the_machine
     assert len(searched) >= 10  # draws and discards are searched, not only knocks
     assert all(p == 40 for p, _ in searched)
     assert all(p == 0 for _, p, c in quick if c <= 1)
+    assert loaded == quick
+
+
+def test_a_clear_choice_stops_early_by_the_playouts_not_by_the_clock() -> None:
+    """With the default early stop a decision whose candidates are all clearly
+    worse than normal's choice after a round ends there: fewer playouts, but the
+    same count (and the same moves) on the idle and on the loaded clock."""
+    budget = Budget(playouts=80)
+    ticks = itertools.count()
+    slow = lambda: next(ticks) * 0.05  # noqa: E731
+    quick = _hard_moves(budget, time.perf_counter, range(3, 6))
+    loaded = _hard_moves(budget, slow, range(3, 6))
+    counts = [p for _, p, c in quick if c > 1]
+    assert all(0 < p <= 80 for p in counts)
+    assert any(p < 80 for p in counts) and any(p == 80 for p in counts)
     assert loaded == quick
 
 
