@@ -9,7 +9,7 @@ pages' HTML 404 page.
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -66,11 +66,13 @@ class ApiError(Exception):
         self.extra = extra
 
 
-def install(app: FastAPI) -> None:
-    """Answer every error in the documented shape; call after the pages are installed.
+def install(app: FastAPI, not_found_page: Callable[[Request], Response] | None = None) -> None:
+    """Answer every error in the documented shape.
 
-    A 404 outside the machine paths goes to the handler installed before (the
-    pages' friendly HTML page), so a person never meets a JSON 404.
+    A 404 outside the machine paths is answered by `not_found_page` when given (the
+    pages' HTML page, `pages.not_found_page`), so a person never meets a JSON 404;
+    JSON otherwise. The one handler of HTTP errors: nothing depends on what was
+    installed before.
     """
 
     async def api_error(request: Request, exc: Exception) -> Response:
@@ -90,14 +92,11 @@ def install(app: FastAPI) -> None:
         field, message = validation_message(list(exc.errors()))
         return error_response(422, "bad_request", message, field=field)
 
-    previous = app.exception_handlers.get(StarletteHTTPException)
-
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         machine = request.url.path.startswith(MACHINE_PREFIXES)
-        if exc.status_code == 404 and not machine and previous is not None:
-            answer = previous(request, exc)
-            return await answer if inspect.isawaitable(answer) else answer
+        if exc.status_code == 404 and not machine and not_found_page is not None:
+            return not_found_page(request)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
         response = error_response(exc.status_code, code, str(exc.detail))
         for name, value in (exc.headers or {}).items():
