@@ -21,8 +21,8 @@ import contextlib
 import logging
 from typing import TYPE_CHECKING
 
-from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.tables.table import Table, TableError, short
+from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.tables.table import Table, short
 
 if TYPE_CHECKING:
     from hollywood_gin.tables.registry import Registry
@@ -121,7 +121,7 @@ class Clockwork:
             await self.registry.act(table, seat, action, version, by="timeout")
             self.timeouts += 1
             log.info("table %s seat %d: turn clock ran out", short(table.id), seat)
-        except (RuleError, TableError) as exc:
+        except Refusal as exc:
             log.debug("table %s: timeout move not made (%s)", short(table.id), exc)
         finally:
             self._moving.discard(table.id)
