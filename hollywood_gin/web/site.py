@@ -247,4 +247,10 @@ def site_of(request: Request) -> Site:
     return site
 
 
-SiteDep = Annotated[Site, Depends(site_of)]
+# `async def`, though it never waits: FastAPI runs a plain `def` dependency in its
+# thread pool, a hand-off to another thread per request.
+async def _site_dependency(request: Request) -> Site:
+    return site_of(request)
+
+
+SiteDep = Annotated[Site, Depends(_site_dependency)]
