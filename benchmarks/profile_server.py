@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import collections
 import json
+import os
 import shutil
 import signal
 import subprocess
@@ -27,27 +28,49 @@ from benchmarks.serve import REPO, app_server, echo_server, raise_open_files
 
 
 def summary(speedscope: Path, top: int) -> str:
-    """Functions by share of all samples: self (the frame on top) and total (anywhere)."""
+    """Each thread's samples, then the event loop's thread's functions by share of its
+    samples: self (the frame on top) and total (anywhere in the stack). Samples waiting
+    in `epoll_pwait` (the loop idle; with `--native` only) are left out."""
     doc = json.loads(speedscope.read_text())
     frames = doc["shared"]["frames"]
+    lines = ["samples (seconds) by thread:"]
     own: collections.Counter[str] = collections.Counter()
     anywhere: collections.Counter[str] = collections.Counter()
-    samples = 0
+    samples = 0.0
     for profile in doc["profiles"]:
+        lines.append(f"  {profile['name']}: {sum(profile['weights']):.2f}")
+        if "MainThread" not in profile["name"]:
+            continue
         for stack, weight in zip(profile["samples"], profile["weights"], strict=True):
-            samples += weight
             names = [
                 f"{frames[i]['name']} ({Path(frames[i].get('file', '?')).name})" for i in stack
             ]
-            if names:
-                own[names[-1]] += weight
+            if not names or names[-1].startswith("epoll_pwait"):
+                continue
+            samples += weight
+            own[names[-1]] += weight
             for name in set(names):
                 anywhere[name] += weight
-    lines = [f"{samples} samples", "", "self %  function"]
+    lines += ["", f"event loop's thread, busy: {samples:.2f}", "", "self %  function"]
     lines += [f"{100 * n / samples:6.1f}  {name}" for name, n in own.most_common(top)]
     lines += ["", "total %  function"]
     lines += [f"{100 * n / samples:7.1f}  {name}" for name, n in anywhere.most_common(top)]
     return "\n".join(lines)
+
+
+def thread_cpu(pid: int) -> dict[str, float]:
+    """CPU seconds of `pid`'s threads (Linux /proc): the event loop's (the main
+    thread) and all the others'."""
+    out: dict[str, float] = collections.defaultdict(float)
+    tick = os.sysconf("SC_CLK_TCK")
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            name = "event loop" if task.name == str(pid) else "other threads"
+            fields = (task / "stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[name] += (int(fields[11]) + int(fields[12])) / tick
+    return out
 
 
 def main() -> int:
@@ -57,6 +80,7 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=20.0, help="flat-out play")
     parser.add_argument("--rate", type=int, default=250, help="samples per second")
     parser.add_argument("--native", action="store_true", help="C frames too")
+    parser.add_argument("--gil", action="store_true", help="only the thread holding the GIL")
     parser.add_argument("--top", type=int, default=45)
     args = parser.parse_args()
     spy = shutil.which("py-spy")
@@ -68,9 +92,11 @@ def main() -> int:
     env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false"}
     with app_server(env) as (app, proc), echo_server() as (echo, echo_proc):
         record = [spy, "record", "--pid", str(proc.pid), "--rate", str(args.rate)]
-        record += ["--format", "speedscope", "-o", str(speedscope), "--nonblocking"]
-        if args.native:
-            record.append("--native")
+        record += ["--format", "speedscope", "-o", str(speedscope)]
+        # --native needs the process stopped at each sample; without it, it runs on.
+        record.append("--native" if args.native else "--nonblocking")
+        if args.gil:
+            record.append("--gil")
         spying = subprocess.Popen(record)
         cmd = [
             sys.executable, "-m", "benchmarks.loadclient",
@@ -79,11 +105,25 @@ def main() -> int:
             "--tables", str(args.tables), "--seconds", "0",
             "--flat-seconds", str(args.seconds), "--repeats", "1", "--modes", "app",
         ]  # fmt: skip
+        before = thread_cpu(proc.pid)
         with tempfile.TemporaryFile() as sink:
             subprocess.run(cmd, cwd=REPO, stdout=sink, check=True, timeout=600)
+            sink.seek(0)
+            phase = json.loads(sink.read())["phases"][-1]
+        after = thread_cpu(proc.pid)
         spying.send_signal(signal.SIGINT)
         spying.wait(timeout=120)
-    text = summary(speedscope, args.top)
+    actions = phase["actions"]
+    cpu = "\n".join(
+        f"  {name}: {(after[name] - before.get(name, 0.0)) / actions * 1e6:.1f} µs per action"
+        for name in sorted(after, key=lambda n: before.get(n, 0.0) - after[n])
+        if after[name] - before.get(name, 0.0) > 0
+    )
+    text = (
+        f"flat out: {phase['per_second']:.0f} actions/s, server CPU by thread over the whole "
+        f"run (set-up too) per action played ({actions}):\n{cpu}\n\n"
+        + summary(speedscope, args.top)
+    )
     args.out.with_suffix(".txt").write_text(text + "\n")
     print(text)
     return 0

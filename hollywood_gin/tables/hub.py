@@ -64,6 +64,7 @@ class Connection:
         # The writer's wait for the next frame (an Event would make a future per wait
         # through its loop look-up: a few % of the server's time at full load).
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.close_code: int | None = None
         self.close_reason = ""
         self.sent_states = 0
@@ -111,7 +112,12 @@ class Connection:
                 if state:
                     self.sent_states += 1
                 return frame
-            self._waiter = asyncio.get_running_loop().create_future()
+            loop = self._loop
+            if loop is None:
+                # Looked up once: each look-up costs a getpid() system call (CPython
+                # 3.11 checks the process), and a socket waits once per frame.
+                loop = self._loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
             try:
                 await self._waiter
             finally:

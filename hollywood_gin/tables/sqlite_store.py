@@ -470,11 +470,14 @@ class SqliteStore(SingleOwner):
 
     async def _write(self, fn: _Job) -> None:
         """Queue a write; return when the transaction holding it has committed."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        # One look-up of the loop: each costs a getpid() system call (CPython 3.11
+        # checks the process), a few % of the server's time at full load.
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
         self._pending.append((fn, future))
         if not self._flushing:
             self._flushing = True
-            asyncio.get_running_loop().create_task(self._flush())
+            loop.create_task(self._flush())
         await future
 
     async def _flush(self) -> None:
