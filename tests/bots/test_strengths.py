@@ -239,19 +239,15 @@ def test_worlds_are_weighted_by_what_the_opponent_did() -> None:
 def test_hard_beats_normal_on_a_small_duplicate_set() -> None:
     """A smoke check, not the measurement (benchmarks/bench_bots.py and
     docs/bots.md have that): on 8 fixed duplicate deals (16 hands) against the
-    eager style, the search at a small budget (120 playouts a decision) with
-    the looser gates it had before the validation (`knock_margin` 4,
-    `confidence` 1: it leaves normal's choice more often) takes a larger share
-    of the points than normal does on the same deals (66 % against 57 % when
-    this test was written). A search that broke (chose at random, or the worst
-    candidate) would not. With the shipped gates (8 and 2) hard keeps normal's
-    choice more often and is level with normal on these 16 hands (56 % and
-    57 %); docs/bots.md has its measured figures."""
+    eager style, the search with its shipped gates at a small budget (120
+    playouts a decision) takes a larger share of the points than normal does on
+    the same deals (60.8 % against 56.7 % when this test was written). A search
+    that broke (chose at random, or the worst candidate) would not."""
     deals = range(40, 48)
-    budget = Budget(playouts=120, seconds=None, knock_margin=4.0, confidence=1.0)
+    budget = Budget(playouts=120, seconds=None)
     h_mine, h_theirs = duplicate_points("hard", "eager", deals, budget)
     n_mine, n_theirs = duplicate_points("normal", "eager", deals)
-    assert h_mine / (h_mine + h_theirs) > n_mine / (n_mine + n_theirs)
+    assert h_mine / (h_mine + h_theirs) > n_mine / (n_mine + n_theirs) + 0.02
 
 
 def _knocks_seen(knocks_seen: tuple[tuple[int, int, int], ...]) -> Seen:
