@@ -33,9 +33,7 @@ class NullStore:
     async def create(self, record: Any) -> None:
         return None
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[Any], epoch: int | None = None
-    ) -> None:
+    async def save_seats(self, table_id: str, seats: Sequence[Any], epoch: int) -> None:
         return None
 
     async def append(
@@ -44,7 +42,7 @@ class NullStore:
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int,
     ) -> None:
         return None
 

@@ -316,3 +316,34 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     if len(record.seats) < 2 and match.status != "waiting":
         raise TableError("a match under way with a seat empty")
     return options, match
+
+
+def rebuild_table(
+    record: TableRecord,
+    *,
+    hub: Hub,
+    rng: random.Random | None,
+    clock: Callable[[], float],
+) -> Table:
+    """A stored table as it was, its match replayed; raises when the record is damaged."""
+    options, match = rebuild_match(record, rng)
+    seats = [
+        SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order, s.bot, s.no_bots)
+        for s in record.seats
+    ]
+    if len(seats) == 2 and match.status == "waiting":
+        seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
+    table = Table(
+        record.table_id,
+        options,
+        match,
+        seats,
+        hub=hub,
+        created=record.created,
+        last_active=record.last_active,
+        logged=len(record.log),
+        base=record.base,
+        clock=clock,
+    )
+    table.set_deadline()  # a fresh deadline after a restart (see `turns`)
+    return table

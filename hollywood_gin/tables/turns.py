@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from hollywood_gin.engine.errors import RuleError
@@ -66,6 +67,11 @@ class Clockwork:
         self._due[table.id] = when
         if earlier and self._wake is not None:
             self._wake.set()
+
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        """The writer's listener: a change of the whole table may move its clocks."""
+        if seats is None:
+            self.schedule(table)
 
     def forget(self, table_id: str) -> None:
         self._due.pop(table_id, None)

@@ -17,6 +17,7 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.lifecycle import start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import MemoryStore
@@ -81,10 +82,12 @@ def test_the_store_has_the_move_before_any_connection_sees_it() -> None:
     class Watching(MemoryStore):
         conn: Connection | None = None
 
-        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+        async def append(
+            self, table_id: str, first_seq: int, entries: Any, now: float, epoch: int
+        ) -> None:
             if self.conn is not None:
                 seen_at_commit.append(versions(self.conn))
-            await super().append(table_id, first_seq, entries, now)
+            await super().append(table_id, first_seq, entries, now, epoch)
 
     async def main() -> None:
         store = Watching()
@@ -128,10 +131,12 @@ def test_a_failed_commit_undoes_the_move() -> None:
     class Failing(MemoryStore):
         fail = False
 
-        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+        async def append(
+            self, table_id: str, first_seq: int, entries: Any, now: float, epoch: int
+        ) -> None:
             if self.fail:
                 raise OSError("disk full")
-            await super().append(table_id, first_seq, entries, now)
+            await super().append(table_id, first_seq, entries, now, epoch)
 
     async def main() -> None:
         store = Failing()
@@ -370,12 +375,13 @@ def test_the_expiry_sweep_runs_by_itself() -> None:
         registry = make_registry(clock=clock, expiry_seconds=10.0)
         table, _ = await registry.create(OPTIONS, "Ann")
         clock.now += 11.0
-        registry.start_expiry(0.01)
+        sweep = start_expiry(registry, 0.01)
         for _ in range(500):  # bounded: at most about 5 s
             if registry.get(table.id) is None:
                 break
             await asyncio.sleep(0.01)
         assert registry.get(table.id) is None
+        sweep.cancel()
         await registry.close()
 
     asyncio.run(main())
