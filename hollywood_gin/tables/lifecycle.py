@@ -17,11 +17,12 @@ from contextlib import asynccontextmanager
 
 from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.config import Settings
-from hollywood_gin.tables.hub import CLOSE_RESTART, Hub
-from hollywood_gin.tables.ownership import Sole
-from hollywood_gin.tables.registry import Registry, worker_name
+from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
+from hollywood_gin.tables.ownership import Sole, worker_name
+from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import TableStore
+from hollywood_gin.tables.table import short
 from hollywood_gin.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -41,6 +42,25 @@ def open_store(settings: Settings, owner: str) -> TableStore:
     return SqliteStore(settings.data_file)
 
 
+async def expire(registry: Registry, now: float | None = None) -> list[str]:
+    """Remove tables idle longer than the expiry, from memory and from disk."""
+    now = registry.clock() if now is None else now
+    before = now - registry.expiry_seconds
+    for table in list(registry.tables.values()):
+        # Somebody is looking at it: not idle, whatever the last move's age.
+        if table.last_active < before and registry.hub.count(table.id):
+            await registry.touch(table)
+    gone = await registry.ownership.expired(before)
+    for table_id in gone:
+        held = registry.tables.pop(table_id, None)
+        registry.clockwork.forget(table_id)
+        if held is not None:
+            registry.computer.forget(held)
+        registry.hub.close_table(table_id, CLOSE_GONE, "table expired")
+        log.info("table %s expired", short(table_id))
+    return gone
+
+
 def start_expiry(registry: Registry, interval: float) -> asyncio.Task[None]:
     """Every `interval` seconds, expire the idle tables and drop what compaction left."""
 
@@ -48,7 +68,7 @@ def start_expiry(registry: Registry, interval: float) -> asyncio.Task[None]:
         while True:
             await asyncio.sleep(interval)
             try:
-                await registry.expire()
+                await expire(registry)
                 await registry.store.drop_compacted()
             except Exception:  # a failed sweep must not end the sweeping
                 log.exception("expiry sweep failed")

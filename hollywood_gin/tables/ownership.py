@@ -19,10 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import random
+import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
 from hollywood_gin.tables.hub import CLOSE_GONE, Hub
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
@@ -33,6 +36,9 @@ from hollywood_gin.tables.table import (
     rebuild_match,
     short,
 )
+
+if TYPE_CHECKING:
+    from hollywood_gin.tables.turns import Clockwork
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -57,7 +63,8 @@ class Holder(Protocol):
 
     def drop(self, table: Table, code: int = ..., reason: str = ...) -> None: ...
 
-    def release(self, table: Table) -> None: ...
+    @property
+    def clockwork(self) -> Clockwork: ...
 
 
 class Ownership(Protocol):
@@ -93,6 +100,11 @@ class Ownership(Protocol):
 
     def lost(self, table: Table) -> None:
         """A write was refused: another worker holds the table now."""
+
+
+def worker_name() -> str:
+    """This worker's name in a shared store's rows: host, pid, a nonce."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
 def ownership_for(holder: Holder, watch_seconds: float) -> Ownership:
@@ -290,7 +302,8 @@ class Shared:
             and all(task.done() for task in t.stand_in_tasks.values())
         ]
         for table in idle:
-            holder.release(table)
+            del holder.tables[table.id]
+            holder.clockwork.forget(table.id)
         return len(idle)
 
     async def expired(self, before: float) -> list[str]:

@@ -13,34 +13,29 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import os
 import random
-import secrets
-import socket
 import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
-from hollywood_gin.engine.match import Match, Options
-from hollywood_gin.engine.vocabulary import STRENGTHS
+from hollywood_gin.engine.match import Options
 from hollywood_gin.tables.computer import Computer, Policy
-from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.ownership import ownership_for
-from hollywood_gin.tables.reviews import Reviews
-from hollywood_gin.tables.store import Damaged, FailureEpisode, TableRecord, TableStore
+from hollywood_gin.tables.hub import CLOSE_RESTART, Hub
+from hollywood_gin.tables.ownership import ownership_for, worker_name
+from hollywood_gin.tables.reviews import Reviews, hand_record
+from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
 from hollywood_gin.tables.table import (
     NoBots,
     SeatHolder,
     StoreUnavailable,
     Table,
-    TableError,
     TableFull,
-    UnknownHand,
     UnknownTable,
+    computer_seat,
     hash_token,
-    new_table_id,
+    new_table,
     new_token,
     possible_table_id,
     rebuild_table,
@@ -54,12 +49,7 @@ log = logging.getLogger("hollywood_gin.tables")
 
 DEFAULT_NAMES = ("Player 1", "Player 2")
 
-__all__ = ["Observer", "Registry", "worker_name"]
-
-
-def worker_name() -> str:
-    """This worker's name in a shared store's rows: host, pid, a nonce."""
-    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+__all__ = ["Observer", "Registry"]
 
 
 class Registry:
@@ -113,11 +103,7 @@ class Registry:
 
     @property
     def observer(self) -> Observer:
-        return self.writer.observer
-
-    @observer.setter
-    def observer(self, observer: Observer) -> None:
-        self.writer.observer = observer
+        return self.writer.observer  # `Metrics.watch` replaces it there
 
     # --- the tables held here -------------------------------------------------------
     def get(self, table_id: str) -> Table | None:
@@ -153,11 +139,6 @@ class Registry:
         """Hold `table` here (created, loaded or claimed): the computer may move."""
         self.tables[table.id] = table
         self.writer.tell(table)
-
-    def release(self, table: Table) -> None:
-        """Let go of an idle table of a shared store: the next request claims it again."""
-        del self.tables[table.id]
-        self.clockwork.forget(table.id)
 
     def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
         """Let go of a table another worker owns now: no broadcast, no computer move;
@@ -207,35 +188,22 @@ class Registry:
         creator's part of the first deal (`table.next_deal` its commitment); `bot`: the
         creator is a program; `bots` False: the table refuses a bot's join."""
         opts = Options.from_dict(dict(options))
-        if computer is not None and computer not in STRENGTHS:
-            raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
-        token, now = new_token(), self.clock()
-        creator = SeatHolder(
-            name or DEFAULT_NAMES[0], hash_token(token), lang=lang, bot=bot, no_bots=not bots
-        )
-        seats = [creator]
+        token = new_token()
+        seats = [
+            SeatHolder(
+                name or DEFAULT_NAMES[0], hash_token(token), lang=lang, bot=bot, no_bots=not bots
+            )
+        ]
         if computer is not None:
-            seats.append(SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer))
+            seats.append(computer_seat(computer))
         # Fair: every deal after the test decks is derived from a fresh secret and the
         # seats' entropy (PROTOCOL.md "Deals nobody can choose").
         dealer = Dealer(
             self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
         )
-        match = Match(opts, dealer=dealer)
-        match.endings = True
-        first_deal = match.next_deal
-        if entropy is not None:
-            match.contribute(0, entropy)
-        if computer is not None:
-            match.start()  # the computer's seat adds nothing
-        table = Table(
-            new_table_id(), opts, match, seats, hub=self.hub, created=now, last_active=now,
-            clock=self._now,
-        )  # fmt: skip
-        table.next_deal = first_deal
-        table.set_deadline()
+        table = new_table(opts, seats, dealer, entropy, hub=self.hub, clock=self._now)
         await self.writer.stored(self.store.create(table.record()))
-        table.logged = len(match.log)
+        table.logged = len(table.match.log)
         log.info(
             "table %s created: %s/%s/%d%s",
             short(table.id),
@@ -266,12 +234,8 @@ class Registry:
         return 1, token
 
     async def seat_computer(self, table_id: str, strength: str) -> int:
-        if strength not in STRENGTHS:
-            raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
-        table = await self._require(table_id)
-        await self._sit(
-            table, SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
-        )
+        holder = computer_seat(strength)
+        await self._sit(await self._require(table_id), holder)
         return 1
 
     async def _sit(self, table: Table, holder: SeatHolder, entropy: str | None = None) -> None:
@@ -318,7 +282,7 @@ class Registry:
 
         def move() -> Undo:
             # A claim is judged by the presence of this moment, not of the last tick.
-            self.refresh_away(table, broadcast=False)
+            self.clockwork.refresh_away(table, broadcast=False)
             before = table.status
             table.match.apply(seat, action, version, by=by, entropy=entropy)
             if table.status != before and table.status in ("hand_over", "match_over"):
@@ -347,48 +311,9 @@ class Registry:
 
         await self.writer.change(table, arrange, seats=True, only=seat)
 
-    # --- presence, away and reactions (PROTOCOL.md "Around the match") ----------------
-    def refresh_away(self, table: Table, *, broadcast: bool = True) -> bool:
-        """Tell the match which seats are away by absence now; True when that changed
-        (and then, with `broadcast`, everybody gets the state: claim may be open)."""
-        absent = table.absent_now(self.claim_after)
-        if absent == table.match.absent:
-            return False
-        table.match.absent = absent
-        if broadcast:
-            self.hub.broadcast(table)
-        return True
-
     def presence(self, table: Table) -> None:
-        """A connection of `table` opened or closed (the socket endpoint calls this after
-        the hub's attach or detach): note when each seat left, who is away, and end the
-        stand-in of a seat whose connection said hello again."""
-        if self.tables.get(table.id) is not table:
-            return
-        now = self.clock()
-        for seat in range(len(table.seats)):
-            if self.hub.connected(table.id, seat):
-                table.left_at[seat] = None
-            elif table.left_at[seat] is None:
-                table.left_at[seat] = now
-        self.refresh_away(table)
-        for seat in range(len(table.seats)):
-            if table.match.stand_in[seat] and self.hub.connected(table.id, seat):
-                self.writer.start(self.back(table, seat))
-        self.clockwork.schedule(table)
-
-    async def back(self, table: Table, seat: int) -> None:
-        """The seat is back: the computer stops standing in for it (stored in the log)."""
-        came_back = False
-
-        def come_back() -> Undo:
-            nonlocal came_back
-            came_back = table.match.back(seat)  # False: not (or no longer) standing in
-            return None
-
-        await self.writer.change(table, come_back)
-        if came_back:
-            log.info("table %s seat %d is back; the stand-in stops", short(table.id), seat)
+        """A connection of `table` opened or closed (see `Clockwork.presence`)."""
+        self.clockwork.presence(table)
 
     async def touch(self, table: Table) -> None:
         """Mark the table as looked at; a failure to store that only makes it look older."""
@@ -396,39 +321,7 @@ class Registry:
         with contextlib.suppress(StoreUnavailable):
             await self.writer.stored(self.store.touch(table.id, table.last_active))
 
-    # --- finished hands and expiry ----------------------------------------------------
+    # --- finished hands ----------------------------------------------------------------
     async def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
-        """A finished hand's record: from the match while its hand is in the log, else
-        from the store, which keeps the records of the hands compacted away."""
-        table = await self._require(table_id)
-        record = table.match.hand_record(number) if number >= 1 else None
-        dealt = 0 if table.match.hand is None else table.match.hand.number
-        if record is None and 1 <= number < dealt:
-            try:
-                record = await self.store.hand(table_id, number)
-            except Damaged as exc:
-                # Reported; the record stays in the store for a person to look at (the
-                # next start-up sets its table aside, as `check` says).
-                log.error("table %s: %s; answered as unknown", short(table_id), exc)
-                raise UnknownHand("that hand's record cannot be read") from None
-        if record is None:
-            raise UnknownHand("that hand is not finished (or does not exist)")
-        return dict(record)
-
-    async def expire(self, now: float | None = None) -> list[str]:
-        """Remove tables idle longer than the expiry, from memory and from disk."""
-        now = self.clock() if now is None else now
-        before = now - self.expiry_seconds
-        for table in list(self.tables.values()):
-            # Somebody is looking at it: not idle, whatever the last move's age.
-            if table.last_active < before and self.hub.count(table.id):
-                await self.touch(table)
-        gone = await self.ownership.expired(before)
-        for table_id in gone:
-            held = self.tables.pop(table_id, None)
-            self.clockwork.forget(table_id)
-            if held is not None:
-                self.computer.forget(held)
-            self.hub.close_table(table_id, CLOSE_GONE, "table expired")
-            log.info("table %s expired", short(table_id))
-        return gone
+        """A finished hand's record (`reviews.hand_record`)."""
+        return await hand_record(await self._require(table_id), self.store, number)

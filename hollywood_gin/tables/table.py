@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.views import View
 from hollywood_gin.engine.vocabulary import STRENGTHS
@@ -346,4 +347,38 @@ def rebuild_table(
         clock=clock,
     )
     table.set_deadline()  # a fresh deadline after a restart (see `turns`)
+    return table
+
+
+def computer_seat(strength: str) -> SeatHolder:
+    """The computer's seat at `strength`; `TableError` for a strength there is not."""
+    if strength not in STRENGTHS:
+        raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
+    return SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
+
+
+def new_table(
+    options: Options,
+    seats: list[SeatHolder],
+    dealer: Dealer,
+    entropy: str | None,
+    *,
+    hub: Hub,
+    clock: Callable[[], float],
+) -> Table:
+    """A new table: its match waits for the second seat, or starts with the computer.
+    `entropy` is the creator's part of the first deal (`next_deal` its commitment)."""
+    match = Match(options, dealer=dealer)
+    match.endings = True
+    first_deal = match.next_deal
+    if entropy is not None:
+        match.contribute(0, entropy)
+    if len(seats) == 2:
+        match.start()  # the computer's seat adds nothing
+    now = clock()
+    table = Table(
+        new_table_id(), options, match, seats, hub=hub, created=now, last_active=now, clock=clock
+    )
+    table.next_deal = first_deal
+    table.set_deadline()
     return table

@@ -82,7 +82,7 @@ class Metrics(Observer):
         """Read the gauges from the registry when scraped; observe what it does."""
         self.tables.set_function(lambda: len(registry))
         self.sockets.set_function(registry.hub.total)
-        registry.observer = self
+        registry.writer.observer = self
 
     def action(self, kind: str, seconds: float) -> None:
         self.actions.labels(kind).inc()

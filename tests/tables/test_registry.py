@@ -17,7 +17,7 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.tables.hub import Connection, Hub
-from hollywood_gin.tables.lifecycle import start_expiry
+from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import MemoryStore
@@ -199,15 +199,15 @@ def test_expiry_removes_idle_tables_only(caplog: pytest.LogCaptureFixture) -> No
         registry.hub.attach(watched, conn)
         clock.now = 1_090.0
         await registry.act(busy, 1, parse_action({"kind": "pass"}), 1)
-        assert await registry.expire() == []  # nobody idle for 100 s yet
+        assert await expire(registry) == []  # nobody idle for 100 s yet
         clock.now = 1_150.0
         # idle: 150 s; busy: 60 s; watched: idle 150 s but a socket is open.
-        assert await registry.expire() == [idle.id]
+        assert await expire(registry) == [idle.id]
         assert registry.get(idle.id) is None and idle.id not in store.records
         assert registry.get(busy.id) is busy and registry.get(watched.id) is watched
         clock.now = 1_300.0
         registry.hub.detach(watched, conn)
-        assert sorted(await registry.expire()) == sorted([busy.id, watched.id])
+        assert sorted(await expire(registry)) == sorted([busy.id, watched.id])
         assert len(registry) == 0 and store.records == {}
 
     asyncio.run(main())
