@@ -27,7 +27,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Protocol, TypeVar
 
-from hollywood_gin.tables.hub import CLOSE_GONE, Hub
+from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
 from hollywood_gin.tables.table import (
     StoreUnavailable,
@@ -38,6 +38,7 @@ from hollywood_gin.tables.table import (
 )
 
 if TYPE_CHECKING:
+    from hollywood_gin.tables.computer import Computer
     from hollywood_gin.tables.turns import Clockwork
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -61,7 +62,8 @@ class Holder(Protocol):
 
     def hold(self, table: Table) -> None: ...
 
-    def drop(self, table: Table, code: int = ..., reason: str = ...) -> None: ...
+    @property
+    def computer(self) -> Computer: ...
 
     @property
     def clockwork(self) -> Clockwork: ...
@@ -132,11 +134,32 @@ async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False)
     return None
 
 
-class Sole:
-    """This process alone writes the store (SQLite): all its tables are held here."""
+class _Held:
+    """What both ownerships do alike: let go of a table."""
 
     def __init__(self, holder: Holder) -> None:
         self.holder = holder
+        self.dropped = 0
+
+    def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
+        """Let go of a table another worker owns now: no broadcast, no computer move;
+        its sockets close with 1012 and reconnect through the proxy to the owner."""
+        holder = self.holder
+        if holder.tables.get(table.id) is not table:
+            return
+        del holder.tables[table.id]
+        holder.computer.forget(table)
+        holder.clockwork.forget(table.id)
+        holder.hub.close_table(table.id, code, reason)
+        self.dropped += 1
+        log.warning("table %s dropped: %s", short(table.id), reason)
+
+    def lost(self, table: Table) -> None:
+        self.drop(table)
+
+
+class Sole(_Held):
+    """This process alone writes the store (SQLite): all its tables are held here."""
 
     async def load(self) -> int:
         """Rebuild every stored table by replaying its log; return how many."""
@@ -170,15 +193,12 @@ class Sole:
     def doubt(self, table: Table) -> None:
         return None
 
-    def lost(self, table: Table) -> None:
-        self.holder.drop(table)
 
-
-class Shared:
+class Shared(_Held):
     """Several workers share the store: tables claimed lazily, writes fenced by epoch."""
 
     def __init__(self, holder: Holder, watch_seconds: float) -> None:
-        self.holder = holder
+        super().__init__(holder)
         self.watch_seconds = watch_seconds
         self._watch_task: asyncio.Task[None] | None = None
         # When the watch last heard from the store (monotonic): a worker that was
@@ -280,10 +300,10 @@ class Shared:
         for table_id, table in held.items():
             epoch = epochs.get(table_id)
             if epoch is None:
-                self.holder.drop(table, CLOSE_GONE, "table gone")
+                self.drop(table, CLOSE_GONE, "table gone")
                 moved += 1
             elif epoch != table.epoch:
-                self.holder.drop(table)
+                self.drop(table)
                 moved += 1
         return moved
 
@@ -321,7 +341,7 @@ class Shared:
             "the server could not store this change; nothing changed, try again",
         )
         if claimed is None:
-            self.holder.drop(table, CLOSE_GONE, "table gone")
+            self.drop(table, CLOSE_GONE, "table gone")
             raise UnknownTable("no such table")
         epoch, record = claimed
         table.doubtful = False
@@ -339,6 +359,3 @@ class Shared:
 
     def doubt(self, table: Table) -> None:
         table.doubtful = True
-
-    def lost(self, table: Table) -> None:
-        self.holder.drop(table)

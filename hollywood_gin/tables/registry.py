@@ -22,7 +22,7 @@ from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.match import Options
 from hollywood_gin.tables.computer import Computer, Policy
-from hollywood_gin.tables.hub import CLOSE_RESTART, Hub
+from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.ownership import ownership_for, worker_name
 from hollywood_gin.tables.reviews import Reviews, hand_record
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
@@ -48,8 +48,6 @@ from hollywood_gin.tables.writer import Observer, Undo, Writer
 log = logging.getLogger("hollywood_gin.tables")
 
 DEFAULT_NAMES = ("Player 1", "Player 2")
-
-__all__ = ["Observer", "Registry"]
 
 
 class Registry:
@@ -81,7 +79,6 @@ class Registry:
         # A seat with no connection for this long is away (PROTOCOL.md "Around the match").
         self.claim_after = claim_after
         self.tables: dict[str, Table] = {}
-        self.dropped = 0
         self.store_episode = FailureEpisode(log, "storing a change")
         # Chosen once: this worker writes its store alone, or shares it (SCALE.md).
         self.ownership = ownership_for(self, watch_seconds)
@@ -97,8 +94,7 @@ class Registry:
         # The coach's reviews of finished hands, computed where the computer thinks.
         self.reviews = Reviews(store, thinkers)
 
-    def _now(self) -> float:
-        """The registry's clock as it is now (tests replace `clock`)."""
+    def _now(self) -> float:  # the clock as it is now: tests replace `clock`
         return self.clock()
 
     @property
@@ -139,18 +135,6 @@ class Registry:
         """Hold `table` here (created, loaded or claimed): the computer may move."""
         self.tables[table.id] = table
         self.writer.tell(table)
-
-    def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
-        """Let go of a table another worker owns now: no broadcast, no computer move;
-        its sockets close with 1012 and reconnect through the proxy to the owner."""
-        if self.tables.get(table.id) is not table:
-            return
-        del self.tables[table.id]
-        self.computer.forget(table)
-        self.clockwork.forget(table.id)
-        self.hub.close_table(table.id, code, reason)
-        self.dropped += 1
-        log.warning("table %s dropped: %s", short(table.id), reason)
 
     async def load(self) -> int:
         """The tables held from the start (all of a store this worker alone writes)."""
@@ -204,25 +188,18 @@ class Registry:
         table = new_table(opts, seats, dealer, entropy, hub=self.hub, clock=self._now)
         await self.writer.stored(self.store.create(table.record()))
         table.logged = len(table.match.log)
-        log.info(
-            "table %s created: %s/%s/%d%s",
-            short(table.id),
-            opts.rules,
-            opts.scoring,
-            opts.target,
-            f", computer {computer}" if computer else "",
-        )
+        made = f"{opts.rules}/{opts.scoring}/{opts.target}"
+        made += f", computer {computer}" if computer else ""
+        log.info("table %s created: %s", short(table.id), made)
         self.hold(table)
         return table, token
 
     async def join(
         self, table_id: str, name: str | None, *, entropy: str | None = None, bot: bool = False
     ) -> tuple[int, str]:
-        """Seat a person (or, `bot`, a program) in the free seat and start the match;
-        return (seat, token). `entropy`: the joiner's part of the first deal.
-
-        :raises NoBots: a bot at a table that refuses bots.
-        """
+        """Seat a person (or, `bot`, a program: `NoBots` where bots are refused) in the
+        free seat and start the match; return (seat, token). `entropy`: the joiner's
+        part of the first deal."""
         if entropy is not None:
             check_entropy(entropy)  # refused before anything changes
         table = await self._require(table_id)
@@ -257,12 +234,8 @@ class Registry:
             return table.seats.pop
 
         await self.writer.change(table, sit, seats=True)
-        log.info(
-            "table %s seat %d taken%s",
-            short(table.id),
-            len(table.seats) - 1,
-            f" by the computer ({holder.computer})" if holder.computer else "",
-        )
+        by = f" by the computer ({holder.computer})" if holder.computer else ""
+        log.info("table %s seat %d taken%s", short(table.id), len(table.seats) - 1, by)
 
     # --- playing --------------------------------------------------------------------
     async def act(

@@ -25,7 +25,8 @@ from prometheus_client import (
     generate_latest,
 )
 
-from hollywood_gin.tables.registry import Observer, Registry
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.writer import Observer
 from hollywood_gin.web.messages import ErrorCode
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
