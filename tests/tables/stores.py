@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import MemoryStore, TableStore
+from hollywood_gin.tables.store import TableStore
 from tests.postgres import Cluster, pg_url, postgres
+from tests.tables.memory_store import MemoryStore
 
 __all__ = ["Cluster", "make_store", "pg_url", "postgres", "store_kind"]
 

@@ -14,9 +14,9 @@ from hollywood_gin.engine.errors import IllegalAction
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.tables.store import MemoryStore
 from hollywood_gin.tables.table import Table
 from tests.tables.helpers import INDEX_DECK
+from tests.tables.memory_store import MemoryStore
 
 T0 = 1_800_000_000.0
 

@@ -11,9 +11,10 @@ from typing import Any
 from hollywood_gin.engine import Match, Options
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.dealer import secret_commitment
-from hollywood_gin.tables.store import MemoryStore, SeatRecord, TableRecord
+from hollywood_gin.tables.store import SeatRecord, TableRecord
 from hollywood_gin.tables.table import Table, hash_token
 from tests.engine.test_fair_deal import finish_hand, reference_deck
+from tests.tables.memory_store import MemoryStore
 from tests.tables.test_registry import make_registry
 
 E0 = "0123456789abcdef0123456789abcdef"

@@ -20,9 +20,9 @@ from hollywood_gin.tables.hub import Connection, Hub
 from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import MemoryStore
 from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
 from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
+from tests.tables.memory_store import MemoryStore
 from tests.wire import playable, wire
 
 OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}

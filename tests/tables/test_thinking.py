@@ -10,8 +10,8 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.tables.store import MemoryStore
 from hollywood_gin.tables.thinking import Thinkers
+from tests.tables.memory_store import MemoryStore
 
 
 def test_a_decision_comes_from_another_process_and_is_legal() -> None:
