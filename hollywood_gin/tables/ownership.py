@@ -129,8 +129,12 @@ async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False)
             short(record.table_id),
             reason,
         )
-    with contextlib.suppress(*((Exception,) if shared else ())):
+    try:
         await holder.store.set_aside(record.table_id, reason)
+    except Exception:  # the store is away too
+        if not shared:
+            raise  # at start-up: nothing is served from a store in that state
+        # a claim: answered as no such table, and the next claim tries again
     return None
 
 

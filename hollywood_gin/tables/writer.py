@@ -19,11 +19,11 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
-from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.match import Match
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.store import FailureEpisode, NotOwner, TableStore
-from hollywood_gin.tables.table import Moved, StoreUnavailable, Table, TableError
+from hollywood_gin.tables.table import Moved, StoreUnavailable, Table
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -224,7 +224,7 @@ class Writer:
         if task.cancelled():
             return
         exc = task.exception()
-        if exc is not None and not isinstance(exc, RuleError | TableError):
+        if exc is not None and not isinstance(exc, Refusal):
             log.error("a table change failed: %r", exc)
 
     async def close(self) -> None:
