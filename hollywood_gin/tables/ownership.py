@@ -97,7 +97,7 @@ class Ownership(Protocol):
     async def bound(self, call: Awaitable[None]) -> None:
         """Await a store write, as long as this ownership waits for one."""
 
-    def doubt(self, table: Table) -> None:
+    def doubt(self, table: Table, exc: Exception) -> None:
         """A write failed without a verdict: the store may hold more than memory."""
 
     def lost(self, table: Table) -> None:
@@ -194,7 +194,7 @@ class Sole(_Held):
     async def bound(self, call: Awaitable[None]) -> None:
         await call
 
-    def doubt(self, table: Table) -> None:
+    def doubt(self, table: Table, exc: Exception) -> None:
         return None
 
 
@@ -350,7 +350,15 @@ class Shared(_Held):
         epoch, record = claimed
         table.doubtful = False
         table.epoch = epoch
-        if record.base + len(record.log) != table.base + table.logged:
+        stored, held = record.base + len(record.log), table.base + table.logged
+        log.info(
+            "table %s settled at epoch %d: %d entries stored, %d in memory",
+            short(table.id),
+            epoch,
+            stored,
+            held,
+        )
+        if stored != held:
             absent = table.match.absent
             table.match = rebuild_match(record, self.holder.rng)[1]
             table.match.absent = absent
@@ -361,5 +369,7 @@ class Shared(_Held):
     async def bound(self, call: Awaitable[None]) -> None:
         await asyncio.wait_for(call, self.store_seconds)
 
-    def doubt(self, table: Table) -> None:
+    def doubt(self, table: Table, exc: Exception) -> None:
+        if not table.doubtful:
+            log.info("table %s doubtful: a write unconfirmed (%r)", short(table.id), exc)
         table.doubtful = True

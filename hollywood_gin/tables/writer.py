@@ -45,7 +45,7 @@ class Writes(Protocol):
 
     async def bound(self, call: Awaitable[None]) -> None: ...
 
-    def doubt(self, table: Table) -> None: ...
+    def doubt(self, table: Table, exc: Exception) -> None: ...
 
     def lost(self, table: Table) -> None: ...
 
@@ -191,7 +191,7 @@ class Writer:
             raise Moved("this table moved to another server; reconnect") from exc
         except Exception as exc:  # whatever the store raises: a full disk, a database away
             if table is not None:
-                self.ownership.doubt(table)
+                self.ownership.doubt(table, exc)
             self.episode.failed(exc)
             raise StoreUnavailable(
                 "the server could not store this change; nothing changed, try again"
