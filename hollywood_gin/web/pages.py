@@ -39,6 +39,7 @@ from hollywood_gin.web.i18n import (
     LANGUAGE_NAMES,
     LANGUAGES,
     N_,
+    REPLAY_ONLY,
     Catalogs,
     negotiate,
 )
@@ -369,7 +370,7 @@ def install(app: FastAPI, settings: Settings) -> None:
             share_url=share_url,
             seat_url=seat_url,
             qr=qr_svg(share_url, site.catalogs.gettext(lang, "QR code of the table link")),
-            client_strings=site.catalogs.client_strings(lang),
+            client_strings=site.catalogs.client_strings(lang, skip=REPLAY_ONLY),
             config=config,
             preview=preview,
             page_title=page_title,

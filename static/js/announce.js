@@ -1,7 +1,6 @@
-// What the page says: the live region (said once, not again while unchanged) and the
-// words of the status line, of waiting, and of a click that did nothing.
+// What the page says (the live region, each text once) and the words it says.
 import { t } from "./i18n.js";
-import { describeDeal, describeEvent, describeTurn, playerName } from "./render.js";
+import { describeDeal, describeEvent, describeTurn, playerName, seatedIn } from "./render.js";
 
 let last = "";
 
@@ -11,15 +10,12 @@ export function say(text, again) {
   document.getElementById("live").textContent = text;
 }
 
-// A person always knows, before the first move, that the other seat is a program.
 export const sayFirst = (text) => say([text, last].filter(Boolean).join(" "));
 
-const isSeated = (s) => s && s.you !== null && s.you !== undefined;
 export const newDeal = (previous, s) => !previous?.hand || previous.hand.number !== s.hand.number;
 export const moved = (previous, s) => Boolean(previous) && previous.version !== s.version;
 
-// The line under the table: what just happened and whose turn it is. A state with
-// the same version (an `arrange`) keeps `line` as it was.
+// What just happened and whose turn it is; an `arrange` (same version) keeps `line`.
 export function statusLine(previous, s, kinds, line) {
   const turn = describeTurn(s, kinds);
   if (newDeal(previous, s)) return [describeDeal(s), turn].filter(Boolean).join(" ");
@@ -27,25 +23,23 @@ export function statusLine(previous, s, kinds, line) {
   return [s.hand.events?.length ? describeEvent(s, s.hand.last_action) : "", turn].filter(Boolean).join(". ");
 }
 
-// Said aloud at a deal, at another's move, and at one's own that leaves the turn here.
 export function speaks(previous, s) {
   const actor = s.hand.last_action?.seat;
   return newDeal(previous, s) || (moved(previous, s) && (actor !== s.you || s.hand.turn === s.you));
 }
 
-// Who waits for whom between hands and matches.
 export function readyText(s) {
   const me = s.you;
   const ready = s.ready || [false, false];
-  if (!isSeated(s) || ready[me] === ready[1 - me]) return "";
+  if (!seatedIn(s) || ready[me] === ready[1 - me]) return "";
   const name = playerName(s, 1 - me);
   const key = { hand_over: ["wait_for", "waits_for_you"], match_over: ["wait_rematch", "wants_rematch"] }[s.table.status];
   return key ? t(key[ready[me] ? 0 : 1], { name }) : "";
 }
 
-// Why a click did nothing (`card`: the card clicked).
+// Why a click did nothing.
 export function explainText(s, kinds, card) {
-  if (!s?.hand || s.hand.phase === "over" || !isSeated(s)) return "";
+  if (!s?.hand || s.hand.phase === "over" || !seatedIn(s)) return "";
   if (s.hand.turn !== s.you) return t("wait_turn", { name: playerName(s, s.hand.turn) });
   if (kinds.has("take_upcard") || kinds.has("pass")) return t("turn.upcard");
   if (kinds.has("draw_stock")) return kinds.has("draw_discard") || !card ? t("need_draw") : t("need_stock");

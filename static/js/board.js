@@ -1,11 +1,9 @@
-// The views: the table as the state shows it (which boxes are open, the options, the
-// seats, the rows, the piles, the log, the hand and its buttons), the result of a
-// hand, the screen of a finished game. They draw only: they send nothing and say
-// nothing (table.js decides, announce.js speaks).
+// The views: the table, the hand, the result and the screen of a finished game, as
+// the state and `ui` (table.js) show them. They send nothing and say nothing.
 import { cardElement } from "./cards.js";
 import { checkDeal, dealRecord, deckMatches } from "./fairness.js";
 import { cardName, list, t, tn } from "./i18n.js";
-import { $, bonusTable, gamesToText, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead } from "./render.js";
+import { $, bonusTable, gamesToText, gamesWon, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
 import { renderSheet } from "./sheet.js";
 import { play } from "./sound.js";
 import { showSummary } from "./summary.js";
@@ -14,21 +12,12 @@ import { meldGroups } from "./hand.js";
 import { handKey, once } from "./prefs.js";
 
 const optionNames = JSON.parse($("option-names").textContent);
-export const seatedIn = (s) => Boolean(s) && s.you !== null && s.you !== undefined;
 
-// The seat shown at the top (the opponent; seat 1 to a spectator) and at the bottom.
 export function seats(s) {
   const seated = seatedIn(s);
   return { top: seated ? 1 - s.you : 1, bottom: seated ? s.you : 0, seated };
 }
 
-// "Standard, Hollywood to 100" (no target for a single hand).
-export function optionWords(s) {
-  const table = s.table;
-  return [optionNames[table.rules] || table.rules, optionNames[table.scoring] || table.scoring, table.scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", table.target)}`];
-}
-
-// `ui`: the page's own part (table.js): legal moves, the hand's order, the status line...
 export function renderPage(s, ui) {
   const { seated } = seats(s);
   const status = s.table.status;
@@ -37,26 +26,22 @@ export function renderPage(s, ui) {
   $("join").hidden = !canJoin || ui.watching;
   $("watching-box").hidden = seated || (canJoin && !ui.watching);
   $("join-instead").hidden = !canJoin;
-  const [rules, scoring, target] = optionWords(s);
-  if (canJoin) $("join-title").textContent = t("invite", { name: playerName(s, 0), rules: `${rules}, ${scoring}${target}` });
+  const { rules, scoring, target } = s.table;
+  const words = [optionNames[rules] || rules, optionNames[scoring] || scoring, scoring === "hand" ? "" : ` ${optionNames.target.replace("{n}", target)}`];
+  if (canJoin) $("join-title").textContent = t("invite", { name: playerName(s, 0), rules: `${words[0]}, ${words[1]}${words[2]}` });
   for (const id of ["board", "log-toggle", "log-box"]) $(id).hidden = !s.hand;
   $("board").classList.toggle("spectating", !seated);
-  $("opt-rules").textContent = rules;
-  $("opt-scoring").textContent = scoring;
-  $("opt-target").textContent = target;
+  ["opt-rules", "opt-scoring", "opt-target"].forEach((id, i) => ($(id).textContent = words[i]));
   const limit = s.hand?.knock_limit;
   $("opt-limit").textContent = limit === undefined || limit === null ? "" : ` · ${t("knock_limit", { n: limit })}`;
   renderSheet(s);
   if (s.hand) renderBoard(s, ui);
-  // A program at the table is named on the invitation and, while the match lasts, on the table.
-  const host = player(s, 0);
-  const invite = $("join-bot");
-  invite.hidden = !(canJoin && host?.bot);
-  invite.textContent = invite.hidden ? "" : t("bot_note", { name: host.name });
-  const opp = seated ? player(s, 1 - s.you) : null;
-  const note = $("bot-note");
-  note.hidden = !opp?.bot;
-  note.textContent = opp?.bot ? t("bot_note", { name: opp.name }) : "";
+  const botNote = (id, p) => {
+    $(id).hidden = !p?.bot;
+    $(id).textContent = p?.bot ? t("bot_note", { name: p.name }) : "";
+  };
+  botNote("join-bot", canJoin && player(s, 0));
+  botNote("bot-note", seated && player(s, 1 - s.you));
 }
 
 export function renderHeads(s, online) {
@@ -82,7 +67,6 @@ function renderBoard(s, ui) {
   $("pass").textContent = t("pass");
   if (seated && hand.my_cards) renderHand(s, ui);
   else {
-    // A spectator never sees a hand: the bottom seat is shown as backs.
     const box = $("hand");
     box.setAttribute("aria-label", t("hand_of", { name: playerName(s, bottom) }));
     renderRow(box, counts[bottom] ?? 10, hand.phase === "over" ? [] : knownCards(s, bottom));
@@ -91,7 +75,6 @@ function renderBoard(s, ui) {
   }
   $("hand-tools").hidden = !seated;
   $("keys-hint").hidden = !seated;
-  // Knock (with the least deadwood on offer) and gin, each only where legal.
   const knocks = ui.legal.filter((a) => a.kind === "knock");
   const plain = knocks.filter((k) => k.deadwood > 0);
   $("knock").hidden = !plain.length;
@@ -115,7 +98,6 @@ export function renderHand(s, ui) {
   let index = 0;
   const { groups, meldOf } = meldGroups(ui.order, s.hand.my_melds);
   const children = groups.map((g) => {
-    // Each meld, and each run of loose cards, is a group with a gap around it.
     const wrap = document.createElement("div");
     wrap.className = g.meld === null ? "group loose" : `group meld m${g.meld % 4}`;
     if (g.meld !== null) {
@@ -140,19 +122,18 @@ export function renderHand(s, ui) {
   });
   const hadFocus = box.contains(document.activeElement);
   box.replaceChildren(...children);
-  // The focus stays on its card, and the page where it is: a state never scrolls.
+  // The focus stays on its card; a state never scrolls.
   if (hadFocus) box.querySelector(`[data-index="${ui.focus}"]`)?.focus({ preventScroll: true });
   const deadwood = s.hand.my_deadwood;
   $("deadwood").textContent = deadwood === undefined || deadwood === null ? "" : t("deadwood", { n: deadwood });
   for (const b of document.querySelectorAll("[data-sort]")) b.setAttribute("aria-pressed", String(!ui.manual && b.dataset.sort === ui.mode));
 }
 
-// The result panel; returns the result in words ("" before the hand's end).
+// Returns the result in words ("" before the hand's end).
 export function renderEnd(s, ui) {
   const hand = s.hand;
   const id = s.table.id;
   const matchOver = s.table.status === "match_over";
-  // The sheet of a finished match links the replay of each hand played at this table.
   const played = matchOver && hand ? hand.number : 0;
   const reviews = $("sheet-reviews");
   reviews.hidden = !played;
@@ -160,16 +141,15 @@ export function renderEnd(s, ui) {
     const a = document.createElement("a");
     a.href = `/t/${id}/hands/${i + 1}`;
     a.textContent = t("review_link", { n: i + 1 });
-    return a;
+    return [i ? " · " : " ", a];
   });
-  reviews.replaceChildren(...(played ? [t("review_hands"), " ", ...links.flatMap((a, i) => (i ? [" · ", a] : [a]))] : []));
+  reviews.replaceChildren(...(played ? [t("review_hands"), ...links.flat()] : []));
   const over = Boolean(hand?.phase === "over" && hand.result);
   $("result").hidden = !over && !matchOver;
   if (!over) return "";
   const summary = renderResult(s);
   $("next-hand").hidden = !ui.kinds.has("next_hand");
   $("rematch").hidden = !ui.kinds.has("new_match");
-  // "You win the match, 2 games to 1" (the games only where there are three).
   const matchLine = matchOver ? [matchWinnerText(s), gamesToText(s)].filter(Boolean).join(", ") : "";
   $("ready-status").textContent = [matchLine, readyText(s)].filter(Boolean).join(". ");
   const review = $("review-link");
@@ -183,8 +163,7 @@ export function renderEnd(s, ui) {
   return summary;
 }
 
-// The deal checked once per hand: by this browser's own part in it where it added
-// one, else by the fingerprint alone.
+// The deal checked: by this browser's part in it, else by the fingerprint.
 export async function verifyDeal(s) {
   const hand = s.hand;
   const reveal = hand.result.deck_reveal;
@@ -204,8 +183,7 @@ export async function verifyDeal(s) {
   if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
 }
 
-// On a phone the result lies over the table, with "Next hand" at the bottom of the
-// screen, and can be folded down to its title and buttons to look at the table.
+// On a phone the result lies over the table and folds down to its buttons.
 export const phone = matchMedia("(max-width: 40rem), (orientation: landscape) and (max-height: 32rem)");
 
 export function foldResult(ui, folded) {
@@ -215,29 +193,35 @@ export function foldResult(ui, folded) {
   $("result-fold").textContent = folded ? t("show_result") : t("show_table");
 }
 
-// A finished game of the sheet, or the end of the match, gets a screen of its own,
-// once per tab.
+// A finished game, or the match's end, gets a screen of its own, once per tab.
 export function showMoment(s, kinds) {
   const sheet = s.sheet;
   const matchOver = s.table.status === "match_over";
   const finished = s.table.scoring === "hand" ? [] : (s.hand.result.games || []).filter((g) => sheet.games[g]?.finished);
   if ((!matchOver && !finished.length) || !once(`gin.moment.${handKey(s)}`)) return;
   const names = [playerName(s, 0), playerName(s, 1)];
-  $("moment-title").textContent = matchOver ? matchWinnerText(s) : list(finished.map((g) => t("game_won", { game: t("game_n", { n: g + 1 }), name: names[sheet.games[g].winner] })));
-  // The games score where there are games to count: "2 games to 1" at the match's
-  // end, "Games: Ann 1 – 0 Bob" when one of Hollywood's three has finished.
-  const won = [0, 1].map((seat) => sheet.games.filter((g) => g.finished && g.winner === seat).length);
-  const score = s.table.scoring !== "hollywood" ? "" : matchOver ? gamesToText(s) : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
+  const won = gamesWon(s);
+  openMoment(s, kinds, {
+    title: matchOver ? matchWinnerText(s) : list(finished.map((g) => t("game_won", { game: t("game_n", { n: g + 1 }), name: names[sheet.games[g].winner] }))),
+    score: s.table.scoring !== "hollywood" ? "" : matchOver ? gamesToText(s) : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] }),
+    bonuses: bonusTable(s, matchOver ? sheet.games.map((_, i) => i) : finished),
+    summary: matchOver,
+    winner: matchOver ? sheet.match_winner : sheet.games[finished[0]].winner,
+  });
+  play("won");
+}
+
+export function openMoment(s, kinds, { title, score, bonuses, summary, winner }) {
+  const names = [playerName(s, 0), playerName(s, 1)];
+  $("moment-title").textContent = title;
   $("moment-score").textContent = score;
   $("moment-score").hidden = !score;
-  const bonuses = bonusTable(s, matchOver ? sheet.games.map((_, i) => i) : finished);
   $("moment-lines").replaceChildren(...(bonuses ? [bonuses] : []));
-  $("moment-totals").textContent = `${t("total")}: ${names[0]} ${sheet.totals[0]} · ${names[1]} ${sheet.totals[1]}`;
+  $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
   $("moment-summary").replaceChildren();
-  if (matchOver) showSummary($("moment-summary"), s);
+  if (summary) showSummary($("moment-summary"), s);
   $("moment-rematch").hidden = !kinds.has("new_match");
   const dialog = $("moment");
-  dialog.classList.toggle("mine", seatedIn(s) && (matchOver ? sheet.match_winner : sheet.games[finished[0]].winner) === s.you);
+  dialog.classList.toggle("mine", seatedIn(s) && winner === s.you);
   if (!dialog.open) dialog.showModal();
-  play("won");
 }

@@ -1,26 +1,19 @@
-// The player's hand: the order it is shown in (sorted by melds, rank or suit, or as
-// arranged by hand), its meld groups and marks, and the drag and keys that arrange it.
+// The player's hand: its order (sorted, or arranged by drag and keys) and groups.
 import { sortCards } from "./cards.js";
 import { cardName, t } from "./i18n.js";
 import { $ } from "./render.js";
 
 const sameSet = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
-// The card this seat just drew: those not in the hand before (an `arrange` resends
-// the same cards and keeps the mark).
 export function arrivals(before, hand, arrived) {
   if (before?.number !== hand.number) return [];
   const old = before.my_cards || [];
   return sameSet(hand.my_cards, old) ? arrived : hand.my_cards.filter((c) => !old.includes(c));
 }
 
-// `order`'s cards that are still held, then the new ones in the server's order.
 export const carry = (order, cards) => [...order.filter((c) => cards.includes(c)), ...cards.filter((c) => !order.includes(c))];
 
-// The order to show for a new state. The hand sorts itself when its cards change (a
-// deal, a draw, a discard) or the page opens; an order that changed alone came from
-// the player's other tab or device and is kept, so two tabs never undo each other.
-// `held`: an order arranged here that the server does not know yet.
+// Sorted when the cards change; an order changed alone (another tab's) is kept.
 export function orderFor(before, hand, { mode, manual, held }) {
   const mine = hand.my_cards;
   const same = before?.number === hand.number && sameSet(mine, before.my_cards || []);
@@ -28,16 +21,13 @@ export function orderFor(before, hand, { mode, manual, held }) {
   return hand.phase === "over" || manual || same ? mine : sortCards(mine, mode, hand.my_melds);
 }
 
-// `cards` with the card at `from` moved to `to`.
 export function moveCard(cards, from, to) {
   const out = cards.slice();
   out.splice(to, 0, ...out.splice(from, 1));
   return out;
 }
 
-// The hand in groups: each meld (from the server's `my_melds`) gets a frame only
-// where its cards sit side by side (sorted by suit, a set is spread over its suits);
-// its cards keep their meld's colour bar anyway.
+// A meld gets a frame only where its cards sit side by side.
 export function meldGroups(order, melds = []) {
   const meldOf = new Map();
   melds.forEach((meld, i) => meld.forEach((card) => meldOf.set(card, i)));
@@ -56,8 +46,6 @@ export function meldGroups(order, melds = []) {
   return { groups, meldOf };
 }
 
-// `quiet`: a move of the game's, which never scrolls; a key of the player's brings
-// the card into view.
 export function focusHand(ui, quiet = true) {
   const hand = $("hand");
   const el = hand.querySelector(`[data-index="${ui.focus}"]`) || hand.querySelector("button.card");
@@ -66,8 +54,8 @@ export function focusHand(ui, quiet = true) {
   el.focus({ preventScroll: quiet });
 }
 
-// Clicks discard; arrows move the focus, with Alt, Shift or Ctrl the card; a drag
-// puts a card before the one nearest the pointer.
+// Arrows move the focus, with Alt, Shift or Ctrl the card; a drag puts a card
+// before the one nearest the pointer.
 export function initHand(ctl) {
   const { ui } = ctl;
   const hand = $("hand");
@@ -96,8 +84,7 @@ export function initHand(ctl) {
     if (event.altKey || event.shiftKey || event.ctrlKey) {
       if (j === i) return;
       ui.focus = j;
-      ctl.arrange(moveCard(ui.order, i, j), true);
-      hand.querySelector(`[data-index="${j}"]`)?.focus({ preventScroll: true });
+      ctl.arrange(moveCard(ui.order, i, j), true); // the focus moves with the card
       ctl.say(t("moved", { card: cardName(el.dataset.card), n: j + 1 }));
     } else {
       ui.focus = j;
@@ -121,7 +108,6 @@ export function initHand(ctl) {
       drag.el.classList.add("dragging");
     }
     drag.el.style.transform = `translate(${dx}px, ${dy}px)`;
-    // Before the card whose centre is nearest the pointer.
     let bestDistance = Infinity;
     drag.target = ui.order.length;
     for (const b of hand.querySelectorAll("button.card")) {

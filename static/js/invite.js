@@ -7,7 +7,6 @@ import { setWatching } from "./prefs.js";
 
 const post = (url, body) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" }).catch(() => null);
 
-// `ctl`: the page's controller (table.js).
 export function initInvite(ctl, config) {
   $("copy-link").addEventListener("click", async () => {
     const input = $("share-url");
@@ -33,7 +32,7 @@ export function initInvite(ctl, config) {
   $("join-form").addEventListener("submit", async (event) => {
     event.preventDefault();
     const name = $("join-name").value.trim() || $("join-name").placeholder;
-    // This browser's part of the first deal, after the commitment shown while waiting.
+    // This browser's part of the first deal.
     const response = await post(`${config.api}/seats`, { name, entropy: entropyFor(config.table_id, 1, ctl.state()?.next_deal?.commitment) });
     if (response?.status === 201) {
       const url = `${location.origin}/t/${config.table_id}/seat/${(await response.json()).token}`;

@@ -1,8 +1,7 @@
-// Cards that move: each card travels from where it was to where it is now (FLIP
-// with the Web Animations API). Nothing waits for an animation: a new state
-// finishes every running one first, and with reduced motion none starts.
-// The player's own speed (normal / fast / off, remembered per device) comes on top
-// of the system's `prefers-reduced-motion`, which always wins.
+// Cards that move from where they were to where they are (FLIP, Web Animations).
+// Nothing waits for an animation: a new state finishes every running one first.
+// The player's speed (normal / fast / off) comes on top of the system's
+// `prefers-reduced-motion`, which always wins.
 const DURATION = 240;
 const SPEED_KEY = "gin.motion";
 export const SPEEDS = ["normal", "fast", "off"];
@@ -78,21 +77,19 @@ export function fly(el, from, { delay = 0, duration = DURATION } = {}) {
   return animation;
 }
 
-// The table after a state (`rects`: `snapshot` before it): cards that stayed slide to
-// their places, new ones come from a pile; a move's card from the hand that played it.
+// The table after a state (`rects`: its `snapshot` before).
 export function animate(previous, s, rects) {
   const last = s.hand.last_action;
   const fresh = previous.hand?.number !== s.hand.number;
   const $ = (id) => document.getElementById(id);
   const at = (zone) => rects.get(`zone:${zone}`);
   const pile = (kind) => at(kind === "draw_stock" ? "stock" : "pile");
-  const seated = s.you !== null && s.you !== undefined; // a spectator sees seat 0 at the bottom
+  const seated = s.you !== null && s.you !== undefined;
   $("hand")
     .querySelectorAll("[data-card]")
     .forEach((el, i) => fly(el, fresh ? at("stock") : rects.get(`hand:${el.dataset.card}`) || (last?.seat === s.you ? pile(last.kind) : null), { delay: fresh ? i * 35 : 0 }));
   if (fresh) return $("opp-cards").querySelectorAll(".card-back, .card").forEach((el, i) => fly(el, at("stock"), { delay: i * 35 }));
   if (previous.version === s.version || !last) return;
-  // The opponent's hidden cards each from one card-sized slot of their row.
   const from = (card, seat, i) => rects.get(`hand:${card}`) || rects.get(`opp:${card}`) || rowSlot(rects, seated || seat === 1 ? "opp" : "hand", i);
   const pileTop = $("discard").querySelector(".card");
   if (last.kind === "discard" && pileTop) fly(pileTop, from(last.card, last.seat, 0));
@@ -102,7 +99,6 @@ export function animate(previous, s, rects) {
     if (target) fly(target, pile(last.kind));
   }
   if (last.kind === "knock") {
-    // The lay-down: each card of the result from the hand it was in.
     const hidden = [0, 0];
     for (const el of $("result-hands").querySelectorAll("[data-card]")) {
       const seat = Number(el.closest("[data-zone]")?.dataset.zone.slice(-1));
@@ -111,8 +107,6 @@ export function animate(previous, s, rects) {
   }
 }
 
-// One card-sized place in a hidden row (its backs counted from the right, `i`
-// wrapping), or a card's size at the row's centre.
 function rowSlot(rects, zone, i) {
   const backs = [];
   for (let k = 0; rects.has(`${zone}:back${k}`); k += 1) backs.push(rects.get(`${zone}:back${k}`));

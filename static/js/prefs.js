@@ -1,7 +1,5 @@
-// Preferences: everything the table page keeps in the browser, one key each (per
-// device in localStorage: the display choices, the sort, a hand arranged by hand;
-// per tab in sessionStorage: watching, screens shown once), and the settings'
-// controls (large cards, four colours, motion, sound, notifications, the panels).
+// Preferences: every key the table page keeps (localStorage per device,
+// sessionStorage per tab), and the settings' controls.
 import { $ } from "./render.js";
 import { applyMotionClass, motionSpeed, reducedBySystem, setMotionSpeed } from "./motion.js";
 import { audioRunning, muted, onAudioChange, setMuted, unlockAudio } from "./sound.js";
@@ -9,11 +7,10 @@ import { audioRunning, muted, onAudioChange, setMuted, unlockAudio } from "./sou
 const get = (key, where = localStorage) => where.getItem(key);
 const put = (key, value, where = localStorage) => (value === null ? where.removeItem(key) : where.setItem(key, value));
 
-// "1" or "0": large-cards and four-colour (the body's classes too), gin.notify, gin.muted.
+// "1" or "0": large-cards, four-colour, gin.notify.
 export const flag = (key) => get(key) === "1";
 export const setFlag = (key, on) => put(key, on ? "1" : "0");
 
-// How the hand sorts itself (gin.sort: melds | rank | suit); a new choice ends an order made by hand.
 export function sortMode() {
   const mode = get("gin.sort");
   return mode === "rank" || mode === "suit" ? mode : "melds";
@@ -23,16 +20,14 @@ export function setSortMode(mode) {
   put("gin.manual", null);
 }
 
-// One hand of one deal: "<table>:<hand>:<fingerprint>".
 export const handKey = (s) => `${s.table.id}:${s.hand?.number}:${s.hand?.deck_commitment?.slice(0, 8)}`;
-// gin.manual: the hand the player arranged by drag or keys (kept as arranged).
+// gin.manual: the hand the player arranged by hand.
 export const isManual = (s) => get("gin.manual") === handKey(s);
 export const setManual = (s) => put("gin.manual", handKey(s));
 
 export const watching = (table) => get(`gin.watch.${table}`, sessionStorage) === "1";
 export const setWatching = (table, on) => put(`gin.watch.${table}`, on ? "1" : null, sessionStorage);
 
-// True the first time this tab asks for `key` (gin.moment.<hand>, gin.ended.<table>.<version>).
 export function once(key) {
   if (get(key, sessionStorage)) return false;
   put(key, "1", sessionStorage);
@@ -41,14 +36,11 @@ export function once(key) {
 
 let hasHand = () => false;
 
-// Browsers play nothing before a click or a key on the page: a spectator may never
-// click, so until then the page tells them, with a button that is that click. It
-// goes once the click is over (never under the finger while it presses).
+// Browsers play nothing before a click: a spectator gets a button that is one.
 export function showSoundHint() {
   $("sound-on").hidden = muted() || audioRunning() || !hasHand();
 }
 
-// `spectatorHand()`: whether a spectator is looking at a hand.
 export function initPrefs(spectatorHand) {
   hasHand = spectatorHand;
   for (const key of ["large-cards", "four-colour"]) {
@@ -60,7 +52,6 @@ export function initPrefs(spectatorHand) {
       document.body.classList.toggle(key, box.checked);
     });
   }
-  // How fast cards move (normal / fast / off); the system's reduced motion wins.
   const speed = $("motion-speed");
   const showSpeed = () => {
     const reduced = reducedBySystem();
@@ -87,14 +78,12 @@ export function initPrefs(spectatorHand) {
   for (const type of ["click", "keyup"]) addEventListener(type, () => setTimeout(showSoundHint, 0));
   onAudioChange(() => audioRunning() || showSoundHint());
 
-  // Focus rings for the keyboard only: a script's move of the focus after a click or
-  // a tap shows none. Until the first key the page counts as used by pointer.
+  // Focus rings for the keyboard only.
   const root = document.documentElement;
   root.dataset.input = "pointer";
   addEventListener("pointerdown", () => (root.dataset.input = "pointer"), { capture: true, passive: true });
   addEventListener("keydown", (event) => ["Shift", "Control", "Alt", "Meta"].includes(event.key) || (root.dataset.input = "keys"), { capture: true, passive: true });
 
-  // Desktop notifications only when the player asks for them (never on page load).
   const notify = $("notify");
   notify.checked = flag("gin.notify") && globalThis.Notification?.permission === "granted";
   notify.disabled = !globalThis.Notification;

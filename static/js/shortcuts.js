@@ -3,7 +3,6 @@
 import { t } from "./i18n.js";
 import { $ } from "./render.js";
 
-// `ctl`: the page's controller (table.js).
 export function initShortcuts(ctl) {
   const keys = {
     s: () => ctl.act("draw_stock") || ctl.explain(),

@@ -91,10 +91,3 @@ export function play(name) {
   if (muted() || !context || context.state !== "running" || !SOUNDS[name]) return;
   SOUNDS[name]();
 }
-
-// The sound of a move: a draw, a discard, a knock or gin.
-export function playMove(last, result) {
-  if (last.kind === "knock") play(result?.kind === "gin" ? "gin" : "knock");
-  else if (last.kind === "discard") play("discard");
-  else if (last.kind !== "pass" && last.kind !== "next_hand") play("draw");
-}

@@ -1,21 +1,20 @@
-// The table page's controller: it holds the state (the server's, and the page's own
-// part in `ui`), turns socket messages and the player's intents into the protocol's
-// messages, has the views (board.js) draw and announce.js speak. It knows no rules:
-// only what `legal` offers.
+// The table page's controller: it holds the state, turns socket messages and the
+// player's intents into messages, has board.js draw and announce.js speak. It knows
+// no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
 import { entropyFor, sawCommitment } from "./fairness.js";
 import { cardName, t } from "./i18n.js";
 import { animate, finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
-import { $, player, playerName } from "./render.js";
-import { play, playMove } from "./sound.js";
+import { $, player, playerName, seatedIn } from "./render.js";
+import { play } from "./sound.js";
 import { explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
-import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, seatedIn, showMoment, verifyDeal } from "./board.js";
+import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
 import { initInvite } from "./invite.js";
 import * as prefs from "./prefs.js";
 import { initShortcuts } from "./shortcuts.js";
-import { initClock, renderClock } from "./clock.js";
+import { renderClock } from "./clock.js";
 import { initEnding, renderEnding } from "./ending.js";
 import { initReactions, renderReactions, showReaction } from "./reactions.js";
 import { TableSocket } from "./socket.js";
@@ -23,22 +22,18 @@ import { noteTimes, showSummary } from "./summary.js";
 
 const config = JSON.parse($("table-config").textContent);
 let state = null;
-// The page's part: the legal moves, the hand's order, its focus and the card just
-// drawn, the status line, the connection, watching instead of joining.
 const ui = { legal: [], kinds: new Set(), order: [], focus: 0, arrived: [], line: "", online: false, watching: prefs.watching(config.table_id) };
 let botTold = false;
 let oppConnected = null;
-let verified = null; // the hand whose deal was checked
-// An arrange never crosses a move of this seat: while an action is on its way
-// (`acted`: the version it was chosen on) an order arranged here is `held`, and sent
-// on the cards its answer brings. `arrangedOn`: the version the last arrange was made on.
+let verified = null;
+// An arrange never crosses an action of this page: while one is on its way (`acted`:
+// its version) an order arranged here is `held`, sent after the answer.
 let acted;
 let held;
 let arrangedOn;
 
 const socket = new TableSocket(config.ws, {
   onState(message) {
-    // A state for another seat than the last one (a spectator who just took a seat) is a fresh start.
     const previous = state?.you === message.you ? state : null;
     finishAll();
     const board = document.querySelector(".table-main");
@@ -68,7 +63,6 @@ const socket = new TableSocket(config.ws, {
     prefs.showSoundHint();
     const summary = renderEnd(s, ui);
     const ended = hand?.phase === "over" && (previous?.hand?.phase !== "over" || previous.hand.number !== hand.number);
-    // Said in this order: the move and the turn, the opponent gone, the program at the table, the result.
     if (hand) {
       const opp = player(s, seated ? 1 - s.you : 1);
       const connected = Boolean(opp?.connected || opp?.computer);
@@ -84,7 +78,6 @@ const socket = new TableSocket(config.ws, {
     if (summary && ended) {
       say(summary);
       foldResult(ui, false);
-      // On a phone the result lies over the table; on a wide screen it is brought into view once.
       if (previous && !phone.matches) $("result").scrollIntoView({ block: "nearest" });
       showMoment(s, ui.kinds);
     }
@@ -95,7 +88,6 @@ const socket = new TableSocket(config.ws, {
     if (rects) animate(previous, s, rects);
     if (hand) cues(previous, focusWasInGame, summary && ended);
     if (seated) rememberTable(s, playerName(s, 1 - s.you));
-    // The match summary on the sheet: at the page's first state, after each hand, at a new match.
     if (!previous || ended || (previous.table.status === "match_over" && s.table.status !== "match_over")) showSummary($("sheet-summary"), s);
     renderAround();
   },
@@ -104,12 +96,12 @@ const socket = new TableSocket(config.ws, {
   },
   onError(message) {
     if (acted !== undefined) {
-      acted = undefined; // refused: the cards are as they were
+      acted = undefined; // refused: the cards are unchanged
       if (held) sendArrange(held);
       held = undefined;
     }
-    // An arrange overtaken by a move of this seat elsewhere (another tab, the
-    // stand-in) is refused: that move's state came first and sorted the hand again.
+    // An arrange overtaken by a move of this seat elsewhere (another tab, the stand-in):
+    // that move's state came first and sorted the hand again.
     if (message.code === "stale_version" || (message.code === "bad_message" && message.version > arrangedOn)) return;
     const text = t(`error.${message.code}`);
     say(text.startsWith("error.") ? t("error.other") : text);
@@ -138,7 +130,7 @@ function renderAround() {
   renderEnding(state, ui.kinds);
 }
 
-// ---------- the cues of a state: the turn (title, icon, notification), focus, scroll ----------
+// Sound, the turn's title, icon and notification, focus, scroll.
 
 const favicon = document.querySelector('link[rel="icon"]');
 const plainIcon = favicon?.href;
@@ -158,7 +150,9 @@ function cues(previous, focusWasInGame, handEnds) {
   const last = s.hand.last_action;
   const kinds = ui.kinds;
   const fresh = newDeal(previous, s);
-  if (moved(previous, s) && last && !fresh) playMove(last, s.hand.result);
+  if (moved(previous, s) && last && !fresh && last.kind !== "pass" && last.kind !== "next_hand") {
+    play(last.kind === "knock" ? (s.hand.result?.kind === "gin" ? "gin" : "knock") : last.kind === "discard" ? "discard" : "draw");
+  }
   const turnStarts = myTurn(s) && (!myTurn(previous) || fresh);
   if (turnStarts && previous) {
     play("turn");
@@ -171,9 +165,7 @@ function cues(previous, focusWasInGame, handEnds) {
     }
   }
   if (!myTurn(s)) clearTurnCue();
-  // Focus stays in the game, and never scrolls the page: on "Next hand" when the hand
-  // ends, on the stock when a turn starts, on the card drawn. A focused control just
-  // hidden keeps the focus until the next rendering: it counts as lost already.
+  // A control just hidden counts as lost.
   const active = document.activeElement;
   const lost = !active || active === document.body || !active.isConnected || !active.checkVisibility();
   if (focusWasInGame && seatedIn(s) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
@@ -188,19 +180,17 @@ function cues(previous, focusWasInGame, handEnds) {
       focusHand(ui);
     } else if (lost) focusHand(ui);
   }
-  // On a phone, the table comes back into view when the player's eye is needed.
   if ((fresh || turnStarts) && previous) {
     const middle = document.querySelector(".middle").getBoundingClientRect();
     if ($("opponent").getBoundingClientRect().top < 0 || middle.bottom > innerHeight) $("board").scrollIntoView({ block: "start", behavior: motionAllowed() ? "smooth" : "auto" });
   }
 }
 
-// ---------- the player's intents ----------
 
 const legalFor = (kind) => ui.legal.filter((a) => a.kind === kind);
 
 function send(action) {
-  // `next_hand` and `new_match` carry this browser's part of the next deal (PROTOCOL.md "Deals nobody can choose").
+  // With this browser's part of the next deal (PROTOCOL.md).
   const commitment = state?.next_deal?.commitment;
   if (commitment && seatedIn(state) && ["next_hand", "new_match"].includes(action.kind)) {
     action = { ...action, entropy: entropyFor(config.table_id, (state.hand?.number || 0) + 1, commitment) };
@@ -227,7 +217,6 @@ const ctl = {
     if (a) send(a);
     else ctl.explain(card);
   },
-  // Why a click did nothing: said in the status line and the live region.
   explain(card) {
     const text = explainText(state, ui.kinds, card);
     if (!text) return;
@@ -252,8 +241,6 @@ const ctl = {
     ctl.arrange(sortCards(state.hand.my_cards, mode, state.hand.my_melds), false);
     for (const el of cards()) fly(el, before.get(el.dataset.card));
   },
-  // Knock and gin ask once, in a modal dialog; with several possible discards the
-  // player picks one, each shown with the deadwood it leaves.
   askKnock(gin) {
     options = legalFor("knock")
       .filter((k) => (gin ? k.deadwood === 0 : k.deadwood > 0))
@@ -317,8 +304,7 @@ click("moment-rematch", () => {
 for (const b of document.querySelectorAll("[data-sort]")) b.addEventListener("click", () => ctl.sortBy(b.dataset.sort));
 
 initReactions(config.table_id, (reaction) => socket.send({ type: "react", reaction }), () => state);
-initClock(say);
-initEnding({ send, say, legal: (kind) => legalFor(kind)[0] });
+initEnding({ send, legal: (kind) => legalFor(kind)[0] });
 initHand(ctl);
 initShortcuts(ctl);
 initInvite(ctl, config);
