@@ -37,6 +37,15 @@ export function readyText(s) {
   return key ? t(key[ready[me] ? 0 : 1], { name }) : "";
 }
 
+// What a refusal says: nothing for a stale version (the state follows), nor for an
+// arrange made on version `arrangedOn` that a move of this seat elsewhere (another
+// tab, the stand-in) overtook: that move's state came first and sorted the hand again.
+export function errorText(error, arrangedOn) {
+  if (error.code === "stale_version" || (error.code === "bad_message" && error.version > arrangedOn)) return "";
+  const text = t(`error.${error.code}`);
+  return text.startsWith("error.") ? t("error.other") : text;
+}
+
 // Why a click did nothing.
 export function explainText(s, kinds, card) {
   if (!s?.hand || s.hand.phase === "over" || !seatedIn(s)) return "";

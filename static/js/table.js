@@ -8,7 +8,7 @@ import { animate, finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
 import { $, player, playerName, seatedIn } from "./render.js";
 import { play } from "./sound.js";
-import { explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
+import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
 import { initInvite } from "./invite.js";
@@ -28,9 +28,11 @@ let oppConnected = null;
 let verified = null;
 // An arrange never crosses an action of this page: while one is on its way (`acted`:
 // its version) an order arranged here is `held`, sent after the answer.
+// `arrangedOn`: the version the oldest arrange on its way was made on (`sent`: the last).
 let acted;
 let held;
 let arrangedOn;
+let sent;
 
 const socket = new TableSocket(config.ws, {
   onState(message) {
@@ -44,6 +46,7 @@ const socket = new TableSocket(config.ws, {
     const hand = s.hand;
     const seated = seatedIn(s);
     if (s.version > acted) acted = undefined;
+    if (hand?.my_cards?.join() === sent) sent = undefined;
     ui.legal = s.legal || [];
     ui.kinds = new Set(ui.legal.map((a) => a.kind));
     noteTimes(s);
@@ -100,11 +103,8 @@ const socket = new TableSocket(config.ws, {
       if (held) sendArrange(held);
       held = undefined;
     }
-    // An arrange overtaken by a move of this seat elsewhere (another tab, the stand-in):
-    // that move's state came first and sorted the hand again.
-    if (message.code === "stale_version" || (message.code === "bad_message" && message.version > arrangedOn)) return;
-    const text = t(`error.${message.code}`);
-    say(text.startsWith("error.") ? t("error.other") : text);
+    say(errorText(message, arrangedOn));
+    if (message.code === "bad_message") sent = undefined;
   },
   onStatus(status) {
     const online = (ui.online = status === "open");
@@ -120,7 +120,8 @@ const socket = new TableSocket(config.ws, {
 });
 
 function sendArrange(cards) {
-  arrangedOn = state.version;
+  if (!sent) arrangedOn = state.version;
+  sent = cards.join();
   socket.send({ type: "arrange", cards });
 }
 
