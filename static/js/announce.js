@@ -37,9 +37,8 @@ export function readyText(s) {
   return key ? t(key[ready[me] ? 0 : 1], { name }) : "";
 }
 
-// What a refusal says: nothing for a stale version (the state follows), nor for an
-// arrange made on version `arrangedOn` that a move of this seat elsewhere (another
-// tab, the stand-in) overtook: that move's state came first and sorted the hand again.
+// Nothing for a stale version (the state follows), nor for an arrange made on
+// `arrangedOn` that a move of this seat elsewhere (another tab, the stand-in) overtook.
 export function errorText(error, arrangedOn) {
   if (error.code === "stale_version" || (error.code === "bad_message" && error.version > arrangedOn)) return "";
   const text = t(`error.${error.code}`);

@@ -170,16 +170,11 @@ export async function verifyDeal(s) {
   const verify = $("verify");
   const record = seatedIn(s) ? dealRecord(s.table.id, hand.number) : null;
   const problems = await checkDeal(record, s.you, hand.deck_commitment, reveal);
-  if (problems === null) {
-    const ok = await deckMatches(hand.deck_commitment, reveal);
-    verify.classList.toggle("ok", ok === true);
-    verify.classList.toggle("bad", ok === false);
-    verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
-  } else {
-    verify.classList.toggle("ok", !problems.length);
-    verify.classList.toggle("bad", problems.length > 0);
-    verify.textContent = problems.length ? t("deal_warning", { what: problems.map((p) => t(`deal_problem.${p}`)).join("; ") }) : t("deal_checked");
-  }
+  const ok = problems ? !problems.length : await deckMatches(hand.deck_commitment, reveal);
+  verify.classList.toggle("ok", ok === true);
+  verify.classList.toggle("bad", ok === false);
+  if (problems) verify.textContent = ok ? t("deal_checked") : t("deal_warning", { what: problems.map((p) => t(`deal_problem.${p}`)).join("; ") });
+  else verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
   if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
 }
 

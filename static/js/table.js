@@ -27,8 +27,8 @@ let botTold = false;
 let oppConnected = null;
 let verified = null;
 // An arrange never crosses an action of this page: while one is on its way (`acted`:
-// its version) an order arranged here is `held`, sent after the answer.
-// `arrangedOn`: the version the oldest arrange on its way was made on (`sent`: the last).
+// its version) an order arranged is `held`. `arrangedOn`: the version of the oldest
+// arrange on its way (`sent`: the last).
 let acted;
 let held;
 let arrangedOn;
@@ -99,7 +99,7 @@ const socket = new TableSocket(config.ws, {
   },
   onError(message) {
     if (acted !== undefined) {
-      acted = undefined; // refused: the cards are unchanged
+      acted = undefined;
       if (held) sendArrange(held);
       held = undefined;
     }
@@ -131,7 +131,6 @@ function renderAround() {
   renderEnding(state, ui.kinds);
 }
 
-// Sound, the turn's title, icon and notification, focus, scroll.
 
 const favicon = document.querySelector('link[rel="icon"]');
 const plainIcon = favicon?.href;
@@ -166,7 +165,6 @@ function cues(previous, focusWasInGame, handEnds) {
     }
   }
   if (!myTurn(s)) clearTurnCue();
-  // A control just hidden counts as lost.
   const active = document.activeElement;
   const lost = !active || active === document.body || !active.isConnected || !active.checkVisibility();
   if (focusWasInGame && seatedIn(s) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
