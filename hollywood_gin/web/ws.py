@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
-from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table, TableError
@@ -214,7 +214,7 @@ class Session:
         elif isinstance(message, Arrange):
             try:
                 await self.registry.arrange(self.table, self.conn.seat, message.cards)
-            except (RuleError, TableError) as exc:
+            except Refusal as exc:
                 # `server_error` among them: not stored, so not done; the client may resend.
                 self.error(exc.code, str(exc))
 
@@ -259,9 +259,7 @@ class Session:
             await self.registry.act(
                 self.table, seat, message.action.to_action(), message.version, entropy=entropy
             )
-        except TableError as exc:  # `server_error`: not stored, so not done
-            self.error(exc.code, str(exc))
-        except RuleError as exc:
+        except Refusal as exc:  # `server_error` among them: not stored, so not done
             self.error(exc.code, str(exc))
             if exc.code == "stale_version":
                 # The client missed something: give it the present at once.
