@@ -26,7 +26,8 @@ from hollywood_gin.config import Settings
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.events import Snapshot
+from hollywood_gin.engine.match import Match, Options, Order
 from hollywood_gin.engine.vocabulary import STRENGTHS
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
@@ -313,7 +314,9 @@ class Registry:
     def _rebuild(self, record: TableRecord) -> Table:
         options, match = rebuild_match(record, self.rng)
         seats = [
-            SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order, s.bot, s.no_bots)
+            SeatHolder(
+                s.name, s.token_hash, s.computer, s.lang, Order.from_json(s.order), s.bot, s.no_bots
+            )
             for s in record.seats
         ]
         if len(seats) == 2 and match.status == "waiting":
@@ -666,10 +669,11 @@ class Registry:
 
     async def _commit(self, table: Table) -> None:
         """Make the new log entries durable, before anybody sees their effect."""
-        entries = table.match.log[table.logged :]
+        events = table.match.log[table.logged :]
         now = self.clock()
-        if entries:
+        if events:
             first = table.base + table.logged
+            entries = [e.to_json() for e in events]
             began = time.perf_counter()
             try:
                 # Fenced by the epoch with a shared store; the single owner needs no fence.
@@ -694,7 +698,7 @@ class Registry:
                 raise
             self.observer.commit(time.perf_counter() - began)
             table.logged += len(entries)
-            if any(e.get("event") == "snapshot" for e in entries):
+            if any(isinstance(e, Snapshot) for e in events):
                 await self._compact(table)
         table.last_active = now
 
