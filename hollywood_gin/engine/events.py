@@ -260,7 +260,7 @@ class ActionTaken:
     def from_json(cls, obj: Mapping[str, object]) -> ActionTaken:
         _fields(obj, "action", ("seat", "action"), ("by",))
         by = obj.get("by")
-        mover = None if by is None else _MOVERS.get(by)
+        mover = _MOVERS.get(by) if isinstance(by, str) else None
         if by is not None and mover is None:
             raise BadAction(f"unknown mover {str(by)[:20]!r}")
         return cls(_seat(obj["seat"]), parse_action(obj["action"]), mover)

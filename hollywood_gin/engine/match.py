@@ -77,6 +77,10 @@ _SCORINGS: Mapping[object, Scoring] = {s: s for s in SCORINGS}
 _TARGETS: Mapping[object, Target] = {t: t for t in TARGETS}
 
 
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 @dataclass(frozen=True, slots=True)
 class Options:
     """The table choices of RULES.md §3 (defaults: standard, hand, 100)."""
@@ -112,14 +116,15 @@ class Options:
         extra = set(d) - {"rules", "scoring", "target", "turn_seconds"}
         if extra:
             raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
-        rules = _RULES.get(d.get("rules", "standard"))
-        scoring = _SCORINGS.get(d.get("scoring", "hand"))
+        rules = _RULES.get(_text(d.get("rules", "standard")))
+        scoring = _SCORINGS.get(_text(d.get("scoring", "hand")))
         target = d.get("target", 100)
         if rules is None:
             raise BadAction(f"rules is one of {', '.join(RULES)}")
         if scoring is None:
             raise BadAction(f"scoring is one of {', '.join(SCORINGS)}")
-        checked = None if isinstance(target, bool) else _TARGETS.get(target)
+        whole = isinstance(target, int) and not isinstance(target, bool)
+        checked = _TARGETS.get(target) if whole else None
         if checked is None:
             raise BadAction("target is 100 or 250")
         turn_seconds = d.get("turn_seconds")
@@ -378,7 +383,7 @@ class Match:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
         act = action
-        if by is not None and by not in _MOVERS:
+        if by is not None and (not isinstance(by, str) or by not in _MOVERS):
             raise BadAction(f"unknown mover {str(by)[:20]!r}")
         if by == "stand_in" and not self.stand_in[seat]:
             raise IllegalAction("nobody stands in for this seat now")

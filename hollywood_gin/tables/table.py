@@ -315,9 +315,7 @@ class Table:
 def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
-    orders = {
-        i: order for i, s in enumerate(record.seats) if (order := Order.from_json(s.order))
-    }
+    orders = {i: order for i, s in enumerate(record.seats) if (order := Order.from_json(s.order))}
     log = log_from_json(record.log)
     match = Match.replay(options, log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
