@@ -56,8 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     if settings.metrics:
         metrics.install(app)
     pages.install(app, settings)
-    # After the pages: JSON errors on machine paths, the pages' 404 page elsewhere.
-    errors.install(app)
+    # JSON errors on machine paths, the pages' 404 page elsewhere.
+    errors.install(app, not_found_page=pages.not_found_page)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, object]:

@@ -95,23 +95,6 @@ def next_hand(match: Match, players: tuple[Player, Player]) -> None:
             raise TooLong("nobody could send next_hand")
 
 
-def play_match(
-    match: Match, players: tuple[Player, Player], *, max_hands: int = 200
-) -> list[HandOutcome]:
-    """Play a started match until `match_over`.
-
-    :raises TooLong: more than `max_hands` hands.
-    """
-    hands: list[HandOutcome] = []
-    while match.status != "match_over":
-        if len(hands) >= max_hands:
-            raise TooLong(f"the match did not end within {max_hands} hands")
-        if match.status == "hand_over":
-            next_hand(match, players)
-        hands.append(play_hand(match, players))
-    return hands
-
-
 # -- bots written for the client, and the duplicate-deal arena -------------------------
 
 

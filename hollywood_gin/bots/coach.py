@@ -1,12 +1,12 @@
 """The coach: what each decision of a seat in a finished hand was worth (PROTOCOL.md
 "Hand review").
 
-`review_hand(record, seat)` replays hand `record` (the body of `GET
+`replay(record, seat)` replays hand `record` (the body of `GET
 /api/tables/{id}/hands/{n}`) with the engine and, at each decision of `seat`
 (the upcard offer, each draw, each discard, where a discard with a legal knock
 is one decision over all of them), builds what that seat knew then with the
 computer's own memory (`knowledge.BotMemory`, fed the seat's views and nothing
-else). It then deals the unseen cards at random in agreement with that
+else). `judge` then deals the unseen cards at random in agreement with that
 knowledge (the opponent holds the cards it was seen to take; the rest of its
 hand, the pile cards not seen and the stock come from the unseen cards), plays
 every candidate action out to the end of the hand with the normal policy on
@@ -15,7 +15,8 @@ negative) over the deals. Every candidate meets the same deals and the same
 playout randomness (common random numbers), so their difference is measured,
 not their luck; the deals are seeded from the record (its salt), the seat and
 the action's index, so a hand gives the same review wherever and however often
-it is computed.
+it is computed. `assemble` makes the review of the judged decisions
+(`tables/reviews.py` runs each step as a job of the computer's worker pool).
 
 The candidates: the chosen action and every other choice of an offer or a draw;
 at a discard, the chosen card, normal's choice, normal's next best few
@@ -715,17 +716,3 @@ def assemble(
         },
         "coach": {"version": COACH_VERSION, "samples": budget.samples},
     }
-
-
-def review_hand(
-    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
-) -> dict[str, Any]:
-    """The review of `seat`'s decisions in the finished hand `record`, in one go (the
-    server runs `replay` and each `judge` as separate jobs of its worker pool).
-
-    :raises RuleError: the record cannot be replayed from its start.
-    """
-    budget = budget if budget is not None else CoachBudget()
-    played = replay(record, seat)
-    decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
-    return assemble(record, seat, played, decisions, budget)

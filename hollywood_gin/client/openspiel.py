@@ -338,8 +338,3 @@ def _least_deadwood_discard(legal: tuple[Action, ...], cards: Sequence[str]) -> 
 def simple(rng: random.Random | None = None) -> OpenSpielBot:
     """`openspiel:simple`: OpenSpiel's `SimpleGinRummyBot` through the adapter."""
     return OpenSpielBot(simple_bot, rng)
-
-
-def melds_of(cards: Sequence[int]) -> list[list[int]]:
-    """OpenSpiel's best meld group of some cards (its own numbering), for tests."""
-    return [list(m) for m in _UTILS.best_meld_group(list(cards))]

@@ -205,8 +205,3 @@ def random_agent() -> RLCardBot:
     from rlcard.agents import RandomAgent
 
     return RLCardBot(RandomAgent(num_actions=NUM_ACTIONS))
-
-
-def ranks_and_suits() -> tuple[str, str]:
-    """RLCard's rank and suit order, for tests."""
-    return _RANKS, _SUITS

@@ -19,6 +19,7 @@ from hollywood_gin.engine.errors import (
     IllegalAction,
     NotSeated,
     NotYourTurn,
+    Refusal,
     RuleError,
     StaleVersion,
 )
@@ -37,6 +38,7 @@ __all__ = [
     "NotSeated",
     "NotYourTurn",
     "Options",
+    "Refusal",
     "RuleError",
     "StaleVersion",
     "arrange",

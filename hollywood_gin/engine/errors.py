@@ -1,8 +1,21 @@
-"""Typed rule errors. Each carries the wire `code` of PROTOCOL.md, so the web
-layer maps an error to a message without ever reading its text."""
+"""Typed refusals. Each carries the wire `code` of PROTOCOL.md, so the web
+layer maps an error to a message without ever reading its text.
+
+One family, one root per layer: `Refusal` is the root of all of them; the
+engine's are `RuleError`s (here), the tables layer's `TableError`s
+(`hollywood_gin.tables.table`), the web layer's `ApiError`s
+(`hollywood_gin.web.errors`, which alone turns any `Refusal` into an answer).
+"""
 
 
-class RuleError(Exception):
+class Refusal(Exception):
+    """Base of every typed refusal, in every layer: raising one changes nothing;
+    `code` is the wire error code (PROTOCOL.md)."""
+
+    code = "bad_request"
+
+
+class RuleError(Refusal):
     """Base of every refusal by the engine. Raising one never changes state."""
 
     code = "illegal_action"

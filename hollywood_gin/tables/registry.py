@@ -641,6 +641,8 @@ class Registry:
             raise Moved("this table moved to another server; reconnect") from exc
         except Exception as exc:
             if table is not None and self.shared:
+                if not table.doubtful:
+                    log.info("table %s doubtful: a write unconfirmed (%r)", short(table.id), exc)
                 table.doubtful = True
             self.store_episode.failed(exc)
             raise StoreUnavailable(
@@ -741,7 +743,15 @@ class Registry:
         epoch, record = claimed
         table.doubtful = False
         table.epoch = epoch
-        if record.base + len(record.log) != table.base + table.logged:
+        stored, held = record.base + len(record.log), table.base + table.logged
+        log.info(
+            "table %s settled at epoch %d: %d entries stored, %d in memory",
+            short(table.id),
+            epoch,
+            stored,
+            held,
+        )
+        if stored != held:
             absent = table.match.absent
             table.match = rebuild_match(record, self.rng)[1]
             table.match.absent = absent

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.events import log_from_json
 from hollywood_gin.engine.match import Match, Options, Order
 from hollywood_gin.engine.views import View
@@ -27,8 +28,8 @@ from hollywood_gin.tables.hub import Hub, Seat
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 
-class TableError(Exception):
-    """A refusal by the tables layer; `code` is the wire error code."""
+class TableError(Refusal):
+    """Base of every refusal by the tables layer; `code` is the wire error code."""
 
     code = "bad_request"
 

@@ -19,13 +19,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import Protocol
 
-from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.tables.table import Table, TableError, short
-
-if TYPE_CHECKING:
-    from hollywood_gin.tables.registry import Registry
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.tables.computer import Computer
+from hollywood_gin.tables.table import Table, short
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -34,10 +34,32 @@ MAX_SLEEP = 1.0
 MIN_SLEEP = 0.05
 
 
+class Tables(Protocol):
+    """What the clocks ask of the tables' owner (the registry is one), so that this
+    module does not import the registry that imports it."""
+
+    @property
+    def clock(self) -> Callable[[], float]: ...
+
+    @property
+    def claim_after(self) -> float: ...
+
+    @property
+    def computer(self) -> Computer: ...
+
+    def get(self, table_id: str) -> Table | None: ...
+
+    def refresh_away(self, table: Table) -> bool: ...
+
+    async def act(
+        self, table: Table, seat: int, action: Action, version: int | None, *, by: str | None = None
+    ) -> None: ...
+
+
 class Clockwork:
     """The turn clocks and away times of one registry's tables."""
 
-    def __init__(self, registry: Registry) -> None:
+    def __init__(self, registry: Tables) -> None:
         self.registry = registry
         # When each table next needs a look (clock seconds): a deadline, an away time.
         self._due: dict[str, float] = {}
@@ -121,7 +143,7 @@ class Clockwork:
             await self.registry.act(table, seat, action, version, by="timeout")
             self.timeouts += 1
             log.info("table %s seat %d: turn clock ran out", short(table.id), seat)
-        except (RuleError, TableError) as exc:
+        except Refusal as exc:
             log.debug("table %s: timeout move not made (%s)", short(table.id), exc)
         finally:
             self._moving.discard(table.id)

@@ -1,7 +1,7 @@
 """Every error of the site in one shape: `{"error": code, "message": text}`.
 
 HTTP errors on the machine paths (`/api/`, `/ws/`, `/static/`, `/healthz`) are
-JSON in that shape (PROTOCOL.md): a refusal of the tables layer or the engine,
+JSON in that shape (PROTOCOL.md): a `Refusal` of any layer (`http_answer`),
 a body that does not validate (422, the field named), FastAPI's and Starlette's
 own 404 and 405, a static file that is not there. Elsewhere a person gets the
 pages' HTML 404 page.
@@ -9,7 +9,7 @@ pages' HTML 404 page.
 
 from __future__ import annotations
 
-import inspect
+from collections.abc import Callable
 from typing import Any
 
 from fastapi import FastAPI, Request, Response
@@ -17,8 +17,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.tables.table import TableError
+from hollywood_gin.engine.errors import Refusal, RuleError
 
 # Paths whose every error is JSON (the pages layer shows HTML elsewhere).
 MACHINE_PREFIXES = ("/api/", "/ws/", "/static/", "/healthz")
@@ -57,7 +56,9 @@ def validation_message(errors: list[Any]) -> tuple[str, str]:
     return field, f"{field}: {msg}" if field else msg
 
 
-class ApiError(Exception):
+class ApiError(Refusal):
+    """A refusal by the web layer, its HTTP status given where it is raised."""
+
     def __init__(self, status: int, code: str, message: str, **extra: Any) -> None:
         super().__init__(message)
         self.status = status
@@ -66,46 +67,46 @@ class ApiError(Exception):
         self.extra = extra
 
 
-def install(app: FastAPI) -> None:
-    """Answer every error in the documented shape; call after the pages are installed.
+def http_answer(exc: Refusal) -> JSONResponse:
+    """The HTTP answer to a refusal of any layer (the one place that maps them)."""
+    if isinstance(exc, ApiError):
+        return error_response(exc.status, exc.code, exc.message, **exc.extra)
+    if isinstance(exc, RuleError):
+        # Over HTTP the engine refuses what a request asked for (options, a record):
+        # a bad request, whatever the rule.
+        return error_response(422, "bad_request", str(exc))
+    return error_response(STATUS.get(exc.code, 422), exc.code, str(exc))
 
-    A 404 outside the machine paths goes to the handler installed before (the
-    pages' friendly HTML page), so a person never meets a JSON 404.
+
+def install(app: FastAPI, not_found_page: Callable[[Request], Response] | None = None) -> None:
+    """Answer every error in the documented shape.
+
+    A 404 outside the machine paths is answered by `not_found_page` when given (the
+    pages' HTML page, `pages.not_found_page`), so a person never meets a JSON 404;
+    JSON otherwise. The one handler of HTTP errors: nothing depends on what was
+    installed before.
     """
 
-    async def api_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, ApiError)
-        return error_response(exc.status, exc.code, exc.message, **exc.extra)
-
-    async def table_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, TableError)
-        return error_response(STATUS.get(exc.code, 422), exc.code, str(exc))
-
-    async def rule_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RuleError)
-        return error_response(422, "bad_request", str(exc))
+    async def refusal(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, Refusal)
+        return http_answer(exc)
 
     async def validation_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)
         field, message = validation_message(list(exc.errors()))
         return error_response(422, "bad_request", message, field=field)
 
-    previous = app.exception_handlers.get(StarletteHTTPException)
-
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, StarletteHTTPException)
         machine = request.url.path.startswith(MACHINE_PREFIXES)
-        if exc.status_code == 404 and not machine and previous is not None:
-            answer = previous(request, exc)
-            return await answer if inspect.isawaitable(answer) else answer
+        if exc.status_code == 404 and not machine and not_found_page is not None:
+            return not_found_page(request)
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "bad_request")
         response = error_response(exc.status_code, code, str(exc.detail))
         for name, value in (exc.headers or {}).items():
             response.headers[name] = value
         return response
 
-    app.add_exception_handler(ApiError, api_error)
-    app.add_exception_handler(TableError, table_error)
-    app.add_exception_handler(RuleError, rule_error)
+    app.add_exception_handler(Refusal, refusal)
     app.add_exception_handler(RequestValidationError, validation_error)
     app.add_exception_handler(StarletteHTTPException, http_error)

@@ -333,15 +333,6 @@ class Catalogs:
     def client_strings(self, lang: str) -> dict[str, str]:
         return {key: self.gettext(lang, msgid) for key, msgid in CLIENT_STRINGS.items()}
 
-    def card_name(self, lang: str, card: str) -> str:
-        """The spoken name of a card ("7H" -> "seven of hearts")."""
-        strings = self.client_strings(lang)
-        return (
-            strings["card"]
-            .replace("{rank}", strings[f"rank.{card[0]}"])
-            .replace("{suit}", strings[f"suit.{card[1]}"])
-        )
-
 
 def compile_po(po_path: Path, lang: str) -> Translations:
     """Compile one `.po` file to an in-memory `.mo` and load it."""

@@ -9,8 +9,10 @@ engine (`finished_record`), so it is a hand the server could have recorded.
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from typing import Any
 
+from hollywood_gin.bots.coach import CoachBudget, assemble, judge, replay, seed_of
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.engine.match import Match, Options
@@ -130,3 +132,18 @@ UNDERCUT = finished_record(
     deck([*GIFTS, "KH"], JUNK, "2C", [*HIGH, "5C"]),
     _undercut_script(),
 )
+
+
+def review_hand(
+    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
+) -> dict[str, Any]:
+    """The review of `seat`'s decisions in the finished hand `record`, in one go: what
+    the server computes with `replay`, each `judge` and `assemble` as separate jobs of
+    its worker pool (`hollywood_gin.tables.reviews`).
+
+    :raises RuleError: the record cannot be replayed from its start.
+    """
+    budget = budget if budget is not None else CoachBudget()
+    played = replay(record, seat)
+    decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
+    return assemble(record, seat, played, decisions, budget)

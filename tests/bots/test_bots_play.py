@@ -12,7 +12,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hollywood_gin.bots import Bot, Budget, NoLegalAction, choose_action
-from hollywood_gin.bots.arena import RandomPlayer, play_hand, play_match
+from hollywood_gin.bots.arena import (
+    HandOutcome,
+    Player,
+    RandomPlayer,
+    TooLong,
+    next_hand,
+    play_hand,
+)
 from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.bots.search import (
     SearchStats,
@@ -35,6 +42,23 @@ RULES = ("standard", "straight", "oklahoma")
 SCORINGS = ("hand", "game", "hollywood")
 # small and without a clock, so the tests are deterministic and quick
 QUICK = Budget(playouts=12, seconds=None, discards=2)
+
+
+def play_match(
+    match: Match, players: tuple[Player, Player], *, max_hands: int = 200
+) -> list[HandOutcome]:
+    """Play a started match until `match_over`.
+
+    :raises TooLong: more than `max_hands` hands.
+    """
+    hands: list[HandOutcome] = []
+    while match.status != "match_over":
+        if len(hands) >= max_hands:
+            raise TooLong(f"the match did not end within {max_hands} hands")
+        if match.status == "hand_over":
+            next_hand(match, players)
+        hands.append(play_hand(match, players))
+    return hands
 
 
 class Checked:

@@ -18,7 +18,6 @@ from hollywood_gin.bots.coach import (
     label_for,
     lean_policy,
     replay,
-    review_hand,
     seed_of,
 )
 from hollywood_gin.bots.knowledge import BotMemory
@@ -32,6 +31,7 @@ from tests.bots.coach_hands import (
     MELD_BREAK,
     MELD_KEPT,
     UNDERCUT,
+    review_hand,
 )
 
 # A small budget keeps the suite cheap; the labelled cases hold with it (their

@@ -272,7 +272,7 @@ class Scale:
             table_id,
         )
         pids = {w.name: w.proc.pid for w in self.workers if w.proc is not None}
-        return "\n".join([f"table {table_id} store {rows} workers {pids}", *lines[-40:]])
+        return "\n".join([f"table {table_id} store {rows} workers {pids}", *lines[-80:]])
 
     def forked(self) -> list[str]:
         """Tables whose log is not gap-free: count != max(seq) - base + 1."""

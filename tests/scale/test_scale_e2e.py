@@ -133,10 +133,11 @@ def test_kill_9_moves_its_tables_and_they_come_back_when_it_returns(scale: Scale
     time.sleep(0.5)
     last_route = last_worker_per_table(scale)
     bumps = {t: after[t][1] - before[t][1] for t, _, _ in tables}
-    # The issue asks for at most two epoch bumps per moved table (to the survivor and
-    # back). On a quiet machine some tables take three (a second move after the
-    # worker returns): a known gap, reported in the closing note, printed here.
     print(f"kill -9: epoch bumps per table {sorted(bumps.values())}")
+    # Each moved table moves at most to the survivor and back: two epoch bumps.
+    for table_id in [t for t, n in bumps.items() if n > 2]:
+        print(scale.story(table_id))  # pytest shows it with the failure
+    assert max(bumps.values()) <= 2, (bumps, before, after)
     for table_id, _, _ in tables:
         owner, _epoch = after[table_id]
         # Settled: one owner, the worker HAProxy sends the table to.
