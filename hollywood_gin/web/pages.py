@@ -22,7 +22,7 @@ from hollywood_gin.config import Settings
 from hollywood_gin.tables.table import TableError
 from hollywood_gin.web.api import cookie_name, set_seat_cookie
 from hollywood_gin.web.deps import RegistryDep, SettingsDep
-from hollywood_gin.web.i18n import LANGUAGES, N_
+from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY
 from hollywood_gin.web.replay import hand_steps
 from hollywood_gin.web.site import (
     IMMUTABLE,
@@ -179,7 +179,7 @@ async def table_page(
         share_url=share_url,
         seat_url=seat_url,
         qr=qr_svg(share_url, site.catalogs.gettext(lang, "QR code of the table link")),
-        client_strings=site.catalogs.client_strings(lang),
+        client_strings=site.catalogs.client_strings(lang, skip=REPLAY_ONLY),
         config=config,
         preview=preview,
         page_title=page_title,
