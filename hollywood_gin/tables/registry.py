@@ -68,6 +68,12 @@ DEFAULT_NAMES = ("Player 1", "Player 2")
 Clock = Callable[[], float]
 
 
+def _retrieve(task: asyncio.Future[Any]) -> None:
+    """Mark a given-up store call's outcome as seen (it concerns nobody now)."""
+    if not task.cancelled():
+        task.exception()
+
+
 class Observer:
     """What the registry reports as it works (metrics hang here); nothing by default."""
 
@@ -265,7 +271,7 @@ class Registry:
         if not held:
             self._watched_at = time.monotonic()
             return 0
-        epochs = await self.store.owners(list(held))
+        epochs = await self._bounded(self.store.owners(list(held)))
         self._watched_at = time.monotonic()
         moved = 0
         for table_id, table in held.items():
@@ -648,10 +654,31 @@ class Registry:
         self.store_episode.succeeded()
 
     async def _bounded(self, call: Awaitable[T]) -> T:
-        """Await a store call, within `store_seconds` with a shared store."""
+        """Await a store call, within `store_seconds` with a shared store.
+
+        Given up at the bound without waiting for the call to end: `asyncio.wait_for`
+        cancels and then waits for the cancelled call, and asyncpg's clean-up of a
+        query cut off by a database restart (a rollback waiting for the answer to a
+        cancel request that never comes) can wait for ever. One table of the outage
+        test stayed locked that way, every later move of it unanswered (issue 30).
+        A call given up and finishing later changes nothing that matters: its table
+        is doubtful, so its next write claims it again first.
+        """
         if not self.shared:
             return await call
-        return await asyncio.wait_for(call, self.store_seconds)
+        task = asyncio.ensure_future(call)
+        try:
+            done, _ = await asyncio.wait({task}, timeout=self.store_seconds)
+        except BaseException:  # the caller is cancelled: so is the call, not waited on
+            task.cancel()
+            task.add_done_callback(_retrieve)
+            raise
+        if task in done:
+            return task.result()
+        task.cancel()
+        task.add_done_callback(_retrieve)
+        log.warning("a store call given up after %.0f s", self.store_seconds)
+        raise TimeoutError(f"the store did not answer within {self.store_seconds:.0f} s")
 
     def _apply(self, table: Table, change: Callable[[], object]) -> None:
         before = table.status
@@ -870,7 +897,9 @@ def open_store(settings: Settings, owner: str) -> TableStore:
                 "HOLLYWOOD_GIN_DATABASE_URL needs the postgres extra:"
                 " pip install 'hollywood-gin[postgres]'"
             ) from exc
-        return PostgresStore(settings.database_url, owner=owner)
+        return PostgresStore(
+            settings.database_url, owner=owner, gather_seconds=settings.database_gather_seconds
+        )
     return SqliteStore(settings.data_file)
 
 
