@@ -15,6 +15,7 @@ from pathlib import Path
 
 import httpx
 import orjson
+import pytest
 from websockets.asyncio.client import connect
 
 from tests.conftest import REPO, running_server
@@ -105,12 +106,13 @@ async def make_the_computer_think(base: str) -> None:
     raise AssertionError("the computer never moved")
 
 
-def test_kill_9_of_the_server_ends_its_computer_worker_and_resource_tracker(
+@pytest.mark.anyio
+async def test_kill_9_of_the_server_ends_its_computer_worker_and_resource_tracker(
     tmp_path: Path,
 ) -> None:
     env = {"HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
     with running_server(tmp_path / "t.sqlite3", env=env) as (base, proc):
-        asyncio.run(make_the_computer_think(base))
+        await make_the_computer_think(base)
         kids = children(proc.pid)
         assert kids, "no worker process"
         os.kill(proc.pid, signal.SIGKILL)

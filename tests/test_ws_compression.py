@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
 
 import httpx
@@ -22,11 +21,12 @@ async def negotiated_extensions(base: str) -> str | None:
         return ws.response.headers.get("Sec-WebSocket-Extensions")
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize(("setting", "deflate"), [("true", True), ("false", False)])
-def test_deflate_setting_decides_the_handshake(
+async def test_deflate_setting_decides_the_handshake(
     tmp_path: Path, setting: str | None, deflate: bool
 ) -> None:
     env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": setting}
     with running_server(tmp_path / "t.sqlite3", env=env) as (base, _proc):
-        extensions = asyncio.run(negotiated_extensions(base))
+        extensions = await negotiated_extensions(base)
     assert (extensions is not None and "permessage-deflate" in extensions) is deflate

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -64,6 +64,7 @@ class Connection:
         # The writer's wait for the next frame (an Event would make a future per wait
         # through its loop look-up: a few % of the server's time at full load).
         self._waiter: asyncio.Future[None] | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self.close_code: int | None = None
         self.close_reason = ""
         self.sent_states = 0
@@ -111,7 +112,12 @@ class Connection:
                 if state:
                     self.sent_states += 1
                 return frame
-            self._waiter = asyncio.get_running_loop().create_future()
+            loop = self._loop
+            if loop is None:
+                # Looked up once: each look-up costs a getpid() system call (CPython
+                # 3.11 checks the process), and a socket waits once per frame.
+                loop = self._loop = asyncio.get_running_loop()
+            self._waiter = loop.create_future()
             try:
                 await self._waiter
             finally:
@@ -129,7 +135,7 @@ class _TableConnections:
     # same value for a whole hand) and the hand's moves (the same for every seat at
     # a version). Views are frozen, so the same object means the same bytes.
     sheet: tuple[object, orjson.Fragment] | None = None
-    events: tuple[object, orjson.Fragment] | None = None
+    events: _Events | None = None
 
     def share(self, message: dict[str, Any]) -> None:
         """Put the encoded shared parts into a state message in place of their values."""
@@ -141,14 +147,45 @@ class _TableConnections:
         hand = message.get("hand")
         if hand is not None:
             events = hand["events"]
-            known = self.events
-            if known is None or known[0] is not events:
-                known = self.events = (events, orjson.Fragment(orjson.dumps(events)))
-            hand["events"] = known[1]
+            encoded = self.events
+            if encoded is None or encoded.moves is not events:
+                encoded = self.events = _Events.of(events, encoded)
+            hand["events"] = encoded.fragment
 
     def all(self) -> Iterable[Connection]:
         for conns in self.by_seat.values():
             yield from conns
+
+
+class _Events:
+    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
+    replay, a rollback make new move objects), so the moves of the next version are
+    encoded by adding the new ones to the last encoding: a move costs one small
+    encoding, not the whole hand's list again. The bytes are the same as
+    `orjson.dumps(moves)`."""
+
+    __slots__ = ("body", "fragment", "moves")
+
+    def __init__(self, moves: Sequence[object], body: bytes) -> None:
+        self.moves = moves
+        self.body = body  # the items, comma-separated, without the brackets
+        self.fragment = orjson.Fragment(b"[" + body + b"]")
+
+    @classmethod
+    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
+        known = 0 if last is None else len(last.moves)
+        if (
+            last is not None
+            and 0 < known <= len(moves)
+            and moves[known - 1] is last.moves[known - 1]
+            and moves[0] is last.moves[0]
+        ):
+            added = moves[known:]
+            if not added:
+                return cls(moves, last.body)
+            more = b",".join([orjson.dumps(move) for move in added])
+            return cls(moves, last.body + b"," + more)
+        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
 
 
 class Hub:
@@ -256,6 +293,10 @@ class Hub:
             frame = self._encode(table, seat, players)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
+
+    def changed(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
+        """A stored change (the writer's listener): each connection gets its state."""
+        self.broadcast(table, seats)
 
     def send_all(self, table_id: str, message: dict[str, Any]) -> int:
         """One message (not a state: a reaction) to every connection of the table,

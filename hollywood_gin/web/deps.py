@@ -41,17 +41,19 @@ class ApiState:
         )
 
 
-def settings_of(request: Request) -> Settings:
+# `async def`, though they never wait: FastAPI runs a plain `def` dependency in its
+# thread pool, a hand-off to another thread (and up to 40 threads kept) per request.
+async def settings_of(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def registry_of(request: Request) -> Registry:
+async def registry_of(request: Request) -> Registry:
     registry: Registry = request.app.state.registry
     return registry
 
 
-def api_state_of(request: Request) -> ApiState:
+async def api_state_of(request: Request) -> ApiState:
     state: ApiState = request.app.state.api
     return state
 

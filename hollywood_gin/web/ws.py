@@ -28,6 +28,7 @@ from hollywood_gin.tables.table import Table, TableError
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
 from hollywood_gin.web.errors import validation_message
+from hollywood_gin.web.inbound import ActionFrame, parse
 from hollywood_gin.web.messages import (
     CLIENT_MESSAGE,
     ActionMessage,
@@ -196,12 +197,17 @@ class Session:
             )
             return
         try:
-            message = CLIENT_MESSAGE.validate_json(data)
+            message = parse(data)
         except ValidationError as exc:
             _, text = validation_message(exc.errors(include_url=False))
             self.error("bad_message", text)
             return
-        if isinstance(message, Ping):
+        if isinstance(message, ActionFrame):
+            if self.conn.seat is None:
+                self.error("not_seated", "spectators cannot play; join a free seat first")
+            else:
+                await self.act(self.conn.seat, message)
+        elif isinstance(message, Ping):
             self.conn.send_message({"type": "pong", "build": self.websocket.app.state.build})
         elif isinstance(message, Hello):
             self.hello(message)
@@ -252,12 +258,17 @@ class Session:
             self.table.id, {"type": "reaction", "seat": seat, "reaction": reaction}
         )
 
-    async def act(self, seat: int, message: ActionMessage) -> None:
+    async def act(self, seat: int, message: ActionFrame | ActionMessage) -> None:
         try:
-            # `next_hand` / `new_match` may carry the seat's entropy for the next deal.
-            entropy = getattr(message.action, "entropy", None)
+            if not isinstance(message, ActionFrame):  # a shape `inbound.fast` leaves to pydantic
+                # `next_hand` / `new_match` may carry the seat's entropy for the next deal.
+                message = ActionFrame(
+                    message.version,
+                    message.action.to_action(),
+                    getattr(message.action, "entropy", None),
+                )
             await self.registry.act(
-                self.table, seat, message.action.to_action(), message.version, entropy=entropy
+                self.table, seat, message.action, message.version, entropy=message.entropy
             )
         except Refusal as exc:  # `server_error` among them: not stored, so not done
             self.error(exc.code, str(exc))

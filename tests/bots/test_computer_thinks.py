@@ -7,50 +7,48 @@ from __future__ import annotations
 import asyncio
 import random
 
+import pytest
+
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import View
 from tests.tables.helpers import INDEX_DECK
 from tests.tables.test_registry import make_registry
 
 
-def test_the_computer_chooses_during_its_delay_and_moves_after_it() -> None:
+@pytest.mark.anyio
+async def test_the_computer_chooses_during_its_delay_and_moves_after_it() -> None:
     """A delay far longer than the test: the computer has already chosen (its
     policy was asked) while its move is still waiting for the delay to pass."""
 
-    async def main() -> None:
-        asked: list[View] = []
-        chosen = asyncio.Event()
+    asked: list[View] = []
+    chosen = asyncio.Event()
 
-        def policy(view: View, strength: str, rng: random.Random | None) -> Action:
-            asked.append(view)
-            chosen.set()
-            return view.legal[0]
+    def policy(view: View, strength: str, rng: random.Random | None) -> Action:
+        asked.append(view)
+        chosen.set()
+        return view.legal[0]
 
-        registry = make_registry(policy=policy, computer_delay=3600.0)
-        table, _ = await registry.create(
-            {"scoring": "hand"}, "Ann", computer="hard", test_decks=[INDEX_DECK], first_dealer=0
-        )
-        # Dealer 0: the computer (seat 1) holds the upcard offer first.
-        await asyncio.wait_for(chosen.wait(), timeout=30)
-        assert len(asked) == 1 and asked[0].legal
-        assert not [e for e in table.match.log if e.get("event") == "action"]  # not moved yet
-        await registry.close()
-
-    asyncio.run(main())
+    registry = make_registry(policy=policy, computer_delay=3600.0)
+    table, _ = await registry.create(
+        {"scoring": "hand"}, "Ann", computer="hard", test_decks=[INDEX_DECK], first_dealer=0
+    )
+    # Dealer 0: the computer (seat 1) holds the upcard offer first.
+    await asyncio.wait_for(chosen.wait(), timeout=30)
+    assert len(asked) == 1 and asked[0].legal
+    assert not [e for e in table.match.log if e.get("event") == "action"]  # not moved yet
+    await registry.close()
 
 
-def test_without_a_delay_the_computer_moves_at_once() -> None:
-    async def main() -> None:
-        registry = make_registry(computer_delay=0.0)
-        table, _ = await registry.create(
-            {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=0
-        )
-        for _ in range(200):
-            if [e for e in table.match.log if e.get("event") == "action"]:
-                break
-            await asyncio.sleep(0.01)
-        moves = [e for e in table.match.log if e.get("event") == "action"]
-        assert moves and moves[0]["seat"] == 1
-        await registry.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_without_a_delay_the_computer_moves_at_once() -> None:
+    registry = make_registry(computer_delay=0.0)
+    table, _ = await registry.create(
+        {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=0
+    )
+    for _ in range(200):
+        if [e for e in table.match.log if e.get("event") == "action"]:
+            break
+        await asyncio.sleep(0.01)
+    moves = [e for e in table.match.log if e.get("event") == "action"]
+    assert moves and moves[0]["seat"] == 1
+    await registry.close()

@@ -69,9 +69,10 @@ async def play_against_computer(base: str, strength: str) -> tuple[dict[str, Any
     return last, sent, errors
 
 
-def test_a_hollywood_match_against_the_computer_over_the_websocket(server: str) -> None:
-    final, sent, errors = asyncio.run(
-        asyncio.wait_for(play_against_computer(server, "normal"), timeout=150)
+@pytest.mark.anyio
+async def test_a_hollywood_match_against_the_computer_over_the_websocket(server: str) -> None:
+    final, sent, errors = await asyncio.wait_for(
+        play_against_computer(server, "normal"), timeout=150
     )
     assert final["table"]["status"] == "match_over"
     assert final["sheet"]["match_winner"] in (0, 1)

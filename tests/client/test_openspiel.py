@@ -4,7 +4,6 @@ SimpleGinRummyBot plays 20 hands on a real server with no illegal action."""
 
 from __future__ import annotations
 
-import asyncio
 import random
 from collections.abc import Iterator
 from pathlib import Path
@@ -183,7 +182,8 @@ def test_simple_bot_decisions_map_to_legal_actions_in_process() -> None:
     assert adapter.fallbacks == 0
 
 
-def test_openspiel_simple_plays_20_hands_on_a_real_server(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_openspiel_simple_plays_20_hands_on_a_real_server(tmp_path: Path) -> None:
     env = {"HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
     with running_server(tmp_path / "tables.sqlite3", env=env) as (base, _proc):
         made = httpx.post(
@@ -194,7 +194,7 @@ def test_openspiel_simple_plays_20_hands_on_a_real_server(tmp_path: Path) -> Non
         messages: list[dict[str, Any]] = []
         adapter = OpenSpielBot(rng=random.Random(7))
         url = f"{base}/t/{made['table_id']}/seat/{made['token']}"
-        played = asyncio.run(play_async(url, adapter, matches=20, on_message=messages.append))
+        played = await play_async(url, adapter, matches=20, on_message=messages.append)
     assert played == 20
     errors = [m for m in messages if m["type"] == "error"]
     # No illegal action, nothing refused as wrong. What a bot meets: both seats send

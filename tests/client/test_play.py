@@ -89,19 +89,17 @@ def test_a_client_bot_plays_a_whole_hollywood_match_against_the_computer(server:
     assert bot.matches == 1 and bot.hands >= 2 and bot.views > bot.hands
 
 
-def test_a_bot_takes_the_free_seat_of_a_share_link_and_two_bots_play(server: str) -> None:
+@pytest.mark.anyio
+async def test_a_bot_takes_the_free_seat_of_a_share_link_and_two_bots_play(server: str) -> None:
     made = create(server, scoring="game", name="Ann", bot=True)
     table_id = made["table_id"]
     seen: list[dict[str, Any]] = []
 
-    async def both() -> list[int]:
-        first = play_async(f"{server}/t/{table_id}/seat/{made['token']}", RandomBot(), matches=2)
-        second = play_async(
-            f"{server}/t/{table_id}", Greedy(), name="Bob", matches=2, on_message=seen.append
-        )
-        return list(await asyncio.gather(first, second))
-
-    assert asyncio.run(both()) == [2, 2]
+    first = play_async(f"{server}/t/{table_id}/seat/{made['token']}", RandomBot(), matches=2)
+    second = play_async(
+        f"{server}/t/{table_id}", Greedy(), name="Bob", matches=2, on_message=seen.append
+    )
+    assert await asyncio.gather(first, second) == [2, 2]
     # nothing refused as wrong: both seats send next_hand / new_match on the same
     # state, so one of them may be stale (and is decided again on the next state)
     assert {m["code"] for m in seen if m["type"] == "error"} <= {"stale_version", "rate_limited"}

@@ -15,6 +15,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
+import pytest
 from websockets.exceptions import ConnectionClosed
 
 from tests.conftest import free_port, running_server
@@ -103,13 +104,14 @@ async def closed_by_sigterm(base: str, table_id: str, token: str, proc: Any) -> 
         return ws.close_code
 
 
-def test_kill_9_then_restart_loses_nothing(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_kill_9_then_restart_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "tables.sqlite3"
     port = free_port()
     with running_server(data, port=port, env=FAST) as (base, proc):
         table_id, token0, token1 = new_table(base, rules="standard", scoring="hollywood")
         tokens = [token0, token1]
-        players, watcher = asyncio.run(first_part(base, table_id, tokens))
+        players, watcher = await first_part(base, table_id, tokens)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
     before = [players[0].last, players[1].last, watcher.last]
@@ -118,9 +120,7 @@ def test_kill_9_then_restart_loses_nothing(tmp_path: Path) -> None:
     assert 1 + accepted_before == STOP_AT
 
     with running_server(data, port=port, env=FAST) as (base, proc):
-        firsts, players2, watcher2 = asyncio.run(
-            reconnect_and_finish(base, table_id, tokens, before)
-        )
+        firsts, players2, watcher2 = await reconnect_and_finish(base, table_id, tokens, before)
         # The same state at the same version, for both seats and the spectator.
         for old, new in zip(before, firsts, strict=True):
             assert new["version"] == old["version"] == STOP_AT
@@ -133,7 +133,7 @@ def test_kill_9_then_restart_loses_nothing(tmp_path: Path) -> None:
         assert watcher2.last["version"] == final["version"]
         for p in players2:
             assert set(p.errors) <= {"stale_version"}
-        close_code = asyncio.run(closed_by_sigterm(base, table_id, token0, proc))
+        close_code = await closed_by_sigterm(base, table_id, token0, proc)
         proc.wait(timeout=20)
     assert close_code == 1012
     print(

@@ -185,9 +185,10 @@ async def play_match(base: str, rules: str, scoring: str, seed: int) -> dict[str
     }
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize(("rules", "scoring"), COMBOS, ids=[f"{r}-{s}" for r, s in COMBOS])
-def test_two_clients_play_a_whole_match(server: str, rules: str, scoring: str) -> None:
-    out = asyncio.run(play_match(server, rules, scoring, seed=COMBOS.index((rules, scoring))))
+async def test_two_clients_play_a_whole_match(server: str, rules: str, scoring: str) -> None:
+    out = await play_match(server, rules, scoring, seed=COMBOS.index((rules, scoring)))
     final, players, watcher = out["final"], out["players"], out["watcher"]
     assert final["table"]["status"] == "match_over"
     assert final["sheet"]["match_winner"] in (0, 1)
@@ -207,51 +208,43 @@ def test_two_clients_play_a_whole_match(server: str, rules: str, scoring: str) -
     )
 
 
-def test_foreign_origin_is_403_at_the_handshake(server: str) -> None:
+@pytest.mark.anyio
+async def test_foreign_origin_is_403_at_the_handshake(server: str) -> None:
     table_id, _, _ = new_table(server)
 
-    async def main() -> int:
-        with pytest.raises(InvalidStatus) as refused:
-            async with connect(ws_url(server, table_id), origin="http://evil.example", proxy=None):  # type: ignore[arg-type]
-                pass
-        return refused.value.response.status_code
-
-    assert asyncio.run(main()) == 403
+    with pytest.raises(InvalidStatus) as refused:
+        async with connect(ws_url(server, table_id), origin="http://evil.example", proxy=None):  # type: ignore[arg-type]
+            pass
+    assert refused.value.response.status_code == 403
 
 
-def test_own_origin_and_no_origin_are_allowed(server: str) -> None:
+@pytest.mark.anyio
+async def test_own_origin_and_no_origin_are_allowed(server: str) -> None:
     table_id, _, _ = new_table(server)
 
-    async def main() -> list[str]:
-        kinds = []
-        for origin in (server, None):
-            async with connect(ws_url(server, table_id), origin=origin, proxy=None) as ws:  # type: ignore[arg-type]
-                kinds.append(json.loads(await ws.recv())["type"])
-        return kinds
-
-    assert asyncio.run(main()) == ["state", "state"]
+    kinds = []
+    for origin in (server, None):
+        async with connect(ws_url(server, table_id), origin=origin, proxy=None) as ws:  # type: ignore[arg-type]
+            kinds.append(json.loads(await ws.recv())["type"])
+    assert kinds == ["state", "state"]
 
 
-def test_oversized_frames_on_the_real_server(server: str) -> None:
+@pytest.mark.anyio
+async def test_oversized_frames_on_the_real_server(server: str) -> None:
     table_id, token0, _ = new_table(server)
 
-    async def main() -> tuple[str, int | None]:
-        async with connect_as(server, table_id, token0) as ws:
-            await ws.recv()
-            # Over the app's 4096 bytes but under uvicorn's 4x frame limit: an error.
-            await ws.send('{"type":"ping","pad":"' + "x" * 5000 + '"}')
-            error = json.loads(await ws.recv())
-            await ws.send('{"type":"ping"}')
-            assert json.loads(await ws.recv())["type"] == "pong"
-        async with connect_as(server, table_id, token0) as ws:
-            await ws.recv()
-            # Over uvicorn's limit: the server closes with 1009 (message too big).
-            await ws.send("x" * (4 * 4096 + 10))
-            with pytest.raises(ConnectionClosed):
-                while True:
-                    await ws.recv()
-            return error["code"], ws.close_code
-
-    code, close_code = asyncio.run(main())
-    assert code == "too_large"
-    assert close_code == 1009
+    async with connect_as(server, table_id, token0) as ws:
+        await ws.recv()
+        # Over the app's 4096 bytes but under uvicorn's 4x frame limit: an error.
+        await ws.send('{"type":"ping","pad":"' + "x" * 5000 + '"}')
+        assert json.loads(await ws.recv())["code"] == "too_large"
+        await ws.send('{"type":"ping"}')
+        assert json.loads(await ws.recv())["type"] == "pong"
+    async with connect_as(server, table_id, token0) as ws:
+        await ws.recv()
+        # Over uvicorn's limit: the server closes with 1009 (message too big).
+        await ws.send("x" * (4 * 4096 + 10))
+        with pytest.raises(ConnectionClosed):
+            while True:
+                await ws.recv()
+        assert ws.close_code == 1009

@@ -226,8 +226,9 @@ async def script(base: str) -> list[str]:
     return rec.lines
 
 
-def test_a_recorded_match_replays_to_identical_frames(server: str) -> None:
-    lines = asyncio.run(script(server))
+@pytest.mark.anyio
+async def test_a_recorded_match_replays_to_identical_frames(server: str) -> None:
+    lines = await script(server)
     if os.environ.get("HOLLYWOOD_GIN_RECORD_WIRE") == "1":
         RECORDING.parent.mkdir(exist_ok=True)
         RECORDING.write_bytes(gzip.compress("\n".join(lines).encode() + b"\n", mtime=0))

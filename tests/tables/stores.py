@@ -5,7 +5,10 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import TypeVar
 
 import pytest
 
@@ -14,7 +17,9 @@ from hollywood_gin.tables.store import TableStore
 from tests.postgres import Cluster, pg_url, postgres
 from tests.tables.memory_store import MemoryStore
 
-__all__ = ["Cluster", "make_store", "pg_url", "postgres", "store_kind"]
+__all__ = ["Cluster", "make_store", "opened", "pg_url", "postgres", "store_kind"]
+
+S = TypeVar("S", bound=TableStore)
 
 
 @pytest.fixture(params=["sqlite", "memory", "postgres"])
@@ -32,3 +37,13 @@ def make_store(kind: str, path: Path) -> TableStore:
 
         return PostgresStore(kind.split(" ", 1)[1], owner="test")
     return SqliteStore(path) if kind == "sqlite" else MemoryStore()
+
+
+@contextlib.asynccontextmanager
+async def opened(store: S) -> AsyncIterator[S]:
+    """`store`, open for the block and closed after it (a failing test's too)."""
+    await store.open()
+    try:
+        yield store
+    finally:
+        await store.close()

@@ -51,37 +51,35 @@ def test_the_end_actions_are_off_for_engine_users() -> None:
     assert [a.kind for a in match.playable(0)] == []
 
 
-def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> None:
-    async def main() -> None:
-        store, clock = MemoryStore(), Clock()
-        registry = registry_on(store, clock)
-        table, _ = await registry.create(
-            {"turn_seconds": 15}, "Ann", test_decks=[INDEX_DECK], first_dealer=0
-        )
-        await registry.join(table.id, "Bob")
-        assert table.deadline == T0 + 15
-        clock.now += 15
-        await registry.clockwork.tick(wait=True)
-        assert table.match.timeouts == [0, 1] and table.version == 2
-        await registry.close()
-        # A restart 100 s later: the count is in the log, the deadline is new.
-        clock.now += 100
-        again = registry_on(store, clock)
-        assert await again.load() == 1
-        rebuilt = again.get(table.id)
-        assert rebuilt is not None
-        assert rebuilt.match.timeouts == [0, 1]
-        assert rebuilt.deadline == clock.now + 15
-        assert rebuilt.players()[1]["timeouts"] == 1
-        # Nobody is away yet: absence counts from the load.
-        again.refresh_away(rebuilt)
-        assert rebuilt.match.absent == [False, False]
-        clock.now += 2
-        again.refresh_away(rebuilt)
-        assert rebuilt.match.absent == [True, True]
-        await again.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> None:
+    store, clock = MemoryStore(), Clock()
+    registry = registry_on(store, clock)
+    table, _ = await registry.create(
+        {"turn_seconds": 15}, "Ann", test_decks=[INDEX_DECK], first_dealer=0
+    )
+    await registry.join(table.id, "Bob")
+    assert table.deadline == T0 + 15
+    clock.now += 15
+    await registry.clockwork.tick(wait=True)
+    assert table.match.timeouts == [0, 1] and table.version == 2
+    await registry.close()
+    # A restart 100 s later: the count is in the log, the deadline is new.
+    clock.now += 100
+    again = registry_on(store, clock)
+    assert await again.load() == 1
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None
+    assert rebuilt.match.timeouts == [0, 1]
+    assert rebuilt.deadline == clock.now + 15
+    assert rebuilt.players()[1]["timeouts"] == 1
+    # Nobody is away yet: absence counts from the load.
+    again.clockwork.refresh_away(rebuilt)
+    assert rebuilt.match.absent == [False, False]
+    clock.now += 2
+    again.clockwork.refresh_away(rebuilt)
+    assert rebuilt.match.absent == [True, True]
+    await again.close()
 
 
 async def play_until(registry: Registry, table: Table, done: Any, limit: int = 3000) -> None:
@@ -99,49 +97,47 @@ async def play_until(registry: Registry, table: Table, done: Any, limit: int = 3
     raise AssertionError("did not get there")
 
 
-def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back() -> None:
-    async def main() -> None:
-        store, clock = MemoryStore(), Clock()
-        registry = registry_on(store, clock)
-        table, _ = await registry.create(
-            {"scoring": "game"}, "Ann", test_decks=[INDEX_DECK] * 5, first_dealer=0
-        )
-        await registry.join(table.id, "Bob")
-        clock.now += 2
-        registry.refresh_away(table)
-        await registry.act(table, 0, Action.of("stand_in"), table.version)
-        assert table.match.stand_in == [False, True]
-        # Play on into the second hand: the stand-in deals it on with `next_hand`.
-        await play_until(
-            registry, table, lambda: table.match.hand is not None and table.match.hand.number == 2
-        )
-        stood = [e for e in table.match.log if e.get("by") == "stand_in"]
-        assert any(e["action"]["kind"] == "next_hand" for e in stood) or table.base > 0
-        views = [{**table.view(s).wire(), "legal": None} for s in (0, 1)]
-        assert "claim" in [a.kind for a in table.match.legal(0)]
-        await registry.close()
-        again = registry_on(store, clock)
-        await again.load()
-        rebuilt = again.get(table.id)
-        assert rebuilt is not None
-        assert rebuilt.match.stand_in == [False, True]  # carried by the deal's snapshot
-        assert [{**rebuilt.view(s).wire(), "legal": None} for s in (0, 1)] == views
-        # Absence counts afresh from the load: the claim opens again after its time.
-        assert "claim" not in [a.kind for a in rebuilt.match.legal(0)]
-        clock.now += 2
-        again.refresh_away(rebuilt)
-        assert "claim" in [a.kind for a in rebuilt.match.legal(0)]
-        # The stand-in goes on playing after the restart.
-        before = rebuilt.version
-        await play_until(again, rebuilt, lambda: rebuilt.version >= before + 6)
-        # Bob is back: stored, so a second restart knows it too.
-        await again.back(rebuilt, 1)
-        assert rebuilt.match.stand_in == [False, False]
-        await again.close()
-        third = registry_on(store, clock)
-        await third.load()
-        final = third.get(table.id)
-        assert final is not None and final.match.stand_in == [False, False]
-        await third.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back() -> None:
+    store, clock = MemoryStore(), Clock()
+    registry = registry_on(store, clock)
+    table, _ = await registry.create(
+        {"scoring": "game"}, "Ann", test_decks=[INDEX_DECK] * 5, first_dealer=0
+    )
+    await registry.join(table.id, "Bob")
+    clock.now += 2
+    registry.clockwork.refresh_away(table)
+    await registry.act(table, 0, Action.of("stand_in"), table.version)
+    assert table.match.stand_in == [False, True]
+    # Play on into the second hand: the stand-in deals it on with `next_hand`.
+    await play_until(
+        registry, table, lambda: table.match.hand is not None and table.match.hand.number == 2
+    )
+    stood = [e for e in table.match.log if e.get("by") == "stand_in"]
+    assert any(e["action"]["kind"] == "next_hand" for e in stood) or table.base > 0
+    views = [{**table.view(s).wire(), "legal": None} for s in (0, 1)]
+    assert "claim" in [a.kind for a in table.match.legal(0)]
+    await registry.close()
+    again = registry_on(store, clock)
+    await again.load()
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None
+    assert rebuilt.match.stand_in == [False, True]  # carried by the deal's snapshot
+    assert [{**rebuilt.view(s).wire(), "legal": None} for s in (0, 1)] == views
+    # Absence counts afresh from the load: the claim opens again after its time.
+    assert "claim" not in [a.kind for a in rebuilt.match.legal(0)]
+    clock.now += 2
+    again.clockwork.refresh_away(rebuilt)
+    assert "claim" in [a.kind for a in rebuilt.match.legal(0)]
+    # The stand-in goes on playing after the restart.
+    before = rebuilt.version
+    await play_until(again, rebuilt, lambda: rebuilt.version >= before + 6)
+    # Bob is back: stored, so a second restart knows it too.
+    await again.clockwork.back(rebuilt, 1)
+    assert rebuilt.match.stand_in == [False, False]
+    await again.close()
+    third = registry_on(store, clock)
+    await third.load()
+    final = third.get(table.id)
+    assert final is not None and final.match.stand_in == [False, False]
+    await third.close()

@@ -7,7 +7,6 @@ record of every finished hand.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import random
 import sqlite3
@@ -102,83 +101,81 @@ async def play(registry: Registry, table: Table, actions: int, rng: random.Rando
         await registry.act(table, seat, parse_action(choose(view, rng)), view["version"])
 
 
-def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(
+    tmp_path: Path,
+) -> None:
     path = tmp_path / "t.sqlite3"
 
     def registry_on(store: SqliteStore) -> Registry:
         return Registry(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e9)
 
-    async def main() -> None:
-        store = SqliteStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table, _ = await registry.create({"scoring": "hollywood"}, "Ann")
-        await registry.join(table.id, "Bob")
-        rng = random.Random(15)
-        await play(registry, table, 1500, rng)
-        hand = wire(table.match.view(None))["hand"]["number"]
-        assert hand >= 8 and table.base > 0
-        assert sum(1 for e in table.match.log if e["event"] == "deal") == 1
-        first = await registry.hand_record(table.id, 1)  # compacted: from the store
-        assert first["number"] == 1 and first["actions"]
-        before = views(table.match)
-        dropped = await store.drop_compacted()
-        assert dropped > 0
-        await registry.close()
-        await store.close()
-        with sqlite3.connect(path) as db:
-            (events,) = db.execute("SELECT COUNT(*) FROM events").fetchone()
-        assert events == len(table.match.log)
+    store = SqliteStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table, _ = await registry.create({"scoring": "hollywood"}, "Ann")
+    await registry.join(table.id, "Bob")
+    rng = random.Random(15)
+    await play(registry, table, 1500, rng)
+    hand = wire(table.match.view(None))["hand"]["number"]
+    assert hand >= 8 and table.base > 0
+    assert sum(1 for e in table.match.log if e["event"] == "deal") == 1
+    first = await registry.hand_record(table.id, 1)  # compacted: from the store
+    assert first["number"] == 1 and first["actions"]
+    before = views(table.match)
+    dropped = await store.drop_compacted()
+    assert dropped > 0
+    await registry.close()
+    await store.close()
+    with sqlite3.connect(path) as db:
+        (events,) = db.execute("SELECT COUNT(*) FROM events").fetchone()
+    assert events == len(table.match.log)
 
-        store = SqliteStore(path)
-        await store.open()
-        again = registry_on(store)
-        assert await again.load() == 1
-        rebuilt = again.get(table.id)
-        assert rebuilt is not None and views(rebuilt.match) == before
-        assert await again.hand_record(table.id, 1) == first
-        await play(again, rebuilt, 200, rng)  # and play goes on, stored as before
-        after = views(rebuilt.match)
-        await again.close()
-        await store.close()
+    store = SqliteStore(path)
+    await store.open()
+    again = registry_on(store)
+    assert await again.load() == 1
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None and views(rebuilt.match) == before
+    assert await again.hand_record(table.id, 1) == first
+    await play(again, rebuilt, 200, rng)  # and play goes on, stored as before
+    after = views(rebuilt.match)
+    await again.close()
+    await store.close()
 
-        store = SqliteStore(path)
-        await store.open()
-        third = registry_on(store)
-        await third.load()
-        rebuilt = third.get(table.id)
-        assert rebuilt is not None and views(rebuilt.match) == after
-        await third.close()
-        await store.close()
-
-    asyncio.run(main())
+    store = SqliteStore(path)
+    await store.open()
+    third = registry_on(store)
+    await third.load()
+    rebuilt = third.get(table.id)
+    assert rebuilt is not None and views(rebuilt.match) == after
+    await third.close()
+    await store.close()
 
 
-def test_a_hand_record_damaged_while_serving_answers_unknown_hand(
+@pytest.mark.anyio
+async def test_a_hand_record_damaged_while_serving_answers_unknown_hand(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Not a 500: the record cannot be read, that is said (and logged); the table plays on."""
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> None:
-        store = SqliteStore(path)
-        await store.open()
-        registry = Registry(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e9)
-        table, _ = await registry.create({"scoring": "hollywood"}, "Ann")
-        await registry.join(table.id, "Bob")
-        rng = random.Random(15)
-        while table.base == 0:
-            await play(registry, table, 50, rng)
-        with sqlite3.connect(path) as db:
-            db.execute(
-                "UPDATE hands SET record = 'oops' WHERE table_id = ? AND number = 1", (table.id,)
-            )
-        with pytest.raises(UnknownHand):
-            await registry.hand_record(table.id, 1)
-        await play(registry, table, 5, rng)
-        await registry.close()
-        await store.close()
-
     caplog.set_level(logging.ERROR, "hollywood_gin")
-    asyncio.run(main())
+    store = SqliteStore(path)
+    await store.open()
+    registry = Registry(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e9)
+    table, _ = await registry.create({"scoring": "hollywood"}, "Ann")
+    await registry.join(table.id, "Bob")
+    rng = random.Random(15)
+    while table.base == 0:
+        await play(registry, table, 50, rng)
+    with sqlite3.connect(path) as db:
+        db.execute(
+            "UPDATE hands SET record = 'oops' WHERE table_id = ? AND number = 1", (table.id,)
+        )
+    with pytest.raises(UnknownHand):
+        await registry.hand_record(table.id, 1)
+    await play(registry, table, 5, rng)
+    await registry.close()
+    await store.close()
     assert any("hand 1" in r.getMessage() for r in caplog.records)

@@ -51,64 +51,58 @@ def test_state_message_adds_the_table_identity() -> None:
     }
 
 
-def test_presence_changes_reach_everybody_other_tabs_only_the_new_one() -> None:
-    async def main() -> None:
-        hub = Hub(max_tabs_per_seat=2, max_spectators=1)
-        board = Board(hub)
-        watcher = Connection(None)
-        hub.attach(board, watcher)
-        assert len(decoded(watcher)) == 1
-        tab1 = Connection(0)
-        hub.attach(board, tab1)  # seat 0 comes online: everybody hears of it
-        assert decoded(watcher)[-1]["table"]["players"][0]["connected"] is True
-        watcher_frames = len(watcher.pending())
-        tab2 = Connection(0)
-        hub.attach(board, tab2)  # a second tab: nothing changes for the others
-        assert len(watcher.pending()) == watcher_frames
-        assert len(decoded(tab2)) == 1
-        hub.detach(board, tab1)  # one tab left: still online, no news
-        assert len(watcher.pending()) == watcher_frames
-        hub.detach(board, tab2)
-        assert decoded(watcher)[-1]["table"]["players"][0]["connected"] is False
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_presence_changes_reach_everybody_other_tabs_only_the_new_one() -> None:
+    hub = Hub(max_tabs_per_seat=2, max_spectators=1)
+    board = Board(hub)
+    watcher = Connection(None)
+    hub.attach(board, watcher)
+    assert len(decoded(watcher)) == 1
+    tab1 = Connection(0)
+    hub.attach(board, tab1)  # seat 0 comes online: everybody hears of it
+    assert decoded(watcher)[-1]["table"]["players"][0]["connected"] is True
+    watcher_frames = len(watcher.pending())
+    tab2 = Connection(0)
+    hub.attach(board, tab2)  # a second tab: nothing changes for the others
+    assert len(watcher.pending()) == watcher_frames
+    assert len(decoded(tab2)) == 1
+    hub.detach(board, tab1)  # one tab left: still online, no news
+    assert len(watcher.pending()) == watcher_frames
+    hub.detach(board, tab2)
+    assert decoded(watcher)[-1]["table"]["players"][0]["connected"] is False
 
 
-def test_limits_per_seat_and_for_spectators() -> None:
-    async def main() -> None:
-        hub = Hub(max_tabs_per_seat=2, max_spectators=1)
-        board = Board(hub)
-        hub.attach(board, Connection(0))
-        hub.attach(board, Connection(0))
-        hub.attach(board, Connection(None))
-        hub.attach(board, Connection(1))
-        for seat in (0, None):
-            assert not hub.room_for(board.id, seat)
-            with pytest.raises(TooManyConnections):
-                hub.attach(board, Connection(seat))
-        assert hub.room_for(board.id, 1)
-        assert hub.count(board.id) == 4
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_limits_per_seat_and_for_spectators() -> None:
+    hub = Hub(max_tabs_per_seat=2, max_spectators=1)
+    board = Board(hub)
+    hub.attach(board, Connection(0))
+    hub.attach(board, Connection(0))
+    hub.attach(board, Connection(None))
+    hub.attach(board, Connection(1))
+    for seat in (0, None):
+        assert not hub.room_for(board.id, seat)
+        with pytest.raises(TooManyConnections):
+            hub.attach(board, Connection(seat))
+    assert hub.room_for(board.id, 1)
+    assert hub.count(board.id) == 4
 
 
-def test_unsent_states_are_replaced_but_other_frames_are_kept() -> None:
-    async def main() -> None:
-        conn = Connection(0)
-        conn.send(b'{"version":1}', state=True)
-        conn.send_message({"type": "pong"})
-        conn.send(b'{"version":2}', state=True)
-        conn.send(b'{"version":3}', state=True)
-        assert conn.pending() == [b'{"type":"pong"}', b'{"version":3}']
-        assert await conn.next_frame() == b'{"type":"pong"}'
-        assert await conn.next_frame() == b'{"version":3}'
-        conn.close(1012, "restart")
-        assert await conn.next_frame() is None
-        assert (conn.close_code, conn.close_reason) == (1012, "restart")
-        conn.send(b"late")  # ignored once closed
-        assert conn.pending() == []
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_unsent_states_are_replaced_but_other_frames_are_kept() -> None:
+    conn = Connection(0)
+    conn.send(b'{"version":1}', state=True)
+    conn.send_message({"type": "pong"})
+    conn.send(b'{"version":2}', state=True)
+    conn.send(b'{"version":3}', state=True)
+    assert conn.pending() == [b'{"type":"pong"}', b'{"version":3}']
+    assert await conn.next_frame() == b'{"type":"pong"}'
+    assert await conn.next_frame() == b'{"version":3}'
+    conn.close(1012, "restart")
+    assert await conn.next_frame() is None
+    assert (conn.close_code, conn.close_reason) == (1012, "restart")
+    conn.send(b"late")  # ignored once closed
+    assert conn.pending() == []
 
 
 def test_a_socket_that_never_reads_is_closed_not_buffered_forever() -> None:
@@ -118,34 +112,30 @@ def test_a_socket_that_never_reads_is_closed_not_buffered_forever() -> None:
     assert conn.closed and conn.close_code == 1008
 
 
-def test_close_table_and_close_all() -> None:
-    async def main() -> None:
-        hub = Hub(max_tabs_per_seat=2, max_spectators=2)
-        board = Board(hub)
-        conns = [Connection(0), Connection(None)]
-        for conn in conns:
-            hub.attach(board, conn)
-        hub.close_table(board.id, 4404, "table expired")
-        assert [c.close_code for c in conns] == [4404, 4404]
-        assert hub.count(board.id) == 0
-        again = Connection(1)
-        hub.attach(board, again)
-        hub.close_all(1012)
-        assert again.close_code == 1012
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_close_table_and_close_all() -> None:
+    hub = Hub(max_tabs_per_seat=2, max_spectators=2)
+    board = Board(hub)
+    conns = [Connection(0), Connection(None)]
+    for conn in conns:
+        hub.attach(board, conn)
+    hub.close_table(board.id, 4404, "table expired")
+    assert [c.close_code for c in conns] == [4404, 4404]
+    assert hub.count(board.id) == 0
+    again = Connection(1)
+    hub.attach(board, again)
+    hub.close_all(1012)
+    assert again.close_code == 1012
 
 
-def test_next_frame_waits_for_a_frame() -> None:
-    async def main() -> bytes | None:
-        conn = Connection(0)
-        waiting = asyncio.create_task(conn.next_frame())
-        await asyncio.sleep(0)
-        assert not waiting.done()
-        conn.send(b"x", state=True)
-        return await asyncio.wait_for(waiting, 5)
-
-    assert asyncio.run(main()) == b"x"
+@pytest.mark.anyio
+async def test_next_frame_waits_for_a_frame() -> None:
+    conn = Connection(0)
+    waiting = asyncio.create_task(conn.next_frame())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    conn.send(b"x", state=True)
+    assert await asyncio.wait_for(waiting, 5) == b"x"
 
 
 def test_shared_parts_are_encoded_once_and_frames_stay_the_same_bytes() -> None:

@@ -45,48 +45,46 @@ async def a_site(path: Path) -> tuple[dict[str, bytes], dict[str, object]]:
     return seen, first
 
 
-def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
+@pytest.mark.anyio
+async def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
     path = tmp_path / "tables.sqlite3"
 
-    async def main() -> None:
-        seen, first = await a_site(path)
-        with sqlite3.connect(path) as db:
-            counts = {
-                n: db.execute(f"SELECT count(*) FROM {n}").fetchone()[0]
-                for n in ("tables", "events", "hands", "set_aside", "reviews")
-            }
-        done = await migrate(path, pg_url)
-        assert done.rows == counts and done.verified == 2
+    seen, first = await a_site(path)
+    with sqlite3.connect(path) as db:
+        counts = {
+            n: db.execute(f"SELECT count(*) FROM {n}").fetchone()[0]
+            for n in ("tables", "events", "hands", "set_aside", "reviews")
+        }
+    done = await migrate(path, pg_url)
+    assert done.rows == counts and done.verified == 2
 
-        # Read back the way a worker does: claim each table and replay it.
-        store = PostgresStore(pg_url)
-        await store.open()
-        try:
-            for table_id, before in seen.items():
-                claimed = await store.claim(table_id, "test")
-                assert claimed is not None
-                _, match = rebuild_match(claimed[1])
-                assert views(match) == before
-            (table_id,) = first
-            assert await store.hand(table_id, 1) == first[table_id]
-            review = {"hand": 1, "seat": 0, "decisions": []}
-            assert await store.review(table_id, 1, 0) == review
-            assert set((await store.set_aside_tables()).values()) == {"a test's damage"}
-        finally:
-            await store.close()
+    # Read back the way a worker does: claim each table and replay it.
+    store = PostgresStore(pg_url)
+    await store.open()
+    try:
+        for table_id, before in seen.items():
+            claimed = await store.claim(table_id, "test")
+            assert claimed is not None
+            _, match = rebuild_match(claimed[1])
+            assert views(match) == before
+        (table_id,) = first
+        assert await store.hand(table_id, 1) == first[table_id]
+        review = {"hand": 1, "seat": 0, "decisions": []}
+        assert await store.review(table_id, 1, 0) == review
+        assert set((await store.set_aside_tables()).values()) == {"a test's damage"}
+    finally:
+        await store.close()
 
-        # A second copy into the same database is refused and changes nothing.
-        with pytest.raises(MigrationError, match="not empty"):
-            await migrate(path, pg_url)
-        store = PostgresStore(pg_url)
-        await store.open()
-        try:
-            (tables,) = await store.pool.fetchrow("SELECT count(*) FROM tables")
-            assert tables == counts["tables"]
-        finally:
-            await store.close()
-
-    asyncio.run(main())
+    # A second copy into the same database is refused and changes nothing.
+    with pytest.raises(MigrationError, match="not empty"):
+        await migrate(path, pg_url)
+    store = PostgresStore(pg_url)
+    await store.open()
+    try:
+        (tables,) = await store.pool.fetchrow("SELECT count(*) FROM tables")
+        assert tables == counts["tables"]
+    finally:
+        await store.close()
 
 
 def test_the_command_copies_and_says_so(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
@@ -102,10 +100,11 @@ def test_the_command_copies_and_says_so(tmp_path: Path, pg_url: str) -> None:  #
     assert again.returncode == 1 and "not empty" in again.stderr
 
 
-def test_an_unreachable_database_is_a_clear_refusal(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_an_unreachable_database_is_a_clear_refusal(tmp_path: Path) -> None:
     path = tmp_path / "tables.sqlite3"
-    asyncio.run(a_site(path))
+    await a_site(path)
     with pytest.raises(MigrationError, match="cannot open the database"):
-        asyncio.run(migrate(path, "postgresql://gin@127.0.0.1:1/none"))
+        await migrate(path, "postgresql://gin@127.0.0.1:1/none")
     with sqlite3.connect(path) as db:  # the data file is untouched
         assert db.execute("SELECT count(*) FROM tables").fetchone() == (3,)

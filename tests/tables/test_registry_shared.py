@@ -10,6 +10,7 @@ import pytest
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.tables.hub import CLOSE_RESTART, Connection, Hub
+from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Moved, StoreUnavailable
@@ -35,120 +36,116 @@ async def shut(*registries: Registry) -> None:
         await r.store.close()
 
 
+def shared(registry: Registry) -> Shared:
+    """The registry's ownership, chosen from its store: shared with PostgreSQL."""
+    assert isinstance(registry.ownership, Shared)
+    return registry.ownership
+
+
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
     legal: list[dict[str, Any]] = playable(wire(table.match.view(seat))["legal"])
     return legal[0]
 
 
-def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-        try:
-            table, _ = await a.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-            await a.join(table.id, "Bob")
-            assert b.get(table.id) is None  # nothing loaded: claimed when asked for
-            conn = Connection(0)
-            a.hub.attach(table, conn)
-            before = len(conn.pending())
-            moved = await b.find(table.id)
-            assert moved is not None and moved.epoch == table.epoch + 1
-            assert moved.version == table.version
-            seat = wire(moved.match.view(None))["hand"]["turn"]
-            # The old owner still holds its copy until it writes: its append is refused,
-            # the table dropped, its socket closed with 1012, and nothing was broadcast.
-            with pytest.raises(Moved) as refused:
-                await a.act(table, seat, parse_action(first_legal(table, seat)), table.version)
-            assert refused.value.code == "server_error"
-            assert a.get(table.id) is None
-            assert conn.close_code == CLOSE_RESTART
-            assert len(conn.pending()) == before
-            # The new owner plays on from the same version.
-            await b.act(moved, seat, parse_action(first_legal(moved, seat)), moved.version)
-            assert moved.version == table.version + 1
-        finally:
-            await shut(a, b)
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: str) -> None:
+    a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+    try:
+        table, _ = await a.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await a.join(table.id, "Bob")
+        assert b.get(table.id) is None  # nothing loaded: claimed when asked for
+        conn = Connection(0)
+        a.hub.attach(table, conn)
+        before = len(conn.pending())
+        moved = await b.find(table.id)
+        assert moved is not None and moved.epoch == table.epoch + 1
+        assert moved.version == table.version
+        seat = wire(moved.match.view(None))["hand"]["turn"]
+        # The old owner still holds its copy until it writes: its append is refused,
+        # the table dropped, its socket closed with 1012, and nothing was broadcast.
+        with pytest.raises(Moved) as refused:
+            await a.act(table, seat, parse_action(first_legal(table, seat)), table.version)
+        assert refused.value.code == "server_error"
+        assert a.get(table.id) is None
+        assert conn.close_code == CLOSE_RESTART
+        assert len(conn.pending()) == before
+        # The new owner plays on from the same version.
+        await b.act(moved, seat, parse_action(first_legal(moved, seat)), moved.version)
+        assert moved.version == table.version + 1
+    finally:
+        await shut(a, b)
 
 
-def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-        try:
-            t1, _ = await a.create(OPTIONS, "Ann")
-            t2, _ = await a.create(OPTIONS, "Cy")
-            conn = Connection(None)
-            a.hub.attach(t1, conn)
-            assert await a.watch_once() == 0
-            await b.find(t1.id)
-            assert await a.watch_once() == 1
-            assert a.get(t1.id) is None and a.get(t2.id) is t2
-            assert conn.close_code == CLOSE_RESTART
-            # Asked again, it claims it back: one more epoch, one owner.
-            back = await a.find(t1.id)
-            assert back is not None and back.epoch == 3
-            assert await b.watch_once() == 1 and b.get(t1.id) is None
-        finally:
-            await shut(a, b)
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: str) -> None:
+    a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+    try:
+        t1, _ = await a.create(OPTIONS, "Ann")
+        t2, _ = await a.create(OPTIONS, "Cy")
+        conn = Connection(None)
+        a.hub.attach(t1, conn)
+        assert await shared(a).watch_once() == 0
+        await b.find(t1.id)
+        assert await shared(a).watch_once() == 1
+        assert a.get(t1.id) is None and a.get(t2.id) is t2
+        assert conn.close_code == CLOSE_RESTART
+        # Asked again, it claims it back: one more epoch, one owner.
+        back = await a.find(t1.id)
+        assert back is not None and back.epoch == 3
+        assert await shared(b).watch_once() == 1 and b.get(t1.id) is None
+    finally:
+        await shut(a, b)
 
 
-def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-        try:
-            table, _ = await a.create(OPTIONS, "Ann")
-            found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
-            assert all(f is found[0] for f in found) and b.claims == 1
-            assert await b.find("no-such-table") is None
-        finally:
-            await shut(a, b)
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
+    a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+    try:
+        table, _ = await a.create(OPTIONS, "Ann")
+        found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
+        assert all(f is found[0] for f in found) and shared(b).claims == 1
+        assert await b.find("no-such-table") is None
+    finally:
+        await shut(a, b)
 
 
-def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str) -> None:
-    async def main() -> None:
-        now = [1_000.0]
-        store = PostgresStore(pg_url, owner="a")
-        await store.open()
-        hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-        a = Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, clock=lambda: now[0])
-        try:
-            idle, _ = await a.create(OPTIONS, "Ann")
-            watched, _ = await a.create(OPTIONS, "Cy")
-            a.hub.attach(watched, Connection(None))
-            now[0] += a.release_seconds + 1
-            assert a.release_idle() == 1
-            assert a.get(idle.id) is None and a.get(watched.id) is watched
-            back = await a.find(idle.id)
-            assert back is not None and back.epoch == idle.epoch + 1
-        finally:
-            await shut(a)
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str) -> None:
+    now = [1_000.0]
+    store = PostgresStore(pg_url, owner="a")
+    await store.open()
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    a = Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, clock=lambda: now[0])
+    try:
+        idle, _ = await a.create(OPTIONS, "Ann")
+        watched, _ = await a.create(OPTIONS, "Cy")
+        a.hub.attach(watched, Connection(None))
+        now[0] += shared(a).release_seconds + 1
+        assert shared(a).release_idle() == 1
+        assert a.get(idle.id) is None and a.get(watched.id) is watched
+        back = await a.find(idle.id)
+        assert back is not None and back.epoch == idle.epoch + 1
+    finally:
+        await shut(a)
 
 
-def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-        a.watch_seconds = 0.05
-        a.start_watch()
-        try:
-            table, _ = await a.create(OPTIONS, "Ann")
-            await asyncio.sleep(0.1)
-            await b.find(table.id)
-            # As if paused: the watch has not run for longer than three rounds.
-            a._watch_task.cancel()  # type: ignore[union-attr]
-            a._watched_at -= 1.0
-            again = await a.find(table.id)
-            assert again is not None and again is not table
-            assert again.epoch == table.epoch + 2  # b's claim, then a's own
-        finally:
-            await shut(a, b)
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
+    a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
+    shared(a).watch_seconds = 0.05
+    shared(a).start()
+    try:
+        table, _ = await a.create(OPTIONS, "Ann")
+        await asyncio.sleep(0.1)
+        await b.find(table.id)
+        # As if paused: the watch has not run for longer than three rounds.
+        shared(a)._watch_task.cancel()  # type: ignore[union-attr]
+        shared(a)._watched_at -= 1.0
+        again = await a.find(table.id)
+        assert again is not None and again is not table
+        assert again.epoch == table.epoch + 2  # b's claim, then a's own
+    finally:
+        await shut(a, b)
 
 
 class Stalling(PostgresStore):
@@ -167,42 +164,38 @@ class Stalling(PostgresStore):
         await super().append(*args, **kw)
 
 
-def test_a_store_call_that_never_answers_frees_the_table_after_store_seconds(
+@pytest.mark.anyio
+async def test_a_store_call_that_never_answers_frees_the_table_after_store_seconds(
     pg_url: str,
 ) -> None:
-    async def main() -> None:
-        store = Stalling(pg_url, owner="a")
-        await store.open()
-        registry = Registry(
-            store,
-            Hub(max_tabs_per_seat=5, max_spectators=20),
-            expiry_seconds=3600.0,
-            computer_delay=0.0,
-            owner="a",
-        )
-        registry.store_seconds = 0.5
-        try:
-            table, _ = await registry.create(
-                OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0
-            )
-            await registry.join(table.id, "Bob")
-            seat = wire(table.match.view(None))["hand"]["turn"]
-            action = parse_action(first_legal(table, seat))
-            store.stall = True
-            # Refused as any store failure is (server_error), not waited on for ever:
-            # the table's lock is free and the move may be sent again.
-            with pytest.raises(StoreUnavailable) as refused:
-                await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
-            assert refused.value.code == "server_error"
-            assert table.doubtful and table.version == 1
-            store.stall = False
-            await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
-            assert table.version == 2 and not table.doubtful
-        finally:
-            store.released.set()
-            await shut(registry)
-
-    asyncio.run(main())
+    store = Stalling(pg_url, owner="a")
+    await store.open()
+    registry = Registry(
+        store,
+        Hub(max_tabs_per_seat=5, max_spectators=20),
+        expiry_seconds=3600.0,
+        computer_delay=0.0,
+        owner="a",
+    )
+    shared(registry).store_seconds = 0.5
+    try:
+        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await registry.join(table.id, "Bob")
+        seat = wire(table.match.view(None))["hand"]["turn"]
+        action = parse_action(first_legal(table, seat))
+        store.stall = True
+        # Refused as any store failure is (server_error), not waited on for ever:
+        # the table's lock is free and the move may be sent again.
+        with pytest.raises(StoreUnavailable) as refused:
+            await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
+        assert refused.value.code == "server_error"
+        assert table.doubtful and table.version == 1
+        store.stall = False
+        await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
+        assert table.version == 2 and not table.doubtful
+    finally:
+        store.released.set()
+        await shut(registry)
 
 
 class Stubborn(PostgresStore):
@@ -230,46 +223,41 @@ class Stubborn(PostgresStore):
         return await super().claim(*args, **kw)
 
 
-def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
+@pytest.mark.anyio
+async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
     pg_url: str,
 ) -> None:
     """The outage test's stuck table (issue 30): a doubtful table's settling claim hung
     in a clean-up that outlived its cancellation, and `wait_for` waited for it: the
     table's lock was never free again. Given up at `store_seconds`, without waiting."""
-
-    async def main() -> None:
-        store = Stubborn(pg_url, owner="a")
-        await store.open()
-        registry = Registry(
-            store,
-            Hub(max_tabs_per_seat=5, max_spectators=20),
-            expiry_seconds=3600.0,
-            computer_delay=0.0,
-            owner="a",
-        )
-        registry.store_seconds = 0.5
-        try:
-            table, _ = await registry.create(
-                OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0
-            )
-            await registry.join(table.id, "Bob")
-            seat = wire(table.match.view(None))["hand"]["turn"]
-            action = parse_action(first_legal(table, seat))
-            store.stall = True
-            with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
-                await registry.act(table, seat, action, table.version)
-            assert table.doubtful
-            # The move sent again: settling claims the table, and that claim hangs.
-            with pytest.raises(StoreUnavailable) as refused:
-                await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
-            assert refused.value.code == "server_error"
-            assert table.doubtful and table.version == 1 and not table.lock.locked()
-            store.stall = False
-            store.released.set()
-            await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
-            assert table.version == 2 and not table.doubtful
-        finally:
-            store.released.set()
-            await shut(registry)
-
-    asyncio.run(main())
+    store = Stubborn(pg_url, owner="a")
+    await store.open()
+    registry = Registry(
+        store,
+        Hub(max_tabs_per_seat=5, max_spectators=20),
+        expiry_seconds=3600.0,
+        computer_delay=0.0,
+        owner="a",
+    )
+    shared(registry).store_seconds = 0.5
+    try:
+        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await registry.join(table.id, "Bob")
+        seat = wire(table.match.view(None))["hand"]["turn"]
+        action = parse_action(first_legal(table, seat))
+        store.stall = True
+        with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
+            await registry.act(table, seat, action, table.version)
+        assert table.doubtful
+        # The move sent again: settling claims the table, and that claim hangs.
+        with pytest.raises(StoreUnavailable) as refused:
+            await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
+        assert refused.value.code == "server_error"
+        assert table.doubtful and table.version == 1 and not table.lock.locked()
+        store.stall = False
+        store.released.set()
+        await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
+        assert table.version == 2 and not table.doubtful
+    finally:
+        store.released.set()
+        await shut(registry)

@@ -10,7 +10,7 @@ import pytest
 
 from hollywood_gin.tables.sqlite_store import SCHEMA_VERSION, SqliteStore
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
-from tests.tables.stores import make_store, pg_url, postgres, store_kind
+from tests.tables.stores import make_store, opened, pg_url, postgres, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
 
@@ -38,16 +38,10 @@ async def roundtrip(store: TableStore) -> list[TableRecord]:
     return await store.load_all()
 
 
-def test_create_seats_append_load(store_kind: str, tmp_path: Path) -> None:
-    async def main() -> list[TableRecord]:
-        store = make_store(store_kind, tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            return await roundtrip(store)
-        finally:
-            await store.close()
-
-    loaded = {r.table_id: r for r in asyncio.run(main())}
+@pytest.mark.anyio
+async def test_create_seats_append_load(store_kind: str, tmp_path: Path) -> None:
+    async with opened(make_store(store_kind, tmp_path / "s.sqlite3")) as store:
+        loaded = {r.table_id: r for r in await roundtrip(store)}
     t1 = loaded["t1"]
     assert [e["event"] for e in t1.log] == ["start", "deal", "action", "arrange"]
     assert [s.name for s in t1.seats] == ["Ann", "Bob"]
@@ -55,173 +49,134 @@ def test_create_seats_append_load(store_kind: str, tmp_path: Path) -> None:
     assert loaded["t2"].last_active == 20.0
 
 
-def test_sqlite_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_sqlite_survives_reopening_and_uses_wal(tmp_path: Path) -> None:
     path = tmp_path / "deep" / "s.sqlite3"  # the folder is made on open
 
-    async def write() -> None:
-        store = SqliteStore(path)
-        await store.open()
+    async with opened(SqliteStore(path)) as store:
         await roundtrip(store)
-        await store.close()
-
-    async def read() -> list[TableRecord]:
-        store = SqliteStore(path)
-        await store.open()
-        try:
-            return await store.load_all()
-        finally:
-            await store.close()
-
-    asyncio.run(write())
-    loaded = {r.table_id: r for r in asyncio.run(read())}
+    async with opened(SqliteStore(path)) as store:
+        loaded = {r.table_id: r for r in await store.load_all()}
     assert len(loaded["t1"].log) == 4
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
 
 
-def test_a_gap_or_a_repeat_in_the_log_is_refused(store_kind: str, tmp_path: Path) -> None:
-    async def main() -> None:
-        store = make_store(store_kind, tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            await store.create(record("t1"))
-            with pytest.raises(RuntimeError):
-                await store.append("t1", 0, [{"event": "again"}], 1.0, 1)  # seq 0 exists
-            with pytest.raises(RuntimeError):
-                await store.append("t1", 2, [{"event": "gap"}], 1.0, 1)  # seq 1 is missing
-            # The failed write left nothing behind; the next one goes through.
-            await store.append("t1", 1, [{"event": "next"}], 1.0, 1)
-            (loaded,) = await store.load_all()
-            assert [e["event"] for e in loaded.log] == ["start", "next"]
-        finally:
-            await store.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_gap_or_a_repeat_in_the_log_is_refused(store_kind: str, tmp_path: Path) -> None:
+    store = make_store(store_kind, tmp_path / "s.sqlite3")
+    await store.open()
+    try:
+        await store.create(record("t1"))
+        with pytest.raises(RuntimeError):
+            await store.append("t1", 0, [{"event": "again"}], 1.0, 1)  # seq 0 exists
+        with pytest.raises(RuntimeError):
+            await store.append("t1", 2, [{"event": "gap"}], 1.0, 1)  # seq 1 is missing
+        # The failed write left nothing behind; the next one goes through.
+        await store.append("t1", 1, [{"event": "next"}], 1.0, 1)
+        (loaded,) = await store.load_all()
+        assert [e["event"] for e in loaded.log] == ["start", "next"]
+    finally:
+        await store.close()
 
 
-def test_expire_removes_idle_tables_and_their_events(store_kind: str, tmp_path: Path) -> None:
-    async def main() -> tuple[list[str], list[str]]:
-        store = make_store(store_kind, tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            await store.create(record("old", last_active=10.0))
-            await store.create(record("new", last_active=100.0))
-            gone = await store.expire(before=50.0)
-            return gone, [r.table_id for r in await store.load_all()]
-        finally:
-            await store.close()
-
-    gone, left = asyncio.run(main())
+@pytest.mark.anyio
+async def test_expire_removes_idle_tables_and_their_events(store_kind: str, tmp_path: Path) -> None:
+    async with opened(make_store(store_kind, tmp_path / "s.sqlite3")) as store:
+        await store.create(record("old", last_active=10.0))
+        await store.create(record("new", last_active=100.0))
+        gone = await store.expire(before=50.0)
+        left = [r.table_id for r in await store.load_all()]
     assert gone == ["old"] and left == ["new"]
     if store_kind == "sqlite":
         with sqlite3.connect(tmp_path / "s.sqlite3") as db:
             assert db.execute("SELECT COUNT(*) FROM events WHERE table_id='old'").fetchone() == (0,)
 
 
-def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) -> None:
-    async def main() -> tuple[int, int, int]:
-        store = SqliteStore(tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            for i in range(20):
-                await store.create(record(f"t{i}"))
-            base_commits, base_writes = store.commits, store.writes
-            await asyncio.gather(
-                *(store.append(f"t{i}", 1, [{"event": "action", "n": i}], 1.0) for i in range(20))
-            )
-            loaded = await store.load_all()
-            assert all(len(r.log) == 2 for r in loaded)
-            return store.commits - base_commits, store.writes - base_writes, len(loaded)
-        finally:
-            await store.close()
-
-    commits, writes, tables = asyncio.run(main())
+@pytest.mark.anyio
+async def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) -> None:
+    async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
+        for i in range(20):
+            await store.create(record(f"t{i}"))
+        base_commits, base_writes = store.commits, store.writes
+        await asyncio.gather(
+            *(store.append(f"t{i}", 1, [{"event": "action", "n": i}], 1.0, 1) for i in range(20))
+        )
+        loaded = await store.load_all()
+        assert all(len(r.log) == 2 for r in loaded)
+        commits, writes, tables = (
+            store.commits - base_commits,
+            store.writes - base_writes,
+            len(loaded),
+        )
     assert writes == 20 and tables == 20
     # The first append commits alone; the 19 queued behind it share one transaction.
     assert commits < writes, (commits, writes)
 
 
-def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> None:
-    async def main() -> list[object]:
-        store = SqliteStore(tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            await store.create(record("t1"))
-            await store.create(record("t2"))
-            results = await asyncio.gather(
-                store.append("t1", 1, [{"event": "a"}], 1.0),
-                store.append("t1", 1, [{"event": "b"}], 1.0),  # same seq: refused
-                store.append("t2", 1, [{"event": "x"}], 1.0),  # another table: unaffected
-                return_exceptions=True,
-            )
-            loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
-            return [*results, loaded]
-        finally:
-            await store.close()
-
-    first, second, third, loaded = asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> None:
+    async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
+        await store.create(record("t1"))
+        await store.create(record("t2"))
+        first, second, third = await asyncio.gather(
+            store.append("t1", 1, [{"event": "a"}], 1.0, 1),
+            store.append("t1", 1, [{"event": "b"}], 1.0, 1),  # same seq: refused
+            store.append("t2", 1, [{"event": "x"}], 1.0, 1),  # another table: unaffected
+            return_exceptions=True,
+        )
+        loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
     assert first is None and third is None
     assert isinstance(second, RuntimeError)
     assert loaded == {"t1": ["start", "a"], "t2": ["start", "x"]}
 
 
-def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
+    tmp_path: Path,
+) -> None:
     """The batched insert falls back to one append at a time when SQLite refuses one."""
     path = tmp_path / "s.sqlite3"
 
-    async def main() -> list[object]:
-        store = SqliteStore(path)
-        await store.open()
-        try:
-            for name in ("t1", "t2", "t3"):
-                await store.create(record(name))
-            # SQLite itself refuses t3's events from now on (as a full disk would).
-            with sqlite3.connect(path) as db:
-                db.execute(
-                    "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_id = 't3'"
-                    " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-                )
-            results = await asyncio.gather(
-                store.append("t1", 1, [{"event": "a"}], 1.0),
-                store.append("nowhere", 0, [{"event": "z"}], 1.0),  # no such table: refused
-                store.append("t3", 1, [{"event": "q"}], 1.0),  # refused by SQLite
-                store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0),
-                store.append("t1", 2, [{"event": "b"}], 1.0),  # follows the first one
-                return_exceptions=True,
+    async with opened(SqliteStore(path)) as store:
+        for name in ("t1", "t2", "t3"):
+            await store.create(record(name))
+        # SQLite itself refuses t3's events from now on (as a full disk would).
+        with sqlite3.connect(path) as db:
+            db.execute(
+                "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_id = 't3'"
+                " BEGIN SELECT RAISE(ABORT, 'refused'); END"
             )
-            # t3's log still ends at 0: the refused append left nothing behind.
-            with pytest.raises(RuntimeError):
-                await store.append("t3", 2, [{"event": "after"}], 1.0)
-            loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
-            return [*results, loaded]
-        finally:
-            await store.close()
-
-    a, nowhere, refused, x, b, loaded = asyncio.run(main())
+        a, nowhere, refused, x, b = await asyncio.gather(
+            store.append("t1", 1, [{"event": "a"}], 1.0, 1),
+            store.append("nowhere", 0, [{"event": "z"}], 1.0, 1),  # no such table: refused
+            store.append("t3", 1, [{"event": "q"}], 1.0, 1),  # refused by SQLite
+            store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0, 1),
+            store.append("t1", 2, [{"event": "b"}], 1.0, 1),  # follows the first one
+            return_exceptions=True,
+        )
+        # t3's log still ends at 0: the refused append left nothing behind.
+        with pytest.raises(RuntimeError):
+            await store.append("t3", 2, [{"event": "after"}], 1.0, 1)
+        loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
     assert a is None and x is None and b is None
     assert isinstance(nowhere, RuntimeError) and "nowhere" in str(nowhere)
     assert isinstance(refused, sqlite3.IntegrityError) and "refused" in str(refused)
     assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"], "t3": ["start"]}
 
 
-def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path) -> None:
-    async def main() -> list[str]:
-        store = SqliteStore(tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            await store.create(record("t1"))
-            await store.append("t1", 1, [{"event": "a"}, {"event": "b"}], 1.0)  # ends at 2
-            await store.delete("t1")
-            await store.create(record("t1"))  # ends at 0 again
-            with pytest.raises(RuntimeError):
-                await store.append("t1", 3, [{"event": "stale"}], 1.0)
-            await store.append("t1", 1, [{"event": "fresh"}], 1.0)
-            (loaded,) = await store.load_all()
-            return [e["event"] for e in loaded.log]
-        finally:
-            await store.close()
-
-    assert asyncio.run(main()) == ["start", "fresh"]
+@pytest.mark.anyio
+async def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path) -> None:
+    async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
+        await store.create(record("t1"))
+        await store.append("t1", 1, [{"event": "a"}, {"event": "b"}], 1.0, 1)  # ends at 2
+        await store.delete("t1")
+        await store.create(record("t1"))  # ends at 0 again
+        with pytest.raises(RuntimeError):
+            await store.append("t1", 3, [{"event": "stale"}], 1.0, 1)
+        await store.append("t1", 1, [{"event": "fresh"}], 1.0, 1)
+        (loaded,) = await store.load_all()
+    assert [e["event"] for e in loaded.log] == ["start", "fresh"]
 
 
 # The layout of the first releases (schema version 1, no user_version set), as it was.
@@ -240,7 +195,8 @@ CREATE INDEX tables_last_active ON tables(last_active);
 """
 
 
-def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> None:
     path = tmp_path / "old.sqlite3"
     with sqlite3.connect(path) as db:
         db.executescript(V1_SCHEMA)
@@ -253,19 +209,12 @@ def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> 
         for table_id, seq in [("a", 2), ("b", 0), ("a", 0), ("a", 1)]:
             db.execute("INSERT INTO events VALUES (?, ?, ?)", (table_id, seq, f'{{"n": {seq}}}'))
 
-    async def main() -> list[TableRecord]:
-        store = SqliteStore(path)
-        await store.open()
-        try:
-            with pytest.raises(RuntimeError):
-                await store.append("a", 2, [{"n": "again"}], 3.0)  # seq 2 is stored
-            await store.append("a", 3, [{"n": 3}], 3.0)
-            await store.append("b", 1, [{"n": 1}], 3.0)
-            return await store.load_all()
-        finally:
-            await store.close()
-
-    loaded = {r.table_id: r for r in asyncio.run(main())}
+    async with opened(SqliteStore(path)) as store:
+        with pytest.raises(RuntimeError):
+            await store.append("a", 2, [{"n": "again"}], 3.0, 1)  # seq 2 is stored
+        await store.append("a", 3, [{"n": 3}], 3.0, 1)
+        await store.append("b", 1, [{"n": 1}], 3.0, 1)
+        loaded = {r.table_id: r for r in await store.load_all()}
     assert [e["n"] for e in loaded["a"].log] == [0, 1, 2, 3]
     assert [e["n"] for e in loaded["b"].log] == [0, 1]
     assert loaded["a"].last_active == 3.0 and loaded["a"].seats[0].name == "Ann"
@@ -278,64 +227,47 @@ def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Path) -> 
         assert "hooks" not in columns and "base_seq" in columns
 
 
-def test_reviews_are_kept_per_hand_and_seat_and_go_with_their_table(
+@pytest.mark.anyio
+async def test_reviews_are_kept_per_hand_and_seat_and_go_with_their_table(
     store_kind: str, tmp_path: Path
 ) -> None:
     review = {"hand": 1, "seat": 0, "decisions": [], "summary": {"decisions": 0}}
 
-    async def main() -> list[object]:
-        store = make_store(store_kind, tmp_path / "s.sqlite3")
-        await store.open()
-        try:
-            await store.create(record("t1"))
-            await store.create(record("old", last_active=10.0))
-            seen: list[object] = [await store.review("t1", 1, 0)]
-            await store.save_review("t1", 1, 0, review)
-            await store.save_review("old", 1, 0, review)
-            await store.save_review("gone", 1, 0, review)  # no such table: nothing kept
-            seen += [
-                await store.review("t1", 1, 0),
-                await store.review("t1", 1, 1),
-                await store.review("t1", 2, 0),
-                await store.review("gone", 1, 0),
-            ]
-            await store.save_review("t1", 1, 0, {**review, "again": True})  # the same key
-            seen.append(await store.review("t1", 1, 0))
-            await store.expire(before=50.0)
-            seen.append(await store.review("old", 1, 0))
-            await store.delete("t1")
-            seen.append(await store.review("t1", 1, 0))
-            return seen
-        finally:
-            await store.close()
-
-    seen = asyncio.run(main())
+    async with opened(make_store(store_kind, tmp_path / "s.sqlite3")) as store:
+        await store.create(record("t1"))
+        await store.create(record("old", last_active=10.0))
+        seen: list[object] = [await store.review("t1", 1, 0)]
+        await store.save_review("t1", 1, 0, review)
+        await store.save_review("old", 1, 0, review)
+        await store.save_review("gone", 1, 0, review)  # no such table: nothing kept
+        seen += [
+            await store.review("t1", 1, 0),
+            await store.review("t1", 1, 1),
+            await store.review("t1", 2, 0),
+            await store.review("gone", 1, 0),
+        ]
+        await store.save_review("t1", 1, 0, {**review, "again": True})  # the same key
+        seen.append(await store.review("t1", 1, 0))
+        await store.expire(before=50.0)
+        seen.append(await store.review("old", 1, 0))
+        await store.delete("t1")
+        seen.append(await store.review("t1", 1, 0))
     assert seen == [None, review, None, None, None, {**review, "again": True}, None, None]
 
 
-def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: Path) -> None:
     path = tmp_path / "v4.sqlite3"
 
-    async def write() -> None:
-        store = SqliteStore(path)
-        await store.open()
+    async with opened(SqliteStore(path)) as store:
         await store.create(record("t1"))
-        await store.close()
-
-    asyncio.run(write())
     with sqlite3.connect(path) as db:  # as version 4 left it: no reviews
         db.execute("DROP TABLE reviews")
         db.execute("PRAGMA user_version = 4")
 
-    async def reopen() -> tuple[list[str], object]:
-        store = SqliteStore(path)
-        await store.open()
-        try:
-            await store.save_review("t1", 1, 1, {"hand": 1})
-            return [r.table_id for r in await store.load_all()], await store.review("t1", 1, 1)
-        finally:
-            await store.close()
-
-    assert asyncio.run(reopen()) == (["t1"], {"hand": 1})
+    async with opened(SqliteStore(path)) as store:
+        await store.save_review("t1", 1, 1, {"hand": 1})
+        tables = [r.table_id for r in await store.load_all()]
+        assert (tables, await store.review("t1", 1, 1)) == (["t1"], {"hand": 1})
     with sqlite3.connect(path) as db:
         assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)

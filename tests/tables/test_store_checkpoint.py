@@ -6,8 +6,10 @@ import asyncio
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import SeatRecord, TableRecord
+from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 
 def record(table_id: str) -> TableRecord:
@@ -21,31 +23,28 @@ def record(table_id: str) -> TableRecord:
     )
 
 
-def test_commits_never_checkpoint_and_the_checkpointer_copies_the_wal(tmp_path: Path) -> None:
-    async def scenario() -> tuple[int, tuple[int, int, int], int]:
-        store = SqliteStore(tmp_path / "t.sqlite3", checkpoint_seconds=0.02)
-        await store.open()
-        for i in range(20):
-            await store.create(record(f"t{i}"))
-            await store.append(f"t{i}", 1, [{"event": "action", "n": i}], 2.0)
-        autocheckpoint = await store._run(
-            lambda db: db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
-        )
-        # Bounded wait for the background checkpointer's first round after the writes.
-        seen = store.checkpoints
-        for _ in range(250):
-            if store.checkpoints > seen:
-                break
-            await asyncio.sleep(0.02)
-        ran = store.checkpoints - seen
-        # With no writer in between, a checkpoint now finds every WAL frame copied.
-        result = await asyncio.get_running_loop().run_in_executor(
-            store._checkpointer, store._checkpoint
-        )
-        await store.close()
-        return int(autocheckpoint), result, ran
-
-    autocheckpoint, (busy, wal_frames, copied), ran = asyncio.run(scenario())
+@pytest.mark.anyio
+async def test_commits_never_checkpoint_and_the_checkpointer_copies_the_wal(tmp_path: Path) -> None:
+    store = SqliteStore(tmp_path / "t.sqlite3", checkpoint_seconds=0.02)
+    await store.open()
+    for i in range(20):
+        await store.create(record(f"t{i}"))
+        await store.append(f"t{i}", 1, [{"event": "action", "n": i}], 2.0, FIRST_EPOCH)
+    autocheckpoint = await store._run(
+        lambda db: db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
+    )
+    # Bounded wait for the background checkpointer's first round after the writes.
+    seen = store.checkpoints
+    for _ in range(250):
+        if store.checkpoints > seen:
+            break
+        await asyncio.sleep(0.02)
+    ran = store.checkpoints - seen
+    # With no writer in between, a checkpoint now finds every WAL frame copied.
+    busy, wal_frames, copied = await asyncio.get_running_loop().run_in_executor(
+        store._checkpointer, store._checkpoint
+    )
+    await store.close()
     assert autocheckpoint == 0
     assert ran >= 1
     assert busy == 0 and wal_frames > 0 and copied == wal_frames

@@ -17,6 +17,7 @@ from fastapi.testclient import TestClient
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.lifecycle import expire
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.tables.helpers import INDEX_DECK, make_settings
@@ -73,41 +74,38 @@ async def make_tables(path: Path) -> list[str]:
     return ids
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize("kind", sorted(DAMAGE))
-def test_a_damaged_table_is_set_aside_and_the_others_play_on(
+async def test_a_damaged_table_is_set_aside_and_the_others_play_on(
     kind: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, "hollywood_gin")
     path = tmp_path / "t.sqlite3"
-    first, damaged, last = asyncio.run(make_tables(path))
+    first, damaged, last = await make_tables(path)
     with sqlite3.connect(path) as db:
         db.execute(DAMAGE[kind], {"id": damaged})
         rows_before = db.execute("SELECT * FROM tables WHERE id = ?", (damaged,)).fetchall()
     caplog.clear()
 
-    async def restart() -> tuple[int, dict[str, str], list[str], int]:
-        store = SqliteStore(path)
-        await store.open()
-        registry = registry_on(store)
-        loaded = await registry.load()
-        aside = await store.set_aside_tables()
-        # The others play on, stored as before.
-        for table_id in (first, last):
-            table = registry.get(table_id)
-            assert table is not None
-            await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
-        # Far in the future: expiry removes every idle table but the one set aside.
-        gone = await registry.expire(now=10**12)
-        await registry.close()
-        await store.close()
-        # A second start-up leaves it aside without reading it again.
-        store = SqliteStore(path)
-        await store.open()
-        again = await registry_on(store).load()
-        await store.close()
-        return loaded, aside, gone, again
-
-    loaded, aside, gone, again = asyncio.run(restart())
+    store = SqliteStore(path)
+    await store.open()
+    registry = registry_on(store)
+    loaded = await registry.load()
+    aside = await store.set_aside_tables()
+    # The others play on, stored as before.
+    for table_id in (first, last):
+        table = registry.get(table_id)
+        assert table is not None
+        await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
+    # Far in the future: expiry removes every idle table but the one set aside.
+    gone = await expire(registry, now=10**12)
+    await registry.close()
+    await store.close()
+    # A second start-up leaves it aside without reading it again.
+    store = SqliteStore(path)
+    await store.open()
+    again = await registry_on(store).load()
+    await store.close()
     assert loaded == 2 and list(aside) == [damaged] and aside[damaged]
     assert sorted(gone) == sorted([first, last]) and again == 0
     with sqlite3.connect(path) as db:
@@ -134,48 +132,42 @@ def test_the_server_starts_with_a_damaged_table_in_its_file(tmp_path: Path) -> N
         assert client.get(f"/api/tables/{damaged}").status_code == 404
 
 
-def test_a_row_without_a_table_id_is_set_aside_under_its_row(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_row_without_a_table_id_is_set_aside_under_its_row(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
-    _first, damaged, _last = asyncio.run(make_tables(path))
+    _first, damaged, _last = await make_tables(path)
     with sqlite3.connect(path) as db:
         (rowid,) = db.execute("SELECT rowid FROM tables WHERE id = ?", (damaged,)).fetchone()
         db.execute("UPDATE tables SET id = NULL WHERE id = ?", (damaged,))
 
-    async def restart() -> tuple[int, dict[str, str], int]:
-        store = SqliteStore(path)
-        await store.open()
-        loaded = await registry_on(store).load()
-        aside = await store.set_aside_tables()
-        await store.close()
-        store = SqliteStore(path)
-        await store.open()
-        again = await registry_on(store).load()
-        await store.close()
-        return loaded, aside, again
-
-    loaded, aside, again = asyncio.run(restart())
+    store = SqliteStore(path)
+    await store.open()
+    loaded = await registry_on(store).load()
+    aside = await store.set_aside_tables()
+    await store.close()
+    store = SqliteStore(path)
+    await store.open()
+    again = await registry_on(store).load()
+    await store.close()
     assert loaded == 2 and again == 2
     assert list(aside) == [f"(no id, row {rowid})"]
 
 
-def test_a_started_table_whose_events_are_gone_is_set_aside(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_started_table_whose_events_are_gone_is_set_aside(tmp_path: Path) -> None:
     """Compacted (base_seq above 0) and every event lost: not a table waiting for its
     second player, which is what it would load as."""
     path = tmp_path / "t.sqlite3"
-    _first, damaged, _last = asyncio.run(make_tables(path))
+    _first, damaged, _last = await make_tables(path)
     with sqlite3.connect(path) as db:
         db.execute("UPDATE tables SET base_seq = 2 WHERE id = ?", (damaged,))
         db.execute("DELETE FROM events WHERE table_id = ?", (damaged,))
 
-    async def restart() -> tuple[int, dict[str, str]]:
-        store = SqliteStore(path)
-        await store.open()
-        loaded = await registry_on(store).load()
-        aside = await store.set_aside_tables()
-        await store.close()
-        return loaded, aside
-
-    loaded, aside = asyncio.run(restart())
+    store = SqliteStore(path)
+    await store.open()
+    loaded = await registry_on(store).load()
+    aside = await store.set_aside_tables()
+    await store.close()
     assert loaded == 2 and "beyond the log" in aside[damaged]
 
 

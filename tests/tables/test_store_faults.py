@@ -63,68 +63,61 @@ async def on_disk(path: Path) -> dict[str, TableRecord]:
         await store.close()
 
 
-def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-        store = GatedStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table = await two_seats(registry)
-        store.closed_gate = True
-        # Seat 1 passes the upcard; its socket closes while the write commits.
-        mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-        assert await asyncio.to_thread(store.entered.wait, 10)
-        mover.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await mover
-        store.closed_gate = False
-        store.gate.set()
-        # More moves work: the pass happened (it was committed), play goes on from it.
-        await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
-        await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
-        await registry.act(table, 1, parse_action({"kind": "draw_stock"}), 4)
-        assert table.version == 5
-        memory = list(table.match.log)
-        await registry.close()
-        await store.close()
-        disk = (await on_disk(path))[table.id].log
-        return memory, disk
-
-    memory, disk = asyncio.run(main())
+    store = GatedStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table = await two_seats(registry)
+    store.closed_gate = True
+    # Seat 1 passes the upcard; its socket closes while the write commits.
+    mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
+    assert await asyncio.to_thread(store.entered.wait, 10)
+    mover.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await mover
+    store.closed_gate = False
+    store.gate.set()
+    # More moves work: the pass happened (it was committed), play goes on from it.
+    await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
+    await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
+    await registry.act(table, 1, parse_action({"kind": "draw_stock"}), 4)
+    assert table.version == 5
+    memory = list(table.match.log)
+    await registry.close()
+    await store.close()
+    disk = (await on_disk(path))[table.id].log
     assert memory == disk
 
 
-def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_made(
+@pytest.mark.anyio
+async def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_made(
     tmp_path: Path,
 ) -> None:
     """Cancelled before its turn at the lock: the section still runs, whole, in order."""
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> tuple[int, list[dict[str, Any]], list[dict[str, Any]]]:
-        store = GatedStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table = await two_seats(registry)
-        store.closed_gate = True
-        first = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-        assert await asyncio.to_thread(store.entered.wait, 10)
-        second = asyncio.create_task(
-            registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
-        )
-        await asyncio.sleep(0)
-        second.cancel()
-        store.closed_gate = False
-        store.gate.set()
-        await first
-        with pytest.raises(asyncio.CancelledError):
-            await second
-        await registry.close()  # waits for every section still running
-        version, memory = table.version, list(table.match.log)
-        await store.close()
-        return version, memory, (await on_disk(path))[table.id].log
-
-    version, memory, disk = asyncio.run(main())
+    store = GatedStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table = await two_seats(registry)
+    store.closed_gate = True
+    first = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
+    assert await asyncio.to_thread(store.entered.wait, 10)
+    second = asyncio.create_task(registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2))
+    await asyncio.sleep(0)
+    second.cancel()
+    store.closed_gate = False
+    store.gate.set()
+    await first
+    with pytest.raises(asyncio.CancelledError):
+        await second
+    await registry.close()  # waits for every section still running
+    version, memory = table.version, list(table.match.log)
+    await store.close()
+    disk = (await on_disk(path))[table.id].log
     assert version == 3 and memory == disk
 
 
@@ -144,36 +137,34 @@ def accept_writes(path: Path) -> None:
         db.execute("DROP TRIGGER full_tables")
 
 
-def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
+@pytest.mark.anyio
+async def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     caplog.set_level(logging.INFO, "hollywood_gin")
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> None:
-        store = SqliteStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table = await two_seats(registry)
-        before = snapshot(table)
-        refuse_writes(path)
-        for _ in range(5):
-            with pytest.raises(StoreUnavailable) as refused:
-                await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
-            assert refused.value.code == "server_error"
-            assert snapshot(table) == before
-        with pytest.raises(StoreUnavailable):
-            await registry.create(OPTIONS, "Cy")
-        assert len(registry) == 1
-        accept_writes(path)
-        await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
-        assert table.version == 2
-        memory = list(table.match.log)
-        await registry.close()
-        await store.close()
-        assert (await on_disk(path))[table.id].log == memory
-
-    asyncio.run(main())
+    store = SqliteStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table = await two_seats(registry)
+    before = snapshot(table)
+    refuse_writes(path)
+    for _ in range(5):
+        with pytest.raises(StoreUnavailable) as refused:
+            await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
+        assert refused.value.code == "server_error"
+        assert snapshot(table) == before
+    with pytest.raises(StoreUnavailable):
+        await registry.create(OPTIONS, "Cy")
+    assert len(registry) == 1
+    accept_writes(path)
+    await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
+    assert table.version == 2
+    memory = list(table.match.log)
+    await registry.close()
+    await store.close()
+    assert (await on_disk(path))[table.id].log == memory
     lines = [r for r in caplog.records if r.name == "hollywood_gin.tables"]
     failed = [r for r in lines if "storing a change failed" in r.getMessage()]
     again = [r for r in lines if "works again" in r.getMessage()]
@@ -182,89 +173,84 @@ def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
     assert len(again) == 1 and "6 failures" in again[0].getMessage()
 
 
-def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> None:
     """The seats are stored, then the deal fails: nobody sat down, now or after a restart."""
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> None:
-        store = SqliteStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table, _ = await registry.create(OPTIONS, "Ann")
-        with sqlite3.connect(path) as db:  # the deal's events are refused, not the seats
-            db.execute(
-                "CREATE TRIGGER full_events BEFORE INSERT ON events"
-                " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-            )
-        with pytest.raises(StoreUnavailable):
-            await registry.join(table.id, "Bob")
-        assert len(table.seats) == 1 and table.status == "waiting"
-        await registry.close()
-        await store.close()
-        with sqlite3.connect(path) as db:
-            db.execute("DROP TRIGGER full_events")
-            (seats,) = db.execute("SELECT seats FROM tables").fetchone()
-        assert "Bob" in seats  # stored before the deal failed
+    store = SqliteStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table, _ = await registry.create(OPTIONS, "Ann")
+    with sqlite3.connect(path) as db:  # the deal's events are refused, not the seats
+        db.execute(
+            "CREATE TRIGGER full_events BEFORE INSERT ON events"
+            " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
+        )
+    with pytest.raises(StoreUnavailable):
+        await registry.join(table.id, "Bob")
+    assert len(table.seats) == 1 and table.status == "waiting"
+    await registry.close()
+    await store.close()
+    with sqlite3.connect(path) as db:
+        db.execute("DROP TRIGGER full_events")
+        (seats,) = db.execute("SELECT seats FROM tables").fetchone()
+    assert "Bob" in seats  # stored before the deal failed
 
-        store = SqliteStore(path)
-        await store.open()
-        again = registry_on(store)
-        await again.load()
-        rebuilt = again.get(table.id)
-        assert rebuilt is not None and [s.name for s in rebuilt.seats] == ["Ann"]
-        await again.join(table.id, "Cy")
-        assert rebuilt.status == "playing" and [p["name"] for p in rebuilt.players()] == [
-            "Ann",
-            "Cy",
-        ]
-        await again.close()
-        await store.close()
-
-    asyncio.run(main())
+    store = SqliteStore(path)
+    await store.open()
+    again = registry_on(store)
+    await again.load()
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None and [s.name for s in rebuilt.seats] == ["Ann"]
+    await again.join(table.id, "Cy")
+    assert rebuilt.status == "playing" and [p["name"] for p in rebuilt.players()] == [
+        "Ann",
+        "Cy",
+    ]
+    await again.close()
+    await store.close()
 
 
 def state_versions(conn: Connection) -> list[int]:
     return [m["version"] for m in map(orjson.loads, conn.pending()) if m["type"] == "state"]
 
 
+@pytest.mark.anyio
 @pytest.mark.parametrize("stored", [True, False])
-def test_nobody_sees_a_move_before_it_is_stored(tmp_path: Path, stored: bool) -> None:
+async def test_nobody_sees_a_move_before_it_is_stored(tmp_path: Path, stored: bool) -> None:
     """A player arriving while a move commits changes everybody's players list, so
     everybody is sent a state: it must not show the move before it is stored, nor
     ever when the store refuses it. (A worker that slept through losing its table
     showed a stale client a move that the table's new owner never saw.)"""
     path = tmp_path / "t.sqlite3"
 
-    async def main() -> tuple[list[int], list[int]]:
-        store = GatedStore(path)
-        await store.open()
-        registry = registry_on(store)
-        table = await two_seats(registry)
-        seat0 = Connection(0)
-        registry.hub.attach(table, seat0)
-        assert state_versions(seat0) == [1]
-        if not stored:
-            refuse_writes(path)
-        store.closed_gate = True
-        mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-        assert await asyncio.to_thread(store.entered.wait, 10)
-        # While the pass commits: seat 1 opens a tab, a spectator arrives.
-        seat1, spectator = Connection(1), Connection(None)
-        registry.hub.attach(table, seat1)
-        registry.hub.attach(table, spectator)
-        during = [v for c in (seat0, seat1, spectator) for v in state_versions(c)]
-        store.closed_gate = False
-        store.gate.set()
-        if stored:
+    store = GatedStore(path)
+    await store.open()
+    registry = registry_on(store)
+    table = await two_seats(registry)
+    seat0 = Connection(0)
+    registry.hub.attach(table, seat0)
+    assert state_versions(seat0) == [1]
+    if not stored:
+        refuse_writes(path)
+    store.closed_gate = True
+    mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
+    assert await asyncio.to_thread(store.entered.wait, 10)
+    # While the pass commits: seat 1 opens a tab, a spectator arrives.
+    seat1, spectator = Connection(1), Connection(None)
+    registry.hub.attach(table, seat1)
+    registry.hub.attach(table, spectator)
+    during = [v for c in (seat0, seat1, spectator) for v in state_versions(c)]
+    store.closed_gate = False
+    store.gate.set()
+    if stored:
+        await mover
+    else:
+        with pytest.raises(StoreUnavailable):
             await mover
-        else:
-            with pytest.raises(StoreUnavailable):
-                await mover
-        after = [state_versions(c)[-1] for c in (seat0, seat1, spectator)]
-        await registry.close()
-        await store.close()
-        return during, after
-
-    during, after = asyncio.run(main())
+    after = [state_versions(c)[-1] for c in (seat0, seat1, spectator)]
+    await registry.close()
+    await store.close()
     assert during == [1]  # seat 0's state from before the move, nothing new
     assert after == ([2, 2, 2] if stored else [1, 1, 1])

@@ -33,67 +33,63 @@ async def opened(kind: str, tmp_path: Path) -> TableStore:
     return store
 
 
-def test_a_claim_takes_a_new_epoch_and_reads_the_table(store_kind: str, tmp_path: Path) -> None:
-    async def main() -> None:
-        store = await opened(store_kind, tmp_path)
-        try:
-            await store.create(record("t1"))
-            await store.append("t1", 1, [{"event": "a"}], 120.0, FIRST_EPOCH)
-            claimed = await store.claim("t1", "worker-b")
-            assert claimed is not None
-            epoch, got = claimed
-            assert epoch == FIRST_EPOCH + 1
-            assert [e["event"] for e in got.log] == ["start", "a"]
-            assert got.seats[0].name == "Ann" and got.last_active == 120.0
-            assert await store.claim("nowhere", "worker-b") is None
-            again = await store.claim("t1", "worker-c")
-            assert again is not None and again[0] == FIRST_EPOCH + 2
-        finally:
-            await store.close()
-
-    asyncio.run(main())
-
-
-def test_an_append_of_an_older_epoch_is_refused_and_leaves_nothing(
+@pytest.mark.anyio
+async def test_a_claim_takes_a_new_epoch_and_reads_the_table(
     store_kind: str, tmp_path: Path
 ) -> None:
-    async def main() -> None:
-        store = await opened(store_kind, tmp_path)
-        try:
-            await store.create(record("t1"))
-            claimed = await store.claim("t1", "worker-b")
-            assert claimed is not None
-            new = claimed[0]
-            with pytest.raises(NotOwner):
-                await store.append("t1", 1, [{"event": "stale"}], 130.0, FIRST_EPOCH)
-            with pytest.raises(NotOwner):
-                await store.save_seats("t1", [SeatRecord("Eve", "e" * 64)], FIRST_EPOCH)
-            await store.append("t1", 1, [{"event": "owner"}], 140.0, new)
-            after = await store.claim("t1", "reader")
-            assert after is not None
-            assert [e["event"] for e in after[1].log] == ["start", "owner"]
-            assert [s.name for s in after[1].seats] == ["Ann"]
-        finally:
-            await store.close()
-
-    asyncio.run(main())
+    store = await opened(store_kind, tmp_path)
+    try:
+        await store.create(record("t1"))
+        await store.append("t1", 1, [{"event": "a"}], 120.0, FIRST_EPOCH)
+        claimed = await store.claim("t1", "worker-b")
+        assert claimed is not None
+        epoch, got = claimed
+        assert epoch == FIRST_EPOCH + 1
+        assert [e["event"] for e in got.log] == ["start", "a"]
+        assert got.seats[0].name == "Ann" and got.last_active == 120.0
+        assert await store.claim("nowhere", "worker-b") is None
+        again = await store.claim("t1", "worker-c")
+        assert again is not None and again[0] == FIRST_EPOCH + 2
+    finally:
+        await store.close()
 
 
-def test_owners_tells_each_tables_epoch_and_leaves_out_the_gone(
+@pytest.mark.anyio
+async def test_an_append_of_an_older_epoch_is_refused_and_leaves_nothing(
     store_kind: str, tmp_path: Path
 ) -> None:
-    async def main() -> None:
-        store = await opened(store_kind, tmp_path)
-        try:
-            await store.create(record("t1"))
-            await store.create(record("t2"))
-            await store.claim("t2", "worker-b")
-            await store.delete("t1")
-            assert await store.owners(["t1", "t2", "t3"]) == {"t2": FIRST_EPOCH + 1}
-        finally:
-            await store.close()
+    store = await opened(store_kind, tmp_path)
+    try:
+        await store.create(record("t1"))
+        claimed = await store.claim("t1", "worker-b")
+        assert claimed is not None
+        new = claimed[0]
+        with pytest.raises(NotOwner):
+            await store.append("t1", 1, [{"event": "stale"}], 130.0, FIRST_EPOCH)
+        with pytest.raises(NotOwner):
+            await store.save_seats("t1", [SeatRecord("Eve", "e" * 64)], FIRST_EPOCH)
+        await store.append("t1", 1, [{"event": "owner"}], 140.0, new)
+        after = await store.claim("t1", "reader")
+        assert after is not None
+        assert [e["event"] for e in after[1].log] == ["start", "owner"]
+        assert [s.name for s in after[1].seats] == ["Ann"]
+    finally:
+        await store.close()
 
-    asyncio.run(main())
+
+@pytest.mark.anyio
+async def test_owners_tells_each_tables_epoch_and_leaves_out_the_gone(
+    store_kind: str, tmp_path: Path
+) -> None:
+    store = await opened(store_kind, tmp_path)
+    try:
+        await store.create(record("t1"))
+        await store.create(record("t2"))
+        await store.claim("t2", "worker-b")
+        await store.delete("t1")
+        assert await store.owners(["t1", "t2", "t3"]) == {"t2": FIRST_EPOCH + 1}
+    finally:
+        await store.close()
 
 
 # --- PostgreSQL only --------------------------------------------------------------
@@ -103,72 +99,66 @@ def pg(url: str, owner: str) -> TableStore:
     return make_store("postgres " + url, Path("-"))
 
 
-def test_one_fenced_statement_per_batch_refuses_only_the_stale_appends(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = pg(pg_url, "a"), pg(pg_url, "b")
-        await a.open()
-        await b.open()
+@pytest.mark.anyio
+async def test_one_fenced_statement_per_batch_refuses_only_the_stale_appends(pg_url: str) -> None:
+    a, b = pg(pg_url, "a"), pg(pg_url, "b")
+    await a.open()
+    await b.open()
+    try:
+        for i in range(6):
+            await a.create(record(f"t{i}"))
+        await b.claim("t1", "b")
+        await b.claim("t4", "b")
+        commits = a.commits  # type: ignore[attr-defined]
+        results = await asyncio.gather(
+            *(a.append(f"t{i}", 1, [{"event": "x", "i": i}], 1.0, FIRST_EPOCH) for i in range(6)),
+            return_exceptions=True,
+        )
+        assert [type(r).__name__ for r in results] == [
+            "NoneType", "NotOwner", "NoneType", "NoneType", "NotOwner", "NoneType"
+        ]  # fmt: skip
+        # Queued together, so fewer statements than appends (group commit).
+        assert a.commits - commits <= 2  # type: ignore[attr-defined]
+        con = await asyncpg.connect(pg_url)
         try:
-            for i in range(6):
-                await a.create(record(f"t{i}"))
-            await b.claim("t1", "b")
-            await b.claim("t4", "b")
-            commits = a.commits  # type: ignore[attr-defined]
-            results = await asyncio.gather(
-                *(
-                    a.append(f"t{i}", 1, [{"event": "x", "i": i}], 1.0, FIRST_EPOCH)
-                    for i in range(6)
-                ),
-                return_exceptions=True,
+            rows = await con.fetch(
+                "SELECT table_id, count(*) AS n, max(seq) AS top FROM events GROUP BY table_id"
             )
-            assert [type(r).__name__ for r in results] == [
-                "NoneType", "NotOwner", "NoneType", "NoneType", "NotOwner", "NoneType"
-            ]  # fmt: skip
-            # Queued together, so fewer statements than appends (group commit).
-            assert a.commits - commits <= 2  # type: ignore[attr-defined]
-            con = await asyncpg.connect(pg_url)
-            try:
-                rows = await con.fetch(
-                    "SELECT table_id, count(*) AS n, max(seq) AS top FROM events GROUP BY table_id"
-                )
-            finally:
-                await con.close()
-            counts = {r["table_id"]: (r["n"], r["top"]) for r in rows}
-            assert counts == {f"t{i}": ((1, 0) if i in (1, 4) else (2, 1)) for i in range(6)}
         finally:
-            await a.close()
-            await b.close()
+            await con.close()
+        counts = {r["table_id"]: (r["n"], r["top"]) for r in rows}
+        assert counts == {f"t{i}": ((1, 0) if i in (1, 4) else (2, 1)) for i in range(6)}
+    finally:
+        await a.close()
+        await b.close()
 
-    asyncio.run(main())
 
-
-def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
+@pytest.mark.anyio
+async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
     """With a gathering delay, an append made while the idle writer waits goes into the
     same statement as the one that woke it: one commit for both (issue 30)."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
-    async def main() -> None:
-        store = PostgresStore(pg_url, owner="a", gather_seconds=0.5)
-        await store.open()
-        try:
-            for i in range(2):
-                await store.create(record(f"g{i}"))
-            commits = store.commits
-            first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
-            await asyncio.sleep(0)  # the writer wakes and gathers
-            await asyncio.sleep(0)
-            assert store._flushing is not None and not store._flushing.done()
-            second = store.append("g1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
-            await asyncio.gather(first, second)
-            assert store.commits - commits == 1
-            assert store.writes == 2
-        finally:
-            await store.close()
-
-    asyncio.run(main())
+    store = PostgresStore(pg_url, owner="a", gather_seconds=0.5)
+    await store.open()
+    try:
+        for i in range(2):
+            await store.create(record(f"g{i}"))
+        commits = store.commits
+        first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        await asyncio.sleep(0)  # the writer wakes and gathers
+        await asyncio.sleep(0)
+        assert store._flushing is not None and not store._flushing.done()
+        second = store.append("g1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+        await asyncio.gather(first, second)
+        assert store.commits - commits == 1
+        assert store.writes == 2
+    finally:
+        await store.close()
 
 
-def test_racing_claims_and_appends_never_fork_a_log(pg_url: str) -> None:
+@pytest.mark.anyio
+async def test_racing_claims_and_appends_never_fork_a_log(pg_url: str) -> None:
     """Two workers claim one table back and forth while each appends as fast as it can:
     every append is either refused or stored, and the log stays count = max(seq)+1."""
 
@@ -188,83 +178,76 @@ def test_racing_claims_and_appends_never_fork_a_log(pg_url: str) -> None:
                 acked.append(seq)
                 seq += 1
 
-    async def main() -> None:
-        a, b = pg(pg_url, "a"), pg(pg_url, "b")
-        await a.open()
-        await b.open()
-        try:
-            await a.create(record("t"))
-            acked_a: list[int] = []
-            acked_b: list[int] = []
-            await asyncio.gather(worker(a, "a", acked_a), worker(b, "b", acked_b))
-            final = await a.claim("t", "check")
-            assert final is not None
-            log = final[1].log
-            assert [e.get("seq", 0) for e in log] == list(range(len(log)))
-            # Every acknowledged append is in the log, by the one who was told so.
-            for name, acked in (("a", acked_a), ("b", acked_b)):
-                for seq in acked:
-                    assert log[seq]["by"] == name
-            assert len(acked_a) + len(acked_b) == len(log) - 1
-        finally:
-            await a.close()
-            await b.close()
-
-    asyncio.run(main())
+    a, b = pg(pg_url, "a"), pg(pg_url, "b")
+    await a.open()
+    await b.open()
+    try:
+        await a.create(record("t"))
+        acked_a: list[int] = []
+        acked_b: list[int] = []
+        await asyncio.gather(worker(a, "a", acked_a), worker(b, "b", acked_b))
+        final = await a.claim("t", "check")
+        assert final is not None
+        log = final[1].log
+        assert [e.get("seq", 0) for e in log] == list(range(len(log)))
+        # Every acknowledged append is in the log, by the one who was told so.
+        for name, acked in (("a", acked_a), ("b", acked_b)):
+            for seq in acked:
+                assert log[seq]["by"] == name
+        assert len(acked_a) + len(acked_b) == len(log) - 1
+    finally:
+        await a.close()
+        await b.close()
 
 
-def test_expiry_runs_on_one_worker_at_a_time_by_the_database_clock(pg_url: str) -> None:
-    async def main() -> None:
-        a, b = pg(pg_url, "a"), pg(pg_url, "b")
-        await a.open()
-        await b.open()
-        try:
-            for i in range(30):
-                # last_active far in the past, whatever the workers' clocks say.
-                await a.create(record(f"old{i}", last_active=1000.0))
-            await a.create(record("fresh", last_active=1e12))
-            # A worker whose clock is wrong passes a `before` that would expire all:
-            # with idle_seconds the database's clock decides.
-            gone_a, gone_b = await asyncio.gather(
-                a.expire(before=2e12, idle_seconds=3600.0),
-                b.expire(before=2e12, idle_seconds=3600.0),
-            )
-            assert sorted(gone_a + gone_b) == sorted(f"old{i}" for i in range(30))
-            assert not (gone_a and gone_b)  # one of them did it all
-            assert await a.owners(["fresh"]) == {"fresh": FIRST_EPOCH}
-        finally:
-            await a.close()
-            await b.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_expiry_runs_on_one_worker_at_a_time_by_the_database_clock(pg_url: str) -> None:
+    a, b = pg(pg_url, "a"), pg(pg_url, "b")
+    await a.open()
+    await b.open()
+    try:
+        for i in range(30):
+            # last_active far in the past, whatever the workers' clocks say.
+            await a.create(record(f"old{i}", last_active=1000.0))
+        await a.create(record("fresh", last_active=1e12))
+        # A worker whose clock is wrong passes a `before` that would expire all:
+        # with idle_seconds the database's clock decides.
+        gone_a, gone_b = await asyncio.gather(
+            a.expire(before=2e12, idle_seconds=3600.0),
+            b.expire(before=2e12, idle_seconds=3600.0),
+        )
+        assert sorted(gone_a + gone_b) == sorted(f"old{i}" for i in range(30))
+        assert not (gone_a and gone_b)  # one of them did it all
+        assert await a.owners(["fresh"]) == {"fresh": FIRST_EPOCH}
+    finally:
+        await a.close()
+        await b.close()
 
 
-def test_a_compacted_log_is_claimed_from_its_base(store_kind: str, tmp_path: Path) -> None:
-    async def main() -> None:
-        store = await opened(store_kind, tmp_path)
-        try:
-            await store.create(record("t1"))
-            entries = [{"event": "a"}, {"event": "snapshot"}, {"event": "b"}]
-            await store.append("t1", 1, entries, 120.0, FIRST_EPOCH)
-            await store.compact("t1", 2, {1: {"hand": 1, "deck": ["AC"]}})
-            await store.drop_compacted()
-            claimed = await store.claim("t1", "worker-b")
-            assert claimed is not None
-            epoch, got = claimed
-            assert got.base == 2 and [e["event"] for e in got.log] == ["snapshot", "b"]
-            assert await store.hand("t1", 1) == {"hand": 1, "deck": ["AC"]}
-            assert await store.hand("t1", 2) is None
-            # The log goes on from its end, not from its base.
-            with pytest.raises(RuntimeError):
-                await store.append("t1", 2, [{"event": "again"}], 130.0, epoch)
-            await store.append("t1", 4, [{"event": "c"}], 130.0, epoch)
-            again = await store.claim("t1", "worker-c")
-            assert again is not None and [e["event"] for e in again[1].log] == [
-                "snapshot",
-                "b",
-                "c",
-            ]
-        finally:
-            await store.close()
-
-    asyncio.run(main())
+@pytest.mark.anyio
+async def test_a_compacted_log_is_claimed_from_its_base(store_kind: str, tmp_path: Path) -> None:
+    store = await opened(store_kind, tmp_path)
+    try:
+        await store.create(record("t1"))
+        entries = [{"event": "a"}, {"event": "snapshot"}, {"event": "b"}]
+        await store.append("t1", 1, entries, 120.0, FIRST_EPOCH)
+        await store.compact("t1", 2, {1: {"hand": 1, "deck": ["AC"]}})
+        await store.drop_compacted()
+        claimed = await store.claim("t1", "worker-b")
+        assert claimed is not None
+        epoch, got = claimed
+        assert got.base == 2 and [e["event"] for e in got.log] == ["snapshot", "b"]
+        assert await store.hand("t1", 1) == {"hand": 1, "deck": ["AC"]}
+        assert await store.hand("t1", 2) is None
+        # The log goes on from its end, not from its base.
+        with pytest.raises(RuntimeError):
+            await store.append("t1", 2, [{"event": "again"}], 130.0, epoch)
+        await store.append("t1", 4, [{"event": "c"}], 130.0, epoch)
+        again = await store.claim("t1", "worker-c")
+        assert again is not None and [e["event"] for e in again[1].log] == [
+            "snapshot",
+            "b",
+            "c",
+        ]
+    finally:
+        await store.close()

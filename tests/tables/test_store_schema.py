@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import os
 import sqlite3
@@ -24,17 +23,15 @@ def newer_file(path: Path) -> bytes:
     return hashlib.sha256(path.read_bytes()).digest()
 
 
-def test_the_store_refuses_a_newer_file_and_leaves_it_untouched(tmp_path: Path) -> None:
+@pytest.mark.anyio
+async def test_the_store_refuses_a_newer_file_and_leaves_it_untouched(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
     digest = newer_file(path)
 
-    async def main() -> None:
-        store = SqliteStore(path)
-        with pytest.raises(NewerSchema) as refused:
-            await store.open()
-        assert "newer" in str(refused.value) and str(SCHEMA_VERSION + 1) in str(refused.value)
-
-    asyncio.run(main())
+    store = SqliteStore(path)
+    with pytest.raises(NewerSchema) as refused:
+        await store.open()
+    assert "newer" in str(refused.value) and str(SCHEMA_VERSION + 1) in str(refused.value)
     assert hashlib.sha256(path.read_bytes()).digest() == digest
     assert not Path(f"{path}-wal").exists()
 

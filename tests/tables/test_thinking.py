@@ -6,6 +6,8 @@ import asyncio
 import os
 import random
 
+import pytest
+
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
@@ -14,56 +16,52 @@ from hollywood_gin.tables.thinking import Thinkers
 from tests.tables.memory_store import MemoryStore
 
 
-def test_a_decision_comes_from_another_process_and_is_legal() -> None:
-    async def main() -> None:
-        thinkers = Thinkers(1)
-        try:
-            match = Match(Options.from_dict({}), rng=random.Random(5))
-            match.start()
-            seat = next(s for s in (0, 1) if match.legal(s))
-            view = match.view(seat)
-            bot = Bot("hard", rng=random.Random(7))
-            bot.observe(view)
-            before = bot.rng.getstate()
-            action = await thinkers.choose(bot, view)
-            assert action in view.legal
-            assert thinkers.pids and os.getpid() not in thinkers.pids
-            # The bot's randomness moved on as if it had thought here.
-            assert bot.rng.getstate() != before or not any(
-                a.kind in ("discard", "knock") for a in view.legal
-            )
-        finally:
-            thinkers.close()
-
-    asyncio.run(main())
-
-
-def test_the_registry_plays_the_computer_through_the_pool() -> None:
-    async def main() -> None:
-        thinkers = Thinkers(1)
-        registry = Registry(
-            MemoryStore(),
-            Hub(max_tabs_per_seat=5, max_spectators=5),
-            expiry_seconds=3600,
-            computer_delay=0.0,
-            thinkers=thinkers,
+@pytest.mark.anyio
+async def test_a_decision_comes_from_another_process_and_is_legal() -> None:
+    thinkers = Thinkers(1)
+    try:
+        match = Match(Options.from_dict({}), rng=random.Random(5))
+        match.start()
+        seat = next(s for s in (0, 1) if match.legal(s))
+        view = match.view(seat)
+        bot = Bot("hard", rng=random.Random(7))
+        bot.observe(view)
+        before = bot.rng.getstate()
+        action = await thinkers.choose(bot, view)
+        assert action in view.legal
+        assert thinkers.pids and os.getpid() not in thinkers.pids
+        # The bot's randomness moved on as if it had thought here.
+        assert bot.rng.getstate() != before or not any(
+            a.kind in ("discard", "knock") for a in view.legal
         )
-        try:
-            table, _token = await registry.create({}, "Ann", computer="hard")
-            # Play the person's side with the easy bot until the computer has moved 3 times.
-            person = Bot("easy", rng=random.Random(1))
-            for _ in range(400):
-                if len(thinkers.pids) and table.version >= 6:
-                    break
-                if table.match.playable(0):
-                    view = table.view(0)
-                    person.observe(view)
-                    await registry.act(table, 0, person.choose(view), table.version)
-                await asyncio.sleep(0.02)
-            assert table.version >= 6
-            assert thinkers.pids and os.getpid() not in thinkers.pids
-        finally:
-            await registry.close()
-            thinkers.close()
+    finally:
+        thinkers.close()
 
-    asyncio.run(main())
+
+@pytest.mark.anyio
+async def test_the_registry_plays_the_computer_through_the_pool() -> None:
+    thinkers = Thinkers(1)
+    registry = Registry(
+        MemoryStore(),
+        Hub(max_tabs_per_seat=5, max_spectators=5),
+        expiry_seconds=3600,
+        computer_delay=0.0,
+        thinkers=thinkers,
+    )
+    try:
+        table, _token = await registry.create({}, "Ann", computer="hard")
+        # Play the person's side with the easy bot until the computer has moved 3 times.
+        person = Bot("easy", rng=random.Random(1))
+        for _ in range(400):
+            if len(thinkers.pids) and table.version >= 6:
+                break
+            if table.match.playable(0):
+                view = table.view(0)
+                person.observe(view)
+                await registry.act(table, 0, person.choose(view), table.version)
+            await asyncio.sleep(0.02)
+        assert table.version >= 6
+        assert thinkers.pids and os.getpid() not in thinkers.pids
+    finally:
+        await registry.close()
+        thinkers.close()

@@ -5,7 +5,6 @@ paths that name a table plainly, and the security headers on the gate's refusals
 
 from __future__ import annotations
 
-import asyncio
 import resource
 import socket
 import time
@@ -19,7 +18,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import open_tables
+from hollywood_gin.tables.lifecycle import open_tables
 from hollywood_gin.web.connections import RESERVED_FILES, connection_limit
 from hollywood_gin.web.messages import CLIENT_MESSAGE
 from hollywood_gin.web.security import HEADERS
@@ -194,19 +193,17 @@ def test_a_table_path_that_is_not_plain_is_404(base: str, path: str) -> None:
     assert b'"unknown_table"' in raw
 
 
-def test_a_nul_byte_in_a_table_id_opens_no_store_failure(tmp_path: Path, pg_url: str) -> None:
+@pytest.mark.anyio
+async def test_a_nul_byte_in_a_table_id_opens_no_store_failure(tmp_path: Path, pg_url: str) -> None:
     """The registry never asks PostgreSQL about an id that cannot be one (a NUL byte
     made the claim fail: 503 and a store-failure episode)."""
 
-    async def run() -> None:
-        settings = make_settings(tmp_path, database_url=pg_url)
-        async with open_tables(settings) as registry:
-            for text in ("abc\x00def", "a/b", "", "x" * 65):
-                assert await registry.find(text) is None
-            assert registry.store_episode.failures == 0
-            assert not registry.store_episode.failing
-
-    asyncio.run(run())
+    settings = make_settings(tmp_path, database_url=pg_url)
+    async with open_tables(settings) as registry:
+        for text in ("abc\x00def", "a/b", "", "x" * 65):
+            assert await registry.find(text) is None
+        assert registry.store_episode.failures == 0
+        assert not registry.store_episode.failing
 
 
 def test_the_gates_refusals_carry_the_security_headers(base: str) -> None:

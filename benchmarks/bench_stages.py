@@ -1,0 +1,287 @@
+"""One move's server work, stage by stage, in process: where an action's CPU goes.
+
+Run: `pip install -e '.[dev]' && python -m benchmarks.bench_stages`
+
+T tables (default 100), two seats' connections each and a spectator's on every
+tenth, play random legal moves (a knock half the time it is offered) through the
+web layer's own `Session.handle`, fed the frame a client sends (`{"type":
+"action", ...}` as bytes), on a socket stub: so the frame's parse and validation,
+the rate limit, the registry's lock and section task, `apply`, the store's
+hand-off, the views, their encoding and the outboxes all run as on the server.
+The tables move in turn, one action each per round (their moves interleave as on
+a server). Left out, and measured by `bench_server`'s relay in the same run
+instead: the socket's frames themselves (uvicorn and websockets reading one
+frame and writing 2.1).
+
+Each stage's time is taken with `time.perf_counter_ns` (75 ns a call here;
+`thread_time_ns` costs 850 ns, more than some stages) around the functions that
+make it, exclusive of the stages inside it, summed over every action and divided
+by the actions: with one table moving at a time and a store that never waits,
+nothing else runs inside a stage (a busy machine's preemption is counted where it
+falls: run it `nice`d on a quiet machine, and read the proportions). The load
+client's own work (choosing an action from the seat's view) is timed apart and
+left out. The SQLite store's cost is the process's CPU with the real
+`SqliteStore` less with the store that keeps nothing, both runs with every table
+moving at once (so appends share commits as on a server) and the clock off.
+Each figure is the median of `--repeats` repeats.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import functools
+import gc
+import inspect
+import random
+import statistics
+import tempfile
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import orjson
+
+from benchmarks.compat import legal as legal_of
+from benchmarks.nullstore import NullStore
+
+
+class Clock:
+    """Exclusive time per stage: a stage's time less the stages called inside it."""
+
+    def __init__(self) -> None:
+        self.spent: dict[str, int] = defaultdict(int)
+        self._inner = [0]
+        self.on = True
+
+    def timed(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        clock = self
+
+        if inspect.iscoroutinefunction(fn):
+
+            @functools.wraps(fn)
+            async def run_async(*args: Any, **kwargs: Any) -> Any:
+                if not clock.on:
+                    return await fn(*args, **kwargs)
+                clock._inner.append(0)
+                began = time.perf_counter_ns()
+                try:
+                    return await fn(*args, **kwargs)
+                finally:
+                    took = time.perf_counter_ns() - began
+                    inner = clock._inner.pop()
+                    clock.spent[name] += took - inner
+                    clock._inner[-1] += took
+
+            return run_async
+
+        @functools.wraps(fn)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            if not clock.on:
+                return fn(*args, **kwargs)
+            clock._inner.append(0)
+            began = time.perf_counter_ns()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                took = time.perf_counter_ns() - began
+                inner = clock._inner.pop()
+                clock.spent[name] += took - inner
+                clock._inner[-1] += took
+
+        return run
+
+
+# (stage, module, owner, attribute): what is timed; a stage may take several functions.
+STAGES = [
+    ("frame parse and validation", "hollywood_gin.web.ws", "Session", "handle"),
+    ("action to engine, errors", "hollywood_gin.web.ws", "Session", "act"),
+    ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "act"),
+    ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "_locked"),
+    ("apply (rules)", "hollywood_gin.engine.match", "Match", "apply"),
+    ("store hand-off", "hollywood_gin.tables.registry", "Registry", "_commit"),
+    ("after-change hooks", "hollywood_gin.tables.registry", "Registry", "_changed"),
+    ("views (engine)", "hollywood_gin.engine.match", "Match", "view"),
+    ("state message (players, wire)", "hollywood_gin.tables.hub", None, "state_message"),
+    ("encoding (orjson, shared parts)", "hollywood_gin.tables.hub", "Hub", "_encode"),
+    ("broadcast and outboxes", "hollywood_gin.tables.hub", "Hub", "broadcast"),
+    ("broadcast and outboxes", "hollywood_gin.tables.hub", "Connection", "send"),
+]
+
+
+def instrument(clock: Clock) -> None:
+    import importlib
+
+    for stage, module_name, owner_name, attr in STAGES:
+        module = importlib.import_module(module_name)
+        owner = module if owner_name is None else getattr(module, owner_name, None)
+        if owner is None or not hasattr(owner, attr):
+            continue
+        setattr(owner, attr, clock.timed(stage, getattr(owner, attr)))
+        if owner_name is None:
+            # Modules that imported the function by name call their own reference.
+            for other in ("hollywood_gin.tables.hub",):
+                mod = importlib.import_module(other)
+                if getattr(mod, attr, None) is not None:
+                    setattr(mod, attr, getattr(owner, attr))
+
+
+async def play(
+    store_kind: str, tables: int, rounds: int, seed: int, staged: bool
+) -> tuple[int, float]:
+    """Play `rounds` actions per table; return (actions, CPU seconds of the server's
+    work: the loop thread's less the client's part when `staged`, else the process's).
+
+    `staged`: one table moving at a time, the stage clock on; else all tables at once
+    (each round one action per table, gathered), the clock off."""
+    from hollywood_gin.config import Settings
+    from hollywood_gin.tables.hub import Connection, Hub
+    from hollywood_gin.tables.registry import Registry
+    from hollywood_gin.tables.sqlite_store import SqliteStore
+    from hollywood_gin.web.ws import Session
+
+    CLOCK.on = False
+    folder = tempfile.TemporaryDirectory(prefix="gin-bench-stages-")
+    store: Any = (
+        SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NullStore()
+    )
+    await store.open()
+    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
+    registry = Registry(store, hub, expiry_seconds=1e9, rng=random.Random(seed))
+    settings = Settings(ws_messages_per_second=1e9, ws_burst=1_000_000)
+    app = SimpleNamespace(state=SimpleNamespace(build="bench"))
+    rng = random.Random(seed + 1)
+    made = []
+    for i in range(tables):
+        table, _ = await registry.create({"rules": "standard", "scoring": "hollywood"}, "Ann")
+        await registry.join(table.id, "Bob")
+        sessions = []
+        conns = []
+        for seat in (0, 1, None) if i % 10 == 0 else (0, 1):
+            session = Session(
+                SimpleNamespace(app=app),  # type: ignore[arg-type]
+                table,
+                registry,
+                settings,
+                time.monotonic,
+            )
+            session.conn = Connection(seat)
+            hub.attach(table, session.conn)
+            sessions.append(session)
+            conns.append(session.conn)
+        made.append((table, sessions, conns))
+    client_ns = 0
+
+    def choose(table: Any) -> list[tuple[int, dict[str, Any]]]:
+        """The actions the client sends next, by seat (chosen from the seats' views)."""
+        match = table.match
+        legal: list[dict[str, Any]] = []
+        seat = 0
+        for seat in (0, 1):
+            legal = legal_of(match.view(seat))
+            if legal:
+                break
+        if not legal:
+            kind = "new_match" if table.status == "match_over" else "next_hand"
+            return [(0, {"kind": kind}), (1, {"kind": kind})]
+        knocks = [a for a in legal if a["kind"] == "knock"]
+        others = [a for a in legal if a["kind"] != "knock"] or legal
+        action = rng.choice(knocks if knocks and rng.random() < 0.5 else others)
+        return [(seat, {k: v for k, v in action.items() if k != "deadwood"})]
+
+    async def step(table: Any, sessions: list[Any], conns: list[Any]) -> int:
+        nonlocal client_ns
+        on, CLOCK.on = CLOCK.on, False  # the client's work is no stage of the server's
+        began = time.thread_time_ns()
+        actions = choose(table)
+        client_ns += time.thread_time_ns() - began
+        CLOCK.on = on
+        for seat, action in actions:
+            began = time.thread_time_ns()
+            frame = orjson.dumps(
+                {"type": "action", "version": table.match.version, "action": action}
+            )
+            client_ns += time.thread_time_ns() - began
+            await sessions[seat].handle(frame)
+        for conn in conns:
+            conn._frames.clear()  # what each socket's writer task would take
+        return len(actions)
+
+    gc.collect()
+    gc.freeze()
+    acted = 0
+    # Warm-up: one round (not counted), then the clock counts from zero.
+    for table, sessions, conns in made:
+        await step(table, sessions, conns)
+    CLOCK.spent.clear()
+    client_ns = 0
+    CLOCK.on = staged
+    before = time.thread_time() if staged else time.process_time()
+    for _ in range(rounds):
+        if staged:
+            for table, sessions, conns in made:
+                acted += await step(table, sessions, conns)
+        else:
+            acted += sum(await asyncio.gather(*(step(*m) for m in made)))
+    cpu = (time.thread_time() if staged else time.process_time()) - before
+    CLOCK.on = False
+    await store.close()
+    folder.cleanup()
+    return acted, cpu - client_ns / 1e9
+
+
+CLOCK = Clock()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--tables", type=int, default=100)
+    parser.add_argument("--rounds", type=int, default=60, help="actions per table per repeat")
+    parser.add_argument("--repeats", type=int, default=5)
+    args = parser.parse_args()
+    instrument(CLOCK)
+    try:
+        import uvloop  # as the server runs (uvicorn[standard])
+
+        run: Callable[..., Any] = uvloop.run
+    except ImportError:
+        run = asyncio.run
+    stages: dict[str, list[float]] = defaultdict(list)
+    totals: dict[str, list[float]] = defaultdict(list)
+    for repeat in range(args.repeats):
+        actions, cpu = run(play("none", args.tables, args.rounds, repeat, staged=True))
+        totals["staged"].append(cpu / actions * 1e6)
+        for name, ns in CLOCK.spent.items():
+            stages[name].append(ns / actions / 1000)
+        for store in ("none", "sqlite"):
+            actions, cpu = run(play(store, args.tables, args.rounds, repeat, staged=False))
+            totals[store].append(cpu / actions * 1e6)
+    order = list(dict.fromkeys(stage for stage, *_ in STAGES))
+    staged = statistics.median(totals["staged"])
+    none = statistics.median(totals["none"])
+    sqlite = statistics.median(totals["sqlite"])
+    print(
+        f"\nOne action's server work in process, {args.tables} tables, "
+        f"{args.rounds} actions per table, median of {args.repeats} repeats; µs per action\n"
+    )
+    print("| stage | µs | share |")
+    print("|---|---:|---:|")
+    counted = 0.0
+    for name in order:
+        us = statistics.median(stages[name]) if stages[name] else 0.0
+        counted += us
+        print(f"| {name} | {us:.1f} | {us / staged:.0%} |")
+    rest = staged - counted
+    print(f"| event loop, tasks, the rest | {rest:.1f} | {rest / staged:.0%} |")
+    print(f"| **all, one table at a time, the clock on** (thread CPU) | {staged:.1f} | 100% |")
+    print(f"| all tables at once, the clock off, store that keeps nothing | {none:.1f} | |")
+    print(f"| the same with SQLite (process CPU, its thread too) | {sqlite:.1f} | |")
+    print(f"| so the SQLite store's own cost | {sqlite - none:.1f} | |")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

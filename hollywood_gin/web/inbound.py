@@ -1,0 +1,124 @@
+"""A socket's frames parsed without pydantic on the hot path, with pydantic's answers.
+
+Nearly every frame a table receives is an action of one of a few plain shapes
+(`{"type": "action", "version": 7, "action": {"kind": "discard", "card": "7H"}}`).
+`parse` reads those with `orjson` and a few exact checks and gives the engine's
+`Action` at once; a frame it does not recognise as exactly such a shape, valid, is
+handed whole to the pydantic models of `hollywood_gin.web.messages`, which accept or
+refuse it as they always have (so every typed error, `bad_message` and its text, is
+theirs: `tests/web/test_ws_fuzz.py`). Accepting here is therefore only ever a
+shortcut for a frame pydantic would accept with the same meaning:
+
+- the keys exactly those of the model (`extra="forbid"`; an optional field left
+  out or, for `entropy`, null), the values of the strict types (`version` an `int`
+  and not a `bool`, at least 0; `kind` one of the model's literals);
+- a card one of the 52 texts of `^[A2-9TJQK][CDHS]$`; entropy 32 hex digits;
+- a duplicate key is read as both parsers read it: the last one wins.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import orjson
+
+from hollywood_gin.engine.actions import Action, knock
+from hollywood_gin.engine.cards import CARDS, Card
+from hollywood_gin.web.messages import CLIENT_MESSAGE, Ping
+
+# Actions that are their kind alone (`PlainAction` and its subclasses without fields).
+_PLAIN = frozenset(
+    {"take_upcard", "pass", "draw_stock", "draw_discard", "resign", "claim", "stand_in"}
+)
+# Those that may carry the seat's entropy for the next deal.
+_DEALING = frozenset({"next_hand", "new_match"})
+_BY_TEXT: dict[str, Card] = {card.text: card for card in CARDS}
+_HEX = frozenset("0123456789abcdefABCDEF")
+_ACTION_KEYS = frozenset({"type", "version", "action"})
+_PING = Ping(type="ping")
+
+
+class ActionFrame(NamedTuple):
+    """An `action` message, read: the version it was chosen on, the engine's action,
+    and the entropy of a `next_hand` / `new_match` (None: none sent)."""
+
+    version: int
+    action: Action
+    entropy: str | None = None
+
+
+def _entropy(value: object) -> tuple[bool, str | None]:
+    """(valid, value) of an `entropy` field as the `Entropy` type reads it."""
+    if value is None:
+        return True, None
+    if type(value) is str and len(value) == 32 and all(ch in _HEX for ch in value):
+        return True, value
+    return False, None
+
+
+def _action(body: dict[str, Any]) -> Action | tuple[str | None] | None:
+    """The engine's action of a recognised `action` object; for `next_hand` and
+    `new_match` a 1-tuple of the entropy (the caller builds the action); None:
+    not recognised here."""
+    kind = body.get("kind")
+    if type(kind) is not str:
+        return None
+    size = len(body)
+    if kind in _PLAIN:
+        return Action.of(kind) if size == 1 else None  # type: ignore[arg-type]
+    if kind == "discard":
+        if size != 2:
+            return None
+        card = body.get("card")
+        found = _BY_TEXT.get(card) if type(card) is str else None
+        return None if found is None else Action.of("discard", found)
+    if kind == "knock":
+        if size != 2:
+            return None  # melds or deadwood: the models read them
+        card = body.get("discard")
+        found = _BY_TEXT.get(card) if type(card) is str else None
+        return None if found is None else knock(found)
+    if kind in _DEALING:
+        if size == 1:
+            return (None,)
+        if size == 2 and "entropy" in body:
+            valid, entropy = _entropy(body["entropy"])
+            return (entropy,) if valid else None
+    return None
+
+
+def fast(data: str | bytes) -> ActionFrame | Ping | None:
+    """The frame read without pydantic, or None: not one of the shapes read here."""
+    try:
+        message = orjson.loads(data)
+    except orjson.JSONDecodeError:
+        return None
+    if type(message) is not dict:
+        return None
+    kind = message.get("type")
+    if kind == "action":
+        if len(message) != 3 or message.keys() != _ACTION_KEYS:
+            return None
+        version = message["version"]
+        body = message["action"]
+        if type(version) is not int or version < 0 or type(body) is not dict:
+            return None
+        action = _action(body)
+        if action is None:
+            return None
+        if type(action) is tuple:
+            return ActionFrame(version, Action.of(body["kind"]), action[0])
+        assert isinstance(action, Action)
+        return ActionFrame(version, action)
+    if kind == "ping" and len(message) == 1:
+        return _PING
+    return None
+
+
+def parse(data: str | bytes) -> Any:
+    """A client's frame as a typed message: an `ActionFrame`, or one of the models of
+    `CLIENT_MESSAGE`; raises pydantic's `ValidationError` as `CLIENT_MESSAGE` does."""
+    message = fast(data)
+    if message is not None:
+        return message
+    return CLIENT_MESSAGE.validate_json(data)
