@@ -38,7 +38,9 @@ def open_store(settings: Settings, owner: str) -> TableStore:
                 "HOLLYWOOD_GIN_DATABASE_URL needs the postgres extra:"
                 " pip install 'hollywood-gin[postgres]'"
             ) from exc
-        return PostgresStore(settings.database_url, owner=owner)
+        return PostgresStore(
+            settings.database_url, owner=owner, gather_seconds=settings.database_gather_seconds
+        )
     return SqliteStore(settings.data_file)
 
 
