@@ -1,5 +1,6 @@
-"""The coach's reviews of finished hands (PROTOCOL.md "Hand review"): computed once
-per hand and seat, in the computer's worker processes, kept in the store.
+"""Finished hands: their records (`hand_record`), and the coach's reviews of them
+(PROTOCOL.md "Hand review"): computed once per hand and seat, in the computer's
+worker processes, kept in the store.
 
 `Reviews.review(table_id, record, seat)` answers the review when it is known (in
 memory, else in the store) and otherwise starts computing it and answers None
@@ -35,8 +36,9 @@ from hollywood_gin.bots.coach import (
     seed_of,
     step,
 )
-from hollywood_gin.tables.store import TableStore
-from hollywood_gin.tables.table import short
+from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.store import Damaged, TableStore
+from hollywood_gin.tables.table import Table, UnknownHand, short
 from hollywood_gin.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -46,11 +48,29 @@ T = TypeVar("T")
 Key = tuple[str, int, int]
 
 
+async def hand_record(table: Table, store: TableStore, number: int) -> JsonObject:
+    """A finished hand's record: from the match while its hand is in the log, else
+    from the store, which keeps the records of the hands compacted away."""
+    record = table.match.hand_record(number) if number >= 1 else None
+    dealt = 0 if table.match.hand is None else table.match.hand.number
+    if record is None and 1 <= number < dealt:
+        try:
+            record = await store.hand(table.id, number)
+        except Damaged as exc:
+            # Reported; the record stays in the store for a person to look at (the
+            # next start-up sets its table aside, as `check` says).
+            log.error("table %s: %s; answered as unknown", short(table.id), exc)
+            raise UnknownHand("that hand's record cannot be read") from None
+    if record is None:
+        raise UnknownHand("that hand is not finished (or does not exist)")
+    return dict(record)
+
+
 class ReviewFailed(RuntimeError):
     """The review of this hand could not be computed (logged); asking again retries."""
 
 
-def _replay(record: dict[str, Any], seat: int) -> Replay:
+def _replay(record: JsonObject, seat: int) -> Replay:
     return replay(record, seat)
 
 
@@ -75,7 +95,7 @@ class Reviews:
         self.budget = budget if budget is not None else CoachBudget()
         self.max_running = max_running
         self.remember = remember
-        self._known: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._known: OrderedDict[Key, JsonObject] = OrderedDict()
         self._running: dict[Key, asyncio.Task[None]] = {}
         self._failed: set[Key] = set()
         # Reviews computing at once, each with one job in the pool at a time: one short
@@ -91,20 +111,20 @@ class Reviews:
             return await self.thinkers.run(fn, *args)
         return await asyncio.to_thread(fn, *args)
 
-    def _keep(self, key: Key, review: dict[str, Any]) -> None:
+    def _keep(self, key: Key, review: JsonObject) -> None:
         self._known[key] = review
         self._known.move_to_end(key)
         while len(self._known) > self.remember:
             self._known.popitem(last=False)
 
-    async def review(
-        self, table_id: str, record: dict[str, Any], seat: int
-    ) -> dict[str, Any] | None:
+    async def review(self, table_id: str, record: JsonObject, seat: int) -> JsonObject | None:
         """The review of finished hand `record` for `seat`; None while it computes.
 
         :raises ReviewFailed: its computation failed (the next request tries again).
         """
-        number = int(record["number"])
+        number = record["number"]
+        if not isinstance(number, int):
+            raise TypeError("a hand record's number is an integer")
         key = (table_id, number, seat)
         known = self._known.get(key)
         if known is not None:
@@ -126,7 +146,7 @@ class Reviews:
         task.add_done_callback(lambda _t: self._running.pop(key, None))
         return None
 
-    async def _compute(self, key: Key, record: dict[str, Any]) -> None:
+    async def _compute(self, key: Key, record: JsonObject) -> None:
         table_id, _number, seat = key
         try:
             async with self._slots:
@@ -166,7 +186,7 @@ class Reviews:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
 
 
-def _current(review: dict[str, Any], budget: CoachBudget) -> bool:
+def _current(review: JsonObject, budget: CoachBudget) -> bool:
     """Was a stored review made by this coach, with this budget?"""
     coach = review.get("coach")
     return (

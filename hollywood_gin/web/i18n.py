@@ -39,6 +39,9 @@ SUITS = "CDHS"
 
 # The strings of the table page's script, by the key the script uses. Placeholders
 # are `{name}` and are filled in by the script.
+# Keys only the replay page uses: the table page goes without them (its weight).
+REPLAY_ONLY = ("replay.", "label.", "act.")
+
 CLIENT_STRINGS: Mapping[str, str] = {
     # the server was upgraded while this page was open (socket.js)
     "reload.text": N_("A new version of Hollywood Gin is ready."),
@@ -230,7 +233,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     # the replay of a finished hand and its review (PROTOCOL.md "Hand review")
     "review_link": N_("Review hand {n}"),
     "review_hands": N_("Review a hand:"),
-    "replay.step": N_("Move {n} of {total}"),
+    "replay.step": N_("Move {n} of {total}"),  # replay.*, label.*, act.*: the replay page only
     "replay.ready": N_("The coach has looked at every decision of this hand."),
     "replay.failed": N_("The coach could not review this hand. Reload the page to try again."),
     "label.inaccuracy": N_("Inaccuracy"),
@@ -330,8 +333,13 @@ class Catalogs:
     def gettext(self, lang: str, message: str) -> str:
         return str(self._translations[lang].gettext(message))
 
-    def client_strings(self, lang: str) -> dict[str, str]:
-        return {key: self.gettext(lang, msgid) for key, msgid in CLIENT_STRINGS.items()}
+    def client_strings(self, lang: str, skip: tuple[str, ...] = ()) -> dict[str, str]:
+        """The client's strings in `lang`; `skip`: prefixes of keys the page never uses."""
+        return {
+            key: self.gettext(lang, msgid)
+            for key, msgid in CLIENT_STRINGS.items()
+            if not key.startswith(skip)
+        }
 
 
 def compile_po(po_path: Path, lang: str) -> Translations:

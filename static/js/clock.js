@@ -2,19 +2,15 @@
 // act, from the server's deadline and the server's time (never this device's clock
 // alone), with a sound and a visual cue in the last 10 s of this player's own turn.
 import { t } from "./i18n.js";
-import { $, playerName } from "./render.js";
+import { $, playerName, seatedIn } from "./render.js";
 import { play } from "./sound.js";
+import { say } from "./announce.js";
 
 const HURRY_MS = 10000;
 let current = null; // { seat, prefix, deadline (this device's ms), key }
 let warned = null;
-let say = () => {};
 let timer = null;
 let lastTimeouts = null;
-
-export function initClock(speak) {
-  say = speak;
-}
 
 function format(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -45,7 +41,7 @@ function paint() {
 
 export function renderClock(state) {
   const hand = state.hand;
-  const seated = state.you !== null && state.you !== undefined;
+  const seated = seatedIn(state);
   // Timeouts in a row that went up: the computer moved for that seat.
   const timeouts = (state.table.players || []).map((p) => p.timeouts ?? 0);
   if (lastTimeouts) {

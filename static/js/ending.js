@@ -3,16 +3,17 @@
 // resigning, a confirmation before anything final, and how a match ended, on the
 // result panel, the score sheet and the match screen.
 import { t, tn } from "./i18n.js";
-import { $, player, playerName } from "./render.js";
-import { showSummary } from "./summary.js";
+import { $, gamesWon, player, playerName, seatedIn } from "./render.js";
+import { say } from "./announce.js";
+import { openMoment } from "./board.js";
+import { once } from "./prefs.js";
 
-let ctx = null; // { send(action), legal(kind), say(text) }
+let ctx = null; // { send(action), legal(kind) }
 let state = null;
 let receivedAt = 0;
 let pending = null; // the action the confirmation dialog asks about
 let announcedOpen = false;
 
-const seatedIn = (s) => s && s.you !== null && s.you !== undefined;
 
 export function initEnding(context) {
   ctx = context;
@@ -108,13 +109,14 @@ export function renderEnding(s, kinds) {
     const other = playerName(s, 1 - s.you);
     const away = awayText(s, 1 - s.you);
     const text = kinds.has("stand_in") ? t("endings_open", { name: other }) : t("endings_claim_only");
-    $("endings-text").textContent = away ? `${away}. ${text}` : text;
+    const line = away ? `${away}. ${text}` : text;
+    $("endings-text").textContent = line;
     $("opp-away").hidden = !away;
     $("opp-away").textContent = away;
     $("claim").hidden = !kinds.has("claim");
     $("stand-in").hidden = !kinds.has("stand_in");
     $("stand-in").textContent = t("stand_in", { name: other });
-    if (!announcedOpen) ctx.say($("endings-text").textContent);
+    if (!announcedOpen) say(line);
   }
   announcedOpen = open;
   const stood = (s.table.players || []).filter((p) => p.stand_in);
@@ -144,26 +146,17 @@ export function renderEnding(s, kinds) {
   $("next-hand").hidden = true;
   $("rematch").hidden = !kinds.has("new_match");
   // Once per ending on this tab (a reload does not show it again).
-  const seen = `gin.ended.${s.table.id}.${s.version}`;
-  if (sessionStorage.getItem(seen)) return;
-  sessionStorage.setItem(seen, "1");
-  showEndedMoment(s, kinds, text);
+  if (once(`gin.ended.${s.table.id}.${s.version}`)) showEndedMoment(s, kinds, text);
 }
 
 // The match screen for a match that ended by resign or claim.
 function showEndedMoment(s, kinds, text) {
-  const dialog = $("moment");
-  const winner = s.sheet.match_winner;
-  $("moment-title").textContent = winnerText(s) || text;
-  const names = [playerName(s, 0), playerName(s, 1)];
-  const won = [0, 1].map((seat) => s.sheet.games.filter((g) => g.finished && g.winner === seat).length);
-  $("moment-score").textContent = s.table.scoring === "hand" ? "" : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] });
-  $("moment-lines").replaceChildren();
-  $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
-  $("moment-rematch").hidden = !kinds.has("new_match");
-  $("moment-summary").replaceChildren();
-  showSummary($("moment-summary"), s); // the match so far (hands won, gins, time played)
-  dialog.classList.toggle("mine", seatedIn(s) && winner === s.you);
-  ctx.say(text);
-  if (!dialog.open) dialog.showModal();
+  const won = gamesWon(s);
+  say(text);
+  openMoment(s, kinds, {
+    title: winnerText(s) || text,
+    score: s.table.scoring === "hand" ? "" : t("games_score", { a: won[0], b: won[1], name0: playerName(s, 0), name1: playerName(s, 1) }),
+    summary: true, // the match so far (hands won, gins, time played)
+    winner: s.sheet.match_winner,
+  });
 }

@@ -1,8 +1,7 @@
-// Cards that move: each card travels from where it was to where it is now (FLIP
-// with the Web Animations API). Nothing waits for an animation: a new state
-// finishes every running one first, and with reduced motion none starts.
-// The player's own speed (normal / fast / off, remembered per device) comes on top
-// of the system's `prefers-reduced-motion`, which always wins.
+// Cards that move from where they were to where they are (FLIP, Web Animations).
+// Nothing waits for an animation: a new state finishes every running one first.
+// The player's speed (normal / fast / off) comes on top of the system's
+// `prefers-reduced-motion`, which always wins.
 const DURATION = 240;
 const SPEED_KEY = "gin.motion";
 export const SPEEDS = ["normal", "fast", "off"];
@@ -76,4 +75,45 @@ export function fly(el, from, { delay = 0, duration = DURATION } = {}) {
     () => running.delete(animation),
   );
   return animation;
+}
+
+// The table after a state (`rects`: its `snapshot` before).
+export function animate(previous, s, rects) {
+  const last = s.hand.last_action;
+  const fresh = previous.hand?.number !== s.hand.number;
+  const $ = (id) => document.getElementById(id);
+  const at = (zone) => rects.get(`zone:${zone}`);
+  const pile = (kind) => at(kind === "draw_stock" ? "stock" : "pile");
+  const seated = s.you !== null && s.you !== undefined;
+  $("hand")
+    .querySelectorAll("[data-card]")
+    .forEach((el, i) => fly(el, fresh ? at("stock") : rects.get(`hand:${el.dataset.card}`) || (last?.seat === s.you ? pile(last.kind) : null), { delay: fresh ? i * 35 : 0 }));
+  if (fresh) return $("opp-cards").querySelectorAll(".card-back, .card").forEach((el, i) => fly(el, at("stock"), { delay: i * 35 }));
+  if (previous.version === s.version || !last) return;
+  const from = (card, seat, i) => rects.get(`hand:${card}`) || rects.get(`opp:${card}`) || rowSlot(rects, seated || seat === 1 ? "opp" : "hand", i);
+  const pileTop = $("discard").querySelector(".card");
+  if (last.kind === "discard" && pileTop) fly(pileTop, from(last.card, last.seat, 0));
+  if (last.seat !== s.you && ["draw_stock", "draw_discard", "take_upcard"].includes(last.kind)) {
+    const row = $("opp-cards");
+    const target = last.card ? row.querySelector(`[data-card="${last.card}"]`) : row.lastElementChild;
+    if (target) fly(target, pile(last.kind));
+  }
+  if (last.kind === "knock") {
+    const hidden = [0, 0];
+    for (const el of $("result-hands").querySelectorAll("[data-card]")) {
+      const seat = Number(el.closest("[data-zone]")?.dataset.zone.slice(-1));
+      fly(el, from(el.dataset.card, seat, hidden[seat]++));
+    }
+  }
+}
+
+function rowSlot(rects, zone, i) {
+  const backs = [];
+  for (let k = 0; rects.has(`${zone}:back${k}`); k += 1) backs.push(rects.get(`${zone}:back${k}`));
+  if (backs.length) return backs[backs.length - 1 - (i % backs.length)];
+  const row = rects.get(`zone:${zone}`);
+  if (!row) return null;
+  const width = Math.min(row.width, 40);
+  const height = Math.min(row.height, 56);
+  return { left: row.left + (row.width - width) / 2, top: row.top + (row.height - height) / 2, width, height };
 }

@@ -3,7 +3,7 @@
 // announced to screen readers. Each player can hide the other's reactions; the
 // choice is remembered on this device (localStorage), per table and seat.
 import { t } from "./i18n.js";
-import { $, playerName } from "./render.js";
+import { $, playerName, seatedIn } from "./render.js";
 
 export const REACTIONS = ["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"];
 const SHOWN_MS = 4000;
@@ -52,20 +52,19 @@ export function initReactions(id, send, state) {
   });
   $("mute-reactions").addEventListener("change", (event) => {
     const s = state();
-    if (!s || s.you === null || s.you === undefined) return;
+    if (!seatedIn(s)) return;
     localStorage.setItem(muteKey(1 - s.you), event.target.checked ? "1" : "0");
   });
 }
 
 function prefixOf(state, seat) {
-  const seated = state.you !== null && state.you !== undefined;
-  const bottom = seated ? state.you : 0;
+  const bottom = seatedIn(state) ? state.you : 0;
   return seat === bottom ? "me" : "opp";
 }
 
 // Every state: the bar is for seated players; the mute names the opponent.
 export function renderReactions(state) {
-  const seated = state.you !== null && state.you !== undefined;
+  const seated = seatedIn(state);
   $("reaction-bar").hidden = !seated;
   $("reaction-toggle").hidden = !seated;
   const choice = $("mute-reactions-choice");

@@ -19,7 +19,7 @@ export function playerName(state, seat) {
   return p?.bot ? t("bot_name", { name }) : name;
 }
 
-const seated = (state) => state.you !== null && state.you !== undefined;
+export const seatedIn = (s) => Boolean(s) && s.you !== null && s.you !== undefined;
 
 // `online`: whether this page is connected; while it is not, nobody's presence is known.
 export function renderSeatHead(state, seat, prefix, online) {
@@ -133,7 +133,7 @@ export function describeTurn(state, legalKinds) {
   const hand = state.hand;
   if (state.table.status === "waiting") return t("turn.waiting");
   if (!hand || hand.phase === "over") return "";
-  if (seated(state) && hand.turn === state.you) {
+  if (seatedIn(state) && hand.turn === state.you) {
     if (legalKinds.has("take_upcard") || legalKinds.has("pass")) return t("turn.upcard");
     if (legalKinds.has("draw_stock") || legalKinds.has("draw_discard")) return t("turn.draw");
     if (legalKinds.has("discard")) return t("turn.discard");
@@ -149,7 +149,7 @@ export function renderLog(state) {
     const li = document.createElement("li");
     li.textContent = text;
     const e = i > 0 ? state.hand.events[i - 1] : null;
-    if (e && e.seat !== state.you && seated(state)) li.className = "theirs";
+    if (e && e.seat !== state.you && seatedIn(state)) li.className = "theirs";
     return li;
   });
   box.replaceChildren(...lines);
@@ -247,7 +247,7 @@ export function matchWinnerText(state) {
   const w = state.sheet?.match_winner;
   if (w === null || w === undefined) return t("match_drawn");
   const what = state.table.scoring === "hollywood" ? "match" : state.table.scoring === "game" ? "game" : "hand";
-  if (seated(state) && w === state.you) return t(`you_win.${what}`);
+  if (seatedIn(state) && w === state.you) return t(`you_win.${what}`);
   return t(what === "match" ? "match_winner" : `wins.${what}`, { name: playerName(state, w) });
 }
 
@@ -256,10 +256,12 @@ export function matchWinnerText(state) {
 export function gamesToText(state) {
   const sheet = state.sheet;
   if (state.table.scoring !== "hollywood" || !sheet) return "";
-  const won = [0, 1].map((s) => sheet.games.filter((g) => g.finished && g.winner === s).length);
+  const won = gamesWon(state);
   const w = sheet.match_winner ?? (won[1] > won[0] ? 1 : 0);
   return t("games_to", { a: won[w], b: won[1 - w] });
 }
+
+export const gamesWon = (state) => [0, 1].map((seat) => state.sheet.games.filter((g) => g.finished && g.winner === seat).length);
 
 export function gamesList(indices) {
   return list(indices.map((g) => t("game_in", { n: g + 1 })));

@@ -10,6 +10,7 @@ import pytest
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.tables.hub import CLOSE_RESTART, Connection, Hub
+from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Moved, StoreUnavailable
@@ -33,6 +34,12 @@ async def shut(*registries: Registry) -> None:
     for r in registries:
         await r.close()
         await r.store.close()
+
+
+def shared(registry: Registry) -> Shared:
+    """The registry's ownership, chosen from its store: shared with PostgreSQL."""
+    assert isinstance(registry.ownership, Shared)
+    return registry.ownership
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
@@ -77,15 +84,15 @@ async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: 
         t2, _ = await a.create(OPTIONS, "Cy")
         conn = Connection(None)
         a.hub.attach(t1, conn)
-        assert await a.watch_once() == 0
+        assert await shared(a).watch_once() == 0
         await b.find(t1.id)
-        assert await a.watch_once() == 1
+        assert await shared(a).watch_once() == 1
         assert a.get(t1.id) is None and a.get(t2.id) is t2
         assert conn.close_code == CLOSE_RESTART
         # Asked again, it claims it back: one more epoch, one owner.
         back = await a.find(t1.id)
         assert back is not None and back.epoch == 3
-        assert await b.watch_once() == 1 and b.get(t1.id) is None
+        assert await shared(b).watch_once() == 1 and b.get(t1.id) is None
     finally:
         await shut(a, b)
 
@@ -96,7 +103,7 @@ async def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
-        assert all(f is found[0] for f in found) and b.claims == 1
+        assert all(f is found[0] for f in found) and shared(b).claims == 1
         assert await b.find("no-such-table") is None
     finally:
         await shut(a, b)
@@ -113,8 +120,8 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
         idle, _ = await a.create(OPTIONS, "Ann")
         watched, _ = await a.create(OPTIONS, "Cy")
         a.hub.attach(watched, Connection(None))
-        now[0] += a.release_seconds + 1
-        assert a.release_idle() == 1
+        now[0] += shared(a).release_seconds + 1
+        assert shared(a).release_idle() == 1
         assert a.get(idle.id) is None and a.get(watched.id) is watched
         back = await a.find(idle.id)
         assert back is not None and back.epoch == idle.epoch + 1
@@ -125,15 +132,15 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
 @pytest.mark.anyio
 async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-    a.watch_seconds = 0.05
-    a.start_watch()
+    shared(a).watch_seconds = 0.05
+    await shared(a).start("")
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         await asyncio.sleep(0.1)
         await b.find(table.id)
         # As if paused: the watch has not run for longer than three rounds.
-        a._watch_task.cancel()  # type: ignore[union-attr]
-        a._watched_at -= 1.0
+        shared(a)._watch_task.cancel()  # type: ignore[union-attr]
+        shared(a)._watched_at -= 1.0
         again = await a.find(table.id)
         assert again is not None and again is not table
         assert again.epoch == table.epoch + 2  # b's claim, then a's own
@@ -170,7 +177,7 @@ async def test_a_store_call_that_never_answers_frees_the_table_after_store_secon
         computer_delay=0.0,
         owner="a",
     )
-    registry.store_seconds = 0.5
+    shared(registry).store_seconds = 0.5
     try:
         table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
         await registry.join(table.id, "Bob")
@@ -184,6 +191,71 @@ async def test_a_store_call_that_never_answers_frees_the_table_after_store_secon
         assert refused.value.code == "server_error"
         assert table.doubtful and table.version == 1
         store.stall = False
+        await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
+        assert table.version == 2 and not table.doubtful
+    finally:
+        store.released.set()
+        await shut(registry)
+
+
+class Stubborn(PostgresStore):
+    """A claim that, while `stall` is set, does not end even when cancelled: what
+    asyncpg's clean-up of a query cut off by a database restart can do (a rollback
+    that waits for the answer to a cancel request that never comes)."""
+
+    stall = False
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.released = asyncio.Event()
+
+    async def append(self, *args: Any, **kw: Any) -> None:
+        if self.stall:
+            raise ConnectionResetError("the database went away mid-commit")
+        await super().append(*args, **kw)
+
+    async def claim(self, *args: Any, **kw: Any) -> Any:
+        while self.stall:
+            try:
+                await self.released.wait()
+            except asyncio.CancelledError:
+                continue  # swallowed: the clean-up goes on waiting
+        return await super().claim(*args, **kw)
+
+
+@pytest.mark.anyio
+async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
+    pg_url: str,
+) -> None:
+    """The outage test's stuck table (issue 30): a doubtful table's settling claim hung
+    in a clean-up that outlived its cancellation, and `wait_for` waited for it: the
+    table's lock was never free again. Given up at `store_seconds`, without waiting."""
+    store = Stubborn(pg_url, owner="a")
+    await store.open()
+    registry = Registry(
+        store,
+        Hub(max_tabs_per_seat=5, max_spectators=20),
+        expiry_seconds=3600.0,
+        computer_delay=0.0,
+        owner="a",
+    )
+    shared(registry).store_seconds = 0.5
+    try:
+        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await registry.join(table.id, "Bob")
+        seat = wire(table.match.view(None))["hand"]["turn"]
+        action = parse_action(first_legal(table, seat))
+        store.stall = True
+        with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
+            await registry.act(table, seat, action, table.version)
+        assert table.doubtful
+        # The move sent again: settling claims the table, and that claim hangs.
+        with pytest.raises(StoreUnavailable) as refused:
+            await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
+        assert refused.value.code == "server_error"
+        assert table.doubtful and table.version == 1 and not table.lock.locked()
+        store.stall = False
+        store.released.set()
         await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
         assert table.version == 2 and not table.doubtful
     finally:

@@ -7,6 +7,9 @@ import json
 from typing import get_args
 
 import pytest
+from fastapi import FastAPI, Request, Response
+from fastapi.responses import HTMLResponse
+from fastapi.testclient import TestClient
 
 from hollywood_gin.engine import errors as engine_errors
 from hollywood_gin.engine.errors import IllegalAction, NotYourTurn, Refusal, RuleError, StaleVersion
@@ -20,6 +23,7 @@ from hollywood_gin.tables.table import (
     UnknownHand,
     UnknownTable,
 )
+from hollywood_gin.web import errors
 from hollywood_gin.web.errors import ApiError, http_answer
 from hollywood_gin.web.messages import ErrorCode, HttpErrorCode
 
@@ -84,3 +88,26 @@ def test_an_api_error_keeps_its_extra_fields() -> None:
         "message": "name: too long",
         "field": "name",
     }
+
+
+@pytest.mark.parametrize("with_page", [False, True])
+def test_a_404_is_the_page_given_outside_the_machine_paths_and_json_on_them(
+    with_page: bool,
+) -> None:
+    """The 404 page is named where the errors are installed, not found by the order
+    the handlers were added in."""
+    app = FastAPI()
+
+    def page(request: Request) -> Response:
+        return HTMLResponse("<p>lost</p>", status_code=404)
+
+    errors.install(app, not_found_page=page if with_page else None)
+    client = TestClient(app)
+    person = client.get("/no/such/page")
+    machine = client.get("/api/no/such/thing")
+    assert person.status_code == machine.status_code == 404
+    if with_page:
+        assert person.text == "<p>lost</p>"
+    else:
+        assert person.json() == {"error": "not_found", "message": "Not Found"}
+    assert machine.json() == {"error": "not_found", "message": "Not Found"}

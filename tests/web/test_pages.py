@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import json
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
@@ -14,7 +15,7 @@ from fastapi.testclient import TestClient
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
-from hollywood_gin.web.i18n import LANGUAGES
+from hollywood_gin.web.i18n import LANGUAGES, REPLAY_ONLY
 from hollywood_gin.web.pages import PAGES
 
 PAGE_PATHS = list(PAGES)
@@ -301,3 +302,17 @@ def test_page_weight(client: TestClient) -> None:
     table_total, table_assets = weights[f"/t/{table['table_id']}"]
     assert {"socket.js", "render.js"} <= {a.rsplit("/", 1)[1] for a in table_assets}
     assert table_total < 60 * 1024
+
+
+def test_table_page_strings_are_those_its_scripts_use(client: TestClient) -> None:
+    """The replay's strings stay off the table page (its weight); every key the table
+    page's scripts name is on it."""
+    table = client.post("/api/tables", json={"name": "Ann"}).json()
+    html = client.get(f"/t/{table['table_id']}").text
+    found = re.search(r'<script type="application/json" id="i18n">(.*?)</script>', html, re.S)
+    assert found
+    strings = json.loads(found.group(1))
+    assert strings and not [k for k in strings if k.startswith(REPLAY_ONLY)]
+    scripts = [b.decode() for url, b in page_assets(client, html).items() if url.endswith(".js")]
+    named = {k for text in scripts for k in re.findall(r'\btn?\("([\w.]+)"', text)}
+    assert named and named <= set(strings) | {k for k in named if f"{k}.other" in strings}

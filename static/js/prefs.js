@@ -1,0 +1,100 @@
+// Preferences: every key the table page keeps (localStorage per device,
+// sessionStorage per tab), and the settings' controls.
+import { $ } from "./render.js";
+import { applyMotionClass, motionSpeed, reducedBySystem, setMotionSpeed } from "./motion.js";
+import { audioRunning, muted, onAudioChange, setMuted, unlockAudio } from "./sound.js";
+
+const get = (key, where = localStorage) => where.getItem(key);
+const put = (key, value, where = localStorage) => (value === null ? where.removeItem(key) : where.setItem(key, value));
+
+// "1" or "0": large-cards, four-colour, gin.notify.
+export const flag = (key) => get(key) === "1";
+export const setFlag = (key, on) => put(key, on ? "1" : "0");
+
+export function sortMode() {
+  const mode = get("gin.sort");
+  return mode === "rank" || mode === "suit" ? mode : "melds";
+}
+export function setSortMode(mode) {
+  put("gin.sort", mode);
+  put("gin.manual", null);
+}
+
+export const handKey = (s) => `${s.table.id}:${s.hand?.number}:${s.hand?.deck_commitment?.slice(0, 8)}`;
+// gin.manual: the hand the player arranged by hand.
+export const isManual = (s) => get("gin.manual") === handKey(s);
+export const setManual = (s) => put("gin.manual", handKey(s));
+
+export const watching = (table) => get(`gin.watch.${table}`, sessionStorage) === "1";
+export const setWatching = (table, on) => put(`gin.watch.${table}`, on ? "1" : null, sessionStorage);
+
+export function once(key) {
+  if (get(key, sessionStorage)) return false;
+  put(key, "1", sessionStorage);
+  return true;
+}
+
+let hasHand = () => false;
+
+// Browsers play nothing before a click: a spectator gets a button that is one.
+export function showSoundHint() {
+  $("sound-on").hidden = muted() || audioRunning() || !hasHand();
+}
+
+export function initPrefs(spectatorHand) {
+  hasHand = spectatorHand;
+  for (const key of ["large-cards", "four-colour"]) {
+    const box = $(key);
+    box.checked = flag(key);
+    document.body.classList.toggle(key, box.checked);
+    box.addEventListener("change", () => {
+      setFlag(key, box.checked);
+      document.body.classList.toggle(key, box.checked);
+    });
+  }
+  const speed = $("motion-speed");
+  const showSpeed = () => {
+    const reduced = reducedBySystem();
+    speed.value = reduced ? "off" : motionSpeed();
+    speed.disabled = reduced;
+    $("motion-note").hidden = !reduced;
+    applyMotionClass();
+  };
+  speed.addEventListener("change", () => setMotionSpeed(speed.value));
+  matchMedia("(prefers-reduced-motion: reduce)").addEventListener("change", showSpeed);
+  showSpeed();
+
+  const mute = $("mute");
+  mute.setAttribute("aria-pressed", String(muted()));
+  mute.addEventListener("click", () => {
+    setMuted(!muted());
+    mute.setAttribute("aria-pressed", String(muted()));
+    showSoundHint();
+  });
+  $("sound-on").addEventListener("click", () => {
+    unlockAudio();
+    showSoundHint();
+  });
+  for (const type of ["click", "keyup"]) addEventListener(type, () => setTimeout(showSoundHint, 0));
+  onAudioChange(() => audioRunning() || showSoundHint());
+
+  // Focus rings for the keyboard only.
+  const root = document.documentElement;
+  root.dataset.input = "pointer";
+  addEventListener("pointerdown", () => (root.dataset.input = "pointer"), { capture: true, passive: true });
+  addEventListener("keydown", (event) => ["Shift", "Control", "Alt", "Meta"].includes(event.key) || (root.dataset.input = "keys"), { capture: true, passive: true });
+
+  const notify = $("notify");
+  notify.checked = flag("gin.notify") && globalThis.Notification?.permission === "granted";
+  notify.disabled = !globalThis.Notification;
+  notify.addEventListener("change", async () => {
+    if (notify.checked && Notification.permission !== "granted") notify.checked = (await Notification.requestPermission()) === "granted";
+    setFlag("gin.notify", notify.checked);
+  });
+
+  for (const [button, id] of [["sheet-toggle", "sheet"], ["log-toggle", "log-box"]]) {
+    const panel = $(id);
+    panel.classList.add("collapsed");
+    $(button).addEventListener("click", () => $(button).setAttribute("aria-expanded", String(!panel.classList.toggle("collapsed"))));
+  }
+}
