@@ -127,8 +127,8 @@ function sendArrange(cards) {
 
 function renderAround() {
   renderReactions(state);
-  renderClock(state);
-  renderEnding(state, ui.kinds);
+  say(renderClock(state));
+  say(renderEnding(state, ui.kinds));
 }
 
 
