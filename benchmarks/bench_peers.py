@@ -185,15 +185,15 @@ def run_peer(
 
 def serve_null_store() -> int:
     """`python -m hollywood_gin` with a store that keeps nothing (the `ours-no-store` row)."""
-    import hollywood_gin.tables.registry as registry
+    import hollywood_gin.tables.lifecycle as lifecycle
     from benchmarks.nullstore import NullStore
     from hollywood_gin.serve import main as serve
 
-    if not hasattr(registry, "open_store"):
+    if not hasattr(lifecycle, "open_store"):
         raise SystemExit(
-            "bench_peers: hollywood_gin.tables.registry.open_store is gone; update this"
+            "bench_peers: hollywood_gin.tables.lifecycle.open_store is gone; update this"
         )
-    registry.open_store = lambda *_, **__: NullStore()  # type: ignore[assignment]
+    lifecycle.open_store = lambda *_, **__: NullStore()  # type: ignore[assignment]
     return serve()
 
 

@@ -32,11 +32,11 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.bots.coach import (
     CoachBudget,
     assemble,
-    judge,
     replay,
     seed_of,
 )
 from hollywood_gin.engine.match import Match, Options
+from tests.bots.coach_hands import judge
 
 
 def play(seed: int) -> dict[str, object]:

@@ -33,9 +33,8 @@ class NullStore:
     async def create(self, record: Any) -> None:
         return None
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[Any], epoch: int | None = None
-    ) -> None:
+    # `epoch` optional: the versions before the stores always took it (bench --versions).
+    async def save_seats(self, table_id: str, seats: Sequence[Any], epoch: int = 0) -> None:
         return None
 
     async def append(
@@ -44,7 +43,7 @@ class NullStore:
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int = 0,
     ) -> None:
         return None
 

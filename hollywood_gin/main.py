@@ -12,7 +12,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
 from hollywood_gin.logs import AccessLog
-from hollywood_gin.tables.registry import open_tables
+from hollywood_gin.tables.lifecycle import open_tables
 from hollywood_gin.web import api, errors, metrics, pages, security, ws
 
 log = logging.getLogger("hollywood_gin")

@@ -6,17 +6,18 @@
 (the upcard offer, each draw, each discard, where a discard with a legal knock
 is one decision over all of them), builds what that seat knew then with the
 computer's own memory (`knowledge.BotMemory`, fed the seat's views and nothing
-else). `judge` then deals the unseen cards at random in agreement with that
-knowledge (the opponent holds the cards it was seen to take; the rest of its
-hand, the pile cards not seen and the stock come from the unseen cards), plays
-every candidate action out to the end of the hand with the normal policy on
-both sides, and averages the seat's points for the hand (won positive, lost
-negative) over the deals. Every candidate meets the same deals and the same
-playout randomness (common random numbers), so their difference is measured,
-not their luck; the deals are seeded from the record (its salt), the seat and
-the action's index, so a hand gives the same review wherever and however often
-it is computed. `assemble` makes the review of the judged decisions
-(`tables/reviews.py` runs each step as a job of the computer's worker pool).
+else). Then, in batches of playouts (`step`, one job of the worker pool each), it
+deals the unseen cards at random in agreement with that knowledge (the opponent
+holds the cards it was seen to take; the rest of its hand, the pile cards not
+seen and the stock come from the unseen cards), plays every candidate action
+out to the end of the hand with the normal policy on both sides, and averages
+the seat's points for the hand (won positive, lost negative) over the deals.
+Every candidate meets the same deals and the same playout randomness (common
+random numbers), so their difference is measured, not their luck; the deals are
+seeded from the record (its salt), the seat and the action's index, so a hand
+gives the same review wherever and however often it is computed. `entry` makes
+a decision's part of the review once its playouts are done and `assemble` the
+review (`tables/reviews.py` runs them).
 
 The candidates: the chosen action and every other choice of an offer or a draw;
 at a discard, the chosen card, normal's choice, normal's next best few
@@ -650,19 +651,6 @@ def _clear(diffs: list[float], squares: list[float], done: int, sure: float) -> 
 
 def _r(x: float) -> float:
     return round(x + 0.0, 1) + 0.0  # no -0.0
-
-
-def judge(
-    point: Point, seed: int, budget: CoachBudget, counts: dict[str, int] | None = None
-) -> dict[str, Any]:
-    """One decision's entry of the review (`seed`: `seed_of` the record, seat, index);
-    `counts["playouts"]` grows by the playouts it took (the benchmark)."""
-    tally = Tally(seed=seed)
-    while not tally.finished:
-        step(point, tally, budget)
-    if counts is not None:
-        counts["playouts"] = counts.get("playouts", 0) + tally.done * len(tally.options)
-    return entry(point, tally)
 
 
 def entry(point: Point, tally: Tally) -> dict[str, Any]:

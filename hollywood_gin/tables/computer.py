@@ -1,7 +1,7 @@
 """The computer seat: moves like a person would, told of every change as the hub is.
 
-The registry tells `Computer.changed(table)` after every change of a table (and when
-it loads or claims one), as it tells the hub to broadcast. The computer shows its
+The writer tells `Computer.changed(table)` after every change of a table (and when
+it is created, loaded or claimed), as it tells the hub. The computer shows its
 bot the seat's view (what that seat's browser gets), and when the seat may act it
 chooses (in the worker processes of `Thinkers`, or a thread) during its delay, the
 pause that lets a person follow, and then acts through the registry like any
@@ -15,7 +15,7 @@ import contextlib
 import logging
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
@@ -78,8 +78,11 @@ class Computer:
         for task in table.stand_in_tasks.values():
             task.cancel()
 
-    def changed(self, table: Table) -> None:
-        """A change of `table`: show the computer its view; move if it may."""
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        """A change of `table` (the writer's listener): show the computer its view; move
+        if it may. A change of `seats` only (a person's card order) is not its news."""
+        if seats is not None:
+            return
         self._stand_ins(table)
         seat = table.computer_seat()
         if seat is None:

@@ -294,6 +294,10 @@ class Hub:
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 
+    def changed(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
+        """A stored change (the writer's listener): each connection gets its state."""
+        self.broadcast(table, seats)
+
     def send_all(self, table_id: str, message: dict[str, Any]) -> int:
         """One message (not a state: a reaction) to every connection of the table,
         seats and spectators, encoded once; returns how many got it."""

@@ -135,12 +135,6 @@ class _Append:
     future: asyncio.Future[None]
 
 
-def _fenced(epoch: int | None) -> int:
-    if epoch is None:
-        raise ValueError("a shared store needs the writer's epoch")
-    return epoch
-
-
 async def probe(url: str, timeout: float = 5.0) -> str:
     """Connect once, read-only, and describe what is there (`hollywood-gin check`).
     Raises what the connection raises (OSError, asyncpg's errors, TimeoutError)."""
@@ -265,14 +259,12 @@ class PostgresStore:
                 )
         self.commits += 1
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
-    ) -> None:
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
         status = await self.pool.execute(
             "UPDATE tables SET seats = $2 WHERE id = $1 AND owner_epoch = $3",
             table_id,
             _seats_json(seats).decode(),
-            _fenced(epoch),
+            epoch,
         )
         if status != "UPDATE 1":
             raise NotOwner(f"table {table_id[:8]} has another owner now")
@@ -284,14 +276,14 @@ class PostgresStore:
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int,
     ) -> None:
         """Durable once this returns; `NotOwner` when the table's epoch moved on."""
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
         self._pending.append(
             _Append(
                 table_id,
-                _fenced(epoch),
+                epoch,
                 first_seq,
                 _entry_rows(table_id, first_seq, entries),
                 now,

@@ -1,5 +1,6 @@
-"""The coach's reviews of finished hands (PROTOCOL.md "Hand review"): computed once
-per hand and seat, in the computer's worker processes, kept in the store.
+"""Finished hands: their records (`hand_record`), and the coach's reviews of them
+(PROTOCOL.md "Hand review"): computed once per hand and seat, in the computer's
+worker processes, kept in the store.
 
 `Reviews.review(table_id, record, seat)` answers the review when it is known (in
 memory, else in the store) and otherwise starts computing it and answers None
@@ -35,8 +36,8 @@ from hollywood_gin.bots.coach import (
     seed_of,
     step,
 )
-from hollywood_gin.tables.store import TableStore
-from hollywood_gin.tables.table import short
+from hollywood_gin.tables.store import Damaged, TableStore
+from hollywood_gin.tables.table import Table, UnknownHand, short
 from hollywood_gin.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -44,6 +45,24 @@ log = logging.getLogger("hollywood_gin.tables")
 T = TypeVar("T")
 
 Key = tuple[str, int, int]
+
+
+async def hand_record(table: Table, store: TableStore, number: int) -> dict[str, Any]:
+    """A finished hand's record: from the match while its hand is in the log, else
+    from the store, which keeps the records of the hands compacted away."""
+    record = table.match.hand_record(number) if number >= 1 else None
+    dealt = 0 if table.match.hand is None else table.match.hand.number
+    if record is None and 1 <= number < dealt:
+        try:
+            record = await store.hand(table.id, number)
+        except Damaged as exc:
+            # Reported; the record stays in the store for a person to look at (the
+            # next start-up sets its table aside, as `check` says).
+            log.error("table %s: %s; answered as unknown", short(table.id), exc)
+            raise UnknownHand("that hand's record cannot be read") from None
+    if record is None:
+        raise UnknownHand("that hand is not finished (or does not exist)")
+    return dict(record)
 
 
 class ReviewFailed(RuntimeError):

@@ -814,9 +814,7 @@ class SqliteStore(SingleOwner):
 
         await self._write(write)
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
-    ) -> None:
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
         self._fence(table_id, epoch)
         text = _seats_json(seats).decode()
         await self._write(
@@ -829,7 +827,7 @@ class SqliteStore(SingleOwner):
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int,
     ) -> None:
         self._fence(table_id, epoch)
         rows = _entry_rows(table_id, first_seq, entries)

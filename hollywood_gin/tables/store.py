@@ -108,9 +108,9 @@ class TableStore(Protocol):
 
     async def create(self, record: TableRecord) -> None: ...
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
-    ) -> None: ...
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
+        """Fenced by `epoch`, as `append` is."""
+        ...
 
     async def append(
         self,
@@ -118,10 +118,10 @@ class TableStore(Protocol):
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int,
     ) -> None:
-        """Fenced by `epoch` (None: unfenced): raises `NotOwner` when it is no longer
-        the table's, and then nothing of it is stored."""
+        """Fenced by `epoch` (the writer's claim): raises `NotOwner` when the table is
+        no longer its, and then nothing of it is stored."""
         ...
 
     async def touch(self, table_id: str, now: float) -> None: ...
@@ -346,8 +346,9 @@ def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
 class SingleOwner:
     """Claim, fence and owners for a store one process writes (SQLite, tests' memory).
 
-    Epochs live in memory: a claim still bumps one and refuses the writes of the
-    epoch before it, so the registry's shared-store paths can be tested on them.
+    Epochs live in memory: every write is fenced by one, as a shared store's are,
+    and a claim still bumps one and refuses the writes of the epoch before it, so
+    the shared ownership's paths can be tested on them.
     """
 
     shared = False
@@ -358,8 +359,8 @@ class SingleOwner:
     def _epoch(self, table_id: str) -> int:
         return self._epochs.get(table_id, FIRST_EPOCH)
 
-    def _fence(self, table_id: str, epoch: int | None) -> None:
-        if epoch is not None and epoch != self._epoch(table_id):
+    def _fence(self, table_id: str, epoch: int) -> None:
+        if epoch != self._epoch(table_id):
             raise NotOwner(f"table {table_id[:8]} was claimed at epoch {self._epoch(table_id)}")
 
     def _claimed(self, record: TableRecord | None) -> tuple[int, TableRecord] | None:

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.views import View
@@ -317,3 +318,68 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     if len(record.seats) < 2 and match.status != "waiting":
         raise TableError("a match under way with a seat empty")
     return options, match
+
+
+def rebuild_table(
+    record: TableRecord,
+    *,
+    hub: Hub,
+    rng: random.Random | None,
+    clock: Callable[[], float],
+) -> Table:
+    """A stored table as it was, its match replayed; raises when the record is damaged."""
+    options, match = rebuild_match(record, rng)
+    seats = [
+        SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order, s.bot, s.no_bots)
+        for s in record.seats
+    ]
+    if len(seats) == 2 and match.status == "waiting":
+        seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
+    table = Table(
+        record.table_id,
+        options,
+        match,
+        seats,
+        hub=hub,
+        created=record.created,
+        last_active=record.last_active,
+        logged=len(record.log),
+        base=record.base,
+        clock=clock,
+    )
+    table.set_deadline()  # a fresh deadline after a restart (see `turns`)
+    return table
+
+
+def computer_seat(strength: str) -> SeatHolder:
+    """The computer's seat at `strength`; `TableError` for a strength there is not."""
+    if strength not in STRENGTHS:
+        raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
+    return SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
+
+
+def new_table(
+    options: Options,
+    seats: list[SeatHolder],
+    dealer: Dealer,
+    entropy: str | None,
+    *,
+    hub: Hub,
+    clock: Callable[[], float],
+) -> Table:
+    """A new table: its match waits for the second seat, or starts with the computer.
+    `entropy` is the creator's part of the first deal (`next_deal` its commitment)."""
+    match = Match(options, dealer=dealer)
+    match.endings = True
+    first_deal = match.next_deal
+    if entropy is not None:
+        match.contribute(0, entropy)
+    if len(seats) == 2:
+        match.start()  # the computer's seat adds nothing
+    now = clock()
+    table = Table(
+        new_table_id(), options, match, seats, hub=hub, created=now, last_active=now, clock=clock
+    )
+    table.next_deal = first_deal
+    table.set_deadline()
+    return table

@@ -19,13 +19,15 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.tables.computer import Computer
+from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.table import Table, short
+from hollywood_gin.tables.writer import Writer
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -47,9 +49,13 @@ class Tables(Protocol):
     @property
     def computer(self) -> Computer: ...
 
-    def get(self, table_id: str) -> Table | None: ...
+    @property
+    def hub(self) -> Hub: ...
 
-    def refresh_away(self, table: Table) -> bool: ...
+    @property
+    def writer(self) -> Writer: ...
+
+    def get(self, table_id: str) -> Table | None: ...
 
     async def act(
         self, table: Table, seat: int, action: Action, version: int | None, *, by: str | None = None
@@ -89,6 +95,11 @@ class Clockwork:
         if earlier and self._wake is not None:
             self._wake.set()
 
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        """The writer's listener: a change of the whole table may move its clocks."""
+        if seats is None:
+            self.schedule(table)
+
     def forget(self, table_id: str) -> None:
         self._due.pop(table_id, None)
 
@@ -109,7 +120,7 @@ class Clockwork:
             if table is None:
                 self._due.pop(table_id, None)
                 continue
-            registry.refresh_away(table)
+            self.refresh_away(table)
             if (
                 table.deadline is not None
                 and table.deadline <= now
@@ -150,6 +161,50 @@ class Clockwork:
             if self.registry.get(table.id) is table:
                 self.schedule(table)
 
+    # --- presence and away (PROTOCOL.md "Around the match") ------------------------
+    def refresh_away(self, table: Table, *, broadcast: bool = True) -> bool:
+        """Tell the match which seats are away by absence now; True when that changed
+        (and then, with `broadcast`, everybody gets the state: claim may be open)."""
+        absent = table.absent_now(self.registry.claim_after)
+        if absent == table.match.absent:
+            return False
+        table.match.absent = absent
+        if broadcast:
+            self.registry.hub.broadcast(table)
+        return True
+
+    def presence(self, table: Table) -> None:
+        """A connection of `table` opened or closed (the socket endpoint calls this after
+        the hub's attach or detach): note when each seat left, who is away, and end the
+        stand-in of a seat whose connection said hello again."""
+        registry = self.registry
+        if registry.get(table.id) is not table:
+            return
+        now, hub = registry.clock(), registry.hub
+        for seat in range(len(table.seats)):
+            if hub.connected(table.id, seat):
+                table.left_at[seat] = None
+            elif table.left_at[seat] is None:
+                table.left_at[seat] = now
+        self.refresh_away(table)
+        for seat in range(len(table.seats)):
+            if table.match.stand_in[seat] and hub.connected(table.id, seat):
+                registry.writer.start(self.back(table, seat))
+        self.schedule(table)
+
+    async def back(self, table: Table, seat: int) -> None:
+        """The seat is back: the computer stops standing in for it (stored in the log)."""
+        came_back = False
+
+        def come_back() -> None:
+            nonlocal came_back
+            came_back = table.match.back(seat)  # False: not (or no longer) standing in
+
+        await self.registry.writer.change(table, come_back)
+        if came_back:
+            log.info("table %s seat %d is back; the stand-in stops", short(table.id), seat)
+
+    # --- the loop ------------------------------------------------------------------
     def start(self) -> None:
         self._wake = asyncio.Event()
         self._task = asyncio.get_running_loop().create_task(self.run())

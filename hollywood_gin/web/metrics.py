@@ -25,7 +25,8 @@ from prometheus_client import (
     generate_latest,
 )
 
-from hollywood_gin.tables.registry import Observer, Registry
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.writer import Observer
 from hollywood_gin.web.messages import ErrorCode
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
@@ -82,7 +83,7 @@ class Metrics(Observer):
         """Read the gauges from the registry when scraped; observe what it does."""
         self.tables.set_function(lambda: len(registry))
         self.sockets.set_function(registry.hub.total)
-        registry.observer = self
+        registry.writer.observer = self
 
     def action(self, kind: str, seconds: float) -> None:
         self.actions.labels(kind).inc()

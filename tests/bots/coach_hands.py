@@ -12,7 +12,16 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
-from hollywood_gin.bots.coach import CoachBudget, assemble, judge, replay, seed_of
+from hollywood_gin.bots.coach import (
+    CoachBudget,
+    Point,
+    Tally,
+    assemble,
+    entry,
+    replay,
+    seed_of,
+    step,
+)
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.engine.match import Match, Options
@@ -134,11 +143,25 @@ UNDERCUT = finished_record(
 )
 
 
+def judge(
+    point: Point, seed: int, budget: CoachBudget, counts: dict[str, int] | None = None
+) -> dict[str, Any]:
+    """One decision's entry of the review in one go, its batches of playouts (`step`)
+    one after the other (`seed`: `seed_of` the record, seat, index);
+    `counts["playouts"]` grows by the playouts it took (benchmarks/bench_review.py)."""
+    tally = Tally(seed=seed)
+    while not tally.finished:
+        step(point, tally, budget)
+    if counts is not None:
+        counts["playouts"] = counts.get("playouts", 0) + tally.done * len(tally.options)
+    return entry(point, tally)
+
+
 def review_hand(
     record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
 ) -> dict[str, Any]:
     """The review of `seat`'s decisions in the finished hand `record`, in one go: what
-    the server computes with `replay`, each `judge` and `assemble` as separate jobs of
+    the server computes with `replay`, each `step` and `assemble` as separate jobs of
     its worker pool (`hollywood_gin.tables.reviews`).
 
     :raises RuleError: the record cannot be replayed from its start.

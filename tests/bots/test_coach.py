@@ -14,7 +14,6 @@ from hypothesis import strategies as st
 from hollywood_gin.bots.coach import (
     CoachBudget,
     World,
-    judge,
     label_for,
     lean_policy,
     replay,
@@ -31,6 +30,7 @@ from tests.bots.coach_hands import (
     MELD_BREAK,
     MELD_KEPT,
     UNDERCUT,
+    judge,
     review_hand,
 )
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import ipaddress
 import os
@@ -147,7 +146,8 @@ def test_the_single_compose_file_trusts_its_fixed_network() -> None:
     assert single["services"]["caddy"]["networks"] == ["gin"]
 
 
-def test_the_init_script_makes_a_least_privilege_role_the_workers_can_run_on(
+@pytest.mark.anyio
+async def test_the_init_script_makes_a_least_privilege_role_the_workers_can_run_on(
     postgres: Cluster,  # noqa: F811 (the fixture)
     tmp_path: Path,
 ) -> None:
@@ -178,17 +178,14 @@ def test_the_init_script_makes_a_least_privilege_role_the_workers_can_run_on(
         table_id = made.json()["table_id"]
         assert httpx.get(f"{base}/api/tables/{table_id}", timeout=10).status_code == 200
 
-    async def role() -> dict[str, object]:
-        import asyncpg
+    import asyncpg
 
-        con = await asyncpg.connect(url)
-        try:
-            row = await con.fetchrow(
-                "SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls"
-                " FROM pg_roles WHERE rolname = current_user"
-            )
-            return dict(row)
-        finally:
-            await con.close()
-
-    assert not any(asyncio.run(role()).values())
+    con = await asyncpg.connect(url)
+    try:
+        row = await con.fetchrow(
+            "SELECT rolsuper, rolcreatedb, rolcreaterole, rolreplication, rolbypassrls"
+            " FROM pg_roles WHERE rolname = current_user"
+        )
+    finally:
+        await con.close()
+    assert not any(dict(row).values())

@@ -44,9 +44,7 @@ class MemoryStore(SingleOwner):
         self.records[record.table_id] = copy.deepcopy(record)
         self.commits += 1
 
-    async def save_seats(
-        self, table_id: str, seats: Sequence[SeatRecord], epoch: int | None = None
-    ) -> None:
+    async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
         self._fence(table_id, epoch)
         self.records[table_id].seats = copy.deepcopy(list(seats))
         self.commits += 1
@@ -57,7 +55,7 @@ class MemoryStore(SingleOwner):
         first_seq: int,
         entries: Sequence[dict[str, Any]],
         now: float,
-        epoch: int | None = None,
+        epoch: int,
     ) -> None:
         self._fence(table_id, epoch)
         record = self.records[table_id]

@@ -74,10 +74,10 @@ async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> No
     assert rebuilt.deadline == clock.now + 15
     assert rebuilt.players()[1]["timeouts"] == 1
     # Nobody is away yet: absence counts from the load.
-    again.refresh_away(rebuilt)
+    again.clockwork.refresh_away(rebuilt)
     assert rebuilt.match.absent == [False, False]
     clock.now += 2
-    again.refresh_away(rebuilt)
+    again.clockwork.refresh_away(rebuilt)
     assert rebuilt.match.absent == [True, True]
     await again.close()
 
@@ -106,7 +106,7 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     )
     await registry.join(table.id, "Bob")
     clock.now += 2
-    registry.refresh_away(table)
+    registry.clockwork.refresh_away(table)
     await registry.act(table, 0, Action.of("stand_in"), table.version)
     assert table.match.stand_in == [False, True]
     # Play on into the second hand: the stand-in deals it on with `next_hand`.
@@ -127,13 +127,13 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     # Absence counts afresh from the load: the claim opens again after its time.
     assert "claim" not in [a.kind for a in rebuilt.match.legal(0)]
     clock.now += 2
-    again.refresh_away(rebuilt)
+    again.clockwork.refresh_away(rebuilt)
     assert "claim" in [a.kind for a in rebuilt.match.legal(0)]
     # The stand-in goes on playing after the restart.
     before = rebuilt.version
     await play_until(again, rebuilt, lambda: rebuilt.version >= before + 6)
     # Bob is back: stored, so a second restart knows it too.
-    await again.back(rebuilt, 1)
+    await again.clockwork.back(rebuilt, 1)
     assert rebuilt.match.stand_in == [False, False]
     await again.close()
     third = registry_on(store, clock)

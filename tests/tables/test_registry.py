@@ -17,6 +17,7 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
@@ -80,10 +81,12 @@ async def test_the_store_has_the_move_before_any_connection_sees_it() -> None:
     class Watching(MemoryStore):
         conn: Connection | None = None
 
-        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+        async def append(
+            self, table_id: str, first_seq: int, entries: Any, now: float, epoch: int
+        ) -> None:
             if self.conn is not None:
                 seen_at_commit.append(versions(self.conn))
-            await super().append(table_id, first_seq, entries, now)
+            await super().append(table_id, first_seq, entries, now, epoch)
 
     store = Watching()
     registry = make_registry(store)
@@ -123,10 +126,12 @@ async def test_a_failed_commit_undoes_the_move() -> None:
     class Failing(MemoryStore):
         fail = False
 
-        async def append(self, table_id: str, first_seq: int, entries: Any, now: float) -> None:
+        async def append(
+            self, table_id: str, first_seq: int, entries: Any, now: float, epoch: int
+        ) -> None:
             if self.fail:
                 raise OSError("disk full")
-            await super().append(table_id, first_seq, entries, now)
+            await super().append(table_id, first_seq, entries, now, epoch)
 
     store = Failing()
     registry = make_registry(store)
@@ -182,15 +187,15 @@ async def test_expiry_removes_idle_tables_only(caplog: pytest.LogCaptureFixture)
     registry.hub.attach(watched, conn)
     clock.now = 1_090.0
     await registry.act(busy, 1, parse_action({"kind": "pass"}), 1)
-    assert await registry.expire() == []  # nobody idle for 100 s yet
+    assert await expire(registry) == []  # nobody idle for 100 s yet
     clock.now = 1_150.0
     # idle: 150 s; busy: 60 s; watched: idle 150 s but a socket is open.
-    assert await registry.expire() == [idle.id]
+    assert await expire(registry) == [idle.id]
     assert registry.get(idle.id) is None and idle.id not in store.records
     assert registry.get(busy.id) is busy and registry.get(watched.id) is watched
     clock.now = 1_300.0
     registry.hub.detach(watched, conn)
-    assert sorted(await registry.expire()) == sorted([busy.id, watched.id])
+    assert sorted(await expire(registry)) == sorted([busy.id, watched.id])
     assert len(registry) == 0 and store.records == {}
     lines = [r.getMessage() for r in caplog.records]
     assert sum("expired" in line for line in lines) == 3
@@ -341,12 +346,13 @@ async def test_the_expiry_sweep_runs_by_itself() -> None:
     registry = make_registry(clock=clock, expiry_seconds=10.0)
     table, _ = await registry.create(OPTIONS, "Ann")
     clock.now += 11.0
-    registry.start_expiry(0.01)
+    sweep = start_expiry(registry, 0.01)
     for _ in range(500):  # bounded: at most about 5 s
         if registry.get(table.id) is None:
             break
         await asyncio.sleep(0.01)
     assert registry.get(table.id) is None
+    sweep.cancel()
     await registry.close()
 
 

@@ -10,6 +10,7 @@ import pytest
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.tables.hub import CLOSE_RESTART, Connection, Hub
+from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Moved, StoreUnavailable
@@ -33,6 +34,12 @@ async def shut(*registries: Registry) -> None:
     for r in registries:
         await r.close()
         await r.store.close()
+
+
+def shared(registry: Registry) -> Shared:
+    """The registry's ownership, chosen from its store: shared with PostgreSQL."""
+    assert isinstance(registry.ownership, Shared)
+    return registry.ownership
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
@@ -77,15 +84,15 @@ async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: 
         t2, _ = await a.create(OPTIONS, "Cy")
         conn = Connection(None)
         a.hub.attach(t1, conn)
-        assert await a.watch_once() == 0
+        assert await shared(a).watch_once() == 0
         await b.find(t1.id)
-        assert await a.watch_once() == 1
+        assert await shared(a).watch_once() == 1
         assert a.get(t1.id) is None and a.get(t2.id) is t2
         assert conn.close_code == CLOSE_RESTART
         # Asked again, it claims it back: one more epoch, one owner.
         back = await a.find(t1.id)
         assert back is not None and back.epoch == 3
-        assert await b.watch_once() == 1 and b.get(t1.id) is None
+        assert await shared(b).watch_once() == 1 and b.get(t1.id) is None
     finally:
         await shut(a, b)
 
@@ -96,7 +103,7 @@ async def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
-        assert all(f is found[0] for f in found) and b.claims == 1
+        assert all(f is found[0] for f in found) and shared(b).claims == 1
         assert await b.find("no-such-table") is None
     finally:
         await shut(a, b)
@@ -113,8 +120,8 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
         idle, _ = await a.create(OPTIONS, "Ann")
         watched, _ = await a.create(OPTIONS, "Cy")
         a.hub.attach(watched, Connection(None))
-        now[0] += a.release_seconds + 1
-        assert a.release_idle() == 1
+        now[0] += shared(a).release_seconds + 1
+        assert shared(a).release_idle() == 1
         assert a.get(idle.id) is None and a.get(watched.id) is watched
         back = await a.find(idle.id)
         assert back is not None and back.epoch == idle.epoch + 1
@@ -125,15 +132,15 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
 @pytest.mark.anyio
 async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
-    a.watch_seconds = 0.05
-    a.start_watch()
+    shared(a).watch_seconds = 0.05
+    shared(a).start()
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         await asyncio.sleep(0.1)
         await b.find(table.id)
         # As if paused: the watch has not run for longer than three rounds.
-        a._watch_task.cancel()  # type: ignore[union-attr]
-        a._watched_at -= 1.0
+        shared(a)._watch_task.cancel()  # type: ignore[union-attr]
+        shared(a)._watched_at -= 1.0
         again = await a.find(table.id)
         assert again is not None and again is not table
         assert again.epoch == table.epoch + 2  # b's claim, then a's own
@@ -170,7 +177,7 @@ async def test_a_store_call_that_never_answers_frees_the_table_after_store_secon
         computer_delay=0.0,
         owner="a",
     )
-    registry.store_seconds = 0.5
+    shared(registry).store_seconds = 0.5
     try:
         table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
         await registry.join(table.id, "Bob")

@@ -100,7 +100,7 @@ async def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) 
             await store.create(record(f"t{i}"))
         base_commits, base_writes = store.commits, store.writes
         await asyncio.gather(
-            *(store.append(f"t{i}", 1, [{"event": "action", "n": i}], 1.0) for i in range(20))
+            *(store.append(f"t{i}", 1, [{"event": "action", "n": i}], 1.0, 1) for i in range(20))
         )
         loaded = await store.load_all()
         assert all(len(r.log) == 2 for r in loaded)
@@ -120,9 +120,9 @@ async def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> No
         await store.create(record("t1"))
         await store.create(record("t2"))
         first, second, third = await asyncio.gather(
-            store.append("t1", 1, [{"event": "a"}], 1.0),
-            store.append("t1", 1, [{"event": "b"}], 1.0),  # same seq: refused
-            store.append("t2", 1, [{"event": "x"}], 1.0),  # another table: unaffected
+            store.append("t1", 1, [{"event": "a"}], 1.0, 1),
+            store.append("t1", 1, [{"event": "b"}], 1.0, 1),  # same seq: refused
+            store.append("t2", 1, [{"event": "x"}], 1.0, 1),  # another table: unaffected
             return_exceptions=True,
         )
         loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
@@ -148,16 +148,16 @@ async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
                 " BEGIN SELECT RAISE(ABORT, 'refused'); END"
             )
         a, nowhere, refused, x, b = await asyncio.gather(
-            store.append("t1", 1, [{"event": "a"}], 1.0),
-            store.append("nowhere", 0, [{"event": "z"}], 1.0),  # no such table: refused
-            store.append("t3", 1, [{"event": "q"}], 1.0),  # refused by SQLite
-            store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0),
-            store.append("t1", 2, [{"event": "b"}], 1.0),  # follows the first one
+            store.append("t1", 1, [{"event": "a"}], 1.0, 1),
+            store.append("nowhere", 0, [{"event": "z"}], 1.0, 1),  # no such table: refused
+            store.append("t3", 1, [{"event": "q"}], 1.0, 1),  # refused by SQLite
+            store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0, 1),
+            store.append("t1", 2, [{"event": "b"}], 1.0, 1),  # follows the first one
             return_exceptions=True,
         )
         # t3's log still ends at 0: the refused append left nothing behind.
         with pytest.raises(RuntimeError):
-            await store.append("t3", 2, [{"event": "after"}], 1.0)
+            await store.append("t3", 2, [{"event": "after"}], 1.0, 1)
         loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
     assert a is None and x is None and b is None
     assert isinstance(nowhere, RuntimeError) and "nowhere" in str(nowhere)
@@ -169,12 +169,12 @@ async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
 async def test_a_table_deleted_and_created_again_starts_its_log_afresh(tmp_path: Path) -> None:
     async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
         await store.create(record("t1"))
-        await store.append("t1", 1, [{"event": "a"}, {"event": "b"}], 1.0)  # ends at 2
+        await store.append("t1", 1, [{"event": "a"}, {"event": "b"}], 1.0, 1)  # ends at 2
         await store.delete("t1")
         await store.create(record("t1"))  # ends at 0 again
         with pytest.raises(RuntimeError):
-            await store.append("t1", 3, [{"event": "stale"}], 1.0)
-        await store.append("t1", 1, [{"event": "fresh"}], 1.0)
+            await store.append("t1", 3, [{"event": "stale"}], 1.0, 1)
+        await store.append("t1", 1, [{"event": "fresh"}], 1.0, 1)
         (loaded,) = await store.load_all()
     assert [e["event"] for e in loaded.log] == ["start", "fresh"]
 
@@ -211,9 +211,9 @@ async def test_a_file_of_the_first_layout_is_migrated_and_plays_on(tmp_path: Pat
 
     async with opened(SqliteStore(path)) as store:
         with pytest.raises(RuntimeError):
-            await store.append("a", 2, [{"n": "again"}], 3.0)  # seq 2 is stored
-        await store.append("a", 3, [{"n": 3}], 3.0)
-        await store.append("b", 1, [{"n": 1}], 3.0)
+            await store.append("a", 2, [{"n": "again"}], 3.0, 1)  # seq 2 is stored
+        await store.append("a", 3, [{"n": 3}], 3.0, 1)
+        await store.append("b", 1, [{"n": 1}], 3.0, 1)
         loaded = {r.table_id: r for r in await store.load_all()}
     assert [e["n"] for e in loaded["a"].log] == [0, 1, 2, 3]
     assert [e["n"] for e in loaded["b"].log] == [0, 1]

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import SeatRecord, TableRecord
+from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 
 def record(table_id: str) -> TableRecord:
@@ -29,7 +29,7 @@ async def test_commits_never_checkpoint_and_the_checkpointer_copies_the_wal(tmp_
     await store.open()
     for i in range(20):
         await store.create(record(f"t{i}"))
-        await store.append(f"t{i}", 1, [{"event": "action", "n": i}], 2.0)
+        await store.append(f"t{i}", 1, [{"event": "action", "n": i}], 2.0, FIRST_EPOCH)
     autocheckpoint = await store._run(
         lambda db: db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
     )

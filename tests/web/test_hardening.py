@@ -18,7 +18,7 @@ from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import open_tables
+from hollywood_gin.tables.lifecycle import open_tables
 from hollywood_gin.web.connections import RESERVED_FILES, connection_limit
 from hollywood_gin.web.messages import CLIENT_MESSAGE
 from hollywood_gin.web.security import HEADERS

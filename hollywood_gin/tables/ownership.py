@@ -1,0 +1,375 @@
+"""Which tables this worker holds and may write: alone (`Sole`) or shared (`Shared`).
+
+Chosen once, when the registry is made, from the store (`ownership_for`):
+
+- `Sole`: a store only this process writes (SQLite). Every table is loaded at
+  start-up and held until it expires; a write is awaited however long it takes
+  (one given up could still land, and nothing would settle it).
+- `Shared`: PostgreSQL shared by several workers behind HAProxy (SCALE.md). A
+  table is claimed on its first request (a new epoch, which fences every write of
+  the worker before); a watch lets go of the tables another worker has claimed
+  and of those idle here; a write unanswered for `store_seconds` is given up and
+  makes its table doubtful, and `settle` asks the store before the next one.
+
+Both fence every write by the table's epoch (the single-owner stores in memory).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import os
+import random
+import secrets
+import socket
+import time
+from collections.abc import Awaitable, Callable
+from typing import TYPE_CHECKING, Protocol, TypeVar
+
+from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
+from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
+from hollywood_gin.tables.table import (
+    StoreUnavailable,
+    Table,
+    UnknownTable,
+    rebuild_match,
+    short,
+)
+
+if TYPE_CHECKING:
+    from hollywood_gin.tables.computer import Computer
+    from hollywood_gin.tables.turns import Clockwork
+
+log = logging.getLogger("hollywood_gin.tables")
+
+T = TypeVar("T")
+
+
+class Holder(Protocol):
+    """What an ownership needs of the registry: its tables, and how one comes and goes."""
+
+    store: TableStore
+    hub: Hub
+    owner: str
+    expiry_seconds: float
+    store_episode: FailureEpisode
+    tables: dict[str, Table]
+    rng: random.Random | None
+    clock: Callable[[], float]
+
+    def rebuild(self, record: TableRecord) -> Table: ...
+
+    def hold(self, table: Table) -> None: ...
+
+    @property
+    def computer(self) -> Computer: ...
+
+    @property
+    def clockwork(self) -> Clockwork: ...
+
+
+class Ownership(Protocol):
+    """How this worker comes to hold a table, and on what terms it writes it."""
+
+    async def load(self) -> int:
+        """The tables held from the start; how many."""
+        ...
+
+    def start(self) -> None:
+        """The background work (the shared store's watch)."""
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """That work's tasks, for closing."""
+        ...
+
+    async def find(self, table_id: str) -> Table | None:
+        """The table held here, or claimed now; None: no such table."""
+        ...
+
+    async def expired(self, before: float) -> list[str]:
+        """Remove the tables idle since `before` from the store; their ids."""
+        ...
+
+    async def settle(self, table: Table) -> None:
+        """Before a write: learn what the store holds of a doubtful table."""
+
+    async def bound(self, call: Awaitable[None]) -> None:
+        """Await a store write, as long as this ownership waits for one."""
+
+    def doubt(self, table: Table, exc: Exception) -> None:
+        """A write failed without a verdict: the store may hold more than memory."""
+
+    def lost(self, table: Table) -> None:
+        """A write was refused: another worker holds the table now."""
+
+
+def worker_name() -> str:
+    """This worker's name in a shared store's rows: host, pid, a nonce."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
+
+
+def ownership_for(holder: Holder, watch_seconds: float) -> Ownership:
+    """`Shared` when several workers share the store, else `Sole`."""
+    if getattr(holder.store, "shared", False):
+        return Shared(holder, watch_seconds)
+    return Sole(holder)
+
+
+async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False) -> Table | None:
+    """The table of `record`; None when it cannot be rebuilt: one such table must not
+    keep every other one offline, so it is reported and set aside, kept in the store
+    for a person to look at (`shared`: a failure to set it aside is not raised)."""
+    try:
+        return holder.rebuild(record)
+    except Exception as exc:  # whatever the damage: set aside, never raised
+        reason = f"{type(exc).__name__}: {exc}"[:300]
+        log.error(
+            "table %s could not be rebuilt (%s): set aside, kept in the store",
+            short(record.table_id),
+            reason,
+        )
+    try:
+        await holder.store.set_aside(record.table_id, reason)
+    except Exception:  # the store is away too
+        if not shared:
+            raise  # at start-up: nothing is served from a store in that state
+        # a claim: answered as no such table, and the next claim tries again
+    return None
+
+
+class _Held:
+    """What both ownerships do alike: let go of a table."""
+
+    def __init__(self, holder: Holder) -> None:
+        self.holder = holder
+        self.dropped = 0
+
+    def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
+        """Let go of a table another worker owns now: no broadcast, no computer move;
+        its sockets close with 1012 and reconnect through the proxy to the owner."""
+        holder = self.holder
+        if holder.tables.get(table.id) is not table:
+            return
+        del holder.tables[table.id]
+        holder.computer.forget(table)
+        holder.clockwork.forget(table.id)
+        holder.hub.close_table(table.id, code, reason)
+        self.dropped += 1
+        log.warning("table %s dropped: %s", short(table.id), reason)
+
+    def lost(self, table: Table) -> None:
+        self.drop(table)
+
+
+class Sole(_Held):
+    """This process alone writes the store (SQLite): all its tables are held here."""
+
+    async def load(self) -> int:
+        """Rebuild every stored table by replaying its log; return how many."""
+        holder = self.holder
+        for record in await holder.store.load_all():
+            table = await _rebuilt(holder, record)
+            if table is not None:
+                holder.tables[table.id] = table
+        for table in holder.tables.values():
+            holder.hold(table)
+        return len(holder.tables)
+
+    def start(self) -> None:
+        return None
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        return []
+
+    async def find(self, table_id: str) -> Table | None:
+        return self.holder.tables.get(table_id)
+
+    async def expired(self, before: float) -> list[str]:
+        return await self.holder.store.expire(before)
+
+    async def settle(self, table: Table) -> None:
+        return None  # never doubtful: every write is awaited to its end
+
+    async def bound(self, call: Awaitable[None]) -> None:
+        await call
+
+    def doubt(self, table: Table, exc: Exception) -> None:
+        return None
+
+
+class Shared(_Held):
+    """Several workers share the store: tables claimed lazily, writes fenced by epoch."""
+
+    def __init__(self, holder: Holder, watch_seconds: float) -> None:
+        super().__init__(holder)
+        self.watch_seconds = watch_seconds
+        self._watch_task: asyncio.Task[None] | None = None
+        # When the watch last heard from the store (monotonic): a worker that was
+        # paused (SIGSTOP, a VM freeze) looks again before serving what it holds.
+        self._watched_at = time.monotonic()
+        # Tables nobody has looked at for this long leave memory (they are claimed
+        # again when asked for): memory does not grow with history.
+        self.release_seconds = 600.0
+        # A write or claim unanswered for this long is given up: the table is doubtful
+        # (settled before its next write) and its lock free again. asyncpg can wait
+        # without end (a pool acquire; the clean-up of a query cut off by a database
+        # restart), which held one table's lock, so its players waited, for as long
+        # as the worker lived.
+        self.store_seconds = 15.0
+        # Claims under way, so two requests for one table make one claim.
+        self._claims: dict[str, asyncio.Task[Table | None]] = {}
+        self.claims = 0
+
+    async def load(self) -> int:
+        log.info("tables in a shared store, claimed as they are asked for (%s)", self.holder.owner)
+        return 0
+
+    def start(self) -> None:
+        """Every `watch_seconds`, one query for the epochs of the tables held here:
+        drop those another worker has claimed (or that are gone), moves or not."""
+
+        async def watch() -> None:
+            while True:
+                await asyncio.sleep(self.watch_seconds)
+                try:
+                    await self.watch_once()
+                except Exception as exc:  # the database is away: the next round looks again
+                    log.debug("ownership watch failed: %r", exc)
+                self.release_idle()
+
+        self._watch_task = asyncio.get_running_loop().create_task(watch())
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        return [self._watch_task] if self._watch_task else []
+
+    async def find(self, table_id: str) -> Table | None:
+        table = self.holder.tables.get(table_id)
+        if table is not None:
+            if self._watch_task is None or not self._stale_watch():
+                return table
+            # Paused past the watch: another worker may own it now. Look first.
+            with contextlib.suppress(Exception):
+                await self.watch_once()
+            table = self.holder.tables.get(table_id)
+            if table is not None:
+                return table
+        claim = self._claims.get(table_id)
+        if claim is None:
+            claim = asyncio.get_running_loop().create_task(self._claim(table_id))
+            self._claims[table_id] = claim
+            claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
+        return await asyncio.shield(claim)
+
+    async def _claim(self, table_id: str) -> Table | None:
+        claimed = await self._ask(
+            self.holder.store.claim(table_id, self.holder.owner),
+            "the server could not read this table; try again",
+        )
+        if claimed is None:
+            return None
+        epoch, record = claimed
+        table = await _rebuilt(self.holder, record, shared=True)
+        if table is None:
+            return None
+        table.epoch = epoch
+        self.claims += 1
+        self.holder.tables[table_id] = table
+        log.info("table %s claimed at epoch %d", short(table_id), epoch)
+        self.holder.hold(table)
+        return table
+
+    async def _ask(self, call: Awaitable[T], refusal: str) -> T:
+        """A store call within `store_seconds`; a failure is `StoreUnavailable(refusal)`."""
+        episode = self.holder.store_episode
+        try:
+            answer = await asyncio.wait_for(call, self.store_seconds)
+        except Exception as exc:  # whatever the store raises: a database away, a timeout
+            episode.failed(exc)
+            raise StoreUnavailable(refusal) from exc
+        episode.succeeded()
+        return answer
+
+    def _stale_watch(self) -> bool:
+        return time.monotonic() - self._watched_at > 3 * self.watch_seconds
+
+    async def watch_once(self) -> int:
+        held = dict(self.holder.tables)
+        if not held:
+            self._watched_at = time.monotonic()
+            return 0
+        epochs = await self.holder.store.owners(list(held))
+        self._watched_at = time.monotonic()
+        moved = 0
+        for table_id, table in held.items():
+            epoch = epochs.get(table_id)
+            if epoch is None:
+                self.drop(table, CLOSE_GONE, "table gone")
+                moved += 1
+            elif epoch != table.epoch:
+                self.drop(table)
+                moved += 1
+        return moved
+
+    def release_idle(self) -> int:
+        """Let go of tables idle for `release_seconds` with nobody connected: nothing
+        is lost, the next request claims them again."""
+        holder = self.holder
+        before = holder.clock() - self.release_seconds
+        idle = [
+            t
+            for t in holder.tables.values()
+            if t.last_active < before
+            and not holder.hub.count(t.id)
+            and not t.lock.locked()
+            and (t.computer_task is None or t.computer_task.done())
+            and all(task.done() for task in t.stand_in_tasks.values())
+        ]
+        for table in idle:
+            del holder.tables[table.id]
+            holder.clockwork.forget(table.id)
+        return len(idle)
+
+    async def expired(self, before: float) -> list[str]:
+        # One worker at a time, by the database's clock (SCALE.md).
+        return await self.holder.store.expire(before, idle_seconds=self.holder.expiry_seconds)
+
+    async def settle(self, table: Table) -> None:
+        """Claimed again (a new epoch, so any write still in flight from before is
+        refused); a log longer than ours means the write we could not confirm did
+        commit: the table is rebuilt from the store and everyone gets the new state."""
+        if not table.doubtful:
+            return
+        claimed = await self._ask(
+            self.holder.store.claim(table.id, self.holder.owner),
+            "the server could not store this change; nothing changed, try again",
+        )
+        if claimed is None:
+            self.drop(table, CLOSE_GONE, "table gone")
+            raise UnknownTable("no such table")
+        epoch, record = claimed
+        table.doubtful = False
+        table.epoch = epoch
+        stored, held = record.base + len(record.log), table.base + table.logged
+        log.info(
+            "table %s settled at epoch %d: %d entries stored, %d in memory",
+            short(table.id),
+            epoch,
+            stored,
+            held,
+        )
+        if stored != held:
+            absent = table.match.absent
+            table.match = rebuild_match(record, self.holder.rng)[1]
+            table.match.absent = absent
+            table.base = record.base
+            table.logged = len(record.log)
+            self.holder.hub.broadcast(table)
+
+    async def bound(self, call: Awaitable[None]) -> None:
+        await asyncio.wait_for(call, self.store_seconds)
+
+    def doubt(self, table: Table, exc: Exception) -> None:
+        if not table.doubtful:
+            log.info("table %s doubtful: a write unconfirmed (%r)", short(table.id), exc)
+        table.doubtful = True

@@ -1,0 +1,233 @@
+"""The one way a table changes: `Writer.change` (ARCHITECTURE.md's path, in one screen).
+
+Under the table's lock, in a task of its own (a caller that goes away cannot cut a
+change in half), with the hub holding back every state of the table: `mutate`
+changes the table in memory and returns how to undo what the log does not hold
+(seats, a card order); the seats (when asked) and the new log entries are stored;
+a failure undoes the change (the match replayed from its stored prefix, then the
+undo) and nobody ever saw it; a stored change is told to the listeners (the hub,
+which sends every connection its view; the computer; the turn clocks).
+Which writes are fenced, bounded in time or settled is the `Ownership`'s part.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import time
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any, Protocol
+
+from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.engine.match import Match
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.store import FailureEpisode, NotOwner, TableStore
+from hollywood_gin.tables.table import Moved, StoreUnavailable, Table
+
+log = logging.getLogger("hollywood_gin.tables")
+
+# What `mutate` returns: how to put back what it changed outside the log (None: nothing).
+Undo = Callable[[], object] | None
+
+
+class Listener(Protocol):
+    """Told of every stored change (and of a table newly held here), in order."""
+
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        """`seats`: only those seats' views changed (a card order); None: anything may."""
+
+
+class Writes(Protocol):
+    """What the writer asks of the table's ownership (`hollywood_gin.tables.ownership`)."""
+
+    async def settle(self, table: Table) -> None: ...
+
+    async def bound(self, call: Awaitable[None]) -> None: ...
+
+    def doubt(self, table: Table, exc: Exception) -> None: ...
+
+    def lost(self, table: Table) -> None: ...
+
+
+class Observer:
+    """What the tables report as they work (metrics hang here); nothing by default."""
+
+    def action(self, kind: str, seconds: float) -> None:
+        """An action applied, stored and sent, `seconds` after it was asked for."""
+
+    def commit(self, seconds: float) -> None:
+        """A store write of a table's new log entries."""
+
+    def think(self, strength: str, seconds: float) -> None:
+        """The computer chose a move."""
+
+
+class Writer:
+    """The one writer of every table held here."""
+
+    def __init__(
+        self,
+        store: TableStore,
+        hub: Hub,
+        ownership: Writes,
+        episode: FailureEpisode,
+        *,
+        clock: Callable[[], float],
+        rng: random.Random | None,
+    ) -> None:
+        self.store = store
+        self.hub = hub
+        self.ownership = ownership
+        self.episode = episode
+        self.clock = clock
+        self.rng = rng
+        self.listeners: list[Listener] = []
+        self.observer = Observer()
+        # Changes still running: each runs to its end, even once its caller is gone.
+        self._sections: set[asyncio.Task[Any]] = set()
+
+    async def change(
+        self,
+        table: Table,
+        mutate: Callable[[], Undo],
+        *,
+        seats: bool = False,
+        only: int | None = None,
+    ) -> None:
+        """Make `mutate`'s change durable, then show it; `seats`: store the seats too;
+        `only`: nothing changed but that seat's view (its listeners are told so)."""
+
+        async def section() -> None:
+            async with table.lock:
+                await self.ownership.settle(table)
+                self.hub.hold(table)
+                stored, undo = False, None
+                try:
+                    undo = mutate()
+                    if seats:
+                        seat_records = [h.record() for h in table.seats]
+                        await self.stored(
+                            self.store.save_seats(table.id, seat_records, table.epoch), table
+                        )
+                    stored = await self._append(table) or seats
+                except BaseException:
+                    self._undo(table, undo)
+                    raise
+                finally:
+                    self.hub.release(table, changed=stored)
+                if not stored:
+                    return  # nothing to store, so nothing changed (a seat already back)
+                if only is None:
+                    table.set_deadline()
+                self.tell(table, None if only is None else [only])
+
+        await self.run(section())
+
+    def tell(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        for listener in self.listeners:
+            listener.changed(table, seats)
+
+    async def _append(self, table: Table) -> bool:
+        """The new log entries into the store, before anybody sees their effect;
+        False: there were none."""
+        entries = table.match.log[table.logged :]
+        if not entries:
+            return False
+        now = self.clock()
+        began = time.perf_counter()
+        first = table.base + table.logged
+        await self.stored(self.store.append(table.id, first, entries, now, table.epoch), table)
+        self.observer.commit(time.perf_counter() - began)
+        table.logged += len(entries)
+        if any(e.get("event") == "snapshot" for e in entries):
+            await self._compact(table)
+        table.last_active = now
+        return True
+
+    def _undo(self, table: Table, undo: Undo) -> None:
+        """Not durable, so it did not happen: the match rebuilt from the stored prefix."""
+        match = table.match
+        if len(match.log) > table.logged:
+            table.match = Match.replay(
+                table.options,
+                match.log[: table.logged],
+                rng=self.rng,
+                orders=match.orders,
+                endings=True,
+                fair=True,
+            )
+            table.match.absent = match.absent
+        if undo is not None:
+            undo()
+
+    async def _compact(self, table: Table) -> None:
+        """A hand was dealt: the log before its snapshot goes (its hands' records kept).
+
+        The move is stored already: a failure here only leaves the log longer.
+        """
+        cut, hands = table.match.compaction()
+        if not hands:  # the first deal: nothing before it but the start
+            return
+        try:
+            await self.stored(self.store.compact(table.id, table.base + cut, hands))
+        except StoreUnavailable:
+            return
+        table.match.compact()
+        table.base += cut
+        table.logged -= cut
+
+    async def stored(self, write: Awaitable[None], table: Table | None = None) -> None:
+        """Await a store write; a failure becomes `StoreUnavailable`, logged once per run.
+
+        A fenced write refused (`NotOwner`) means another worker holds `table` now:
+        it is let go here, and the caller's change was never acknowledged.
+        """
+        try:
+            await self.ownership.bound(write)
+        except NotOwner as exc:
+            if table is not None:
+                self.ownership.lost(table)
+            raise Moved("this table moved to another server; reconnect") from exc
+        except Exception as exc:  # whatever the store raises: a full disk, a database away
+            if table is not None:
+                self.ownership.doubt(table, exc)
+            self.episode.failed(exc)
+            raise StoreUnavailable(
+                "the server could not store this change; nothing changed, try again"
+            ) from exc
+        self.episode.succeeded()
+
+    async def run(self, work: Coroutine[Any, Any, None]) -> None:
+        """Run `work` to its end whatever befalls the caller.
+
+        A socket that closes while its own action commits cancels the task awaiting
+        here. Were the change cancelled with it, memory would roll back while the
+        store's queued write still commits: memory and disk would disagree and every
+        later move of the table fail. So the change is a task of its own, shielded;
+        the caller's cancellation ends only the caller's wait.
+        """
+        task = self.start(work)
+        await asyncio.shield(task)
+
+    def start(self, work: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        """`work` as a task that `close` waits for."""
+        task = asyncio.get_running_loop().create_task(work)
+        self._sections.add(task)
+        task.add_done_callback(self._done)
+        return task
+
+    def _done(self, task: asyncio.Task[Any]) -> None:
+        self._sections.discard(task)
+        # Whoever awaited it has seen the outcome; a caller gone before the end has
+        # not, and a refusal then concerns nobody, but a failure is worth a line.
+        if task.cancelled():
+            return
+        exc = task.exception()
+        if exc is not None and not isinstance(exc, Refusal):
+            log.error("a table change failed: %r", exc)
+
+    async def close(self) -> None:
+        """The changes under way end as they would have (their callers may be gone)."""
+        while self._sections:
+            await asyncio.gather(*self._sections, return_exceptions=True)
