@@ -5,7 +5,7 @@
 import { t, tn } from "./i18n.js";
 import { $, gamesWon, player, playerName, seatedIn } from "./render.js";
 import { openMoment } from "./board.js";
-import { once } from "./prefs.js";
+import { once } from "./store.js";
 
 let ctx = null; // { send(action), legal(kind) }
 let state = null;
