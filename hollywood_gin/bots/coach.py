@@ -30,19 +30,21 @@ never in wall time, so a slow machine takes longer but says the same. Action
 kinds the coach does not know are skipped (never a decision); one the engine
 refuses ends the replay there, and the decisions before it are reviewed.
 
-The simulator below is the rules of one hand on masks (as `search` has one for
-the hard policy, kept apart here so that tuning the search never changes a
-stored review); `tests/bots/test_coach.py` checks it against the engine.
+The simulator is the search's (`search.World`, the rules of one hand on masks;
+`tests/bots/test_coach.py` checks it against the engine). The coach's own
+sampling and playout policies below are pinned here, apart from the hard
+search's tunable ones, so that tuning the search never changes a stored review.
 """
 
 from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from hollywood_gin.bots import search
 from hollywood_gin.bots.knowledge import FULL, BotMemory, Seen
 from hollywood_gin.bots.policy import (
     VALUE,
@@ -53,24 +55,18 @@ from hollywood_gin.bots.policy import (
     ranked_discards,
     should_knock,
 )
+from hollywood_gin.bots.search import Decision, Policy, World
 from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
-from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
+from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.match import Match, Options
-from hollywood_gin.engine.melds import (
-    arrange_mask,
-    deadwood_mask,
-    defender_deadwood,
-    discard_deadwoods_mask,
-)
-from hollywood_gin.engine.scoring import score_hand
-from hollywood_gin.engine.vocabulary import WALL
+from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
 
 # The version of the coach's method: a stored review of another version is computed again.
 COACH_VERSION = 1
 
 OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
-MAX_STEPS = 240  # a playout that has not ended by then counts as a draw
+MAX_STEPS = 3 * search.MAX_TURNS  # a playout that has not ended by then counts as a draw
 DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
 
 # (least loss, label), largest first (PROTOCOL.md "Hand review").
@@ -102,172 +98,9 @@ def label_for(loss: float) -> str | None:
 # -- the simulator -----------------------------------------------------------------
 
 
-# A simulated decision: ("take", 1/0, False) at an offer or a draw, ("discard", card, knock).
-Decision = tuple[str, int, bool]
-
-
-@dataclass(slots=True)
-class World:
-    """One hand as the simulator plays it (every card known)."""
-
-    hands: list[int]
-    stock: list[int]  # top last
-    pile: list[int]  # top last
-    turn: int
-    dealer: int
-    phase: str
-    knock_limit: int
-    wall: bool
-    must_draw_stock: bool = False
-    forbidden: int = -1
-    took: list[int] = field(default_factory=lambda: [0, 0])
-    threw: list[int] = field(default_factory=lambda: [0, 0])
-    winner: int | None = None
-    points: int = 0
-
-    def copy(self) -> World:
-        return World(
-            list(self.hands),
-            list(self.stock),
-            list(self.pile),
-            self.turn,
-            self.dealer,
-            self.phase,
-            self.knock_limit,
-            self.wall,
-            self.must_draw_stock,
-            self.forbidden,
-            list(self.took),
-            list(self.threw),
-            self.winner,
-            self.points,
-        )
-
-    def seen(self, seat: int) -> Seen:
-        """What `seat` knows here (the simulated players see only this)."""
-        dead = 0
-        for i in self.pile:
-            dead |= 1 << i
-        other = 1 - seat
-        return Seen(
-            me=seat,
-            hand=self.hands[seat],
-            pile=tuple(self.pile),
-            dead=dead,
-            pile_count=len(self.pile),
-            opp_has=self.took[other] & self.hands[other],
-            opp_threw=self.threw[other],
-            opp_count=self.hands[other].bit_count(),
-            stock_count=len(self.stock),
-            knock_limit=self.knock_limit,
-            wall=self.wall,
-            phase=self.phase,
-            dealer=self.dealer,
-            turn=self.turn,
-            forbidden=self.forbidden if seat == self.turn else -1,
-        )
-
-    def value_for(self, seat: int) -> int:
-        if self.winner is None:
-            return 0
-        return self.points if self.winner == seat else -self.points
-
-    def can_draw_stock(self) -> bool:
-        if self.stock:
-            return not self.wall or len(self.stock) > WALL
-        return not self.wall and len(self.pile) > 1
-
-    def take(self, rng: random.Random, taken: bool) -> None:
-        """The upcard offer or the draw: take the pile's top, or not."""
-        s = self.turn
-        top = self.pile[-1] if self.pile else -1
-        if self.phase == OFFER:
-            if taken:
-                self._take_top(s)
-                return
-            self.threw[s] |= 1 << top
-            if s != self.dealer:
-                self.turn = self.dealer
-            else:
-                self.turn = 1 - self.dealer
-                self.phase = DRAW
-                self.must_draw_stock = True
-            return
-        if taken and top >= 0 and not self.must_draw_stock:
-            self._take_top(s)
-            return
-        if not self.can_draw_stock():
-            if top >= 0 and not self.must_draw_stock:
-                self._take_top(s)
-            else:
-                self.phase = OVER  # nothing to draw: cannot happen in a real hand
-            return
-        if top >= 0 and not self.must_draw_stock:
-            self.threw[s] |= 1 << top
-        if not self.stock:
-            under = self.pile[:-1]
-            rng.shuffle(under)
-            self.stock = under
-            self.pile = self.pile[-1:]
-        self.hands[s] |= 1 << self.stock.pop()
-        self.phase = DISCARD
-        self.must_draw_stock = False
-
-    def _take_top(self, s: int) -> None:
-        card = self.pile.pop()
-        self.hands[s] |= 1 << card
-        self.took[s] |= 1 << card
-        self.forbidden = card
-        self.phase = DISCARD
-
-    def discard(self, card: int, knock: bool) -> None:
-        s = self.turn
-        if knock:
-            self._knock(s, card)
-            return
-        self.hands[s] &= ~(1 << card)
-        self.took[s] &= ~(1 << card)
-        self.threw[s] |= 1 << card
-        self.pile.append(card)
-        self.turn = 1 - s
-        self.phase = DRAW
-        self.forbidden = -1
-        self.must_draw_stock = False
-        if self.wall and len(self.stock) == WALL:
-            self.phase = OVER  # a draw: nobody scores
-
-    def _knock(self, s: int, card: int) -> None:
-        ten = self.hands[s] & ~(1 << card)
-        k, melds, _ = arrange_mask(ten)
-        other = self.hands[1 - s]
-        if k == 0:
-            d = deadwood_mask(other)
-        else:
-            d = defender_deadwood([cards_of(m) for m in melds], cards_of(other))
-        score = score_hand(k, d)
-        self.winner = s if score.knocker_wins else 1 - s
-        self.points = score.points
-        self.phase = OVER
-
-    def apply(self, decision: Decision, rng: random.Random) -> None:
-        if decision[0] == "take":
-            self.take(rng, bool(decision[1]))
-        else:
-            self.discard(decision[1], decision[2])
-
-    def play_out(self, rng: random.Random, policy: Policy) -> World:
-        """Both seats play `policy` to the hand's end (or MAX_STEPS: then a draw)."""
-        steps = 0
-        while self.phase != OVER and steps < MAX_STEPS:
-            self.apply(policy(self.seen(self.turn), self), rng)
-            steps += 1
-        if self.phase != OVER:
-            self.phase = OVER
-            self.winner = None
-        return self
-
-
-Policy = Callable[[Seen, World], Decision]
+def play_out(world: World, policy: Policy, rng: random.Random) -> World:
+    """Both seats play `policy` to the hand's end (or MAX_STEPS: then a draw)."""
+    return search.play_out(world, (policy, policy), rng)
 
 
 def normal_policy(seen: Seen, world: World) -> Decision:
@@ -382,6 +215,7 @@ def sample_world(
         phase=seen.phase,
         knock_limit=seen.knock_limit,
         wall=seen.wall,
+        reshuffle=not seen.wall,
         must_draw_stock=must_draw_stock,
         forbidden=seen.forbidden,
         took=took,
@@ -621,7 +455,7 @@ def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
             w = world.copy()
             playout_rng = random.Random(seed)
             w.apply(option, playout_rng)
-            values.append(w.play_out(playout_rng, policy).value_for(seen.me))
+            values.append(play_out(w, policy, playout_rng).value_for(seen.me))
         for j in range(n):
             tally.sums[j] += values[j]
             d = values[j] - values[0]

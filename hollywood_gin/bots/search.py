@@ -61,6 +61,7 @@ from hollywood_gin.engine.melds import (
     arrange_mask,
     deadwood_mask,
     defender_deadwood,
+    discard_deadwoods_mask,
 )
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import PHASES, WALL
@@ -83,13 +84,25 @@ class Budget:
     discards: int = 3  # plain discards tried besides normal's choice (its next best)
     prune: float = 3.0  # ... only those within this much of normal's best score
     takes: bool = True  # search the upcard offer and the draw too
-    shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+    # The opponent's sampled hand "plays" shaping turns (see `_shape`): `shape_base` +
+    # `shape_scale` x its turns played (a patient style, normal or gin, `patient_scale` x:
+    # it takes more from the pile and keeps a lower hand), at most `shape_turns`.
+    # Measured: with 1 x (at most 8), sampled hands held 5-14 points more deadwood than
+    # the real opponents' at the same point of the hand (docs/bots.md).
+    shape_turns: int = 40
+    shape_scale: float = 1.5
+    shape_base: int = 1
+    patient_scale: float = 2.5
     # points a knock must beat waiting by (see `hard_decide`; 4 in issue 16, when
     # only the knock was searched; 8 and the confidence of 2 were chosen on the
     # screening deals 300000+ of issue 27, docs/bots.md)
     knock_margin: float = 8.0
     # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 2.0
+    # stop after a halving round once every candidate left is worse than normal's
+    # choice by this many standard errors (0: always spend the whole budget); the
+    # count still depends only on the seed and the view, never on the clock
+    stop: float = 1.0
     # a world's weight is multiplied by this for each choice of the opponent that
     # would have been odd with the hand dealt to it (see `evidence_weight`)
     evidence: float = 0.5
@@ -111,7 +124,9 @@ class World:
     phase: str
     knock_limit: int
     wall: bool
-    reshuffle: bool  # `hand` scoring: an empty stock takes the pile under its top
+    # `hand` scoring: an empty stock takes the pile under its top (a walled hand
+    # never empties its stock, so only `wall=False` reads it)
+    reshuffle: bool = True
     must_draw_stock: bool = False
     forbidden: int = -1
     took: list[int] = field(default_factory=lambda: [0, 0])
@@ -233,6 +248,13 @@ class World:
         if self.wall and len(self.stock) == WALL:
             self.phase = OVER  # a draw: nobody scores
 
+    def apply(self, decision: Decision, rng: random.Random) -> None:
+        """Carry out one decision of the seat whose turn it is."""
+        if decision[0] == "take":
+            self.take(rng, bool(decision[1]))
+        else:
+            self.discard(decision[1], decision[2])
+
     def _knock(self, s: int, card: int) -> None:
         ten = self.hands[s] & ~(1 << card)
         k, melds, _ = arrange_mask(ten)
@@ -344,14 +366,9 @@ def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int,
     known = _DISCARDS.get(key)
     if known is None:
         best, best_score, least = -1, 1e9, 99
-        m = hand
-        while m:
-            low = m & -m
-            m ^= low
-            i = low.bit_length() - 1
+        for i, d in discard_deadwoods_mask(hand):  # one solve for every discard
             if i == forbidden:
                 continue
-            d = deadwood_mask(hand ^ low)
             if d < least:
                 least = d
             score = d - 0.01 * VALUE[i]
@@ -377,15 +394,7 @@ def _lean_take(world: World, seat: int, w: Weights) -> bool:
     key = (hand, top)
     after = _TAKES.get(key)
     if after is None:
-        eleven = hand | (1 << top)
-        after = 99
-        m = hand
-        while m:
-            low = m & -m
-            m ^= low
-            d = deadwood_mask(eleven ^ low)
-            if d < after:
-                after = d
+        after = min(d for i, d in discard_deadwoods_mask(hand | (1 << top)) if i != top)
         if len(_TAKES) > 20_000:
             _TAKES.clear()
         _TAKES[key] = after
@@ -441,6 +450,12 @@ def _turns_played(seen: Seen) -> int:
     return max(0, 31 - seen.stock_count) // 2
 
 
+def shaping_turns(seen: Seen, budget: Budget, style: str = "eager") -> int:
+    """How many turns the opponent's sampled hand plays (`_shape`) for `style`."""
+    scale = budget.patient_scale if style in ("normal", "gin") else budget.shape_scale
+    return min(budget.shape_turns, int(budget.shape_base + scale * _turns_played(seen)))
+
+
 def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random) -> int:
     """Give a uniformly dealt opponent hand the play it has had: for each turn
     played, it draws an unseen card and throws its worst (never a card it is
@@ -452,9 +467,8 @@ def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random
         x = rest[j]
         hand = opp | (1 << x)
         worst, least = x, 999
-        for y in indices(hand & ~known):
-            d = deadwood_mask(hand ^ (1 << y))
-            if d < least:
+        for y, d in discard_deadwoods_mask(hand):  # one solve, in index order
+            if d < least and not known >> y & 1:
                 worst, least = y, d
         opp = hand & ~(1 << worst)
         rest[j] = worst
@@ -468,10 +482,13 @@ def sample_world(
     must_draw_stock: bool = False,
     shaping: bool = True,
     shape_turns: int = 8,
+    turns: int | None = None,
 ) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
     `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
+    `turns`: the shaping turns of the opponent's hand (default: its turns played,
+    at most `shape_turns`).
     """
     unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
     opp_unknown = seen.opp_count - seen.opp_has.bit_count()
@@ -490,7 +507,9 @@ def sample_world(
         opp |= 1 << i
     rest = pool[opp_unknown:]
     if shaping and rest:
-        opp = _shape(opp, seen.opp_has, rest, min(_turns_played(seen), shape_turns), rng)
+        if turns is None:
+            turns = min(_turns_played(seen), shape_turns)
+        opp = _shape(opp, seen.opp_has, rest, turns, rng)
         rng.shuffle(rest)
     pile = rest[:pile_unknown] + list(seen.pile)
     stock = rest[pile_unknown:]
@@ -636,12 +655,15 @@ def sample_opponent(
     weights = [weight for _, weight in styles]
     drawn = None
     for _ in range(tries):
+        style = rng.choices(names, weights)[0]
         world = sample_world(
-            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+            seen,
+            rng,
+            must_draw_stock=must_draw_stock,
+            turns=shaping_turns(seen, budget, style),
         )
         if world is None:
             return None
-        style = rng.choices(names, weights)[0]
         drawn = (world, style)
         if not seen.opp_discards:
             return drawn
@@ -673,7 +695,8 @@ class SearchStats:
 
 def _round_sizes(n: int, total: int) -> list[int]:
     """Successive halving: the playouts of each round for `n` candidates."""
-    rounds = max(1, (n - 1).bit_length())  # ceil(log2 n)
+    # ceil(log2 n), and at least two so that a clear choice may stop after the first
+    rounds = max(2, (n - 1).bit_length())
     return [total // rounds + (1 if k < total % rounds else 0) for k in range(rounds)]
 
 
@@ -744,6 +767,10 @@ def hard_decide(
                     break
             if capped or last or done >= budget.playouts:
                 break
+            if _settled(options, alive, values, world_weights, budget):
+                break  # normal's choice is clearly best: the rest of the budget is not spent
+            if len(alive) <= 2:
+                continue  # two left: the last round plays both (unless settled above)
             # the worse half leaves; normal's choice stays to the end
             ranked = sorted(
                 alive, key=lambda c: -_adjusted(options, c, values[c], world_weights, budget)
@@ -789,25 +816,61 @@ def _pick(
     """Normal's choice (0) unless a candidate still in beats it on the worlds both
     played by more than `budget.confidence` weighted standard errors."""
     best, best_mean = 0, 0.0
-    base = values[0]
     for c in alive:
         if c == 0:
             continue
-        diffs = [
-            (wt, v - b)
-            for v, b, wt in zip(values[c], base, world_weights, strict=False)
-            if v is not None and b is not None
-        ]
-        total = sum(wt for wt, _ in diffs)
-        if len(diffs) < 2 or total <= 0:
+        paired = _paired(options, c, values, world_weights, budget)
+        if paired is None:
             continue
-        mean = sum(wt * d for wt, d in diffs) / total
-        spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
-        size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
-        error = (spread / max(1.0, size - 1)) ** 0.5
-        # the playouts continue with a plainer player than hard is: waiting
-        # is worth about `knock_margin` more than they say
-        mean += budget.knock_margin * (options[0][2] - options[c][2])
+        mean, error = paired
         if mean > best_mean and mean > budget.confidence * error:
             best, best_mean = c, mean
     return best
+
+
+def _paired(
+    options: list[Decision],
+    c: int,
+    values: list[list[float | None]],
+    world_weights: list[float],
+    budget: Budget,
+) -> tuple[float, float] | None:
+    """Candidate c minus normal's choice on the worlds both played: the weighted
+    mean difference (the knock margin counted) and its standard error; None with
+    fewer than two shared worlds."""
+    diffs = [
+        (wt, v - b)
+        for v, b, wt in zip(values[c], values[0], world_weights, strict=False)
+        if v is not None and b is not None
+    ]
+    total = sum(wt for wt, _ in diffs)
+    if len(diffs) < 2 or total <= 0:
+        return None
+    mean = sum(wt * d for wt, d in diffs) / total
+    spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
+    size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
+    error = (spread / max(1.0, size - 1)) ** 0.5
+    # the playouts continue with a plainer player than hard is: waiting
+    # is worth about `knock_margin` more than they say
+    mean += budget.knock_margin * (options[0][2] - options[c][2])
+    return mean, error
+
+
+def _settled(
+    options: list[Decision],
+    alive: list[int],
+    values: list[list[float | None]],
+    world_weights: list[float],
+    budget: Budget,
+) -> bool:
+    """Is every candidate still in worse than normal's choice by more than
+    `budget.stop` standard errors? Then more playouts would not change the move."""
+    if budget.stop <= 0:
+        return False
+    for c in alive:
+        if c == 0:
+            continue
+        paired = _paired(options, c, values, world_weights, budget)
+        if paired is None or paired[0] + budget.stop * paired[1] >= 0:
+            return False
+    return True

@@ -155,7 +155,7 @@ class Registry:
     # --- creating and seating -------------------------------------------------------
     async def create(
         self,
-        options: Mapping[str, Any],
+        options: Options | Mapping[str, object],
         name: str | None,
         *,
         computer: str | None = None,
@@ -171,7 +171,7 @@ class Registry:
         `lang` is the creator's page language, kept for the link preview; `entropy` the
         creator's part of the first deal (`table.next_deal` its commitment); `bot`: the
         creator is a program; `bots` False: the table refuses a bot's join."""
-        opts = Options.from_dict(dict(options))
+        opts = options if isinstance(options, Options) else Options.from_dict(options)
         token = new_token()
         seats = [
             SeatHolder(
