@@ -109,7 +109,7 @@ const socket = new TableSocket(config.ws, {
   },
   onStatus(status) {
     const online = (ui.online = status === "open");
-    acted = undefined;
+    acted = sent = undefined;
     $("connection").hidden = online;
     if (!online) $("connection").textContent = t("reconnecting");
     $("board").inert = !online;
