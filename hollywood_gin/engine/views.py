@@ -199,12 +199,12 @@ class View(NamedTuple):
                     out[i]["deadwood"] = next(lefts)
         return out
 
-    def wire(self, head: dict[str, Any] | None = None, **table_facts: Any) -> dict[str, Any]:
+    def wire(self, head: dict[str, object] | None = None, **table_facts: Any) -> dict[str, object]:
         """The body as sent (tuples and dataclasses inside, which orjson writes as
         arrays and objects), after the keys of `head` (the message's `type`);
         `table_facts` join the `table` object (id, players)."""
         t = self.table
-        out: dict[str, Any] = {} if head is None else head
+        out: dict[str, object] = {} if head is None else head
         out["version"] = self.version
         out["you"] = self.you
         table: dict[str, object] = {

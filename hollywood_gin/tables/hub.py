@@ -11,7 +11,7 @@ import asyncio
 from collections import deque
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
@@ -34,12 +34,12 @@ class Viewable(Protocol):
 
     def view(self, seat: Seat) -> View: ...
 
-    def players(self) -> list[dict[str, Any]]: ...
+    def players(self) -> list[dict[str, object]]: ...
 
 
 def state_message(
-    table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
-) -> dict[str, Any]:
+    table: Viewable, seat: Seat, players: list[dict[str, object]] | None = None
+) -> dict[str, object]:
     """The `state` body of PROTOCOL.md: the engine's view plus the table's identity.
 
     `players`: the table's players list, when the caller has it already (a broadcast
@@ -93,7 +93,7 @@ class Connection:
         """The frames not yet taken by the writer (tests and diagnostics)."""
         return [frame for _, frame in self._frames]
 
-    def send_message(self, message: dict[str, Any]) -> None:
+    def send_message(self, message: dict[str, object]) -> None:
         self.send(orjson.dumps(message))
 
     def close(self, code: int, reason: str = "") -> None:
@@ -137,7 +137,7 @@ class _TableConnections:
     sheet: tuple[object, orjson.Fragment] | None = None
     events: _Events | None = None
 
-    def share(self, message: dict[str, Any]) -> None:
+    def share(self, message: dict[str, object]) -> None:
         """Put the encoded shared parts into a state message in place of their values."""
         sheet = message["sheet"]
         known = self.sheet
@@ -145,7 +145,7 @@ class _TableConnections:
             known = self.sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
         message["sheet"] = known[1]
         hand = message.get("hand")
-        if hand is not None:
+        if isinstance(hand, dict):
             events = hand["events"]
             encoded = self.events
             if encoded is None or encoded.moves is not events:
@@ -273,7 +273,7 @@ class Hub:
             self.broadcast(table)
 
     def _encode(
-        self, table: Viewable, seat: Seat, players: list[dict[str, Any]] | None = None
+        self, table: Viewable, seat: Seat, players: list[dict[str, object]] | None = None
     ) -> bytes:
         self.encodings += 1
         message = state_message(table, seat, players)
@@ -298,7 +298,7 @@ class Hub:
         """A stored change (the writer's listener): each connection gets its state."""
         self.broadcast(table, seats)
 
-    def send_all(self, table_id: str, message: dict[str, Any]) -> int:
+    def send_all(self, table_id: str, message: dict[str, object]) -> int:
         """One message (not a state: a reaction) to every connection of the table,
         seats and spectators, encoded once; returns how many got it."""
         conns = self._tables.get(table_id)

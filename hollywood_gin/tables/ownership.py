@@ -76,8 +76,9 @@ class Ownership(Protocol):
         """The tables held from the start; how many."""
         ...
 
-    def start(self) -> None:
-        """The background work (the shared store's watch)."""
+    async def start(self, where: str) -> None:
+        """At start-up: what is held from the start (`load`), the background work (the
+        shared store's watch), and a log line saying so (`where`: the store's file)."""
 
     def tasks(self) -> list[asyncio.Task[None]]:
         """That work's tasks, for closing."""
@@ -176,8 +177,11 @@ class Sole(_Held):
             holder.hold(table)
         return len(holder.tables)
 
-    def start(self) -> None:
-        return None
+    async def start(self, where: str) -> None:
+        count = await self.load()
+        aside = await self.holder.store.set_aside_tables()
+        damaged = f"; {len(aside)} damaged tables set aside" if aside else ""
+        log.info("loaded %d live tables from %s%s", count, where, damaged)
 
     def tasks(self) -> list[asyncio.Task[None]]:
         return []
@@ -253,12 +257,12 @@ class Shared(_Held):
         self.claims = 0
 
     async def load(self) -> int:
-        log.info("tables in a shared store, claimed as they are asked for (%s)", self.holder.owner)
-        return 0
+        return 0  # claimed as they are asked for
 
-    def start(self) -> None:
+    async def start(self, where: str) -> None:
         """Every `watch_seconds`, one query for the epochs of the tables held here:
         drop those another worker has claimed (or that are gone), moves or not."""
+        log.info("tables in a shared store, claimed as they are asked for (%s)", self.holder.owner)
 
         async def watch() -> None:
             while True:

@@ -19,6 +19,7 @@ from typing import Any
 
 import asyncpg
 
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.store import (
     FIRST_EPOCH,
     Damaged,
@@ -285,7 +286,7 @@ class PostgresStore:
         self,
         table_id: str,
         first_seq: int,
-        entries: Sequence[dict[str, Any]],
+        entries: Sequence[JsonObject],
         now: float,
         epoch: int,
     ) -> None:
@@ -394,7 +395,7 @@ class PostgresStore:
             await con.execute("DELETE FROM tables WHERE id = $1", table_id)
             await con.execute("DELETE FROM set_aside WHERE id = $1", table_id)
 
-    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+    async def compact(self, table_id: str, base: int, hands: dict[int, JsonObject]) -> None:
         """The log starts at `base` now: the entries before it go at once (the primary
         key finds them), the finished hands' records stay. A later append's gap check
         looks at the log's end, which compaction never moves."""
@@ -412,15 +413,13 @@ class PostgresStore:
             await con.execute("DELETE FROM events WHERE table_id = $1 AND seq < $2", table_id, base)
         self.commits += 1
 
-    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+    async def hand(self, table_id: str, number: int) -> JsonObject | None:
         raw = await self.pool.fetchval(
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
         return None if raw is None else _hand_from(raw, number)
 
-    async def save_review(
-        self, table_id: str, number: int, seat: int, review: dict[str, Any]
-    ) -> None:
+    async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         # Several workers may compute the same review: the same answer, kept once.
         await self.pool.execute(
             "INSERT INTO reviews (table_id, number, seat, review)"
@@ -429,7 +428,7 @@ class PostgresStore:
             *_review_row(table_id, number, seat, review),
         )
 
-    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+    async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
         raw = await self.pool.fetchval(
             "SELECT review FROM reviews WHERE table_id = $1 AND number = $2 AND seat = $3",
             table_id,

@@ -16,7 +16,6 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.dealer import Dealer
@@ -202,7 +201,7 @@ class Table:
         """The engine's view of `seat` (the hub adds the table's id and players on the wire)."""
         return self.match.view(seat)
 
-    def players(self) -> list[dict[str, Any]]:
+    def players(self) -> list[dict[str, object]]:
         now = self.clock()
         match = self.match
         clocked = self.options.turn_seconds is not None
@@ -211,7 +210,7 @@ class Table:
             # The computer never leaves; a person is there while any tab is open.
             connected = holder.computer is not None or self.hub.connected(self.id, seat)
             left = self.left_at[seat]
-            player: dict[str, Any] = {
+            player: dict[str, object] = {
                 "seat": seat,
                 "name": holder.name,
                 "connected": connected,
@@ -225,12 +224,12 @@ class Table:
             out.append(player)
         return out
 
-    def stamp(self, message: dict[str, Any]) -> None:
+    def stamp(self, message: dict[str, object]) -> None:
         """With a turn clock: the deadline of the action due and the server's time."""
         if self.options.turn_seconds is None:
             return
         hand = message.get("hand")
-        if hand is not None:
+        if isinstance(hand, dict):
             deadline = self.deadline
             hand["turn_deadline"] = None if deadline is None else int(deadline * 1000)
         message["server_time"] = int(self.clock() * 1000)
@@ -273,7 +272,7 @@ class Table:
             self.deadline_key = key
         self.deadline_version = due[1]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
         options = self.options.to_dict()
         return {

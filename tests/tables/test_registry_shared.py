@@ -133,7 +133,7 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
 async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
     shared(a).watch_seconds = 0.05
-    shared(a).start()
+    await shared(a).start("")
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         await asyncio.sleep(0.1)
