@@ -12,7 +12,10 @@ loaded), `--tables` tables (200), each appending one action-sized entry every
 per append (every process of the cluster, from /proc), this process's, appends per
 commit, and the latency of an append (from the call to its acknowledgement); then
 `pg_stat_statements` (calls, execution and planning time, WAL per call) and
-`EXPLAIN (ANALYZE, BUFFERS)` of the fenced append for batches of 1 and 8.
+`EXPLAIN (ANALYZE, BUFFERS)` of the fenced append for batches of 1 and 8. Then the
+cost of one commit alone: `--commits` appends of one entry made one after another
+(a batch of one, as at low load), PostgreSQL's CPU per commit, for the statement
+before and now, with and without the reset on release.
 
 Variants, alternated: `before` (the statement before issue 30, asyncpg's reset query
 on every release, no delay), `no reset`, `no reset, one update` (today's statement), and
@@ -177,6 +180,37 @@ async def variant(
     }
 
 
+async def per_commit(url: str, pg_pid: int, statement: str, reset: bool, commits: int) -> float:
+    """PostgreSQL's CPU µs per commit of one append (a batch of one), commits made one
+    after another through a pool as the store makes them: what a commit costs whatever
+    the load (at low load, a batch is one append)."""
+    postgres_store.FENCED_APPEND = statement
+    store = PostgresStore(url, owner="bench")
+    await store.open()
+    if reset:
+        store.pool._reset = None
+    table_id = f"commit{secrets.token_hex(4)}"
+    await store.create(
+        TableRecord(
+            table_id=table_id,
+            options={"rules": "standard", "scoring": "hollywood", "target": 100},
+            seats=[SeatRecord("a", "0" * 64), SeatRecord("b", "1" * 64)],
+            created=time.time(),
+            last_active=time.time(),
+            log=[{"event": "start"}],
+        )
+    )
+    for seq in range(1, 51):  # warm-up: the statement prepared, the plan settled
+        await store.append(table_id, seq, [ENTRY], time.time(), FIRST_EPOCH)
+    meter = ProcMeter({"postgres": pg_pid})
+    meter.start()
+    for seq in range(51, 51 + commits):
+        await store.append(table_id, seq, [ENTRY], time.time(), FIRST_EPOCH)
+    cpu = meter.stop()
+    await store.close()
+    return cpu["postgres"] / commits * 1e6
+
+
 async def explain(url: str, batch: int) -> str:
     """EXPLAIN ANALYZE of one fenced append of `batch` tables (rolled back)."""
     con = await asyncpg.connect(url)
@@ -226,6 +260,9 @@ def main() -> int:
     parser.add_argument("--period", type=float, default=0.5, help="seconds between appends")
     parser.add_argument("--seconds", type=float, default=10.0, help="each measured window")
     parser.add_argument("--rounds", type=int, default=1, help="alternations of the variants")
+    parser.add_argument(
+        "--commits", type=int, default=1000, help="commits of one append, per variant"
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gin-bench-pg-"))
     root.chmod(0o755)
@@ -238,6 +275,7 @@ def main() -> int:
         ("+ gather 2 ms", False, 0.002, FENCED_APPEND),
     ]
     results: dict[str, list[dict[str, Any]]] = {}
+    single: dict[str, list[float]] = {}
     try:
 
         async def run() -> None:
@@ -255,6 +293,15 @@ def main() -> int:
                         f" {r['per_commit']:.2f} per commit, p50 {r['p50_ms']:.2f} ms,"
                         f" p99 {r['p99_ms']:.2f} ms; load average {load_average()}"
                     )
+            for _ in range(args.rounds):
+                for label, statement, reset in (
+                    ("before", BEFORE_APPEND, True),
+                    ("no reset", BEFORE_APPEND, False),
+                    ("no reset, one update", FENCED_APPEND, False),
+                ):
+                    us = await per_commit(cluster.url, pid, statement, reset, args.commits)
+                    single.setdefault(label, []).append(us)
+                    say(f"one append per commit, {label}: PostgreSQL {us:.0f} µs per commit")
             for statement in (BEFORE_APPEND, FENCED_APPEND):
                 postgres_store.FENCED_APPEND = statement
                 for batch in (1, 8):
@@ -281,6 +328,9 @@ def main() -> int:
             f"| {label} | {med('pg_us'):.0f} | {med('worker_us'):.0f} |"
             f" {med('per_commit'):.2f} | {med('p50_ms'):.2f} | {med('p99_ms'):.2f} |"
         )
+    print("\nPostgreSQL's CPU per commit of one append, commits one after another (median):")
+    for label, values in single.items():
+        print(f"- {label}: {statistics.median(values):.0f} µs")
     print("\npg_stat_statements, last round of each variant (per call):")
     for label, runs in results.items():
         print(f"- {label}:")

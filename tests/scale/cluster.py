@@ -65,7 +65,8 @@ def haproxy_config(names: list[str], tables_per_hour: int | None = None) -> str:
     if os.geteuid() != 0:  # only root can chroot and change user
         out = re.sub(r"(?m)^    (user|group|chroot) .*\n", "", out)
     if tables_per_hour is not None:  # a load run from one address
-        out = out.replace("sc_http_req_rate(0) gt 60", f"sc_http_req_rate(0) gt {tables_per_hour}")
+        out, lifted = re.subn(r"(sc_http_req_rate\(\d\)) gt 60\b", rf"\1 gt {tables_per_hour}", out)
+        assert lifted == 1, "deploy/haproxy.cfg lost its new-tables limit"
     return out
 
 
