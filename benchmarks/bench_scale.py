@@ -38,12 +38,11 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import psutil
 
 from benchmarks.loadclient import Stats, Table, connect_all, create_tables, phase
 from benchmarks.serve import LOAD_ENV, raise_open_files
 from tests.conftest import free_port
-from tests.postgres import Cluster, start_cluster
+from tests.postgres import Cluster, pg_bin, start_cluster
 from tests.scale.cluster import Proxy, Worker
 
 QUOTA = 0.25  # of one core, per worker
@@ -51,6 +50,43 @@ QUOTA = 0.25  # of one core, per worker
 
 def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
+
+
+def start_profiled_cluster(root: Path) -> Cluster:
+    """A throwaway cluster as `start_cluster(fsync=True)` makes it, with
+    `pg_stat_statements` loaded (planning time tracked too)."""
+    bindir = pg_bin()
+    if bindir is None:
+        raise SystemExit("PostgreSQL's programs are not installed (apt-get install postgresql)")
+    cluster = Cluster(bindir, root, free_port())
+    cluster.init(fsync=True)
+    with (cluster.data / "postgresql.conf").open("a") as f:
+        f.write(
+            "shared_preload_libraries = 'pg_stat_statements'\n"
+            "pg_stat_statements.track_planning = on\n"
+        )
+    cluster.start()
+    cluster.create_database()
+    return cluster
+
+
+async def statements(url: str, reset: bool = False) -> list[dict[str, Any]]:
+    """The cluster's statements by total time (`pg_stat_statements`), or reset them."""
+    import asyncpg
+
+    con = await asyncpg.connect(url)
+    try:
+        await con.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        if reset:
+            await con.execute("SELECT pg_stat_statements_reset()")
+            return []
+        rows = await con.fetch(
+            "SELECT query, calls, total_exec_time, total_plan_time, wal_bytes"
+            " FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 8"
+        )
+    finally:
+        await con.close()
+    return [dict(r) for r in rows]
 
 
 # --- CPU caps ------------------------------------------------------------------------
@@ -87,32 +123,65 @@ class CpuCap:
                 self.path.rmdir()
 
 
-class TreeMeter:
-    """CPU seconds of whole process trees (PostgreSQL forks a process per connection)."""
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def proc_stats() -> dict[int, tuple[int, float, float]]:
+    """Every process now: pid -> (parent pid, own CPU seconds, reaped children's CPU
+    seconds), from /proc/<pid>/stat (utime + stime; cutime + cstime)."""
+    out = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat", "rb") as f:
+                raw = f.read()
+        except OSError:  # gone meanwhile
+            continue
+        # The command name may hold spaces and parentheses: split after the last ')'.
+        fields = raw[raw.rindex(b")") + 2 :].split()
+        ppid = int(fields[1])
+        utime, stime, cutime, cstime = (int(v) for v in fields[11:15])
+        out[int(entry)] = (ppid, (utime + stime) / TICK, (cutime + cstime) / TICK)
+    return out
+
+
+class ProcMeter:
+    """CPU seconds of whole process trees, from /proc/<pid>/stat.
+
+    A tree's CPU is its live processes' own time plus what they reaped of children
+    that ended (cutime + cstime): a PostgreSQL backend or computer process that ends
+    during the window is counted, and one alive at both ends is its own difference.
+    """
 
     def __init__(self, roots: dict[str, int]) -> None:
-        self.roots = {name: psutil.Process(pid) for name, pid in roots.items()}
+        self.roots = roots
 
-    def _times(self) -> dict[str, dict[int, float]]:
-        out: dict[str, dict[int, float]] = {}
+    def _tree_cpu(self) -> dict[str, float]:
+        stats = proc_stats()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _own, _reaped) in stats.items():
+            children.setdefault(ppid, []).append(pid)
+        out = {}
         for name, root in self.roots.items():
-            procs = {}
-            for p in [root, *root.children(recursive=True)]:
-                with contextlib.suppress(psutil.Error):
-                    procs[p.pid] = sum(p.cpu_times()[:2])
-            out[name] = procs
+            total, todo = 0.0, [root]
+            while todo:
+                pid = todo.pop()
+                if pid in stats:
+                    total += stats[pid][1] + stats[pid][2]
+                todo.extend(children.get(pid, ()))
+            out[name] = total
         return out
 
     def start(self) -> None:
-        self.marks = self._times()
+        self.marks = self._tree_cpu()
         self.began = time.perf_counter()
 
     def stop(self) -> dict[str, float]:
-        now = self._times()
+        now = self._tree_cpu()
         out = {"seconds": time.perf_counter() - self.began}
-        for name, procs in now.items():
-            before = self.marks.get(name, {})
-            out[name] = sum(t - before.get(pid, 0.0) for pid, t in procs.items())
+        for name, cpu in now.items():
+            out[name] = cpu - self.marks.get(name, 0.0)
         return out
 
 
@@ -155,14 +224,14 @@ class Setup:
     def base(self) -> str:
         return self.proxy.base if self.proxy else self.workers[0].base
 
-    def meter(self) -> TreeMeter:
+    def meter(self) -> ProcMeter:
         roots = {w.name: w.proc.pid for w in self.workers if w.proc is not None}
         if self.proxy is not None and self.proxy.proc is not None:
             roots["haproxy"] = self.proxy.proc.pid
         if self.pg is not None:
             pid = int((self.pg.data / "postmaster.pid").read_text().split()[0])
             roots["postgres"] = pid
-        return TreeMeter(roots)
+        return ProcMeter(roots)
 
     def close(self) -> None:
         if self.proxy is not None:
@@ -183,7 +252,7 @@ def setup(root: Path, pg: Cluster | None, names: list[str], cap: float | None) -
 
 
 async def load(
-    base: str, count: int, seconds: float, period: float | None, meter: TreeMeter | None = None
+    base: str, count: int, seconds: float, period: float | None, meter: ProcMeter | None = None
 ) -> dict[str, Any]:
     """`count` tables through `base`, played for `seconds` (flat out when no period)."""
     stats = Stats()
@@ -228,13 +297,16 @@ def _child(conn: Any, args: tuple[Any, ...]) -> None:
 
 
 def load_apart(
-    base: str, count: int, seconds: float, period: float | None, meter: TreeMeter | None = None
+    base: str, count: int, seconds: float, period: float | None, meter: ProcMeter | None = None
 ) -> dict[str, Any]:
     """`load` in a process of its own, so the client's loop is not this one's."""
     ctx = multiprocessing.get_context("fork")
     parent, child = ctx.Pipe(duplex=False)
     proc = ctx.Process(target=_child, args=(child, (base, count, seconds, period, meter)))
     proc.start()
+    while not parent.poll(1.0):
+        if not proc.is_alive():  # the client failed (its traceback is above)
+            raise RuntimeError(f"the load client ended with {proc.exitcode}")
     result: dict[str, Any] = parent.recv()
     proc.join(30)
     return result
@@ -243,6 +315,101 @@ def load_apart(
 def spread(counts: Counter[str], workers: int) -> float:
     values = [counts.get(f"w{i}", 0) for i in range(1, workers + 1)]
     return max(values) / statistics.mean(values)
+
+
+def load_average() -> str:
+    return " ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def per_action(cpu: dict[str, float], actions: int) -> dict[str, float]:
+    """µs of CPU per action by part (workers summed), and the total."""
+    parts: dict[str, float] = {}
+    for name, seconds in cpu.items():
+        if name == "seconds":
+            continue
+        part = "workers" if name.startswith("w") else name
+        parts[part] = parts.get(part, 0.0) + seconds / actions * 1e6
+    parts["total"] = sum(parts.values())
+    return parts
+
+
+def cpu_mode(
+    root: Path, pg: Cluster, seconds: float, tables: int, period: float, paced_tables: int = 1000
+) -> int:
+    """CPU per action over every process at 1, 2 and 4 workers through the proxy, and of
+    one direct worker (SQLite, no proxy), at the same paced load; then p99 at 1,000 tables
+    paced at one action per table every 5 s through the proxy with 2 workers."""
+    say(f"load average before: {load_average()}")
+    rows = []
+    profile: list[dict[str, Any]] = []
+    for n in (0, 1, 2, 4):  # 0: one direct worker, its SQLite file, no proxy
+        names = [f"w{i}" for i in range(1, max(n, 1) + 1)]
+        with setup(root, pg if n else None, names, None) as s:
+            if n == 2:
+                asyncio.run(statements(pg.url, reset=True))
+            result = load_apart(s.base, tables, seconds, period, s.meter())
+            if n == 2:
+                profile = asyncio.run(statements(pg.url))
+        parts = per_action(result["cpu"], result["actions"])
+        rows.append((n, result, parts))
+        say(
+            f"{f'{n} worker(s)' if n else 'direct worker'}: {result['per_second']:.0f} actions/s,"
+            f" CPU per action {parts['total']:.0f} µs (workers {parts['workers']:.0f},"
+            f" PostgreSQL {parts.get('postgres', 0):.0f}, HAProxy {parts.get('haproxy', 0):.0f});"
+            f" p99 {result['p99_ms']:.1f} ms; load average {load_average()}"
+        )
+    paced_period = 5.0
+    with setup(root, pg, ["w1", "w2"], None) as s:
+        paced = load_apart(s.base, paced_tables, max(seconds, 30.0), paced_period, s.meter())
+    paced_parts = per_action(paced["cpu"], paced["actions"])
+    say(
+        f"{paced_tables} tables, one action each every {paced_period:.0f} s, 2 workers: "
+        f"{paced['per_second']:.0f} actions/s, p50 {paced['p50_ms']:.1f} ms, p99 "
+        f"{paced['p99_ms']:.1f} ms, max {paced['max_ms']:.0f} ms; load average {load_average()}"
+    )
+    direct = rows[0][2]["total"]
+    one = rows[1][2]["total"]
+    print()
+    print(
+        f"CPU seconds per action summed over every process (HAProxy, workers, PostgreSQL"
+        f" backends, from /proc), {tables} tables paced at one action per table every"
+        f" {period:g} s, {seconds:g} s measured:"
+    )
+    print("| set-up | actions/s | CPU µs/action | / 1 worker | / direct | workers µs |"
+          " PostgreSQL µs | HAProxy µs | p50 ms | p99 ms |")  # fmt: skip
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for n, result, parts in rows:
+        label = f"{n} worker{'s' if n > 1 else ''} + proxy + PostgreSQL" if n else "1 direct worker"
+        print(
+            f"| {label} | {result['per_second']:.0f} | {parts['total']:.0f} |"
+            f" {parts['total'] / one:.2f} | {parts['total'] / direct:.2f} |"
+            f" {parts['workers']:.0f} | {parts.get('postgres', 0):.0f} |"
+            f" {parts.get('haproxy', 0):.0f} | {result['p50_ms']:.1f} | {result['p99_ms']:.1f} |"
+        )
+    scaled = [p["total"] for n, _, p in rows if n]
+    print(
+        f"max/min over 1, 2, 4 workers: {max(scaled) / min(scaled):.2f} (goal <= 1.10);"
+        f" 2 workers / direct: {rows[2][2]['total'] / direct:.2f} (goal <= 1.35)"
+    )
+    print()
+    print(
+        f"p99 at {paced_tables} tables, one action per table every {paced_period:g} s,"
+        f" through the proxy, 2 workers: {paced['p99_ms']:.1f} ms (goal <= 50 ms; p50"
+        f" {paced['p50_ms']:.1f} ms, max {paced['max_ms']:.0f} ms,"
+        f" {paced['per_second']:.0f} actions/s, {paced_parts['total']:.0f} µs CPU per action)"
+    )
+    print()
+    print("PostgreSQL's statements in the 2-worker run (pg_stat_statements, per call):")
+    for st in profile:
+        calls = max(1, st["calls"])
+        query = " ".join(st["query"].split())[:60]
+        print(
+            f"  {st['calls']:7d} calls  exec {st['total_exec_time'] * 1000 / calls:7.1f} µs"
+            f"  plan {st['total_plan_time'] * 1000 / calls:6.1f} µs"
+            f"  WAL {int(st['wal_bytes']) / calls:6.0f} B  {query}"
+        )
+    print(f"load average after: {load_average()}")
+    return 0
 
 
 def main() -> int:
@@ -254,6 +421,22 @@ def main() -> int:
     parser.add_argument(
         "--scaling-only", action="store_true", help="only the 1/2/4-worker throughput"
     )
+    parser.add_argument(
+        "--cpu",
+        action="store_true",
+        help="only CPU per action over every process at 1, 2, 4 workers, and p99 at"
+        " 1,000 tables paced every 5 s (issue 30; about 4 min with the defaults)",
+    )
+    parser.add_argument(
+        "--seconds", type=float, default=20.0, help="--cpu: each measured phase (20)"
+    )
+    parser.add_argument("--tables", type=int, default=200, help="--cpu: paced tables (200)")
+    parser.add_argument(
+        "--paced-tables", type=int, default=1000, help="--cpu: tables of the p99 run (1000)"
+    )
+    parser.add_argument(
+        "--period", type=float, default=0.5, help="--cpu: seconds between a table's actions (0.5)"
+    )
     args = parser.parse_args()
     quota = args.quota
     raise_open_files()
@@ -263,9 +446,11 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="gin-bench-scale-"))
     root.chmod(0o755)
     say(f"PostgreSQL in {root} (fsync on, synchronous_commit on)")
-    pg = start_cluster(root / "pg", fsync=True)
+    pg = start_profiled_cluster(root / "pg") if args.cpu else start_cluster(root / "pg", fsync=True)
     figures: dict[str, Any] = {}
     try:
+        if args.cpu:
+            return cpu_mode(root, pg, args.seconds, args.tables, args.period, args.paced_tables)
         # 1. Scaling with capped workers.
         rates = {}
         for n in (1, 2, 4):
@@ -339,7 +524,10 @@ def main() -> int:
             )
     finally:
         pg.stop("fast")
-        shutil.rmtree(root, ignore_errors=True)
+        if os.environ.get("GIN_SCALE_KEEP"):  # to read the workers' and HAProxy's logs
+            say(f"logs kept in {root}")
+        else:
+            shutil.rmtree(root, ignore_errors=True)
 
     print()
     print("| figure | goal | measured |")

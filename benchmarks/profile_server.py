@@ -1,8 +1,12 @@
 """A sampling profile of the whole server (py-spy) while `loadclient` plays flat out.
 
-Run: `pip install py-spy && python -m benchmarks.profile_server --out /tmp/server`
-(writes `/tmp/server.speedscope.json` and `/tmp/server.txt`, the functions by share
-of the samples, self and total; `--native` adds the C frames).
+Run: `pip install -e '.[bench]' && python -m benchmarks.profile_server --gil --out /tmp/p`
+(writes `/tmp/p.speedscope.json`, for https://www.speedscope.app, and `/tmp/p.txt`:
+the server's CPU per action by thread, read from /proc, then the event loop's
+thread's functions by share of its samples, self and total). `--gil` samples only
+the thread holding the GIL (what the loop's thread really spends); `--native` adds
+the C frames (py-spy then stops the process at each sample); `--root FOLDER` runs
+another version's server (`benchmarks.serve.export`).
 
 The real server (`python -m hollywood_gin`, as `bench_server` starts it) and the
 bare echo server are started; `py-spy record --pid` is attached to the app, then the
@@ -82,6 +86,9 @@ def main() -> int:
     parser.add_argument("--native", action="store_true", help="C frames too")
     parser.add_argument("--gil", action="store_true", help="only the thread holding the GIL")
     parser.add_argument("--top", type=int, default=45)
+    parser.add_argument(
+        "--root", type=Path, default=REPO, help="the folder whose server runs (see `serve.export`)"
+    )
     args = parser.parse_args()
     spy = shutil.which("py-spy")
     if spy is None:
@@ -90,7 +97,7 @@ def main() -> int:
     raise_open_files()
     speedscope = args.out.with_suffix(".speedscope.json")
     env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false"}
-    with app_server(env) as (app, proc), echo_server() as (echo, echo_proc):
+    with app_server(env, args.root) as (app, proc), echo_server() as (echo, echo_proc):
         record = [spy, "record", "--pid", str(proc.pid), "--rate", str(args.rate)]
         record += ["--format", "speedscope", "-o", str(speedscope)]
         # --native needs the process stopped at each sample; without it, it runs on.

@@ -50,6 +50,10 @@ class Settings(BaseSettings):
     # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
     # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.
     database_url: str | None = None
+    # With `database_url`: how long a commit waits for more moves to join it when the
+    # writer was idle (moves arriving during a commit join the next one anyway). Fewer,
+    # larger commits (PostgreSQL's CPU per move) for this much latency per move.
+    database_gather_seconds: float = Field(default=0.001, ge=0, le=0.05)
     # The public base URL (e.g. https://gin.example.org); otherwise from the request.
     public_url: str | None = None
     # Extra origins allowed to open WebSockets and to POST, besides the host's own.

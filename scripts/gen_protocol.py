@@ -92,7 +92,7 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
         "Client to server (WebSocket)",
         [
             ("ClientMessage", m.ClientMessage, "any client frame, by `type`"),
-            ("Action", m.Action, "the `action` of an `action` message, by `kind`"),
+            ("Action", m.ActionBody, "the `action` of an `action` message, by `kind`"),
         ],
     ),
     (

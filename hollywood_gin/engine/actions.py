@@ -1,94 +1,126 @@
 """A player's action as one typed, frozen value: what `legal` lists and `Match.apply` takes.
 
 An `Action` is built once where it enters: the web layer from its wire model, a
-replay or a bot from the wire form (`parse_action`). Its wire form (`wire()`)
-is what the log keeps and what `legal` shows; the `deadwood` that `legal` shows
-next to a knock is display only and is added by the view, on the way out.
+replay or a bot from the wire form (`parse_action`). It cannot be built invalid:
+a `discard` or `knock` without its card, a card on any other kind, melds on
+anything but a knock or a card twice in one meld raise at construction. Its wire
+form (`to_dict()`, a fresh dict each time) is what the log keeps and what `legal`
+shows; the `deadwood` that `legal` shows next to a knock is display only and is
+added by the view, on the way out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal, get_args
 
-from hollywood_gin.engine.cards import CARDS, Card, format_cards, parse_cards
+from hollywood_gin.engine.cards import CARDS, Card, parse_cards
 from hollywood_gin.engine.errors import BadAction, BadCard
+from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.engine.vocabulary import (
+    ACTION_KINDS,
+    END_KINDS,
+    MATCH_KINDS,
+    PLAY_KINDS,
+    ActionKind,
+    EndKind,
+    MatchKind,
+    PlayKind,
+)
 
-PlayKind = Literal["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"]
-MatchKind = Literal["next_hand", "new_match"]
-# Ending a match early (PROTOCOL.md "Around the match"): open to a person, never
-# chosen by the computer (`PLAYER_KINDS` are what a computer or stand-in may send).
-EndKind = Literal["resign", "claim", "stand_in"]
-ActionKind = PlayKind | MatchKind | EndKind
-PLAY_KINDS: tuple[PlayKind, ...] = get_args(PlayKind)
-MATCH_KINDS: tuple[MatchKind, ...] = get_args(MatchKind)
-END_KINDS: tuple[EndKind, ...] = get_args(EndKind)
-ACTION_KINDS: tuple[str, ...] = (*PLAY_KINDS, *MATCH_KINDS, *END_KINDS)
+__all__ = [
+    "ACTION_KINDS",
+    "END_KINDS",
+    "MATCH_KINDS",
+    "PLAY_KINDS",
+    "Action",
+    "ActionKind",
+    "EndKind",
+    "MatchKind",
+    "PlayKind",
+    "knock",
+    "parse_action",
+]
 
-_FIELDS: dict[str, frozenset[str]] = {
+_KINDS = frozenset(ACTION_KINDS)
+_WITH_CARD = frozenset({"discard", "knock"})
+# The wire fields of each kind besides `kind`: `deadwood` is what `legal` shows next
+# to a knock for display; sent back, it is ignored.
+_FIELDS: Mapping[str, frozenset[str]] = {
     **{k: frozenset() for k in ACTION_KINDS},
     "discard": frozenset({"card"}),
-    # `deadwood` is what `legal` shows for display; sent back, it is ignored.
     "knock": frozenset({"discard", "melds", "deadwood"}),
 }
-_REQUIRED: dict[str, frozenset[str]] = {
-    "discard": frozenset({"card"}),
-    "knock": frozenset({"discard"}),
-}
+_REQUIRED: Mapping[str, str] = {"discard": "card", "knock": "discard"}
 
 
 @dataclass(frozen=True, slots=True)
 class Action:
     """One action. `card` is the discard of `discard` and of `knock`; `melds` the
-    knocker's own arrangement (None: the least-deadwood one)."""
+    knocker's own arrangement (None: the least-deadwood one).
+
+    :raises BadAction: (at construction) an unknown kind, a missing or extra card,
+        melds on anything but a knock.
+    :raises BadCard: (at construction) a card twice in one meld, or not a `Card`.
+    """
 
     kind: ActionKind
     card: Card | None = None
     melds: tuple[tuple[Card, ...], ...] | None = None
 
+    def __post_init__(self) -> None:
+        kind = self.kind
+        if kind not in _KINDS:
+            raise BadAction(f"unknown action kind: {str(kind)[:20]!r}")
+        if kind in _WITH_CARD:
+            if self.card is None:
+                raise BadAction(f"{kind} needs its card")
+            if self.card.__class__ is not Card:
+                raise BadCard(f"a card, not {type(self.card).__name__}")
+        elif self.card is not None:
+            raise BadAction(f"{kind} takes no card")
+        if self.melds is not None:
+            if kind != "knock":
+                raise BadAction(f"{kind} takes no melds")
+            for meld in self.melds:
+                if not isinstance(meld, tuple) or any(c.__class__ is not Card for c in meld):
+                    raise BadCard("a meld is a tuple of cards")
+                if len(set(meld)) != len(meld):
+                    raise BadCard("the same card appears twice")
+
     @staticmethod
     def of(kind: ActionKind, card: Card | None = None) -> Action:
-        """The shared value of an action without melds (there are 110 of them)."""
-        return _SHARED[kind, None if card is None else card.index]
+        """The shared value of an action without melds (there are 110 of them).
 
-    def wire(self) -> dict[str, Any]:
-        """The wire form, as the log keeps it: one shared, read-only dict per action
-        without melds, so a log entry or a `legal` list holds no copy."""
-        if self.melds is None:
-            return _WIRE[self.kind, None if self.card is None else self.card.index]
-        return self.to_dict()
-
-    def to_dict(self) -> dict[str, Any]:
-        """The wire form, a fresh dict."""
-        out: dict[str, Any] = {"kind": self.kind}
-        if self.kind == "discard":
-            out["card"] = str(self.card)
-        elif self.kind == "knock":
-            out["discard"] = str(self.card)
-            if self.melds is not None:
-                out["melds"] = [format_cards(m) for m in self.melds]
-        return out
-
-    def check(self) -> None:
-        """The shape a type cannot say: a discard names its card, a meld no card twice.
-
-        :raises BadAction: a `discard` or `knock` without its card.
-        :raises BadCard: a card twice in one meld.
+        :raises BadAction: no such action (an unknown kind, a card missing or extra).
         """
-        if self.kind in ("discard", "knock") and self.card is None:
-            raise BadAction(f"{self.kind} needs its card")
-        for meld in self.melds or ():
-            if len(set(meld)) != len(meld):
-                raise BadCard("the same card appears twice")
+        found = _SHARED.get((kind, None if card is None else card.index))
+        if found is None:
+            return Action(kind, card)  # raises: every valid one is shared
+        return found
+
+    def to_dict(self) -> JsonObject:
+        """The wire form, as the log keeps it and `legal` shows it: a fresh dict."""
+        kind = self.kind
+        if kind == "discard":
+            return {"kind": kind, "card": str(self.card)}
+        if kind == "knock":
+            if self.melds is None:
+                return {"kind": kind, "discard": str(self.card)}
+            return {
+                "kind": kind,
+                "discard": str(self.card),
+                "melds": [[c.text for c in m] for m in self.melds],
+            }
+        return {"kind": kind}
+
+    # The same: the name the views and the log use.
+    wire = to_dict
 
 
-_SHARED: dict[tuple[str, int | None], Action] = {
+_SHARED: Mapping[tuple[str, int | None], Action] = {
     (kind, None): Action(kind) for kind in (*PLAY_KINDS[:4], *MATCH_KINDS, *END_KINDS)
 } | {(kind, c.index): Action(kind, c) for kind in ("discard", "knock") for c in CARDS}
-_WIRE: dict[tuple[str, int | None], dict[str, Any]] = {
-    key: action.to_dict() for key, action in _SHARED.items()
-}
 
 
 def parse_action(action: object) -> Action:
@@ -106,9 +138,9 @@ def parse_action(action: object) -> Action:
     extra = keys - _FIELDS[kind]
     if extra:
         raise BadAction(f"{kind} takes no field {sorted(map(str, extra))[0][:20]!r}")
-    missing = _REQUIRED.get(kind, frozenset()) - keys
-    if missing:
-        raise BadAction(f"{kind} needs `{sorted(missing)[0]}`")
+    needed = _REQUIRED.get(kind)
+    if needed is not None and needed not in keys:
+        raise BadAction(f"{kind} needs `{needed}`")
     if kind == "discard":
         return Action.of("discard", Card.parse(action["card"]))
     if kind == "knock":

@@ -17,11 +17,12 @@ import hashlib
 import random
 import secrets
 from collections import deque
-from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Protocol
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
-from hollywood_gin.engine.cards import Card, full_deck, parse_cards
+from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.errors import BadAction, NotSeated
+from hollywood_gin.engine.events import Deal, Event, NextDeal, Reshuffle
 
 ENTROPY_BYTES = 16
 SECRET_BYTES = 32
@@ -169,29 +170,26 @@ class Replayed:
         follow from its actions, or it has deals or reshuffles its actions never reach.
     """
 
-    def __init__(self, events: Iterable[Mapping[str, Any]], then: Deals) -> None:
+    def __init__(self, events: Iterable[Event], then: Deals) -> None:
         events = list(events)
-        self._deals = deque(e for e in events if e.get("event") == "deal")
-        self._reshuffles = deque(e for e in events if e.get("event") == "reshuffle")
-        self._secrets = deque(e for e in events if e.get("event") == "next_deal")
+        self._deals = deque(e for e in events if isinstance(e, Deal))
+        self._reshuffles = deque(e for e in events if isinstance(e, Reshuffle))
+        self._secrets = deque(e for e in events if isinstance(e, NextDeal))
         self._then = then
         self._replaying = True
 
     def first_dealer(self) -> int:
         if not self._replaying:
             return self._then.first_dealer()
-        return check_seat(self._deals[0]["dealer"]) if self._deals else 0
+        return self._deals[0].dealer if self._deals else 0
 
     def secret(self, number: int) -> bytes | None:
         if not self._replaying:
             return self._then.secret(number)
         # Logs written before deals were derived have none: those deals are as recorded.
-        if not self._secrets or self._secrets[0].get("hand") != number:
+        if not self._secrets or self._secrets[0].hand != number:
             return None
-        try:
-            return bytes.fromhex(self._secrets.popleft()["secret"])
-        except (ValueError, TypeError) as exc:
-            raise BadAction(f"the log's secret for deal {number} is not hex") from exc
+        return bytes.fromhex(self._secrets.popleft().secret)
 
     def deal(
         self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
@@ -201,19 +199,19 @@ class Replayed:
         if not self._deals:
             raise BadAction("the log ends before this deal")
         event = self._deals.popleft()
-        if event.get("hand") != number or event.get("dealer") != dealer:
+        if event.hand != number or event.dealer != dealer:
             raise BadAction(f"the log's deal {number} does not follow from its actions")
-        deck = parse_cards(event["deck"])
+        deck = list(event.deck)
         if fair is not None and deck != derive_deck(*fair):
             raise BadAction(f"the log's deal {number} is not the one its secrets give")
-        return deck, str(event["salt"])
+        return deck, event.salt
 
     def reshuffle(self, number: int, under: list[Card]) -> list[Card]:
         if not self._replaying:
             return self._then.reshuffle(number, under)
         if not self._reshuffles:
             raise BadAction("the log lacks a reshuffle here")
-        return parse_cards(self._reshuffles.popleft()["stock"])
+        return list(self._reshuffles.popleft().stock)
 
     def done(self) -> None:
         """The log is replayed: every recorded deal and reshuffle must have been used."""

@@ -13,26 +13,27 @@ cards in no meld; the *knock limit* is the most deadwood a knock may leave.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 
 from hollywood_gin.engine.actions import PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, format_cards, mask_of, parse_cards
 from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
 from hollywood_gin.engine.moves import CardMove, Move
 from hollywood_gin.engine.scoring import score_hand
-from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase
+from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase, PlayKind, Rules
 
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
 UPCARD_POSITION = DEAL_SIZE  # card 20
 
+_PLAYS: Mapping[str, PlayKind] = {k: k for k in PLAY_KINDS}
 _TAKE_UPCARD, _PASS = Action.of("take_upcard"), Action.of("pass")
 _DRAW_STOCK, _DRAW_DISCARD = Action.of("draw_stock"), Action.of("draw_discard")
 
 
-def knock_limit(rules: str, upcard: Card) -> int:
+def knock_limit(rules: Rules, upcard: Card) -> int:
     """Most deadwood a knock may leave: standard 10, straight 0 (gin only),
     oklahoma the first upcard's value, except an ace, which means gin only."""
     if rules == "standard":
@@ -50,17 +51,36 @@ def deck_commitment(deck: Sequence[Card], salt: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SeatResult:
-    """A seat's ten cards as laid out at the end of a hand."""
+    """A seat's ten cards as laid out at the end of a hand (tuples: every seat's view
+    of a result shares it, so nothing in it can change)."""
 
-    melds: list[list[Card]]
-    deadwood: list[Card]
+    melds: tuple[tuple[Card, ...], ...]
+    deadwood: tuple[Card, ...]
     deadwood_value: int
-    layoffs: list[tuple[Card, int]] = field(default_factory=list)
+    layoffs: tuple[tuple[Card, int], ...] = ()
     # The defender's least deadwood with its own melds only, before laying off
     # (None: no lay-offs were open, so it equals `deadwood_value`).
     before_layoffs: int | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    @classmethod
+    def of(
+        cls,
+        melds: Iterable[Iterable[Card]],
+        deadwood: Iterable[Card],
+        deadwood_value: int,
+        layoffs: Iterable[tuple[Card, int]] = (),
+        before_layoffs: int | None = None,
+    ) -> SeatResult:
+        """One from any sequences (a solver's lists)."""
+        return cls(
+            tuple(tuple(m) for m in melds),
+            tuple(deadwood),
+            deadwood_value,
+            tuple(layoffs),
+            before_layoffs,
+        )
+
+    def to_dict(self) -> JsonObject:
         before = self.deadwood_value if self.before_layoffs is None else self.before_layoffs
         return {
             "melds": [format_cards(m) for m in self.melds],
@@ -92,7 +112,7 @@ class Plan:
 
 def _laid_out(cards: Sequence[Card]) -> SeatResult:
     melds, dead = arrange(cards)
-    return SeatResult(melds, sorted(dead), sum(c.value for c in dead))
+    return SeatResult.of(melds, sorted(dead), sum(c.value for c in dead))
 
 
 class Hand:
@@ -110,7 +130,7 @@ class Hand:
         dealer: int,
         deck: Sequence[Card],
         salt: str,
-        rules: str,
+        rules: Rules,
         wall: bool,
     ) -> None:
         if len(deck) != 52 or len(set(deck)) != 52:
@@ -270,7 +290,7 @@ class Hand:
                         raise IllegalAction(f"{c} is in two melds")
                     used.add(c)
             dead = sorted(c for c in ten if c not in used)
-            knocker = SeatResult([sorted(m) for m in named], dead, sum(c.value for c in dead))
+            knocker = SeatResult.of([sorted(m) for m in named], dead, sum(c.value for c in dead))
         k = knocker.deadwood_value
         if k > self.knock_limit:
             raise IllegalAction(f"deadwood {k} is over the knock limit {self.knock_limit}")
@@ -280,7 +300,7 @@ class Hand:
             defender = _laid_out(self.cards[other])
         else:
             lo = lay_off(knocker.melds, self.cards[other])
-            defender = SeatResult(
+            defender = SeatResult.of(
                 [sorted(m) for m in lo.melds],
                 sorted(lo.deadwood),
                 lo.deadwood_value,
@@ -292,7 +312,7 @@ class Hand:
         winner = seat if score.knocker_wins else other
         return HandResult(score.kind, seat, winner, score.points, seats, discard)
 
-    def reshuffle(self, order: Sequence[Card]) -> dict[str, Any]:
+    def reshuffle(self, order: Sequence[Card]) -> None:
         """Turn the discard pile, except its top card, into a new stock.
 
         `order` is the new stock, top card first (a shuffle chosen by the
@@ -308,7 +328,6 @@ class Hand:
         # The discards named in the move log are now hidden in the stock: the log
         # starts again, so no view names a card whose place is secret.
         self.events = []
-        return {"after": self.moves, "stock": format_cards(order)}
 
     def commit(self, plan: Plan) -> None:
         """Carry out a move that `validate` accepted."""
@@ -348,7 +367,8 @@ class Hand:
             self.result = plan.result
             self.phase = "over"
             self.turn = None
-        last = Move(seat, kind) if shown is None else CardMove(seat, kind, shown)
+        play = _PLAYS[kind]  # `validate` let only a play through
+        last = Move(seat, play) if shown is None else CardMove(seat, play, shown)
         self.last_action = last
         self.events.append(last)
 

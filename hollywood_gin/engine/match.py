@@ -13,14 +13,13 @@ to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 from __future__ import annotations
 
 import contextlib
-import copy
 import dataclasses
+import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from hollywood_gin.engine.actions import END_KINDS, Action, parse_action
+from hollywood_gin.engine.actions import END_KINDS, Action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.dealer import (
     Dealer,
@@ -31,9 +30,25 @@ from hollywood_gin.engine.dealer import (
     secret_commitment,
 )
 from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
+from hollywood_gin.engine.events import (
+    START,
+    ActionTaken,
+    Arranged,
+    Back,
+    Deal,
+    DealSource,
+    Entropy,
+    Event,
+    NextDeal,
+    Reshuffle,
+    Snapshot,
+    Start,
+)
 from hollywood_gin.engine.hand import Hand
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.views import (
+    Ended,
     HandView,
     Mine,
     Outcome,
@@ -44,22 +59,35 @@ from hollywood_gin.engine.views import (
 )
 from hollywood_gin.engine.vocabulary import (
     AWAY_TIMEOUTS,
+    MOVERS,
     RULES,
     SCORINGS,
     TARGETS,
     TURN_SECONDS,
+    Mover,
+    Rules,
+    Scoring,
     Status,
+    Target,
     walled,
 )
+
+_RULES: Mapping[object, Rules] = {r: r for r in RULES}
+_SCORINGS: Mapping[object, Scoring] = {s: s for s in SCORINGS}
+_TARGETS: Mapping[object, Target] = {t: t for t in TARGETS}
+
+
+def _text(value: object) -> str | None:
+    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
 class Options:
     """The table choices of RULES.md §3 (defaults: standard, hand, 100)."""
 
-    rules: str = "standard"
-    scoring: str = "hand"
-    target: int = 100
+    rules: Rules = "standard"
+    scoring: Scoring = "hand"
+    target: Target = 100
     # The optional turn clock (PROTOCOL.md "Around the match"): seconds per action,
     # None for none. The engine keeps no time; the tables layer runs the clock.
     turn_seconds: int | None = None
@@ -88,20 +116,24 @@ class Options:
         extra = set(d) - {"rules", "scoring", "target", "turn_seconds"}
         if extra:
             raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
-        rules = d.get("rules", "standard")
-        scoring = d.get("scoring", "hand")
+        rules = _RULES.get(_text(d.get("rules", "standard")))
+        scoring = _SCORINGS.get(_text(d.get("scoring", "hand")))
         target = d.get("target", 100)
-        if not isinstance(rules, str) or not isinstance(scoring, str):
-            raise BadAction("rules and scoring are strings")
-        if not isinstance(target, int):
+        if rules is None:
+            raise BadAction(f"rules is one of {', '.join(RULES)}")
+        if scoring is None:
+            raise BadAction(f"scoring is one of {', '.join(SCORINGS)}")
+        whole = isinstance(target, int) and not isinstance(target, bool)
+        checked = _TARGETS.get(target) if whole else None
+        if checked is None:
             raise BadAction("target is 100 or 250")
         turn_seconds = d.get("turn_seconds")
         if turn_seconds is not None and not isinstance(turn_seconds, int):
             raise BadAction("turn_seconds is a whole number of seconds")
-        return cls(rules, scoring, target, turn_seconds)
+        return cls(rules, scoring, checked, turn_seconds)
 
-    def to_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"rules": self.rules, "scoring": self.scoring, "target": self.target}
+    def to_dict(self) -> JsonObject:
+        out: JsonObject = {"rules": self.rules, "scoring": self.scoring, "target": self.target}
         if self.turn_seconds is not None:  # tables without a clock stay as they were
             out["turn_seconds"] = self.turn_seconds
         return out
@@ -109,12 +141,41 @@ class Options:
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
-# Who made a move that is not the seat's own (the log's `by`): the turn clock ran
-# out (`timeout`), or the computer stands in for an away seat (`stand_in`).
-MOVERS = ("timeout", "stand_in")
+_MOVERS: Mapping[object, Mover] = {m: m for m in MOVERS}
 
 
-class NextDeal:
+@dataclass(frozen=True, slots=True)
+class Order:
+    """A seat's latest card order: in hand `hand`, made when the log was `at` entries
+    long (so a replay puts it back exactly there), the cards as the seat sent them."""
+
+    hand: int
+    at: int
+    cards: tuple[str, ...]
+
+    def to_json(self) -> JsonObject:
+        return {"hand": self.hand, "at": self.at, "cards": list(self.cards)}
+
+    @classmethod
+    def from_json(cls, obj: object) -> Order | None:
+        """The order `to_json` wrote; None for anything else (an order is only how
+        cards are shown: one that cannot be read is left out, never an error)."""
+        if not isinstance(obj, Mapping):
+            return None
+        hand, at, cards = obj.get("hand"), obj.get("at"), obj.get("cards")
+        if (
+            isinstance(hand, bool)
+            or not isinstance(hand, int)
+            or isinstance(at, bool)
+            or not isinstance(at, int)
+            or not isinstance(cards, list)
+            or not all(isinstance(c, str) for c in cards)
+        ):
+            return None
+        return cls(hand, at, tuple(cards))
+
+
+class PendingDeal:
     """The deal not yet made: its server secret (None: not derived from secrets, a
     test deck or an old log) and what each seat has added (hex, or None)."""
 
@@ -162,14 +223,14 @@ class Match:
         self.hand_games: list[int] = []  # sheet games the last result went into
         self.sheet = Sheet(options.scoring, options.target)
         self.ready = [False, False]
-        self.log: list[dict[str, Any]] = []
-        # Each seat's latest card order: {"hand": n, "at": log length then, "cards": [...]}.
-        # Not in the log: arranging is not a move, and the log must not grow with it.
-        self.orders: dict[int, dict[str, Any]] = {}
+        self.log: list[Event] = []
+        # Each seat's latest card order. Not in the log: arranging is not a move, and
+        # the log must not grow with it.
+        self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # Finished hands: (options, log start, log end, result) of each.
-        self._records: dict[int, tuple[dict[str, Any], int, int, dict[str, Any] | None]] = {}
+        # Finished hands: (log start, log end, result) of each.
+        self._records: dict[int, tuple[int, int, Outcome | None]] = {}
         self._hand_log_start = 0
         # The hands whose deal the replayed log has a snapshot before (None: not
         # replaying, every deal gets one).
@@ -193,13 +254,13 @@ class Match:
         # stands in for: both follow from the log (`by` of its actions).
         self.timeouts = [0, 0]
         self.stand_in = [False, False]
-        # How a match that did not play out ended: {"by": "resign"|"claim", "seat": s}.
-        self.ended: dict[str, Any] | None = None
+        # How a match that did not play out ended (by `resign` or `claim`, and whom).
+        self.ended: Ended | None = None
         # A replay applies the log's claims as they were made: absence is not in it.
         self._trusted = False
         # The next deal's secret and entropy, from the end of the hand before it (or
         # the table's creation) until it is dealt; then the dealt hand's, as revealed.
-        self._next: NextDeal | None = None
+        self._next: PendingDeal | None = None
         self._dealt_from: tuple[str | None, tuple[str | None, str | None]] = (None, (None, None))
         self._open_deal(1)
 
@@ -213,19 +274,17 @@ class Match:
         if self.status != "waiting":
             raise IllegalAction("the match has already started")
         hand = self._new_hand(self._dealer.first_dealer())
-        self.log.append({"event": "start"})
+        self.log.append(START)
         self._deal(hand)
         self.version += 1
 
     def _open_deal(self, number: int) -> None:
         """Commit to deal `number`'s server secret, before any seat can add entropy."""
-        self._next = NextDeal(number, self._dealer.secret(number))
+        self._next = PendingDeal(number, self._dealer.secret(number))
         if self._next.secret is not None:
-            self.log.append(
-                {"event": "next_deal", "hand": number, "secret": self._next.secret.hex()}
-            )
+            self.log.append(NextDeal(number, self._next.secret.hex()))
 
-    def _pending(self, number: int) -> NextDeal | None:
+    def _pending(self, number: int) -> PendingDeal | None:
         known = self._next
         return known if known is not None and known.hand == number else None
 
@@ -248,7 +307,7 @@ class Match:
         if pending.entropy[seat] is not None:
             raise IllegalAction("this seat's entropy for this deal is recorded already")
         pending.entropy[seat] = text
-        self.log.append({"event": "entropy", "hand": pending.hand, "seat": seat, "entropy": text})
+        self.log.append(Entropy(pending.hand, seat, text))
 
     @property
     def next_deal(self) -> str | None:
@@ -289,18 +348,10 @@ class Match:
         secret = None if pending is None or pending.secret is None else pending.secret.hex()
         entropy = (None, None) if pending is None else (pending.entropy[0], pending.entropy[1])
         self._dealt_from = (secret, entropy)
-        event: dict[str, Any] = {
-            "event": "deal",
-            "hand": hand.number,
-            "dealer": hand.dealer,
-            "deck": [str(c) for c in hand.deck],
-            "salt": hand.salt,
-        }
-        if secret is not None or entropy != (None, None):
-            # What the deck was derived from (PROTOCOL.md "Deals nobody can choose").
-            event["server_secret"] = secret
-            event["entropy"] = list(entropy)
-        self.log.append(event)
+        # What the deck was derived from (PROTOCOL.md "Deals nobody can choose").
+        derived = secret is not None or entropy != (None, None)
+        source = DealSource(secret, entropy) if derived else None
+        self.log.append(Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
 
     def apply(
         self,
@@ -332,8 +383,7 @@ class Match:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
         act = action
-        act.check()
-        if by is not None and by not in MOVERS:
+        if by is not None and (not isinstance(by, str) or by not in _MOVERS):
             raise BadAction(f"unknown mover {str(by)[:20]!r}")
         if by == "stand_in" and not self.stand_in[seat]:
             raise IllegalAction("nobody stands in for this seat now")
@@ -370,9 +420,7 @@ class Match:
                         pending.entropy[seat] = None
                     raise
             if text is not None and pending is not None:
-                self.log.append(
-                    {"event": "entropy", "hand": pending.hand, "seat": seat, "entropy": text}
-                )
+                self.log.append(Entropy(pending.hand, seat, text))
             self._log_action(seat, act, by)
             self.ready[seat] = True
             if dealt is not None:
@@ -398,10 +446,7 @@ class Match:
     def _log_action(self, seat: int, act: Action, by: str | None) -> None:
         """The action into the log (with `by` when the seat did not move itself), and
         what it says of the seat's presence: its timeouts and its stand-in."""
-        entry: dict[str, Any] = {"event": "action", "seat": seat, "action": act.wire()}
-        if by is not None:
-            entry["by"] = by
-        self.log.append(entry)
+        self.log.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
         if by == "timeout":
             self.timeouts[seat] += 1
         elif by is None:
@@ -441,7 +486,7 @@ class Match:
             # a deal committed to now (as at the end of a hand).
             self._next_dealer = hand.dealer
             self._open_deal(hand.number + 1)
-        self.ended = {"by": act.kind, "seat": seat}
+        self.ended = Ended("resign" if act.kind == "resign" else "claim", seat)
         self.status = "match_over"
         self.ready = [False, False]
 
@@ -450,8 +495,7 @@ class Match:
         """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
         ended = self.ended
         if ended is not None:
-            seat = int(ended["seat"])
-            return 1 - seat if ended["by"] == "resign" else seat
+            return 1 - ended.seat if ended.by == "resign" else ended.seat
         return self.sheet.match_winner
 
     def back(self, seat: int) -> bool:
@@ -461,7 +505,7 @@ class Match:
         if not self.stand_in[seat]:
             return False
         self.stand_in[seat] = False
-        self.log.append({"event": "back", "seat": seat})
+        self.log.append(Back(seat))
         return True
 
     def playable(self, seat: int) -> list[Action]:
@@ -470,8 +514,9 @@ class Match:
 
     def _reshuffle(self, hand: Hand) -> None:
         order = self._dealer.reshuffle(hand.number, hand.discard[:-1])
-        record = hand.reshuffle(order)
-        self.log.append({"event": "reshuffle", "hand": hand.number, **record})
+        after = hand.moves
+        hand.reshuffle(order)
+        self.log.append(Reshuffle(hand.number, after, tuple(order)))
 
     def _end_hand(self, hand: Hand) -> None:
         result = hand.result
@@ -486,12 +531,7 @@ class Match:
         self.ready = [False, False]
         # The deck, actions and reshuffles are in the log already: a finished hand
         # keeps only where they are (its record is built when asked for).
-        self._records[hand.number] = (
-            self.options.to_dict(),
-            self._hand_log_start,
-            len(self.log),
-            None if (outcome := self._outcome(hand)) is None else outcome.wire(),
-        )
+        self._records[hand.number] = (self._hand_log_start, len(self.log), self._outcome(hand))
         self._open_deal(hand.number + 1)
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
@@ -504,19 +544,15 @@ class Match:
             raise BadAction("no cards have been dealt yet")
         self.hand.arrange(seat, cards)
         # `at`: where in the log it was made, so a replay puts it back exactly there.
-        self.orders[seat] = {
-            "hand": self.hand.number,
-            "at": len(self.log),
-            "cards": [str(c) for c in cards],
-        }
+        self.orders[seat] = Order(self.hand.number, len(self.log), tuple(str(c) for c in cards))
 
-    def _rearrange(self, seat: int, order: Mapping[str, Any]) -> None:
+    def _rearrange(self, seat: int, order: Order) -> None:
         """A stored order, in a replay: only how the cards are shown, so one that does
         not fit (another hand's) is dropped, never a reason to lose the table."""
-        if self.hand is None or self.hand.number != order.get("hand"):
+        if self.hand is None or self.hand.number != order.hand:
             return
         with contextlib.suppress(RuleError):
-            self.arrange(seat, order["cards"])
+            self.arrange(seat, order.cards)
 
     # -- queries -----------------------------------------------------------
 
@@ -642,98 +678,74 @@ class Match:
             self._sheet_view = known
         return known[1]
 
-    def hand_record(self, n: int) -> dict[str, Any] | None:
+    def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
-        table's life), or None while it is unknown or still being played."""
+        table's life), or None while it is unknown or still being played.
+        Built anew on each call: the caller may change what it gets."""
         known = self._records.get(n)
         if known is None:
             return None
-        options, start, end, result = known
+        start, end, outcome = known
         events = self.log[start:end]
         deal = events[0]
-        record = {
-            "options": options,
+        assert isinstance(deal, Deal)  # a hand's events start with its deal
+        source = deal.source
+        return {
+            "options": self.options.to_dict(),
             "number": n,
-            "dealer": deal["dealer"],
-            "deck": deal["deck"],
-            "salt": deal["salt"],
-            "server_secret": deal.get("server_secret"),
-            "entropy": deal.get("entropy", [None, None]),
+            "dealer": deal.dealer,
+            "deck": [c.text for c in deal.deck],
+            "salt": deal.salt,
+            "server_secret": None if source is None else source.server_secret,
+            "entropy": [None, None] if source is None else list(source.entropy),
             "actions": [
-                {"seat": e["seat"], "action": e["action"]} for e in events if e["event"] == "action"
+                {"seat": e.seat, "action": e.action.to_dict()}
+                for e in events
+                if isinstance(e, ActionTaken)
             ],
             "reshuffles": [
-                {"after": e["after"], "stock": e["stock"]}
+                {"after": e.after, "stock": [c.text for c in e.stock]}
                 for e in events
-                if e["event"] == "reshuffle"
+                if isinstance(e, Reshuffle)
             ],
-            "result": result,
+            "result": None if outcome is None else outcome.wire(),
         }
-        # A deep copy: the caller may change what it gets without touching the log.
-        return copy.deepcopy(record)
 
     # -- snapshots -------------------------------------------------------------
 
-    def _snapshot(self, hands_dealt: int) -> dict[str, Any]:
-        """What the next deal starts from: everything earlier hands leave behind."""
-        out = {
-            "event": "snapshot",
-            "hands_dealt": hands_dealt,
-            "version": self.version,
-            "sheet": self.sheet.to_state(),
-        }
-        # Presence carried over from earlier hands, only when there is some (so the
-        # logs of tables that never had any stay as they were).
-        if any(self.timeouts):
-            out["timeouts"] = list(self.timeouts)
-        if any(self.stand_in):
-            out["stand_in"] = list(self.stand_in)
-        return out
+    def _snapshot(self, hands_dealt: int) -> Snapshot:
+        """What the next deal starts from: everything earlier hands leave behind.
+        Presence carried over from earlier hands only when there is some (so the
+        logs of tables that never had any stay as they were)."""
+        timeouts = (self.timeouts[0], self.timeouts[1]) if any(self.timeouts) else None
+        stand_in = (self.stand_in[0], self.stand_in[1]) if any(self.stand_in) else None
+        return Snapshot(hands_dealt, self.version, self.sheet.to_state(), timeouts, stand_in)
 
-    def _restore(self, snapshot: Mapping[str, Any]) -> None:
+    def _restore(self, snapshot: Snapshot) -> None:
         """Take up the state a snapshot describes (a replay that starts with one)."""
-        hands_dealt = snapshot["hands_dealt"]
-        version = snapshot["version"]
-        if not all(isinstance(v, int) and v >= 0 for v in (hands_dealt, version)):
-            raise BadAction("a snapshot's counts are not counts")
-        self._hands_dealt = hands_dealt
-        self.version = version
-        timeouts = snapshot.get("timeouts", [0, 0])
-        stand_in = snapshot.get("stand_in", [False, False])
-        if not (
-            isinstance(timeouts, list)
-            and len(timeouts) == 2
-            and all(isinstance(n, int) and n >= 0 for n in timeouts)
-            and isinstance(stand_in, list)
-            and len(stand_in) == 2
-            and all(isinstance(b, bool) for b in stand_in)
-        ):
-            raise BadAction("a snapshot's presence is not two seats' counts and flags")
-        self.timeouts = list(timeouts)
-        self.stand_in = list(stand_in)
+        self._hands_dealt = snapshot.hands_dealt
+        self.version = snapshot.version
+        self.timeouts = list(snapshot.timeouts or (0, 0))
+        self.stand_in = list(snapshot.stand_in or (False, False))
         try:
-            self.sheet = Sheet.from_state(
-                snapshot["sheet"], self.options.scoring, self.options.target
-            )
+            self.sheet = Sheet.from_state(snapshot.sheet, self.options.scoring, self.options.target)
         except ValueError as exc:
             raise BadAction(f"a snapshot's sheet: {exc}") from None
 
-    def _resume_deal(self, deal: Mapping[str, Any]) -> None:
+    def _resume_deal(self, deal: Deal) -> None:
         """A compacted log starts at a deal: what it was derived from is in its event."""
-        secret = deal.get("server_secret")
-        entropy = [*(deal.get("entropy") or ()), None, None][:2]
-        try:
-            pending = NextDeal(deal["hand"], None if secret is None else bytes.fromhex(secret))
-            pending.entropy = [None if e is None else check_entropy(e) for e in entropy]
-        except (ValueError, TypeError) as exc:
-            raise BadAction(f"a deal's secret or entropy is not hex: {exc}") from None
+        source = deal.source
+        secret = None if source is None else source.server_secret
+        pending = PendingDeal(deal.hand, None if secret is None else bytes.fromhex(secret))
+        if source is not None:
+            pending.entropy = list(source.entropy)
         self._next = pending
 
-    def compaction(self) -> tuple[int, dict[int, dict[str, Any]]]:
+    def compaction(self) -> tuple[int, dict[int, JsonObject]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
         last = self._last_snapshot()
         records = {}
-        for n, (_options, start, _end, _result) in self._records.items():
+        for n, (start, _end, _outcome) in self._records.items():
             if start < last:
                 record = self.hand_record(n)
                 assert record is not None
@@ -742,7 +754,7 @@ class Match:
 
     def _last_snapshot(self) -> int:
         for i in range(len(self.log) - 1, -1, -1):
-            if self.log[i].get("event") == "snapshot":
+            if isinstance(self.log[i], Snapshot):
                 return i
         return 0
 
@@ -759,13 +771,13 @@ class Match:
         del self.log[:last]
         self._hand_log_start -= last
         self.orders = {
-            seat: {**order, "at": order["at"] - last}
+            seat: dataclasses.replace(order, at=order.at - last)
             for seat, order in self.orders.items()
-            if order["at"] >= last
+            if order.at >= last
         }
         self._records = {
-            n: (options, start - last, end - last, result)
-            for n, (options, start, end, result) in self._records.items()
+            n: (start - last, end - last, outcome)
+            for n, (start, end, outcome) in self._records.items()
             if start >= last
         }
         return last
@@ -776,9 +788,9 @@ class Match:
     def replay(
         cls,
         options: Options,
-        log: Iterable[Mapping[str, Any]],
+        log: Iterable[Event],
         rng: random.Random | None = None,
-        orders: Mapping[int, Mapping[str, Any]] | None = None,
+        orders: Mapping[int, Order] | None = None,
         *,
         endings: bool = False,
         fair: bool = False,
@@ -788,7 +800,8 @@ class Match:
         Deals and reshuffles come from the log, not from `rng`; `rng` serves
         the hands dealt after the replay. `orders` (a match's `orders`) puts each
         seat's latest card order back where in the log it was made; one that the
-        log does not reach, or that no longer fits, is left out.
+        log does not reach, or that no longer fits, is left out. A stored log is
+        read into events with `hollywood_gin.engine.events.log_from_json`.
 
         :raises RuleError: the log does not describe a possible match.
         """
@@ -798,52 +811,19 @@ class Match:
         match.endings = endings
         match._trusted = True
         match._replay_snapshots = {
-            int(events[i + 1].get("hand", 0))
-            for i, e in enumerate(events[:-1])
-            if e.get("event") == "snapshot" and events[i + 1].get("event") == "deal"
+            after.hand
+            for e, after in itertools.pairwise(events)
+            if isinstance(e, Snapshot) and isinstance(after, Deal)
         }
-        arranged: dict[int, list[tuple[int, Mapping[str, Any]]]] = {}
+        arranged: dict[int, list[tuple[int, Order]]] = {}
         for seat, order in (orders or {}).items():
-            at = order.get("at")
-            if isinstance(at, int) and isinstance(order.get("cards"), list):
-                arranged.setdefault(at, []).append((seat, order))
-        try:
-            for i, event in enumerate([*events, None]):
-                for seat, order in arranged.get(i, ()):
-                    match._rearrange(seat, order)
-                if event is None:
-                    break
-                kind = event.get("event")
-                if kind == "snapshot" and i == 0:
-                    # A compacted log: the match goes on from here, with this hand.
-                    if len(events) < 2 or events[1].get("event") != "deal":
-                        raise BadAction("a snapshot is followed by its deal")
-                    match._restore(event)
-                    match._resume_deal(events[1])
-                    match._deal(match._new_hand(check_seat(events[1].get("dealer"))))
-                    match.version += 1
-                elif kind == "snapshot":
-                    # Written again by the deal it comes before; checked there.
-                    if i + 1 >= len(events) or events[i + 1].get("event") != "deal":
-                        raise BadAction("a snapshot is followed by its deal")
-                elif kind == "start":
-                    match.start()
-                elif kind == "entropy":
-                    match.contribute(event["seat"], event["entropy"])
-                elif kind == "action":
-                    match.apply(event["seat"], parse_action(event["action"]), by=event.get("by"))
-                elif kind == "back":
-                    if not match.back(event["seat"]):
-                        raise BadAction("a seat came back that nobody stood in for")
-                elif kind == "arrange":
-                    # Logs written before orders were kept apart: apply, and keep the
-                    # event, so the log stays the stored one entry for entry.
-                    match.arrange(event["seat"], event["cards"])
-                    match.log.append(dict(event))
-                elif kind not in ("deal", "reshuffle", "next_deal"):
-                    raise BadAction(f"unknown log event {str(kind)[:20]!r}")
-        except (KeyError, TypeError, AttributeError) as exc:
-            raise BadAction(f"a log event lacks a field or has the wrong type: {exc}") from exc
+            arranged.setdefault(order.at, []).append((seat, order))
+        for i, event in enumerate([*events, None]):
+            for seat, order in arranged.get(i, ()):
+                match._rearrange(seat, order)
+            if event is None:
+                break
+            match._replay_one(event, events, i)
         dealer.done()
         if match.log != events:
             # Snapshots are written by the replay itself: each must be what it says.
@@ -851,3 +831,37 @@ class Match:
         match._replay_snapshots = None
         match._trusted = False
         return match
+
+    def _replay_one(self, event: Event, events: Sequence[Event], i: int) -> None:
+        """Event `i` of a replayed log, done again (deals and reshuffles are the
+        dealer's: `Replayed` deals them when the actions come to them)."""
+        following = events[i + 1] if i + 1 < len(events) else None
+        match event:
+            case Snapshot() if i == 0:
+                # A compacted log: the match goes on from here, with this hand.
+                if not isinstance(following, Deal):
+                    raise BadAction("a snapshot is followed by its deal")
+                self._restore(event)
+                self._resume_deal(following)
+                self._deal(self._new_hand(following.dealer))
+                self.version += 1
+            case Snapshot():
+                # Written again by the deal it comes before; checked there.
+                if not isinstance(following, Deal):
+                    raise BadAction("a snapshot is followed by its deal")
+            case Start():
+                self.start()
+            case Entropy(seat=seat, entropy=entropy):
+                self.contribute(seat, entropy)
+            case ActionTaken(seat=seat, action=action, by=by):
+                self.apply(seat, action, by=by)
+            case Back(seat=seat):
+                if not self.back(seat):
+                    raise BadAction("a seat came back that nobody stood in for")
+            case Arranged(seat=seat, cards=cards):
+                # Logs written before orders were kept apart: apply, and keep the
+                # event, so the log stays the stored one entry for entry.
+                self.arrange(seat, cards)
+                self.log.append(event)
+            case Deal() | Reshuffle() | NextDeal():
+                pass

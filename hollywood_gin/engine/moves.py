@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from hollywood_gin.engine.vocabulary import PlayKind
+
 
 # No `slots`: orjson writes plain dataclasses natively (slotted ones are ten times slower).
 @dataclass(frozen=True)
@@ -15,7 +17,7 @@ class Move:
     """A public move of the hand (`last_action`, an entry of `events`): no card."""
 
     seat: int
-    kind: str
+    kind: PlayKind
 
 
 @dataclass(frozen=True)

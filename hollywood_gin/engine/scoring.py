@@ -7,9 +7,11 @@ three. Only `record` changes a sheet.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
+from hollywood_gin.engine.errors import BadAction
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.vocabulary import HandKind
 
 GIN_BONUS = 25
@@ -121,43 +123,39 @@ class Sheet:
         for seat in (0, 1):
             game.bonus[seat] += LINE_BONUS * len(game.entries[seat])
 
-    def to_state(self) -> dict[str, Any]:
+    def to_state(self) -> SheetState:
         """Everything of the sheet, for a snapshot (`from_state` reads it back)."""
-        return {
-            "wins": list(self.wins),
-            "games": [
-                {
-                    "entries": [list(g.entries[0]), list(g.entries[1])],
-                    "bonus": list(g.bonus),
-                    "game_bonus": list(g.game_bonus),
-                    "finished": g.finished,
-                    "winner": g.winner,
-                }
+        return SheetState(
+            wins=(self.wins[0], self.wins[1]),
+            games=tuple(
+                GameState(
+                    entries=(tuple(g.entries[0]), tuple(g.entries[1])),
+                    bonus=(g.bonus[0], g.bonus[1]),
+                    game_bonus=(g.game_bonus[0], g.game_bonus[1]),
+                    finished=g.finished,
+                    winner=g.winner,
+                )
                 for g in self.games
-            ],
-        }
+            ),
+        )
 
     @classmethod
-    def from_state(cls, state: Any, scoring: str, target: int) -> Sheet:
-        """The sheet `to_state` described; ValueError when it is no such sheet."""
-        try:
-            games = [
-                Game(
-                    entries=([int(p) for p in g["entries"][0]], [int(p) for p in g["entries"][1]]),
-                    bonus=[int(b) for b in g["bonus"]],
-                    game_bonus=[int(b) for b in g["game_bonus"]],
-                    finished=bool(g["finished"]),
-                    winner=None if g["winner"] is None else int(g["winner"]),
-                )
-                for g in state["games"]
-            ]
-            wins = [int(w) for w in state["wins"]]
-        except (KeyError, TypeError, ValueError, IndexError) as exc:
-            raise ValueError(f"not a sheet: {exc}") from None
+    def from_state(cls, state: SheetState, scoring: str, target: int) -> Sheet:
+        """The sheet `to_state` described; ValueError when it is not one of these options."""
         expected = HOLLYWOOD_GAMES if scoring == "hollywood" else 1
-        if len(games) != expected or len(wins) != 2:
+        if len(state.games) != expected:
             raise ValueError("not a sheet of these options")
-        return cls(scoring, target, games, wins)
+        games = [
+            Game(
+                entries=(list(g.entries[0]), list(g.entries[1])),
+                bonus=list(g.bonus),
+                game_bonus=list(g.game_bonus),
+                finished=g.finished,
+                winner=g.winner,
+            )
+            for g in state.games
+        ]
+        return cls(scoring, target, games, list(state.wins))
 
     @property
     def match_over(self) -> bool:
@@ -172,3 +170,88 @@ class Sheet:
 
     def totals(self) -> list[int]:
         return [sum(g.points(s) + g.bonus[s] for g in self.games) for s in (0, 1)]
+
+
+def _count(value: object, what: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise BadAction(f"a sheet's {what} is not a count")
+    return value
+
+
+def _pair(value: object, what: str) -> tuple[int, int]:
+    if not isinstance(value, list) or len(value) != 2:
+        raise BadAction(f"a sheet's {what} is not two seats' numbers")
+    return _count(value[0], what), _count(value[1], what)
+
+
+def _fields(obj: object, names: tuple[str, ...], what: str) -> Mapping[str, object]:
+    if not isinstance(obj, Mapping) or set(obj) != set(names):
+        raise BadAction(f"{what} has the fields {', '.join(names)}")
+    return obj
+
+
+@dataclass(frozen=True, slots=True)
+class GameState:
+    """One game of a sheet as a snapshot keeps it."""
+
+    entries: tuple[tuple[int, ...], tuple[int, ...]]
+    bonus: tuple[int, int]
+    game_bonus: tuple[int, int]
+    finished: bool
+    winner: int | None
+
+    def to_json(self) -> JsonObject:
+        return {
+            "entries": [list(self.entries[0]), list(self.entries[1])],
+            "bonus": list(self.bonus),
+            "game_bonus": list(self.game_bonus),
+            "finished": self.finished,
+            "winner": self.winner,
+        }
+
+    @classmethod
+    def from_json(cls, obj: object) -> GameState:
+        """:raises BadAction: not a game as `to_json` writes one."""
+        g = _fields(obj, ("entries", "bonus", "game_bonus", "finished", "winner"), "a game")
+        entries = g["entries"]
+        if (
+            not isinstance(entries, list)
+            or len(entries) != 2
+            or not all(isinstance(column, list) for column in entries)
+        ):
+            raise BadAction("a game's entries are two seats' lists")
+        finished, winner = g["finished"], g["winner"]
+        if not isinstance(finished, bool):
+            raise BadAction("a game's `finished` is true or false")
+        if (winner is not None and winner not in (0, 1)) or isinstance(winner, bool):
+            raise BadAction("a game's winner is a seat or null")
+        return cls(
+            (
+                tuple(_count(p, "entry") for p in entries[0]),
+                tuple(_count(p, "entry") for p in entries[1]),
+            ),
+            _pair(g["bonus"], "bonus"),
+            _pair(g["game_bonus"], "game bonus"),
+            finished,
+            winner,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SheetState:
+    """A sheet as a snapshot keeps it (`Sheet.to_state`, `Sheet.from_state`)."""
+
+    wins: tuple[int, int]
+    games: tuple[GameState, ...]
+
+    def to_json(self) -> JsonObject:
+        return {"wins": list(self.wins), "games": [g.to_json() for g in self.games]}
+
+    @classmethod
+    def from_json(cls, obj: object) -> SheetState:
+        """:raises BadAction: not a sheet as `to_json` writes one."""
+        state = _fields(obj, ("wins", "games"), "a sheet")
+        games = state["games"]
+        if not isinstance(games, list):
+            raise BadAction("a sheet's games are a list")
+        return cls(_pair(state["wins"], "wins"), tuple(GameState.from_json(g) for g in games))

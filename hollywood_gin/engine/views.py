@@ -23,8 +23,10 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from hollywood_gin.engine.actions import Action, parse_action
 from hollywood_gin.engine.cards import Card, parse_cards
 from hollywood_gin.engine.hand import HandResult, SeatResult
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.moves import CardMove, Move
 from hollywood_gin.engine.scoring import hand_bonus
+from hollywood_gin.engine.vocabulary import EndedBy, Phase, Rules, Scoring, Status, Target
 
 if TYPE_CHECKING:
     from hollywood_gin.engine.scoring import Game, Sheet
@@ -57,15 +59,23 @@ class SheetView:
     match_winner: int | None
 
 
+# A plain dataclass: orjson writes it as `{"by": ..., "seat": ...}`.
+@dataclass(frozen=True)
+class Ended:
+    """How a match that did not play out ended: `by` resign or claim, by `seat`."""
+
+    by: EndedBy
+    seat: int
+
+
 class TableView(NamedTuple):
     """The table's options and status (the hub adds its id and players on the wire)."""
 
-    rules: str
-    scoring: str
-    target: int
-    status: str
-    # How a match that did not play out ended: {"by": "resign"|"claim", "seat": s}.
-    ended: Mapping[str, Any] | None = None
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    status: Status
+    ended: Ended | None = None
 
 
 class Mine(NamedTuple):
@@ -92,7 +102,7 @@ class Outcome(NamedTuple):
     server_secret: str | None = None
     entropy: tuple[str | None, str | None] = (None, None)
 
-    def wire(self) -> dict[str, Any]:
+    def wire(self) -> JsonObject:
         r = self.result
         return {
             "kind": r.kind,
@@ -119,7 +129,7 @@ class HandView(NamedTuple):
     number: int
     dealer: int
     turn: int | None
-    phase: str
+    phase: Phase
     knock_limit: int
     stock_count: int
     discard_top: str | None
@@ -130,9 +140,10 @@ class HandView(NamedTuple):
     events: tuple[Move, ...]
     outcome: Outcome | None = None  # None: the hand is still being played
 
-    def wire(self, mine: Mine | None) -> dict[str, Any]:
-        """The `hand` object, with the seat's own part where the protocol puts it."""
-        out: dict[str, Any] = {
+    def wire(self, mine: Mine | None) -> dict[str, object]:
+        """The `hand` object, with the seat's own part where the protocol puts it
+        (values orjson writes: tuples, dataclasses)."""
+        out: dict[str, object] = {
             "number": self.number,
             "dealer": self.dealer,
             "turn": self.turn,
@@ -176,27 +187,27 @@ class View(NamedTuple):
     # `next_deal.commitment`: hex SHA-256 of the next deal's server secret, between hands.
     next_deal: str | None = None
 
-    def legal_wire(self) -> list[dict[str, Any]]:
-        """`legal` as sent: each knock with the deadwood it leaves."""
-        out = [a.wire() for a in self.legal]
+    def legal_wire(self) -> list[JsonObject]:
+        """`legal` as sent: each knock with the deadwood it leaves (fresh dicts)."""
+        out = [a.to_dict() for a in self.legal]
         if self.knock_deadwood:
             # The knocks, in `knock_deadwood`'s order (after every plain discard,
             # before the end actions).
             lefts = iter(self.knock_deadwood)
             for i, action in enumerate(self.legal):
                 if action.kind == "knock":
-                    out[i] = {**out[i], "deadwood": next(lefts)}
+                    out[i]["deadwood"] = next(lefts)
         return out
 
-    def wire(self, head: dict[str, Any] | None = None, **table_facts: Any) -> dict[str, Any]:
+    def wire(self, head: dict[str, object] | None = None, **table_facts: Any) -> dict[str, object]:
         """The body as sent (tuples and dataclasses inside, which orjson writes as
         arrays and objects), after the keys of `head` (the message's `type`);
         `table_facts` join the `table` object (id, players)."""
         t = self.table
-        out: dict[str, Any] = {} if head is None else head
+        out: dict[str, object] = {} if head is None else head
         out["version"] = self.version
         out["you"] = self.you
-        out["table"] = {
+        table: dict[str, object] = {
             "rules": t.rules,
             "scoring": t.scoring,
             "target": t.target,
@@ -204,7 +215,8 @@ class View(NamedTuple):
             **table_facts,
         }
         if t.ended is not None:
-            out["table"]["ended"] = t.ended
+            table["ended"] = t.ended
+        out["table"] = table
         if self.hand is not None:
             out["hand"] = self.hand.wire(self.mine)
         out["legal"] = self.legal_wire()
@@ -252,7 +264,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
     def seat_result(s: Mapping[str, Any]) -> SeatResult:
         value = int(s["deadwood_value"])
         before = int(s["deadwood_before_layoffs"])
-        return SeatResult(
+        return SeatResult.of(
             [parse_cards(m) for m in s["melds"]],
             parse_cards(s["deadwood"]),
             value,
@@ -331,10 +343,12 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
             match_winner=s["match_winner"],
         )
         legal = body["legal"]
+        e = t.get("ended")
+        ended = None if e is None else Ended(e["by"], e["seat"])
         return View(
             version=body["version"],
             you=body["you"],
-            table=TableView(t["rules"], t["scoring"], t["target"], t["status"], t.get("ended")),
+            table=TableView(t["rules"], t["scoring"], t["target"], t["status"], ended),
             hand=hand,
             mine=mine,
             legal=tuple(parse_action(a) for a in legal),

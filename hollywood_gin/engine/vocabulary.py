@@ -26,6 +26,22 @@ PHASES: tuple[Phase, ...] = get_args(Phase)
 # How a hand ended.
 HandKind = Literal["gin", "knock", "undercut", "draw"]
 
+# What a seat may do (PROTOCOL.md "Actions"): the plays of a hand, the steps between
+# hands and matches, and the ways to end a match early (open to a person, never chosen
+# by the computer).
+PlayKind = Literal["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"]
+MatchKind = Literal["next_hand", "new_match"]
+EndKind = Literal["resign", "claim", "stand_in"]
+ActionKind = PlayKind | MatchKind | EndKind
+PLAY_KINDS: tuple[PlayKind, ...] = get_args(PlayKind)
+MATCH_KINDS: tuple[MatchKind, ...] = get_args(MatchKind)
+END_KINDS: tuple[EndKind, ...] = get_args(EndKind)
+ACTION_KINDS: tuple[ActionKind, ...] = (*PLAY_KINDS, *MATCH_KINDS, *END_KINDS)
+# Who made a move that is not the seat's own (the log's `by`): the turn clock ran
+# out (`timeout`), or the computer stands in for an away seat (`stand_in`).
+Mover = Literal["timeout", "stand_in"]
+MOVERS: tuple[Mover, ...] = get_args(Mover)
+
 # The computer opponent's strengths.
 Strength = Literal["easy", "normal", "hard"]
 STRENGTHS: tuple[Strength, ...] = get_args(Strength)

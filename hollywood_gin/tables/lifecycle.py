@@ -18,7 +18,7 @@ from contextlib import asynccontextmanager
 from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.ownership import Sole, worker_name
+from hollywood_gin.tables.ownership import worker_name
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import TableStore
@@ -38,7 +38,9 @@ def open_store(settings: Settings, owner: str) -> TableStore:
                 "HOLLYWOOD_GIN_DATABASE_URL needs the postgres extra:"
                 " pip install 'hollywood-gin[postgres]'"
             ) from exc
-        return PostgresStore(settings.database_url, owner=owner)
+        return PostgresStore(
+            settings.database_url, owner=owner, gather_seconds=settings.database_gather_seconds
+        )
     return SqliteStore(settings.data_file)
 
 
@@ -96,12 +98,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     registry.reviews.budget = CoachBudget(samples=settings.review_samples)
     sweep: asyncio.Task[None] | None = None
     try:
-        count = await registry.load()
-        if isinstance(registry.ownership, Sole):
-            aside = await store.set_aside_tables()
-            damaged = f"; {len(aside)} damaged tables set aside" if aside else ""
-            log.info("loaded %d live tables from %s%s", count, settings.data_file, damaged)
-        registry.ownership.start()
+        await registry.ownership.start(str(settings.data_file))
         sweep = start_expiry(registry, min(3600.0, max(1.0, settings.table_expiry_seconds / 10)))
         yield registry
     finally:

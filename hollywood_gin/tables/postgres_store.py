@@ -19,6 +19,7 @@ from typing import Any
 
 import asyncpg
 
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.store import (
     FIRST_EPOCH,
     Damaged,
@@ -83,45 +84,41 @@ CREATE TABLE IF NOT EXISTS set_aside (
 );
 """
 
-# One statement for a batch of appends. `claimed` locks each table's row and keeps
-# the appends whose epoch is still the table's: a claim that bumps the epoch waits
-# for this statement's commit, or this statement for the claim's, and then sees the
-# new epoch (READ COMMITTED re-checks a locked row). The gap check is a courtesy;
-# the primary key is what makes two writers of one seq impossible.
+# One statement for a batch of appends. `owned` updates each table's row only while
+# its epoch is still the writer's: the update locks the row, so a claim that bumps the
+# epoch waits for this statement's commit, or this statement for the claim's and then
+# sees the new epoch (READ COMMITTED re-checks an updated row). One write of the row
+# per append (its `last_active`), where a `FOR UPDATE` and then an update wrote it
+# twice. The gap check is a courtesy; the primary key is what makes two writers of one
+# seq impossible. A batch holds at most one append per table (a table's next write
+# waits for the last one's answer).
 FENCED_APPEND = """
 WITH batch AS (
     SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
         WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
 ),
-claimed AS (
-    SELECT b.i, b.table_id, b.first_seq, b.now, t.owner_epoch = b.epoch AS owned
-    FROM batch b JOIN tables t ON t.id = b.table_id
-    FOR UPDATE OF t
+owned AS (
+    UPDATE tables t SET last_active = greatest(t.last_active, b.now)
+    FROM batch b
+    WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
+    RETURNING b.i, b.table_id, b.first_seq
 ),
 ends AS (
-    SELECT c.i, (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = c.table_id)
-        AS last
-    FROM claimed c WHERE c.owned
-),
-ok AS (
-    SELECT c.* FROM claimed c JOIN ends USING (i) WHERE ends.last + 1 = c.first_seq
+    SELECT o.i, o.table_id, o.first_seq,
+        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
+    FROM owned o
 ),
 written AS (
     INSERT INTO events (table_id, seq, entry)
-    SELECT ok.table_id, r.seq, r.entry
+    SELECT ends.table_id, r.seq, r.entry
     FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
-    JOIN ok ON ok.i = r.i
-),
-touched AS (
-    UPDATE tables t SET last_active = greatest(t.last_active, m.now)
-    FROM (SELECT table_id, max(now) AS now FROM ok GROUP BY table_id) m
-    WHERE t.id = m.table_id
+    JOIN ends ON ends.i = r.i
+    WHERE ends.last + 1 = ends.first_seq
 )
-SELECT b.i, c.owned, ends.last, ok.i IS NOT NULL AS written
+SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
+    coalesce(ends.last + 1 = ends.first_seq, false) AS written
 FROM batch b
-LEFT JOIN claimed c USING (i)
 LEFT JOIN ends USING (i)
-LEFT JOIN ok USING (i)
 """
 
 
@@ -133,6 +130,10 @@ class _Append:
     rows: list[tuple[str, int, str]]
     now: float
     future: asyncio.Future[None]
+
+
+async def _no_reset(con: asyncpg.Connection) -> None:
+    """A pool release's reset: nothing beyond asyncpg's own rollback of an open transaction."""
 
 
 async def probe(url: str, timeout: float = 5.0) -> str:
@@ -154,11 +155,17 @@ class PostgresStore:
 
     shared = True
 
-    def __init__(self, url: str, *, owner: str = "", pool_size: int = 4) -> None:
+    def __init__(
+        self, url: str, *, owner: str = "", pool_size: int = 4, gather_seconds: float = 0.0
+    ) -> None:
         self.url = url
         # Who writes (the worker's name), kept in each row it claims: for people.
         self.owner = owner
         self.pool_size = pool_size
+        # How long a commit waits for more appends to join it when the writer was idle
+        # (appends arriving while a commit is under way join the next one anyway):
+        # fewer, larger commits at low load, for that much more latency per move.
+        self.gather_seconds = gather_seconds
         self._pool: asyncpg.Pool | None = None
         self._pending: list[_Append] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -183,6 +190,11 @@ class PostgresStore:
             },
             command_timeout=10,
             timeout=5,  # to connect: a database coming back must not hold a caller longer
+            # asyncpg's default sends `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *;
+            # RESET ALL` on every release: a second round trip per commit. Nothing here
+            # leaves session state behind (advisory locks are per transaction, no
+            # cursors, no LISTEN, no SET), so a release only ends an open transaction.
+            reset=_no_reset,
         )
         async with self.pool.acquire() as con, con.transaction():
             # Workers starting together must not race on CREATE IF NOT EXISTS.
@@ -274,7 +286,7 @@ class PostgresStore:
         self,
         table_id: str,
         first_seq: int,
-        entries: Sequence[dict[str, Any]],
+        entries: Sequence[JsonObject],
         now: float,
         epoch: int,
     ) -> None:
@@ -295,6 +307,8 @@ class PostgresStore:
         await future
 
     async def _flush(self) -> None:
+        if self.gather_seconds > 0:
+            await asyncio.sleep(self.gather_seconds)
         while self._pending:
             batch, self._pending = self._pending, []
             try:
@@ -381,7 +395,7 @@ class PostgresStore:
             await con.execute("DELETE FROM tables WHERE id = $1", table_id)
             await con.execute("DELETE FROM set_aside WHERE id = $1", table_id)
 
-    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+    async def compact(self, table_id: str, base: int, hands: dict[int, JsonObject]) -> None:
         """The log starts at `base` now: the entries before it go at once (the primary
         key finds them), the finished hands' records stay. A later append's gap check
         looks at the log's end, which compaction never moves."""
@@ -399,15 +413,13 @@ class PostgresStore:
             await con.execute("DELETE FROM events WHERE table_id = $1 AND seq < $2", table_id, base)
         self.commits += 1
 
-    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+    async def hand(self, table_id: str, number: int) -> JsonObject | None:
         raw = await self.pool.fetchval(
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
         return None if raw is None else _hand_from(raw, number)
 
-    async def save_review(
-        self, table_id: str, number: int, seat: int, review: dict[str, Any]
-    ) -> None:
+    async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         # Several workers may compute the same review: the same answer, kept once.
         await self.pool.execute(
             "INSERT INTO reviews (table_id, number, seat, review)"
@@ -416,7 +428,7 @@ class PostgresStore:
             *_review_row(table_id, number, seat, review),
         )
 
-    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+    async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
         raw = await self.pool.fetchval(
             "SELECT review FROM reviews WHERE table_id = $1 AND number = $2 AND seat = $3",
             table_id,

@@ -16,10 +16,10 @@ import logging
 import random
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
 
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.match import Options
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import Hub
@@ -155,7 +155,7 @@ class Registry:
     # --- creating and seating -------------------------------------------------------
     async def create(
         self,
-        options: Mapping[str, Any],
+        options: Options | Mapping[str, object],
         name: str | None,
         *,
         computer: str | None = None,
@@ -171,7 +171,7 @@ class Registry:
         `lang` is the creator's page language, kept for the link preview; `entropy` the
         creator's part of the first deal (`table.next_deal` its commitment); `bot`: the
         creator is a program; `bots` False: the table refuses a bot's join."""
-        opts = Options.from_dict(dict(options))
+        opts = options if isinstance(options, Options) else Options.from_dict(options)
         token = new_token()
         seats = [
             SeatHolder(
@@ -295,6 +295,6 @@ class Registry:
             await self.writer.stored(self.store.touch(table.id, table.last_active))
 
     # --- finished hands ----------------------------------------------------------------
-    async def hand_record(self, table_id: str, number: int) -> dict[str, Any]:
+    async def hand_record(self, table_id: str, number: int) -> JsonObject:
         """A finished hand's record (`reviews.hand_record`)."""
         return await hand_record(await self._require(table_id), self.store, number)

@@ -36,6 +36,7 @@ from hollywood_gin.bots.coach import (
     seed_of,
     step,
 )
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.store import Damaged, TableStore
 from hollywood_gin.tables.table import Table, UnknownHand, short
 from hollywood_gin.tables.thinking import Thinkers
@@ -47,7 +48,7 @@ T = TypeVar("T")
 Key = tuple[str, int, int]
 
 
-async def hand_record(table: Table, store: TableStore, number: int) -> dict[str, Any]:
+async def hand_record(table: Table, store: TableStore, number: int) -> JsonObject:
     """A finished hand's record: from the match while its hand is in the log, else
     from the store, which keeps the records of the hands compacted away."""
     record = table.match.hand_record(number) if number >= 1 else None
@@ -69,7 +70,7 @@ class ReviewFailed(RuntimeError):
     """The review of this hand could not be computed (logged); asking again retries."""
 
 
-def _replay(record: dict[str, Any], seat: int) -> Replay:
+def _replay(record: JsonObject, seat: int) -> Replay:
     return replay(record, seat)
 
 
@@ -94,7 +95,7 @@ class Reviews:
         self.budget = budget if budget is not None else CoachBudget()
         self.max_running = max_running
         self.remember = remember
-        self._known: OrderedDict[Key, dict[str, Any]] = OrderedDict()
+        self._known: OrderedDict[Key, JsonObject] = OrderedDict()
         self._running: dict[Key, asyncio.Task[None]] = {}
         self._failed: set[Key] = set()
         # Reviews computing at once, each with one job in the pool at a time: one short
@@ -110,20 +111,20 @@ class Reviews:
             return await self.thinkers.run(fn, *args)
         return await asyncio.to_thread(fn, *args)
 
-    def _keep(self, key: Key, review: dict[str, Any]) -> None:
+    def _keep(self, key: Key, review: JsonObject) -> None:
         self._known[key] = review
         self._known.move_to_end(key)
         while len(self._known) > self.remember:
             self._known.popitem(last=False)
 
-    async def review(
-        self, table_id: str, record: dict[str, Any], seat: int
-    ) -> dict[str, Any] | None:
+    async def review(self, table_id: str, record: JsonObject, seat: int) -> JsonObject | None:
         """The review of finished hand `record` for `seat`; None while it computes.
 
         :raises ReviewFailed: its computation failed (the next request tries again).
         """
-        number = int(record["number"])
+        number = record["number"]
+        if not isinstance(number, int):
+            raise TypeError("a hand record's number is an integer")
         key = (table_id, number, seat)
         known = self._known.get(key)
         if known is not None:
@@ -145,7 +146,7 @@ class Reviews:
         task.add_done_callback(lambda _t: self._running.pop(key, None))
         return None
 
-    async def _compute(self, key: Key, record: dict[str, Any]) -> None:
+    async def _compute(self, key: Key, record: JsonObject) -> None:
         table_id, _number, seat = key
         try:
             async with self._slots:
@@ -185,7 +186,7 @@ class Reviews:
             await asyncio.gather(*self._running.values(), return_exceptions=True)
 
 
-def _current(review: dict[str, Any], budget: CoachBudget) -> bool:
+def _current(review: JsonObject, budget: CoachBudget) -> bool:
     """Was a stored review made by this coach, with this budget?"""
     coach = review.get("coach")
     return (

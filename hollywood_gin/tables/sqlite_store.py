@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TypeVar
 
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.store import (
     Damaged,
     FailureEpisode,
@@ -734,7 +735,7 @@ class SqliteStore(SingleOwner):
     async def set_aside_tables(self) -> dict[str, str]:
         return await self._run(set_aside_in)
 
-    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+    async def compact(self, table_id: str, base: int, hands: dict[int, JsonObject]) -> None:
         rows = _hand_rows(table_id, hands)
 
         def write(db: sqlite3.Connection) -> None:
@@ -745,8 +746,8 @@ class SqliteStore(SingleOwner):
 
         await self._write(write)
 
-    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
-        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+    async def hand(self, table_id: str, number: int) -> JsonObject | None:
+        def read(db: sqlite3.Connection) -> JsonObject | None:
             row = db.execute(
                 "SELECT record FROM hands WHERE table_id = ? AND number = ?", (table_id, number)
             ).fetchone()
@@ -754,9 +755,7 @@ class SqliteStore(SingleOwner):
 
         return await self._run(read)
 
-    async def save_review(
-        self, table_id: str, number: int, seat: int, review: dict[str, Any]
-    ) -> None:
+    async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         row = _review_row(table_id, number, seat, review)
 
         def write(db: sqlite3.Connection) -> None:
@@ -769,8 +768,8 @@ class SqliteStore(SingleOwner):
 
         await self._write(write)
 
-    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
-        def read(db: sqlite3.Connection) -> dict[str, Any] | None:
+    async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
+        def read(db: sqlite3.Connection) -> JsonObject | None:
             row = db.execute(
                 "SELECT review FROM reviews WHERE table_id = ? AND number = ? AND seat = ?",
                 (table_id, number, seat),
@@ -825,7 +824,7 @@ class SqliteStore(SingleOwner):
         self,
         table_id: str,
         first_seq: int,
-        entries: Sequence[dict[str, Any]],
+        entries: Sequence[JsonObject],
         now: float,
         epoch: int,
     ) -> None:

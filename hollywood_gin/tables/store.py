@@ -18,6 +18,8 @@ from typing import Any, Protocol, TypeVar
 
 import orjson
 
+from hollywood_gin.engine.jsonvalue import JsonObject
+
 T = TypeVar("T")
 
 log = logging.getLogger("hollywood_gin.store")
@@ -61,7 +63,7 @@ class SeatRecord:
     lang: str | None = None
     # The seat's latest card order (`Match.orders`): one value, overwritten by each
     # `arrange`, so arranging never makes the stored table grow. None: never arranged.
-    order: dict[str, Any] | None = None
+    order: JsonObject | None = None
     # A program plays this seat (it said so when it sat down: PROTOCOL.md "Bots").
     bot: bool = False
     # The creator's seat only: the table refuses bots (created with "bots": false).
@@ -73,11 +75,11 @@ class TableRecord:
     """Everything needed to rebuild one table."""
 
     table_id: str
-    options: dict[str, Any]
+    options: JsonObject
     seats: list[SeatRecord]
     created: float
     last_active: float
-    log: list[dict[str, Any]] = field(default_factory=list)
+    log: list[JsonObject] = field(default_factory=list)
     # The seq of `log[0]`: entries before it were compacted away (`TableStore.compact`).
     base: int = 0
 
@@ -116,7 +118,7 @@ class TableStore(Protocol):
         self,
         table_id: str,
         first_seq: int,
-        entries: Sequence[dict[str, Any]],
+        entries: Sequence[JsonObject],
         now: float,
         epoch: int,
     ) -> None:
@@ -137,12 +139,12 @@ class TableStore(Protocol):
         """Keep a damaged table out of play and out of expiry, its rows untouched."""
         ...
 
-    async def compact(self, table_id: str, base: int, hands: dict[int, dict[str, Any]]) -> None:
+    async def compact(self, table_id: str, base: int, hands: dict[int, JsonObject]) -> None:
         """The table's log now starts at seq `base` (a snapshot); keep the records of
         the finished hands before it. Loading reads from `base` on."""
         ...
 
-    async def hand(self, table_id: str, number: int) -> dict[str, Any] | None:
+    async def hand(self, table_id: str, number: int) -> JsonObject | None:
         """A finished hand's record kept by `compact`, or None."""
         ...
 
@@ -150,14 +152,12 @@ class TableStore(Protocol):
         """Remove the entries before each table's base; return how many went."""
         ...
 
-    async def save_review(
-        self, table_id: str, number: int, seat: int, review: dict[str, Any]
-    ) -> None:
+    async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         """Keep the coach's review of a finished hand for one seat (PROTOCOL.md "Hand
         review"), so a restart does not compute it again; gone with its table."""
         ...
 
-    async def review(self, table_id: str, number: int, seat: int) -> dict[str, Any] | None:
+    async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
         """A kept review, or None."""
         ...
 
@@ -227,7 +227,7 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
     return out
 
 
-def _object(raw: bytes | str, what: str) -> dict[str, Any]:
+def _object(raw: bytes | str, what: str) -> JsonObject:
     try:
         value = orjson.loads(raw)
     except orjson.JSONDecodeError:
@@ -273,7 +273,7 @@ def _table_row(record: TableRecord) -> tuple[str, str, str, float, float, int]:
 
 
 def _entry_rows(
-    table_id: str, first_seq: int, entries: Iterable[dict[str, Any]]
+    table_id: str, first_seq: int, entries: Iterable[JsonObject]
 ) -> list[tuple[str, int, str]]:
     """The `events` rows (table_id, seq, entry) of log entries from `first_seq` on."""
     return [
@@ -316,19 +316,19 @@ def _gap(table_id: str, last: int, first_seq: int) -> RuntimeError:
     return RuntimeError(f"log of {table_id} ends at {last}, not {first_seq - 1}")
 
 
-def _hand_rows(table_id: str, hands: dict[int, dict[str, Any]]) -> list[tuple[str, int, str]]:
+def _hand_rows(table_id: str, hands: dict[int, JsonObject]) -> list[tuple[str, int, str]]:
     """The `hands` rows (table_id, number, record) that `compact` keeps."""
     return [(table_id, number, orjson.dumps(hand).decode()) for number, hand in hands.items()]
 
 
 def _review_row(
-    table_id: str, number: int, seat: int, review: dict[str, Any]
+    table_id: str, number: int, seat: int, review: JsonObject
 ) -> tuple[str, int, int, str]:
     """The `reviews` row (table_id, number, seat, review) of one seat's hand review."""
     return (table_id, number, seat, orjson.dumps(review).decode())
 
 
-def _review_from(raw: bytes | str, number: int) -> dict[str, Any] | None:
+def _review_from(raw: bytes | str, number: int) -> JsonObject | None:
     """A stored review, read back; None when it cannot be read (it is computed again)."""
     try:
         return _object(raw, f"review of hand {number}")
@@ -336,7 +336,7 @@ def _review_from(raw: bytes | str, number: int) -> dict[str, Any] | None:
         return None
 
 
-def _hand_from(raw: bytes | str, number: int) -> dict[str, Any]:
+def _hand_from(raw: bytes | str, number: int) -> JsonObject:
     """A stored hand record, read back; `Damaged` when it is not a JSON object."""
     if not isinstance(raw, bytes | str):
         raise Damaged(f"hand {number}: not JSON text ({type(raw).__name__})")

@@ -16,12 +16,12 @@ import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.errors import Refusal
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.events import log_from_json
+from hollywood_gin.engine.match import Match, Options, Order
 from hollywood_gin.engine.views import View
 from hollywood_gin.engine.vocabulary import STRENGTHS
 from hollywood_gin.tables.hub import Hub, Seat
@@ -97,13 +97,19 @@ class SeatHolder:
     token_hash: str
     computer: str | None = None
     lang: str | None = None
-    order: dict[str, Any] | None = None
+    order: Order | None = None
     bot: bool = False  # a program plays this seat (PROTOCOL.md "Bots")
     no_bots: bool = False  # the creator's seat: the table refuses bots
 
     def record(self) -> SeatRecord:
         return SeatRecord(
-            self.name, self.token_hash, self.computer, self.lang, self.order, self.bot, self.no_bots
+            self.name,
+            self.token_hash,
+            self.computer,
+            self.lang,
+            None if self.order is None else self.order.to_json(),
+            self.bot,
+            self.no_bots,
         )
 
 
@@ -195,7 +201,7 @@ class Table:
         """The engine's view of `seat` (the hub adds the table's id and players on the wire)."""
         return self.match.view(seat)
 
-    def players(self) -> list[dict[str, Any]]:
+    def players(self) -> list[dict[str, object]]:
         now = self.clock()
         match = self.match
         clocked = self.options.turn_seconds is not None
@@ -204,7 +210,7 @@ class Table:
             # The computer never leaves; a person is there while any tab is open.
             connected = holder.computer is not None or self.hub.connected(self.id, seat)
             left = self.left_at[seat]
-            player: dict[str, Any] = {
+            player: dict[str, object] = {
                 "seat": seat,
                 "name": holder.name,
                 "connected": connected,
@@ -218,12 +224,12 @@ class Table:
             out.append(player)
         return out
 
-    def stamp(self, message: dict[str, Any]) -> None:
+    def stamp(self, message: dict[str, object]) -> None:
         """With a turn clock: the deadline of the action due and the server's time."""
         if self.options.turn_seconds is None:
             return
         hand = message.get("hand")
-        if hand is not None:
+        if isinstance(hand, dict):
             deadline = self.deadline
             hand["turn_deadline"] = None if deadline is None else int(deadline * 1000)
         message["server_time"] = int(self.clock() * 1000)
@@ -266,7 +272,7 @@ class Table:
             self.deadline_key = key
         self.deadline_version = due[1]
 
-    def public(self) -> dict[str, Any]:
+    def public(self) -> dict[str, object]:
         """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
         options = self.options.to_dict()
         return {
@@ -303,15 +309,16 @@ class Table:
             seats=[h.record() for h in self.seats],
             created=self.created,
             last_active=self.last_active,
-            log=list(self.match.log),
+            log=[e.to_json() for e in self.match.log],
         )
 
 
 def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tuple[Options, Match]:
     """A stored table's options and match, replayed; raises when the record is damaged."""
     options = Options.from_dict(record.options)
-    orders = {i: s.order for i, s in enumerate(record.seats) if s.order is not None}
-    match = Match.replay(options, record.log, rng=rng, orders=orders, endings=True, fair=True)
+    orders = {i: order for i, s in enumerate(record.seats) if (order := Order.from_json(s.order))}
+    log = log_from_json(record.log)
+    match = Match.replay(options, log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
         if seat.computer is not None and seat.computer not in STRENGTHS:
             raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
@@ -330,7 +337,9 @@ def rebuild_table(
     """A stored table as it was, its match replayed; raises when the record is damaged."""
     options, match = rebuild_match(record, rng)
     seats = [
-        SeatHolder(s.name, s.token_hash, s.computer, s.lang, s.order, s.bot, s.no_bots)
+        SeatHolder(
+            s.name, s.token_hash, s.computer, s.lang, Order.from_json(s.order), s.bot, s.no_bots
+        )
         for s in record.seats
     ]
     if len(seats) == 2 and match.status == "waiting":

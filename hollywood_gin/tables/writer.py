@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from typing import Any, Protocol
 
 from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.engine.events import Snapshot
 from hollywood_gin.engine.match import Match
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.store import FailureEpisode, NotOwner, TableStore
@@ -131,16 +132,17 @@ class Writer:
     async def _append(self, table: Table) -> bool:
         """The new log entries into the store, before anybody sees their effect;
         False: there were none."""
-        entries = table.match.log[table.logged :]
-        if not entries:
+        events = table.match.log[table.logged :]
+        if not events:
             return False
         now = self.clock()
         began = time.perf_counter()
         first = table.base + table.logged
+        entries = [e.to_json() for e in events]  # the stored form (engine/events.py)
         await self.stored(self.store.append(table.id, first, entries, now, table.epoch), table)
         self.observer.commit(time.perf_counter() - began)
         table.logged += len(entries)
-        if any(e.get("event") == "snapshot" for e in entries):
+        if any(isinstance(e, Snapshot) for e in events):
             await self._compact(table)
         table.last_active = now
         return True

@@ -117,12 +117,7 @@ async def create_table(
         raise ApiError(503, "busy", "too many new tables on the server just now; try again later")
     hooks = body if isinstance(body, CreateTableWithHooks) else None
     table, token = await registry.create(
-        {
-            "rules": body.rules,
-            "scoring": body.scoring,
-            "target": body.target,
-            **({"turn_seconds": body.turn_seconds} if body.turn_seconds is not None else {}),
-        },
+        body.to_options(),
         body.name,
         computer=body.computer,
         test_decks=hooks.test_decks if hooks else None,

@@ -34,7 +34,7 @@ STATUS = {
 }
 
 
-def error_body(code: str, message: str, **extra: Any) -> dict[str, Any]:
+def error_body(code: str, message: str, **extra: Any) -> dict[str, object]:
     """The one shape of an error (PROTOCOL.md); `extra`: e.g. the field a 422 names."""
     return {"error": code, "message": message, **extra}
 

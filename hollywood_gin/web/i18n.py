@@ -122,7 +122,6 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "confirm.gin": N_("Go gin by discarding the {card}?"),
     "confirm.yes": N_("Yes"),
     "confirm.no": N_("Cancel"),
-    "choose_knock": N_("Choose the card to discard face down"),
     "stock": N_("Stock, {n} cards. Draw from the stock"),
     "stock_plain": N_("Stock, {n} cards"),
     "discard_pile": N_("Discard pile, {card} on top. Take it"),

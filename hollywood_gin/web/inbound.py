@@ -56,7 +56,7 @@ def _entropy(value: object) -> tuple[bool, str | None]:
     return False, None
 
 
-def _action(body: dict[str, Any]) -> Action | tuple[str | None] | None:
+def _action(body: dict[str, object]) -> Action | tuple[str | None] | None:
     """The engine's action of a recognised `action` object; for `next_hand` and
     `new_match` a 1-tuple of the entropy (the caller builds the action); None:
     not recognised here."""

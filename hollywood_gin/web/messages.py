@@ -1,16 +1,20 @@
 """Every wire message as a pydantic model: the one source of the JSON Schemas.
 
-Inbound models forbid extra fields and are parsed once, at the edge, through
-one `TypeAdapter`. Outbound models allow extra fields, because the engine may
-add to a view (PROTOCOL.md: fields may be added, never renamed or removed);
-they document the shapes and tests validate every sent state against them.
-`docs/protocol.md` is generated from this module by `scripts/gen_protocol.py`.
+Inbound models forbid extra fields and are parsed once, at the edge, and turned
+into the engine's values there (`to_action()`, `to_options()`). Outbound models
+describe what the server sends: the engine's views (`hollywood_gin/engine/views.py`)
+are the truth of a state's shape, and these `*Body` models mirror them for the
+schema (named apart from the engine's types they describe). They allow extra
+fields, because clients ignore what they do not know (PROTOCOL.md: fields may be
+added, never renamed or removed); `tests/web/test_wire_schema.py` fails when the
+server sends a field no model names. `docs/protocol.md` is generated from this
+module by `scripts/gen_protocol.py`.
 """
 
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from pydantic import (
     AfterValidator,
@@ -28,11 +32,13 @@ from hollywood_gin.engine.actions import Action as EngineAction
 from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
+from hollywood_gin.engine.match import Options
 from hollywood_gin.engine.vocabulary import (
     TURN_SECONDS,
     EndedBy,
     HandKind,
     Phase,
+    PlayKind,
     Reaction,
     Rules,
     Scoring,
@@ -45,13 +51,13 @@ from hollywood_gin.web import lookalikes
 NAME_MAX = 24
 TOKEN_MAX = 128
 
-Card = Annotated[
+CardText = Annotated[
     str,
     StringConstraints(pattern=r"^[A2-9TJQK][CDHS]$"),
     Field(description="rank A23456789TJQK then suit CDHS, e.g. 7H"),
 ]
 SeatNumber = Annotated[int, Field(ge=0, le=1)]
-Entropy = Annotated[
+EntropyHex = Annotated[
     str,
     StringConstraints(pattern=r"^[0-9a-fA-F]{32}$"),
     Field(description="a seat's part of the next deal: 16 random bytes as 32 hex characters"),
@@ -182,7 +188,7 @@ class DrawDiscard(PlainAction):
 
 class Discard(Inbound):
     kind: Literal["discard"]
-    card: Card
+    card: CardText
 
     def to_action(self) -> EngineAction:
         return EngineAction.of("discard", EngineCard.parse(self.card))
@@ -190,8 +196,8 @@ class Discard(Inbound):
 
 class Knock(Inbound):
     kind: Literal["knock"]
-    discard: Card
-    melds: list[Annotated[list[Card], Field(min_length=3, max_length=10)]] | None = Field(
+    discard: CardText
+    melds: list[Annotated[list[CardText], Field(min_length=3, max_length=10)]] | None = Field(
         default=None, max_length=3, description="the knocker's own arrangement; default: the best"
     )
     deadwood: int | None = Field(
@@ -206,14 +212,14 @@ class Knock(Inbound):
 
 class NextHand(PlainAction):
     kind: Literal["next_hand"]
-    entropy: Entropy | None = Field(
+    entropy: EntropyHex | None = Field(
         default=None, description="the seat's part of the next deal (`next_deal`)"
     )
 
 
 class NewMatch(PlainAction):
     kind: Literal["new_match"]
-    entropy: Entropy | None = Field(
+    entropy: EntropyHex | None = Field(
         default=None, description="the seat's part of the next match's first deal"
     )
 
@@ -236,7 +242,7 @@ class StandIn(PlainAction):
     kind: Literal["stand_in"]
 
 
-Action = Annotated[
+ActionBody = Annotated[
     TakeUpcard
     | Pass
     | DrawStock
@@ -271,12 +277,12 @@ class ActionMessage(Inbound):
     version: Annotated[int, Field(ge=0)] = Field(
         description="the state version the action was chosen on"
     )
-    action: Action
+    action: ActionBody
 
 
 class Arrange(Inbound):
     type: Literal["arrange"]
-    cards: list[Card] = Field(max_length=11, description="a permutation of your cards")
+    cards: list[CardText] = Field(max_length=11, description="a permutation of your cards")
 
 
 class Ping(Inbound):
@@ -322,7 +328,7 @@ class ReactionMessage(Outbound):
     reaction: Reaction
 
 
-class Player(Outbound):
+class PlayerBody(Outbound):
     seat: SeatNumber
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
@@ -343,46 +349,48 @@ class Player(Outbound):
     )
 
 
-class Ended(Outbound):
+class EndedBody(Outbound):
     by: EndedBy
     seat: SeatNumber = Field(description="the seat that resigned or claimed")
 
 
-class TableInfo(Outbound):
+class TableBody(Outbound):
     id: str
     rules: Rules
     scoring: Scoring
     target: Target
     status: Status
-    players: list[Player]
-    ended: Ended | None = Field(
+    players: list[PlayerBody]
+    ended: EndedBody | None = Field(
         default=None, description="a match ended by resign or claim (absent when played out)"
     )
 
 
-class LastAction(Outbound):
+class MoveBody(Outbound):
+    """A public move of the hand (`last_action`, an entry of `events`)."""
+
     seat: SeatNumber
-    kind: str
-    card: Card | None = Field(default=None, description="only where it was public")
+    kind: PlayKind
+    card: CardText | None = Field(default=None, description="only where it was public")
 
 
-class LayOff(Outbound):
-    card: Card
+class LayOffBody(Outbound):
+    card: CardText
     meld: int = Field(description="index into the knocker's melds")
 
 
-class SeatResult(Outbound):
-    melds: list[list[Card]]
-    deadwood: list[Card]
+class SeatResultBody(Outbound):
+    melds: list[list[CardText]]
+    deadwood: list[CardText]
     deadwood_value: int
     deadwood_before_layoffs: int = Field(
         description="the least deadwood with the seat's own melds only, before laying off"
     )
-    layoffs: list[LayOff]
+    layoffs: list[LayOffBody]
 
 
-class DeckReveal(Outbound):
-    deck: list[Card] = Field(min_length=52, max_length=52)
+class DeckRevealBody(Outbound):
+    deck: list[CardText] = Field(min_length=52, max_length=52)
     salt: str
     server_secret: Hex | None = Field(
         default=None,
@@ -395,34 +403,34 @@ class DeckReveal(Outbound):
     )
 
 
-class NextDeal(Outbound):
+class NextDealBody(Outbound):
     commitment: Hex = Field(description="hex SHA-256 of the next deal's 32-byte server secret")
 
 
-class HandResult(Outbound):
+class HandResultBody(Outbound):
     kind: HandKind
     knocker: SeatNumber | None
     winner: SeatNumber | None
     points: int
-    seats: list[SeatResult]
-    knock_discard: Card | None = Field(default=None, description="the face-down discard")
+    seats: list[SeatResultBody]
+    knock_discard: CardText | None = Field(default=None, description="the face-down discard")
     bonus: int = Field(description="the gin or undercut bonus inside `points` (25), else 0")
-    deck_reveal: DeckReveal
+    deck_reveal: DeckRevealBody
     games: list[int] = Field(default_factory=list, description="sheet games the points went to")
 
 
-class HandView(Outbound):
+class HandBody(Outbound):
     number: int
     dealer: SeatNumber
     turn: SeatNumber | None
     phase: Phase
     knock_limit: int
     stock_count: int
-    discard_top: Card | None
+    discard_top: CardText | None
     discard_count: int
-    my_cards: list[Card] | None = Field(default=None, description="absent for spectators")
+    my_cards: list[CardText] | None = Field(default=None, description="absent for spectators")
     opponent_card_count: int | None = Field(default=None, description="absent for spectators")
-    my_melds: list[list[Card]] | None = Field(
+    my_melds: list[list[CardText]] | None = Field(
         default=None, description="my melds for display (holding 11: of the ten kept)"
     )
     my_deadwood: int | None = Field(
@@ -430,18 +438,18 @@ class HandView(Outbound):
     )
     card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
     deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
-    last_action: LastAction | None = None
-    events: list[LastAction] = Field(
+    last_action: MoveBody | None = None
+    events: list[MoveBody] = Field(
         default_factory=list, description="this hand's public moves so far, oldest first"
     )
-    result: HandResult | None = Field(default=None, description="when phase is over")
+    result: HandResultBody | None = Field(default=None, description="when phase is over")
     turn_deadline: int | None = Field(
         default=None,
         description="with a turn clock: Unix ms by which the seat to act must act (null: none)",
     )
 
 
-class SheetSeat(Outbound):
+class SheetSeatBody(Outbound):
     entries: list[int]
     points: int
     bonus: int
@@ -449,14 +457,14 @@ class SheetSeat(Outbound):
     line_bonus: int = Field(description="the part of `bonus` for won hands (25 each)")
 
 
-class SheetGame(Outbound):
-    seats: list[SheetSeat]
+class SheetGameBody(Outbound):
+    seats: list[SheetSeatBody]
     finished: bool
     winner: SeatNumber | None
 
 
-class Sheet(Outbound):
-    games: list[SheetGame]
+class SheetBody(Outbound):
+    games: list[SheetGameBody]
     totals: list[int]
     match_winner: SeatNumber | None
 
@@ -467,15 +475,15 @@ class StateMessage(Outbound):
     type: Literal["state"] = "state"
     version: int
     you: SeatNumber | None
-    table: TableInfo
-    hand: HandView | None = Field(default=None, description="absent before the first deal")
-    legal: list[Action]
-    sheet: Sheet
+    table: TableBody
+    hand: HandBody | None = Field(default=None, description="absent before the first deal")
+    legal: list[ActionBody]
+    sheet: SheetBody
     ready: list[bool] = Field(description="who has sent next_hand / new_match")
     server_time: int | None = Field(
         default=None, description="with a turn clock: the server's time, Unix ms"
     )
-    next_deal: NextDeal | None = Field(
+    next_deal: NextDealBody | None = Field(
         default=None,
         description="between hands (and while waiting): the commitment to the next deal",
     )
@@ -503,17 +511,21 @@ class CreateTable(Inbound):
     turn_seconds: Annotated[StrictInt, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = (
         Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
-    entropy: Entropy | None = Field(default=None, description="the creator's part of deal 1")
+    entropy: EntropyHex | None = Field(default=None, description="the creator's part of deal 1")
     bot: StrictBool = Field(default=False, description="the creator's seat is played by a program")
     bots: StrictBool = Field(
         default=True, description="false: a bot's join is refused (403 `no_bots`)"
     )
 
+    def to_options(self) -> Options:
+        """The engine's options of this body (the one conversion of the table's choices)."""
+        return Options(self.rules, self.scoring, self.target, self.turn_seconds)
+
 
 class CreateTableWithHooks(CreateTable):
     """`POST /api/tables` when the server runs with test hooks on; never in production."""
 
-    test_decks: list[Annotated[list[Card], Field(min_length=52, max_length=52)]] | None = Field(
+    test_decks: list[Annotated[list[CardText], Field(min_length=52, max_length=52)]] | None = Field(
         default=None, max_length=200, description="deck orders for the successive deals"
     )
     test_first_dealer: SeatNumber | None = None
@@ -536,14 +548,14 @@ class TableCreated(Outbound):
     url: str = Field(description="the share link, /t/{id} on this host")
     seat: Literal[0]
     token: str
-    next_deal: NextDeal | None = Field(
+    next_deal: NextDealBody | None = Field(
         default=None, description="the commitment to the first deal (absent: test decks)"
     )
 
 
 class JoinTable(Inbound):
     name: Name | None = None
-    entropy: Entropy | None = Field(default=None, description="the joiner's part of deal 1")
+    entropy: EntropyHex | None = Field(default=None, description="the joiner's part of deal 1")
     bot: StrictBool = Field(default=False, description="a program takes this seat")
 
 
@@ -570,7 +582,7 @@ class TablePublic(Outbound):
     target: Target
     status: Status
     version: int
-    players: list[Player]
+    players: list[PlayerBody]
     open_seats: list[SeatNumber]
     bots: bool = Field(default=True, description="whether a bot may take the free seat")
     turn: SeatNumber | None = Field(
@@ -580,29 +592,51 @@ class TablePublic(Outbound):
 
 class RecordedAction(Outbound):
     seat: SeatNumber
-    action: dict[str, Any]
+    action: ActionBody
+
+
+class RecordedReshuffle(Outbound):
+    """`hand` scoring: the discard pile under its top became the stock."""
+
+    after: int = Field(description="how many of the hand's actions came before it")
+    stock: list[CardText] = Field(description="the new stock, top card first")
+
+
+class OptionsBody(Outbound):
+    """A table's options (RULES.md §3)."""
+
+    rules: Rules
+    scoring: Scoring
+    target: Target
+    turn_seconds: int | None = Field(
+        default=None, description="the turn clock's seconds per action (absent: no clock)"
+    )
 
 
 class HandRecord(Outbound):
     """`GET /api/tables/{id}/hands/{n}`: everything needed to replay a finished hand."""
 
-    options: dict[str, Any]
+    options: OptionsBody
     number: int
     dealer: SeatNumber
-    deck: list[Card]
+    deck: list[CardText]
     salt: str
     server_secret: Hex | None = Field(default=None, description="as in `deck_reveal`")
     entropy: list[Hex | None] = Field(
         default_factory=_no_entropy, description="as in `deck_reveal`"
     )
     actions: list[RecordedAction]
+    reshuffles: list[RecordedReshuffle] = Field(
+        default_factory=list, description="`hand` scoring: each reshuffle, in order"
+    )
+    result: HandResultBody | None = Field(description="the hand's result, as in the state")
 
 
 class ReviewedAction(Outbound):
     """An action in a review: its kind, and the card of a discard or a knock."""
 
     kind: str
-    card: Card | None = None
+    card: CardText | None = None
 
 
 class ReviewExpected(Outbound):

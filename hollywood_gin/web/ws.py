@@ -13,7 +13,6 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -49,11 +48,11 @@ REACTION_SECONDS = 2.0
 router = APIRouter()
 
 
-def error_frame(code: str, message: str, version: int | None) -> dict[str, Any]:
+def error_frame(code: str, message: str, version: int | None) -> dict[str, object]:
     return {"type": "error", "code": code, "message": message, "version": version}
 
 
-def frame_text(message: dict[str, Any]) -> str:
+def frame_text(message: dict[str, object]) -> str:
     return orjson.dumps(message).decode()
 
 

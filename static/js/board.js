@@ -9,7 +9,7 @@ import { play } from "./sound.js";
 import { showSummary } from "./summary.js";
 import { readyText } from "./announce.js";
 import { meldGroups } from "./hand.js";
-import { handKey, once } from "./prefs.js";
+import { handKey, once } from "./store.js";
 
 const optionNames = JSON.parse($("option-names").textContent);
 

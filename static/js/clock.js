@@ -39,21 +39,22 @@ function paint() {
   }
 }
 
+// Returns what to say (a seat whose time ran out).
 export function renderClock(state) {
+  let said = "";
   const hand = state.hand;
   const seated = seatedIn(state);
-  // Timeouts in a row that went up: the computer moved for that seat.
   const timeouts = (state.table.players || []).map((p) => p.timeouts ?? 0);
   if (lastTimeouts) {
     timeouts.forEach((n, seat) => {
-      if (n > (lastTimeouts[seat] || 0)) say(t("clock_ran_out", { name: playerName(state, seat) }));
+      if (n > (lastTimeouts[seat] || 0)) said = t("clock_ran_out", { name: playerName(state, seat) });
     });
   }
   lastTimeouts = timeouts;
   if (!state.server_time || !hand || hand.turn_deadline == null || hand.phase === "over" || hand.turn == null) {
     current = null;
     paint();
-    return;
+    return said;
   }
   const offset = Date.now() - state.server_time; // this device's clock minus the server's
   const bottom = seated ? state.you : 0;
@@ -66,4 +67,5 @@ export function renderClock(state) {
   };
   paint();
   if (!timer) timer = setInterval(paint, 250);
+  return said;
 }

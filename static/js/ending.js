@@ -4,9 +4,8 @@
 // result panel, the score sheet and the match screen.
 import { t, tn } from "./i18n.js";
 import { $, gamesWon, player, playerName, seatedIn } from "./render.js";
-import { say } from "./announce.js";
 import { openMoment } from "./board.js";
-import { once } from "./prefs.js";
+import { once } from "./store.js";
 
 let ctx = null; // { send(action), legal(kind) }
 let state = null;
@@ -93,7 +92,9 @@ function winnerText(s) {
   return winner === null || winner === undefined ? "" : t("match_winner", { name: playerName(s, winner) });
 }
 
+// Returns what to say.
 export function renderEnding(s, kinds) {
+  let said = "";
   state = s;
   receivedAt = Date.now();
   const seated = seatedIn(s);
@@ -116,7 +117,7 @@ export function renderEnding(s, kinds) {
     $("claim").hidden = !kinds.has("claim");
     $("stand-in").hidden = !kinds.has("stand_in");
     $("stand-in").textContent = t("stand_in", { name: other });
-    if (!announcedOpen) say(line);
+    if (!announcedOpen) said = line;
   }
   announcedOpen = open;
   const stood = (s.table.players || []).filter((p) => p.stand_in);
@@ -130,7 +131,7 @@ export function renderEnding(s, kinds) {
     $(id).hidden = !text;
     $(id).textContent = text;
   }
-  if (!text) return;
+  if (!text) return said;
   const hand = s.hand;
   if (!hand || hand.phase !== "over") {
     // Ended in the middle of a hand: no result to show, only who won and how; the
@@ -146,13 +147,14 @@ export function renderEnding(s, kinds) {
   $("next-hand").hidden = true;
   $("rematch").hidden = !kinds.has("new_match");
   // Once per ending on this tab (a reload does not show it again).
-  if (once(`gin.ended.${s.table.id}.${s.version}`)) showEndedMoment(s, kinds, text);
+  if (!once(`gin.ended.${s.table.id}.${s.version}`)) return said;
+  showEndedMoment(s, kinds, text);
+  return text;
 }
 
 // The match screen for a match that ended by resign or claim.
 function showEndedMoment(s, kinds, text) {
   const won = gamesWon(s);
-  say(text);
   openMoment(s, kinds, {
     title: winnerText(s) || text,
     score: s.table.scoring === "hand" ? "" : t("games_score", { a: won[0], b: won[1], name0: playerName(s, 0), name1: playerName(s, 1) }),

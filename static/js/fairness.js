@@ -1,6 +1,8 @@
 // Check the revealed deck against the fingerprint shown at the deal (PROTOCOL.md).
 // Browsers give `crypto.subtle` only to secure contexts (HTTPS, localhost); a host
 // on http://192.168.x.x has none, so a small SHA-256 (FIPS 180-4) stands in there.
+import { load, save } from "./store.js";
+
 export async function deckMatches(commitment, reveal) {
   if (!reveal) return null;
   const text = `${reveal.salt}:${reveal.deck.join(",")}`;
@@ -39,26 +41,14 @@ export function newEntropy() {
   return toHex(crypto.getRandomValues(new Uint8Array(16)));
 }
 
-function loadDeals(tableId) {
-  try {
-    return JSON.parse(localStorage.getItem(DEALS_KEY(tableId)) || "{}") || {};
-  } catch {
-    return {};
-  }
-}
+const loadDeals = (tableId) => load(DEALS_KEY(tableId));
 
 const KEPT_TABLES = 40;
 
 function saveDeals(tableId, deals) {
-  const hands = Object.keys(deals).map(Number).sort((a, b) => b - a);
-  for (const old of hands.slice(KEPT_HANDS)) delete deals[old];
-  if (hands.length) deals[hands[0]].at = Date.now();
-  try {
-    localStorage.setItem(DEALS_KEY(tableId), JSON.stringify(deals));
-    pruneTables();
-  } catch {
-    // Storage full or refused (private mode): the check after the hand says so.
-  }
+  const newest = deals[Math.max(...Object.keys(deals))];
+  if (newest) newest.at = Date.now();
+  if (save(DEALS_KEY(tableId), deals, localStorage, KEPT_HANDS)) pruneTables();
 }
 
 // Only the tables used last keep their records (a few hundred bytes a hand).
@@ -69,11 +59,7 @@ function pruneTables() {
     const key = localStorage.key(i);
     if (!key?.startsWith(prefix)) continue;
     let last = 0;
-    try {
-      for (const record of Object.values(JSON.parse(localStorage.getItem(key)) || {})) last = Math.max(last, record?.at || 0);
-    } catch {
-      // unreadable: oldest
-    }
+    for (const record of Object.values(load(key))) last = Math.max(last, record?.at || 0);
     tables.push([last, key]);
   }
   tables.sort((a, b) => b[0] - a[0]);

@@ -3,7 +3,7 @@
 import { entropyFor } from "./fairness.js";
 import { t } from "./i18n.js";
 import { $ } from "./render.js";
-import { setWatching } from "./prefs.js";
+import { setWatching } from "./store.js";
 
 const post = (url, body) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" }).catch(() => null);
 

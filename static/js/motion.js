@@ -2,8 +2,9 @@
 // Nothing waits for an animation: a new state finishes every running one first.
 // The player's speed (normal / fast / off) comes on top of the system's
 // `prefers-reduced-motion`, which always wins.
+import { get, put } from "./store.js";
+
 const DURATION = 240;
-const SPEED_KEY = "gin.motion";
 export const SPEEDS = ["normal", "fast", "off"];
 const FACTOR = { normal: 1, fast: 0.5, off: 0 };
 // A card never grows or shrinks by more than this on its way (a source bigger than
@@ -17,12 +18,12 @@ export function reducedBySystem() {
 }
 
 export function motionSpeed() {
-  const speed = localStorage.getItem(SPEED_KEY);
+  const speed = get("gin.motion");
   return SPEEDS.includes(speed) ? speed : "normal";
 }
 
 export function setMotionSpeed(speed) {
-  localStorage.setItem(SPEED_KEY, SPEEDS.includes(speed) ? speed : "normal");
+  put("gin.motion", SPEEDS.includes(speed) ? speed : "normal");
   applyMotionClass();
 }
 

@@ -2,27 +2,21 @@
 // account). The table page notes each state it gets as a seated player; the home
 // page (home.js) lists them and drops a table whose match ended or that no longer
 // exists.
+import { load, save } from "./store.js";
+
 const KEY = "gin.tables";
 const MAX = 30;
 
 export function read() {
-  try {
-    const all = JSON.parse(localStorage.getItem(KEY) || "{}");
-    return all && typeof all === "object" ? all : {};
-  } catch {
-    return {};
-  }
+  const all = load(KEY);
+  return typeof all === "object" ? all : {};
 }
 
 export function write(all) {
   const kept = Object.values(all)
     .sort((a, b) => b.updated - a.updated)
     .slice(0, MAX);
-  try {
-    localStorage.setItem(KEY, JSON.stringify(Object.fromEntries(kept.map((e) => [e.id, e]))));
-  } catch {
-    // A full storage: the list is only a convenience.
-  }
+  save(KEY, Object.fromEntries(kept.map((e) => [e.id, e])));
 }
 
 export function forgetTable(id) {

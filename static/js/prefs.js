@@ -1,38 +1,8 @@
-// Preferences: every key the table page keeps (localStorage per device,
-// sessionStorage per tab), and the settings' controls.
+// The settings' controls (kept in the browser by store.js).
 import { $ } from "./render.js";
 import { applyMotionClass, motionSpeed, reducedBySystem, setMotionSpeed } from "./motion.js";
 import { audioRunning, muted, onAudioChange, setMuted, unlockAudio } from "./sound.js";
-
-const get = (key, where = localStorage) => where.getItem(key);
-const put = (key, value, where = localStorage) => (value === null ? where.removeItem(key) : where.setItem(key, value));
-
-// "1" or "0": large-cards, four-colour, gin.notify.
-export const flag = (key) => get(key) === "1";
-export const setFlag = (key, on) => put(key, on ? "1" : "0");
-
-export function sortMode() {
-  const mode = get("gin.sort");
-  return mode === "rank" || mode === "suit" ? mode : "melds";
-}
-export function setSortMode(mode) {
-  put("gin.sort", mode);
-  put("gin.manual", null);
-}
-
-export const handKey = (s) => `${s.table.id}:${s.hand?.number}:${s.hand?.deck_commitment?.slice(0, 8)}`;
-// gin.manual: the hand the player arranged by hand.
-export const isManual = (s) => get("gin.manual") === handKey(s);
-export const setManual = (s) => put("gin.manual", handKey(s));
-
-export const watching = (table) => get(`gin.watch.${table}`, sessionStorage) === "1";
-export const setWatching = (table, on) => put(`gin.watch.${table}`, on ? "1" : null, sessionStorage);
-
-export function once(key) {
-  if (get(key, sessionStorage)) return false;
-  put(key, "1", sessionStorage);
-  return true;
-}
+import { flag, setFlag } from "./store.js";
 
 let hasHand = () => false;
 

@@ -4,6 +4,7 @@
 // choice is remembered on this device (localStorage), per table and seat.
 import { t } from "./i18n.js";
 import { $, playerName, seatedIn } from "./render.js";
+import { flag, setFlag } from "./store.js";
 
 export const REACTIONS = ["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"];
 const SHOWN_MS = 4000;
@@ -14,7 +15,7 @@ let tableId = "";
 let lastSent = -Infinity;
 
 const muteKey = (seat) => `gin.mute_reactions.${tableId}.${seat}`;
-export const isMuted = (seat) => localStorage.getItem(muteKey(seat)) === "1";
+export const isMuted = (seat) => flag(muteKey(seat));
 
 // `send(reaction)`: sends one; `state()`: the latest state.
 export function initReactions(id, send, state) {
@@ -53,7 +54,7 @@ export function initReactions(id, send, state) {
   $("mute-reactions").addEventListener("change", (event) => {
     const s = state();
     if (!seatedIn(s)) return;
-    localStorage.setItem(muteKey(1 - s.you), event.target.checked ? "1" : "0");
+    setFlag(muteKey(1 - s.you), event.target.checked);
   });
 }
 

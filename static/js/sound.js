@@ -1,14 +1,15 @@
 // Short sounds synthesised with Web Audio (no files): draw, discard, your turn,
 // knock, gin, a won game. Muted by a toggle that the device remembers.
-const KEY = "gin.muted";
+import { flag, setFlag } from "./store.js";
+
 let context = null;
 
 export function muted() {
-  return localStorage.getItem(KEY) === "1";
+  return flag("gin.muted");
 }
 
 export function setMuted(value) {
-  localStorage.setItem(KEY, value ? "1" : "0");
+  setFlag("gin.muted", value);
 }
 
 // Browsers start audio only after a gesture: the first click or key opens it.

@@ -6,6 +6,7 @@
 // left out when it did not see both.
 import { lang, t } from "./i18n.js";
 import { playerName } from "./render.js";
+import { load, save } from "./store.js";
 
 const config = JSON.parse(document.getElementById("table-config")?.textContent || "{}");
 const HANDS_KEY = `gin.hands.${config.table_id}`; // sessionStorage: n -> compact record
@@ -13,35 +14,15 @@ const TIMES_KEY = `gin.times.${config.table_id}`; // localStorage: n -> [dealt m
 const KEEP = 80; // hands kept per table in either store
 const numbers = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
 
-function load(storage, key) {
-  try {
-    return JSON.parse(storage.getItem(key) || "{}") || {};
-  } catch {
-    return {};
-  }
-}
 
-function save(storage, key, map) {
-  const kept = Object.keys(map)
-    .map(Number)
-    .sort((a, b) => b - a)
-    .slice(0, KEEP);
-  const out = Object.fromEntries(kept.map((n) => [n, map[n]]));
-  try {
-    storage.setItem(key, JSON.stringify(out));
-  } catch {
-    // A full storage only costs a fetch or the time played.
-  }
-}
-
-const records = load(sessionStorage, HANDS_KEY);
+const records = load(HANDS_KEY, sessionStorage);
 
 // What this device saw of each hand: when it was dealt (seen before any move) and
 // when it ended. Called with every state.
 export function noteTimes(state) {
   const hand = state.hand;
   if (!hand || !config.table_id) return;
-  const times = load(localStorage, TIMES_KEY);
+  const times = load(TIMES_KEY);
   const seen = times[hand.number] || [null, null];
   const now = Date.now();
   let changed = false;
@@ -55,7 +36,7 @@ export function noteTimes(state) {
   }
   if (changed) {
     times[hand.number] = seen;
-    save(localStorage, TIMES_KEY, times);
+    save(TIMES_KEY, times, localStorage, KEEP);
   }
 }
 
@@ -89,7 +70,7 @@ async function fetchRecord(n) {
       games: result.games || [],
     };
     records[n] = compact;
-    save(sessionStorage, HANDS_KEY, records);
+    save(HANDS_KEY, records, sessionStorage, KEEP);
     return compact;
   }
   return null;
@@ -142,7 +123,7 @@ export function summarise(hands) {
       knockDeadwood: knocks.length ? knocks.reduce((sum, h) => sum + h.deadwood[seat], 0) / knocks.length : null,
     };
   });
-  const times = load(localStorage, TIMES_KEY);
+  const times = load(TIMES_KEY);
   const first = hands.length ? times[hands[0].n]?.[0] : null;
   const last = hands.length ? times[hands.at(-1).n]?.[1] : null;
   return { played: hands.length, seats, ms: first && last && last >= first ? last - first : null };

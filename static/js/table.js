@@ -12,7 +12,8 @@ import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLi
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
 import { initInvite } from "./invite.js";
-import * as prefs from "./prefs.js";
+import { initPrefs, showSoundHint } from "./prefs.js";
+import * as store from "./store.js";
 import { initShortcuts } from "./shortcuts.js";
 import { renderClock } from "./clock.js";
 import { initEnding, renderEnding } from "./ending.js";
@@ -22,7 +23,7 @@ import { noteTimes, showSummary } from "./summary.js";
 
 const config = JSON.parse($("table-config").textContent);
 let state = null;
-const ui = { legal: [], kinds: new Set(), order: [], focus: 0, arrived: [], line: "", online: false, watching: prefs.watching(config.table_id) };
+const ui = { legal: [], kinds: new Set(), order: [], focus: 0, arrived: [], line: "", online: false, watching: store.watching(config.table_id) };
 let botTold = false;
 let oppConnected = null;
 let verified = null;
@@ -53,8 +54,8 @@ const socket = new TableSocket(config.ws, {
     if (seated && s.next_deal?.commitment) sawCommitment(config.table_id, (hand?.number || 0) + 1, s.next_deal.commitment);
     if (seated && hand?.my_cards) {
       ui.arrived = arrivals(previous?.hand, hand, ui.arrived);
-      ui.manual = prefs.isManual(s);
-      ui.mode = prefs.sortMode();
+      ui.manual = store.isManual(s);
+      ui.mode = store.sortMode();
       ui.order = orderFor(previous?.hand, hand, { ...ui, held });
       if (acted === undefined) {
         held = undefined;
@@ -63,7 +64,7 @@ const socket = new TableSocket(config.ws, {
     }
     if (hand) ui.line = statusLine(previous, s, ui.kinds, ui.line);
     renderPage(s, ui);
-    prefs.showSoundHint();
+    showSoundHint();
     const summary = renderEnd(s, ui);
     const ended = hand?.phase === "over" && (previous?.hand?.phase !== "over" || previous.hand.number !== hand.number);
     if (hand) {
@@ -108,7 +109,7 @@ const socket = new TableSocket(config.ws, {
   },
   onStatus(status) {
     const online = (ui.online = status === "open");
-    acted = undefined;
+    acted = sent = undefined;
     $("connection").hidden = online;
     if (!online) $("connection").textContent = t("reconnecting");
     $("board").inert = !online;
@@ -127,8 +128,8 @@ function sendArrange(cards) {
 
 function renderAround() {
   renderReactions(state);
-  renderClock(state);
-  renderEnding(state, ui.kinds);
+  say(renderClock(state));
+  say(renderEnding(state, ui.kinds));
 }
 
 
@@ -159,7 +160,7 @@ function cues(previous, focusWasInGame, handEnds) {
     if (document.hidden || !document.hasFocus()) {
       document.title = `● ${t("turn_title")} · ${plainTitle}`;
       if (favicon) favicon.href = "/static/favicon-turn.svg";
-      if (prefs.flag("gin.notify") && globalThis.Notification?.permission === "granted" && document.hidden) {
+      if (store.flag("gin.notify") && globalThis.Notification?.permission === "granted" && document.hidden) {
         new Notification(t("turn_title"), { body: ui.line, tag: `gin-${s.table.id}`, icon: "/static/favicon.svg" });
       }
     }
@@ -226,15 +227,15 @@ const ctl = {
   },
   arrange(cards, manual) {
     ui.order = cards;
-    if (manual) prefs.setManual(state);
-    ui.manual = prefs.isManual(state);
+    if (manual) store.setManual(state);
+    ui.manual = store.isManual(state);
     renderHand(state, ui);
     if (acted === undefined) sendArrange(cards);
     else held = cards;
   },
   sortBy(mode) {
     if (!ui.order.length || !seatedIn(state) || !state.hand?.my_cards) return;
-    prefs.setSortMode((ui.mode = mode));
+    store.setSortMode((ui.mode = mode));
     const cards = () => $("hand").querySelectorAll("[data-card]");
     const before = new Map([...cards()].map((el) => [el.dataset.card, el.getBoundingClientRect()]));
     ctl.arrange(sortCards(state.hand.my_cards, mode, state.hand.my_melds), false);
@@ -307,5 +308,5 @@ initEnding({ send, legal: (kind) => legalFor(kind)[0] });
 initHand(ctl);
 initShortcuts(ctl);
 initInvite(ctl, config);
-prefs.initPrefs(() => !seatedIn(state) && state?.hand);
+initPrefs(() => !seatedIn(state) && state?.hand);
 socket.connect();

@@ -29,8 +29,9 @@ from hollywood_gin.bots.search import (
     play_out,
     sample_world,
 )
-from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, full_deck
+from hollywood_gin.engine.events import ActionTaken, Deal, Reshuffle
 from hollywood_gin.engine.hand import knock_limit
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.engine.moves import CardMove
@@ -129,9 +130,8 @@ def test_easy_beats_a_random_player() -> None:
 def _replay_with_hidden_cards_moved(match: Match, seen_cards: set[str], seed: int) -> Match:
     """The same table and actions, but a deck in which every card seat 0 has not
     seen (the opponent's hidden cards, the stock) has swapped places."""
-    events = [e for e in match.log if e["event"] in ("deal", "action")]
-    deal = events[0]
-    original = list(deal["deck"])
+    deal = next(e for e in match.log if isinstance(e, Deal))
+    original = [c.text for c in deal.deck]
     hidden = [p for p, c in enumerate(original) if c not in seen_cards]
     moved = [original[p] for p in hidden]
     random.Random(seed).shuffle(moved)
@@ -196,16 +196,16 @@ def test_plays_identically_when_the_hidden_cards_differ(
         steps += 1
     assert len(choices) >= 3
     _seen_by_seat0(match.view(0), seen)  # the card of the last action counts as seen too
-    actions = [e for e in match.log if e["event"] == "action"]
+    actions = [e for e in match.log if isinstance(e, ActionTaken)]
     other = _replay_with_hidden_cards_moved(match, seen, seed)
     again = Bot(strength, random.Random(99), budget=budget)
     replayed: list[Action] = []
     for event in actions:
         view = other.view(0)
         again.observe(view)
-        if event["seat"] == 0:
+        if event.seat == 0:
             replayed.append(again.choose(view))
-        other.apply(event["seat"], parse_action(event["action"]))
+        other.apply(event.seat, event.action)
     # the one remaining choice, if the loop above stopped at a knock by seat 0
     if len(replayed) < len(choices):
         view = other.view(0)
@@ -328,7 +328,7 @@ def test_the_simulator_agrees_with_the_engine() -> None:
         )
         match.start()
         outcome = play_hand(match, (Bot("normal"), Bot("normal")))
-        if any(event.get("event") == "reshuffle" for event in match.log):
+        if any(isinstance(event, Reshuffle) for event in match.log):
             continue
         compared += 1
         if outcome.kind == "draw" or outcome.winner is None:

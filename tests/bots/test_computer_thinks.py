@@ -10,6 +10,7 @@ import random
 import pytest
 
 from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.events import ActionTaken
 from hollywood_gin.engine.views import View
 from tests.tables.helpers import INDEX_DECK
 from tests.tables.test_registry import make_registry
@@ -35,7 +36,7 @@ async def test_the_computer_chooses_during_its_delay_and_moves_after_it() -> Non
     # Dealer 0: the computer (seat 1) holds the upcard offer first.
     await asyncio.wait_for(chosen.wait(), timeout=30)
     assert len(asked) == 1 and asked[0].legal
-    assert not [e for e in table.match.log if e.get("event") == "action"]  # not moved yet
+    assert not [e for e in table.match.log if isinstance(e, ActionTaken)]  # not moved yet
     await registry.close()
 
 
@@ -46,9 +47,9 @@ async def test_without_a_delay_the_computer_moves_at_once() -> None:
         {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=0
     )
     for _ in range(200):
-        if [e for e in table.match.log if e.get("event") == "action"]:
+        if [e for e in table.match.log if isinstance(e, ActionTaken)]:
             break
         await asyncio.sleep(0.01)
-    moves = [e for e in table.match.log if e.get("event") == "action"]
-    assert moves and moves[0]["seat"] == 1
+    moves = [e for e in table.match.log if isinstance(e, ActionTaken)]
+    assert moves and moves[0].seat == 1
     await registry.close()

@@ -28,8 +28,8 @@ from hollywood_gin.client.openspiel import (  # noqa: E402
     simple,
     to_openspiel,
 )
-from hollywood_gin.engine.actions import parse_action  # noqa: E402
 from hollywood_gin.engine.cards import CARDS, Card, full_deck  # noqa: E402
+from hollywood_gin.engine.events import ActionTaken  # noqa: E402
 from hollywood_gin.engine.match import Match, Options  # noqa: E402
 from hollywood_gin.engine.views import View  # noqa: E402
 from tests.bots.test_bots_play import _replay_with_hidden_cards_moved, _seen_by_seat0  # noqa: E402
@@ -146,7 +146,7 @@ def test_the_state_depends_only_on_what_the_seat_saw() -> None:
             match.apply(seat, action)
         _seen_by_seat0(match.view(0), seen_cards)
         other = _replay_with_hidden_cards_moved(match, seen_cards, seed)
-        actions = [e for e in match.log if e["event"] == "action"]
+        actions = [e for e in match.log if isinstance(e, ActionTaken)]
         game = pyspiel.load_game("gin_rummy")
         observations: list[list[list[float]]] = [[], []]
         for k, replay in enumerate((match, other)):
@@ -155,7 +155,7 @@ def test_the_state_depends_only_on_what_the_seat_saw() -> None:
                 views_seen = []
                 for event in actions:
                     views_seen.append(other.view(0))
-                    other.apply(event["seat"], parse_action(event["action"]))
+                    other.apply(event.seat, event.action)
             # the final position, seen by seat 0, if it is seat 0's turn
             view = replay.view(0)
             memory.observe(view)

@@ -11,9 +11,17 @@ from __future__ import annotations
 import random
 from typing import Any
 
+import orjson
+
 from hollywood_gin.engine import Match, Options
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import CARDS
+from hollywood_gin.engine.events import Event, log_from_json
+
+
+def through_json(log: list[Event]) -> list[Event]:
+    """A log as a store writes it (JSON text) and reads it back."""
+    return log_from_json(orjson.loads(orjson.dumps([e.to_json() for e in log])))
 
 
 def cards(text: str) -> list[str]:

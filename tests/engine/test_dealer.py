@@ -9,6 +9,7 @@ import pytest
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.engine.dealer import Dealer, Replayed
 from hollywood_gin.engine.errors import BadAction
+from hollywood_gin.engine.events import Deal
 
 
 def test_stacked_decks_are_dealt_in_turn_then_shuffled() -> None:
@@ -25,8 +26,7 @@ def test_stacked_decks_are_dealt_in_turn_then_shuffled() -> None:
 
 
 def test_a_replay_deals_its_log_then_hands_over() -> None:
-    deck = [str(c) for c in full_deck()]
-    events = [{"event": "deal", "hand": 1, "dealer": 1, "deck": deck, "salt": "ab" * 16}]
+    events = [Deal(hand=1, dealer=1, deck=tuple(full_deck()), salt="ab" * 16)]
     replayed = Replayed(events, then=Dealer(random.Random(2), first_dealer=0))
     assert replayed.first_dealer() == 1
     with pytest.raises(BadAction):
@@ -34,8 +34,7 @@ def test_a_replay_deals_its_log_then_hands_over() -> None:
 
 
 def test_a_replay_with_deals_left_over_is_refused() -> None:
-    deck = [str(c) for c in full_deck()]
-    events = [{"event": "deal", "hand": 1, "dealer": 0, "deck": deck, "salt": "00" * 16}]
+    events = [Deal(hand=1, dealer=0, deck=tuple(full_deck()), salt="00" * 16)]
     replayed = Replayed(events, then=Dealer(random.Random(3)))
     with pytest.raises(BadAction):
         replayed.done()

@@ -52,8 +52,9 @@ def test_any_mix_of_endings_replays_to_the_same_match(seed: int, scoring: str) -
             # Ended early: over, won by the right seat, only a new match is open.
             assert match.status == "match_over"
             winner = match.view(0).sheet.match_winner
-            by_seat = match.ended["seat"]
-            assert winner == (1 - by_seat if match.ended["by"] == "resign" else by_seat)
+            assert match.ended is not None
+            by_seat = match.ended.seat
+            assert winner == (1 - by_seat if match.ended.by == "resign" else by_seat)
             assert [a.kind for a in match.legal(0)] == ["new_match"]
         if rng.random() < 0.05 and any(match.stand_in):
             match.back(match.stand_in.index(True))

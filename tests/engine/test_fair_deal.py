@@ -17,6 +17,7 @@ from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.engine.dealer import Dealer, derive_deck, secret_commitment
 from hollywood_gin.engine.errors import BadAction, IllegalAction
+from hollywood_gin.engine.events import Entropy, NextDeal, log_from_json
 
 # --- the reference: PROTOCOL.md "Deals nobody can choose", read literally -------------
 
@@ -307,8 +308,8 @@ def fair_match(first_dealer: int = 0) -> Match:
 
 
 def secret_of(match: Match) -> bytes:
-    event = [e for e in match.log if e["event"] == "next_deal"][-1]
-    return bytes.fromhex(event["secret"])
+    event = [e for e in match.log if isinstance(e, NextDeal)][-1]
+    return bytes.fromhex(event.secret)
 
 
 def test_the_commitment_is_there_before_any_entropy_and_the_deal_follows() -> None:
@@ -384,11 +385,11 @@ def test_next_hand_carries_entropy_and_a_replay_deals_the_same() -> None:
     assert again.view(0) == match.view(0)
     assert again.next_deal == match.next_deal is not None
     # A log whose deck is not the one its secrets give is refused.
-    forged = [dict(e) for e in match.log]
+    forged = [e.to_json() for e in match.log]
     deal = next(e for e in forged if e["event"] == "deal" and e["hand"] == 2)
-    deal["deck"] = list(reversed(deal["deck"]))
+    deal["deck"] = list(reversed(deal["deck"]))  # type: ignore[arg-type]
     with pytest.raises(BadAction):
-        Match.replay(GAME, forged, fair=True)
+        Match.replay(GAME, log_from_json(forged), fair=True)
 
 
 def test_a_compacted_log_keeps_what_its_deal_came_from() -> None:
@@ -419,8 +420,8 @@ def test_stacked_decks_are_not_derived_and_old_logs_still_load() -> None:
     plain = Match(Options(), rng=random.Random(3))
     plain.start()
     finish_hand(plain)
-    assert not any(e["event"] in ("next_deal", "entropy") for e in plain.log)
-    assert all("server_secret" not in e for e in plain.log)
+    assert not any(isinstance(e, NextDeal | Entropy) for e in plain.log)
+    assert all("server_secret" not in e.to_json() for e in plain.log)
     again = Match.replay(Options(), plain.log, fair=True)
     assert again.view(0) == plain.view(0)
     assert plain.hand_record(1)["server_secret"] is None  # type: ignore[index]

@@ -12,6 +12,7 @@ import pytest
 
 from hollywood_gin.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
 from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.events import ActionTaken, Reshuffle
 from tests.engine.helpers import act, cards, deck_order, new_match, snapshot
 from tests.wire import wire
 
@@ -505,18 +506,18 @@ def test_hand_scoring_plays_past_two_and_reshuffles_an_empty_stock() -> None:
     h = wire(m.view(None))["hand"]
     assert (h["stock_count"], h["discard_count"]) == (0, 32)
     pile_top = h["discard_top"]
-    under = [e for e in m.log if e["event"] == "action" and e["action"]["kind"] == "discard"]
+    under = [e for e in m.log if isinstance(e, ActionTaken) and e.action.kind == "discard"]
     seat = h["turn"]
     assert wire(m.view(seat))["legal"] == [{"kind": "draw_stock"}, {"kind": "draw_discard"}]
     act(m, seat, "draw_stock")
     h = wire(m.view(None))["hand"]
     # The 31 cards under the top became the stock; one of them was drawn.
     assert (h["stock_count"], h["discard_count"], h["discard_top"]) == (30, 1, pile_top)
-    reshuffle = [e for e in m.log if e["event"] == "reshuffle"]
-    assert len(reshuffle) == 1 and len(reshuffle[0]["stock"]) == 31
-    old_pile = {"KH"} | {e["action"]["card"] for e in under}
-    assert set(reshuffle[0]["stock"]) == old_pile - {pile_top}
-    assert hand_of(m, seat)[-1] == reshuffle[0]["stock"][0]  # the new top was drawn
+    reshuffle = [e.to_json() for e in m.log if isinstance(e, Reshuffle)]
+    assert len(reshuffle) == 1 and len(reshuffle[0]["stock"]) == 31  # type: ignore[arg-type]
+    old_pile = {"KH"} | {str(e.action.card) for e in under}
+    assert set(reshuffle[0]["stock"]) == old_pile - {pile_top}  # type: ignore[arg-type]
+    assert hand_of(m, seat)[-1] == reshuffle[0]["stock"][0]  # type: ignore[index]
 
 
 def test_a_hand_record_places_each_reshuffle_after_the_moves_before_it() -> None:

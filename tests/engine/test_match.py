@@ -19,8 +19,10 @@ from hollywood_gin.engine import (
     StaleVersion,
     replay,
 )
-from hollywood_gin.engine.actions import parse_action
-from tests.engine.helpers import act, deck_order, new_match, snapshot
+from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.engine.events import ActionTaken, Arranged, Deal, log_from_json
+from hollywood_gin.engine.match import Order
+from tests.engine.helpers import act, deck_order, new_match, snapshot, through_json
 from tests.engine.test_hand import A_DECK
 from tests.wire import wire
 
@@ -237,7 +239,7 @@ def test_deck_orders_then_shuffles_when_used_up() -> None:
     knock_a(m)
     act(m, 0, "next_hand")
     act(m, 1, "next_hand")
-    deck2 = [e for e in m.log if e["event"] == "deal"][1]["deck"]
+    deck2 = [[c.text for c in e.deck] for e in m.log if isinstance(e, Deal)][1]
     assert sorted(deck2) == sorted(A_DECK) and deck2 != A_DECK
 
 
@@ -272,7 +274,7 @@ def test_replay_rebuilds_the_same_state() -> None:
     act(m, 0, "next_hand")
     act(m, 0, "pass")
     m.arrange(0, sorted(wire(m.view(0))["hand"]["my_cards"]))
-    log = json.loads(json.dumps(m.log))  # JSON-able
+    log = through_json(m.log)  # as stored
     r = replay(m.options, log, orders=m.orders)
     assert r.version == m.version and r.status == m.status
     for seat in (0, 1, None):
@@ -288,18 +290,19 @@ def test_replay_rebuilds_the_same_state() -> None:
 def test_replay_refuses_a_log_that_does_not_add_up() -> None:
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
-    bad_action = [*m.log, {"event": "action", "seat": 0, "action": {"kind": "pass"}}]
+    bad_action = [*m.log, ActionTaken(0, Action.of("pass"))]
     with pytest.raises(NotYourTurn):
         Match.replay(m.options, bad_action)
-    no_deal = [e for e in m.log if e["event"] != "deal"]
+    no_deal = [e for e in m.log if not isinstance(e, Deal)]
     with pytest.raises(BadAction):
         Match.replay(m.options, no_deal)
     with pytest.raises(RuleError):
-        Match.replay(m.options, [{"event": "start"}, {"event": "deal", "hand": 1, "dealer": 0}])
+        Match.replay(m.options, log_from_json([{"event": "start"}, {"event": "deal", "hand": 1}]))
     with pytest.raises(BadAction):
-        Match.replay(m.options, [*m.log, {"event": "party"}])
+        log_from_json([*(e.to_json() for e in m.log), {"event": "party"}])
+    deal = next(e for e in m.log if isinstance(e, Deal))
     with pytest.raises(BadAction):
-        Match.replay(m.options, [*m.log, {"event": "deal", **m.log[1]}])  # a deal never reached
+        Match.replay(m.options, [*m.log, deal])  # a deal never reached
 
 
 def test_results_go_into_hollywood_games() -> None:
@@ -363,7 +366,7 @@ def test_arranging_does_not_grow_the_log_and_a_replay_puts_the_order_back() -> N
     m.arrange(0, sorted(mine))
     act(m, 1, "pass")
     act(m, 0, "draw_stock")  # the drawn card goes last, after the arranged ten
-    again = replay(m.options, json.loads(json.dumps(m.log)), orders=m.orders)
+    again = replay(m.options, through_json(m.log), orders=m.orders)
     assert again.view(0) == m.view(0) and wire(again.view(0))["hand"]["my_cards"][:10] == sorted(
         mine
     )
@@ -378,14 +381,15 @@ def test_a_log_written_with_arrange_events_still_replays_entry_for_entry() -> No
     m = new_match(dealer=1, deck=A_DECK)
     act(m, 0, "pass")
     order = sorted(wire(m.view(0))["hand"]["my_cards"])
-    log = [*m.log, {"event": "arrange", "seat": 0, "cards": order}]
-    again = replay(m.options, log)
+    log = [*m.log, Arranged(0, tuple(order))]
+    again = replay(m.options, through_json(log))
     assert again.log == log
     assert wire(again.view(0))["hand"]["my_cards"] == order
 
 
 def test_a_stored_order_that_no_longer_fits_is_dropped_not_fatal() -> None:
     m = new_match(dealer=1, deck=A_DECK)
-    bad = {0: {"at": len(m.log), "cards": ["AS", "2S"]}, 1: {"at": "x", "cards": None}}
+    assert Order.from_json({"hand": 1, "at": "x", "cards": None}) is None  # not read at all
+    bad = {0: Order(1, len(m.log), ("AS", "2S"))}
     again = replay(m.options, m.log, orders=bad)
     assert again.view(0) == m.view(0)

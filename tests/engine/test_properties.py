@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 from hollywood_gin.engine import Match, Options, RuleError, arrange, best_discards
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import CARDS, Card
+from tests.engine.helpers import through_json
 from tests.wire import wire
 
 COMBOS = [
@@ -138,7 +139,7 @@ def play_match(rules: str, scoring: str, seed: int, greed: float) -> None:
             checkpoint = (len(m.log), copy.deepcopy(m.orders), [m.view(s) for s in (0, 1, None)])
     assert m.status == "match_over", f"no end after {MAX_ACTIONS} actions"
     assert wire(m.view(None))["sheet"]["match_winner"] in (0, 1)
-    log = json.loads(json.dumps(m.log))
+    log = through_json(m.log)
     again = Match.replay(m.options, log, orders=m.orders)
     assert again.version == m.version
     assert [again.view(s) for s in (0, 1, None)] == [m.view(s) for s in (0, 1, None)]

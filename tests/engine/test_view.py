@@ -100,8 +100,8 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
     m.arrange(0, order)
     assert wire(m.view(0))["hand"]["my_cards"] == order
     # Kept apart from the log (which arranging must not grow), with where it was made.
-    assert m.orders[0] == {"hand": 1, "at": len(m.log), "cards": order}
-    assert all(e["event"] != "arrange" for e in m.log)
+    assert m.orders[0].to_json() == {"hand": 1, "at": len(m.log), "cards": order}
+    assert all(e.to_json()["event"] != "arrange" for e in m.log)
     act(m, 0, "pass")
     act(m, 1, "pass")
     act(m, 0, "draw_stock")

@@ -64,8 +64,14 @@ def haproxy_config(names: list[str], tables_per_hour: int | None = None) -> str:
     assert count == 2, "deploy/haproxy.cfg lost its worker markers"
     if os.geteuid() != 0:  # only root can chroot and change user
         out = re.sub(r"(?m)^    (user|group|chroot) .*\n", "", out)
-    if tables_per_hour is not None:  # a load run from one address
-        out = out.replace("sc_http_req_rate(0) gt 60", f"sc_http_req_rate(0) gt {tables_per_hour}")
+    if tables_per_hour is not None:  # a load run from one address: its limits lifted
+        out, lifted = re.subn(r"(sc_http_req_rate\(\d\)) gt 60\b", rf"\1 gt {tables_per_hour}", out)
+        assert lifted == 1, "deploy/haproxy.cfg lost its new-tables limit"
+        # And the per-client limits: the load client is one address with thousands
+        # of sockets (connections per source, requests and sockets open at once).
+        for limit in ("sc0_conn_cur gt 100", "sc1_trackers gt 100"):
+            out, lifted = re.subn(rf"\b{limit}\b", limit.replace("100", "1000000"), out)
+            assert lifted == 1, f"deploy/haproxy.cfg lost its limit {limit!r}"
     return out
 
 

@@ -11,6 +11,7 @@ import pytest
 
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.errors import IllegalAction
+from hollywood_gin.engine.events import ActionTaken
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
@@ -113,8 +114,8 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     await play_until(
         registry, table, lambda: table.match.hand is not None and table.match.hand.number == 2
     )
-    stood = [e for e in table.match.log if e.get("by") == "stand_in"]
-    assert any(e["action"]["kind"] == "next_hand" for e in stood) or table.base > 0
+    stood = [e for e in table.match.log if isinstance(e, ActionTaken) and e.by == "stand_in"]
+    assert any(e.action.kind == "next_hand" for e in stood) or table.base > 0
     views = [{**table.view(s).wire(), "legal": None} for s in (0, 1)]
     assert "claim" in [a.kind for a in table.match.legal(0)]
     await registry.close()

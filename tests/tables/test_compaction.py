@@ -7,6 +7,7 @@ record of every finished hand.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import random
 import sqlite3
@@ -19,6 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.engine.events import Deal, Event, Snapshot
 from hollywood_gin.engine.match import Match, Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
@@ -47,7 +49,7 @@ def test_a_compacted_log_replays_to_the_same_match(seed: int, rules: str, scorin
     options = Options(rules, scoring, 100)
     live = Match(options, rng=random.Random(seed))
     live.start()
-    full: list[dict[str, Any]] = list(live.log)  # what an uncompacted store would hold
+    full: list[Event] = list(live.log)  # what an uncompacted store would hold
     records: dict[int, dict[str, Any]] = {}
     for step in range(600):
         seat = mover(live)
@@ -61,7 +63,7 @@ def test_a_compacted_log_replays_to_the_same_match(seed: int, rules: str, scorin
             records.update(dropped)
             assert live.compact() == cut
         # Never more than the hand being played (a hand is as long as its moves).
-        assert sum(1 for e in live.log if e["event"] == "deal") == 1
+        assert sum(1 for e in live.log if isinstance(e, Deal)) == 1
         if step % 7 == 0:
             replayed = Match.replay(options, live.log)
             assert views(replayed) == views(live)
@@ -78,8 +80,9 @@ def test_a_compacted_snapshot_that_lies_is_refused() -> None:
     options = Options("standard", "game", 100)
     live = Match(options, rng=random.Random(3))
     live.start()
-    forged = [dict(e) for e in live.log[1:]]  # from the snapshot on
-    forged[0] = {**forged[0], "version": forged[0]["version"] + 5}
+    snapshot = live.log[1]
+    assert isinstance(snapshot, Snapshot)
+    forged = [dataclasses.replace(snapshot, version=snapshot.version + 5), *live.log[2:]]
     replayed = Match.replay(options, forged)  # a leading snapshot is the starting point
     assert replayed.version == live.version + 5
     # In the middle of a log, a snapshot must be what the hands before it left.
@@ -119,7 +122,7 @@ async def test_a_long_lived_table_keeps_one_hand_of_log_and_restarts_the_same(
     await play(registry, table, 1500, rng)
     hand = wire(table.match.view(None))["hand"]["number"]
     assert hand >= 8 and table.base > 0
-    assert sum(1 for e in table.match.log if e["event"] == "deal") == 1
+    assert sum(1 for e in table.match.log if isinstance(e, Deal)) == 1
     first = await registry.hand_record(table.id, 1)  # compacted: from the store
     assert first["number"] == 1 and first["actions"]
     before = views(table.match)

@@ -12,6 +12,7 @@ import pytest
 from hollywood_gin.engine import Match, Options
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.dealer import secret_commitment
+from hollywood_gin.engine.events import Deal, Entropy, NextDeal
 from hollywood_gin.tables.store import SeatRecord, TableRecord
 from hollywood_gin.tables.table import Table, hash_token
 from tests.engine.test_fair_deal import finish_hand, reference_deck
@@ -45,7 +46,7 @@ async def test_a_restart_keeps_the_commitment_and_deals_from_it() -> None:
     await again.join(table.id, "Bob", entropy=E1)
     deal = rebuilt.match.hand
     assert deal is not None
-    secret = next(e for e in rebuilt.match.log if e["event"] == "next_deal")["secret"]
+    secret = next(e for e in rebuilt.match.log if isinstance(e, NextDeal)).secret
     assert secret_commitment(bytes.fromhex(secret)) == commitment
     order = reference_deck(bytes.fromhex(secret), bytes.fromhex(E0), bytes.fromhex(E1))
     assert [str(c) for c in deal.deck] == order
@@ -72,9 +73,9 @@ async def test_the_computer_adds_nothing() -> None:
     table, _ = await registry.create({"scoring": "game"}, "Ann", computer="easy", entropy=E0)
     assert table.next_deal is not None  # the answer's commitment to the first deal
     assert table.match.next_deal is None  # dealt at once
-    deal = next(e for e in table.match.log if e["event"] == "deal")
+    deal = next(e for e in table.match.log if isinstance(e, Deal)).to_json()
     assert deal["entropy"] == [E0, None]
-    assert secret_commitment(bytes.fromhex(deal["server_secret"])) == table.next_deal
+    assert secret_commitment(bytes.fromhex(str(deal["server_secret"]))) == table.next_deal
 
 
 @pytest.mark.anyio
@@ -86,10 +87,12 @@ async def test_a_table_stored_before_secrets_loads_and_goes_on_to_derived_deals(
     finish_hand(old)
     old.endings = True  # as a table's match has them (resign in `legal`)
     assert old.status == "hand_over" and old.next_deal is None
-    assert not any(e["event"] in ("next_deal", "entropy") for e in old.log)
+    assert not any(isinstance(e, NextDeal | Entropy) for e in old.log)
     store = MemoryStore()
     seats = [SeatRecord("Ann", hash_token("a")), SeatRecord("Bob", hash_token("b"))]
-    store.records["old"] = TableRecord("old", options.to_dict(), seats, 1.0, 1.0, old.log)
+    store.records["old"] = TableRecord(
+        "old", options.to_dict(), seats, 1.0, 1.0, [e.to_json() for e in old.log]
+    )
     registry = make_registry(store)
     assert await registry.load() == 1
     table = registry.get("old")

@@ -16,6 +16,7 @@ import pytest
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.engine.events import ActionTaken
 from hollywood_gin.tables.hub import Connection, Hub
 from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
@@ -269,7 +270,7 @@ async def test_the_computer_plays_through_the_same_path(scoring: str) -> None:
     registry.hub.attach(table, conn)
     await play_against_computer(registry, table, random.Random(5))
     log = table.match.log
-    computer_moves = [e for e in log if e.get("event") == "action" and e["seat"] == 1]
+    computer_moves = [e for e in log if isinstance(e, ActionTaken) and e.seat == 1]
     assert computer_moves, "the computer never moved"
     # Every computer move went through the store, like a person's.
     assert len(registry.store.records[table.id].log) == len(log)  # type: ignore[attr-defined]
@@ -367,8 +368,8 @@ async def test_a_failing_policy_still_lets_the_game_go_on() -> None:
         if table.version > 1:
             break
         await asyncio.sleep(0.01)
-    moves = [e for e in table.match.log if e.get("event") == "action"]
-    assert moves and moves[0]["seat"] == 1  # it moved, with legal[0] in place of the policy
+    moves = [e for e in table.match.log if isinstance(e, ActionTaken)]
+    assert moves and moves[0].seat == 1  # it moved, with legal[0] in place of the policy
     await registry.close()
 
 

@@ -133,7 +133,7 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
 async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
     shared(a).watch_seconds = 0.05
-    shared(a).start()
+    await shared(a).start("")
     try:
         table, _ = await a.create(OPTIONS, "Ann")
         await asyncio.sleep(0.1)
@@ -191,6 +191,71 @@ async def test_a_store_call_that_never_answers_frees_the_table_after_store_secon
         assert refused.value.code == "server_error"
         assert table.doubtful and table.version == 1
         store.stall = False
+        await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
+        assert table.version == 2 and not table.doubtful
+    finally:
+        store.released.set()
+        await shut(registry)
+
+
+class Stubborn(PostgresStore):
+    """A claim that, while `stall` is set, does not end even when cancelled: what
+    asyncpg's clean-up of a query cut off by a database restart can do (a rollback
+    that waits for the answer to a cancel request that never comes)."""
+
+    stall = False
+
+    def __init__(self, *args: Any, **kw: Any) -> None:
+        super().__init__(*args, **kw)
+        self.released = asyncio.Event()
+
+    async def append(self, *args: Any, **kw: Any) -> None:
+        if self.stall:
+            raise ConnectionResetError("the database went away mid-commit")
+        await super().append(*args, **kw)
+
+    async def claim(self, *args: Any, **kw: Any) -> Any:
+        while self.stall:
+            try:
+                await self.released.wait()
+            except asyncio.CancelledError:
+                continue  # swallowed: the clean-up goes on waiting
+        return await super().claim(*args, **kw)
+
+
+@pytest.mark.anyio
+async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
+    pg_url: str,
+) -> None:
+    """The outage test's stuck table (issue 30): a doubtful table's settling claim hung
+    in a clean-up that outlived its cancellation, and `wait_for` waited for it: the
+    table's lock was never free again. Given up at `store_seconds`, without waiting."""
+    store = Stubborn(pg_url, owner="a")
+    await store.open()
+    registry = Registry(
+        store,
+        Hub(max_tabs_per_seat=5, max_spectators=20),
+        expiry_seconds=3600.0,
+        computer_delay=0.0,
+        owner="a",
+    )
+    shared(registry).store_seconds = 0.5
+    try:
+        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
+        await registry.join(table.id, "Bob")
+        seat = wire(table.match.view(None))["hand"]["turn"]
+        action = parse_action(first_legal(table, seat))
+        store.stall = True
+        with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
+            await registry.act(table, seat, action, table.version)
+        assert table.doubtful
+        # The move sent again: settling claims the table, and that claim hangs.
+        with pytest.raises(StoreUnavailable) as refused:
+            await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
+        assert refused.value.code == "server_error"
+        assert table.doubtful and table.version == 1 and not table.lock.locked()
+        store.stall = False
+        store.released.set()
         await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
         assert table.version == 2 and not table.doubtful
     finally:

@@ -85,7 +85,7 @@ async def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Pa
     await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
     await registry.act(table, 1, parse_action({"kind": "draw_stock"}), 4)
     assert table.version == 5
-    memory = list(table.match.log)
+    memory = [e.to_json() for e in table.match.log]
     await registry.close()
     await store.close()
     disk = (await on_disk(path))[table.id].log
@@ -115,7 +115,7 @@ async def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_
     with pytest.raises(asyncio.CancelledError):
         await second
     await registry.close()  # waits for every section still running
-    version, memory = table.version, list(table.match.log)
+    version, memory = table.version, [e.to_json() for e in table.match.log]
     await store.close()
     disk = (await on_disk(path))[table.id].log
     assert version == 3 and memory == disk
@@ -161,7 +161,7 @@ async def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
     accept_writes(path)
     await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
     assert table.version == 2
-    memory = list(table.match.log)
+    memory = [e.to_json() for e in table.match.log]
     await registry.close()
     await store.close()
     assert (await on_disk(path))[table.id].log == memory

@@ -134,6 +134,30 @@ async def test_one_fenced_statement_per_batch_refuses_only_the_stale_appends(pg_
 
 
 @pytest.mark.anyio
+async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
+    """With a gathering delay, an append made while the idle writer waits goes into the
+    same statement as the one that woke it: one commit for both (issue 30)."""
+    from hollywood_gin.tables.postgres_store import PostgresStore
+
+    store = PostgresStore(pg_url, owner="a", gather_seconds=0.5)
+    await store.open()
+    try:
+        for i in range(2):
+            await store.create(record(f"g{i}"))
+        commits = store.commits
+        first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        await asyncio.sleep(0)  # the writer wakes and gathers
+        await asyncio.sleep(0)
+        assert store._flushing is not None and not store._flushing.done()
+        second = store.append("g1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+        await asyncio.gather(first, second)
+        assert store.commits - commits == 1
+        assert store.writes == 2
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
 async def test_racing_claims_and_appends_never_fork_a_log(pg_url: str) -> None:
     """Two workers claim one table back and forth while each appends as fast as it can:
     every append is either refused or stored, and the log stays count = max(seq)+1."""

@@ -252,7 +252,7 @@ def test_hand_record_only_once_the_hand_is_over(client: TestClient) -> None:
     assert r.status_code == 200
     record = HandRecord.model_validate(r.json())
     assert record.number == 1 and record.dealer == 0 and record.deck == gin_deck()
-    assert [(a.seat, a.action) for a in record.actions] == [
+    assert [(a.seat, a.action.model_dump(exclude_none=True)) for a in record.actions] == [
         (1, {"kind": "take_upcard"}),
         (1, {"kind": "knock", "discard": "KS"}),
     ]

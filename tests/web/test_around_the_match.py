@@ -18,6 +18,7 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketTestSession
 
+from hollywood_gin.engine.events import ActionTaken, Back
 from hollywood_gin.engine.match import Match
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
@@ -45,6 +46,11 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
+
+
+def stood_in(table: Table) -> list[ActionTaken]:
+    """The moves the computer made standing in for a seat."""
+    return [e for e in table.match.log if isinstance(e, ActionTaken) and e.by == "stand_in"]
 
 
 @pytest.fixture
@@ -325,9 +331,9 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
     assert "stand_in" not in kinds(state) and "claim" in kinds(state)
     # Ann plays; the computer plays Bob's moves (the engine refuses any illegal one).
     rng = random.Random(5)
-    stood: list[dict[str, Any]] = []
+    stood: list[ActionTaken] = []
     for _ in range(400):
-        stood = [e for e in table.match.log if e.get("by") == "stand_in"]
+        stood = stood_in(table)
         if len(stood) >= 6:
             break
         state = latest(ws0)
@@ -335,7 +341,7 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
             act(ws0, state, choose(state, rng))
         else:
             time.sleep(0.01)  # the stand-in thinks in its own task
-    assert len(stood) >= 6 and all(e["seat"] == 1 for e in stood)
+    assert len(stood) >= 6 and all(e.seat == 1 for e in stood)
     # At normal strength, decided in the computer's worker processes, not the server's.
     assert table.stand_in_bots[1].strength == "normal"
     thinkers = registry(client).thinkers
@@ -343,18 +349,19 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
     # Bob says hello again: the stand-in stops, stored as `back`.
     ws1 = connect(client, table_id, token1)
     wait_until(lambda: not table.match.stand_in[1])
-    assert table.match.log[-1] == {"event": "back", "seat": 1} or any(
-        e == {"event": "back", "seat": 1} for e in table.match.log
-    )
+    assert Back(1) in table.match.log
     state = latest(ws1)
     assert state["table"]["players"][1]["stand_in"] is False
-    moves = len([e for e in table.match.log if e.get("by") == "stand_in"])
+    moves = len(stood_in(table))
     # Whatever Bob's turn, nobody plays it for him any more.
     for _ in range(20):
         s0 = latest(ws0)
         if playable(s0["legal"]) and s0["version"] == table.version:
             act(ws0, s0, choose(s0, rng))
-    assert len([e for e in table.match.log if e.get("by") == "stand_in"]) == moves
+    assert (
+        len([e for e in table.match.log if isinstance(e, ActionTaken) and e.by == "stand_in"])
+        == moves
+    )
     # The log replays to the same table (a restart).
     replayed = rebuild_match(table.record())[1]
     assert replayed.stand_in == [False, False]
@@ -395,8 +402,9 @@ def test_the_timeout_move_happens_once_and_only_after_the_deadline(
     tick(client)
     assert table.version == version + 1  # once
     entry = table.match.log[-1]
-    assert entry["seat"] == 1 and entry["by"] == "timeout"
-    assert entry["action"]["kind"] in ("take_upcard", "pass")
+    assert isinstance(entry, ActionTaken)
+    assert entry.seat == 1 and entry.by == "timeout"
+    assert entry.action.kind in ("take_upcard", "pass")
     state = latest(ws1)
     assert state["table"]["players"][1]["timeouts"] == 1
     # The next action due has its own deadline, from now.

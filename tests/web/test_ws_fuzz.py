@@ -19,6 +19,7 @@ from fastapi.testclient import TestClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from hollywood_gin.engine.events import ActionTaken
 from hollywood_gin.main import create_app
 from hollywood_gin.web.messages import ErrorCode
 from tests.tables.helpers import INDEX_DECK, make_settings, until_pong
@@ -167,7 +168,7 @@ def test_random_messages_never_break_the_table(client: TestClient, steps: list[A
                         if answer["type"] == "state":
                             last[other] = answer
             assert table.version == 1 + accepted
-            actions = [e for e in table.match.log if e.get("event") == "action"]
+            actions = [e for e in table.match.log if isinstance(e, ActionTaken)]
             assert len(actions) == accepted
             hand = wire(table.view(None)).get("hand")
             if hand and hand["phase"] != "over":
