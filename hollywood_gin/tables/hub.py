@@ -199,6 +199,9 @@ class Hub:
         # Tables whose memory runs ahead of their store (`hold`): the table held, and
         # whether a state was withheld meanwhile (an arrival, a departure, a broadcast).
         self._held: dict[str, tuple[Viewable, bool]] = {}
+        # Tables released as changed after a state was withheld: the change's broadcast
+        # goes to everybody, even when the change itself was one seat's (a card order).
+        self._widened: set[str] = set()
         # Counts encodings, so tests can check "once per seat per change".
         self.encodings = 0
 
@@ -220,7 +223,9 @@ class Hub:
         if held is not table:  # dropped meanwhile (`close_table`), maybe claimed anew
             return
         del self._held[table.id]
-        if withheld and not changed:
+        if withheld and changed:
+            self._widened.add(table.id)
+        elif withheld:
             self.broadcast(table)
 
     def _withheld(self, table_id: str) -> bool:
@@ -297,6 +302,9 @@ class Hub:
 
     def changed(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
         """A stored change (the writer's listener): each connection gets its state."""
+        if table.id in self._widened:  # somebody arrived or left while it was stored
+            self._widened.discard(table.id)
+            seats = None
         self.broadcast(table, seats)
 
     def send_all(self, table_id: str, message: dict[str, object]) -> int:
@@ -322,6 +330,7 @@ class Hub:
 
     def close_table(self, table_id: str, code: int, reason: str = "") -> None:
         self._held.pop(table_id, None)
+        self._widened.discard(table_id)
         conns = self._tables.pop(table_id, None)
         for conn in conns.all() if conns else ():
             conn.close(code, reason)

@@ -275,14 +275,7 @@ class Registry:
         log: a table's stored size does not grow with arranging, however often.
         """
 
-        def arrange() -> Undo:
-            holder = table.seats[seat]
-            before = holder.order
-            table.match.arrange(seat, list(cards))
-            holder.order = table.match.orders.get(seat)
-            return lambda: setattr(holder, "order", before)
-
-        await self.writer.change(table, arrange, seats=True, only=seat)
+        await self.writer.change(table, lambda: table.arrange(seat, cards), seats=True, only=seat)
 
     def presence(self, table: Table) -> None:
         """A connection of `table` opened or closed (see `Clockwork.presence`)."""

@@ -14,7 +14,7 @@ import math
 import random
 import secrets
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from hollywood_gin.bots import Bot
@@ -223,6 +223,25 @@ class Table:
                 player["timeouts"] = match.timeouts[seat]
             out.append(player)
         return out
+
+    def arrange(self, seat: int, cards: Sequence[str]) -> Callable[[], None]:
+        """Keep the seat's cards in this order; returns how to put the order back."""
+        holder, match = self.seats[seat], self.match
+        before, kept = holder.order, match.orders.get(seat)
+        shown = list(match.hand.cards[seat]) if match.hand is not None else []
+        match.arrange(seat, list(cards))
+        holder.order = match.orders.get(seat)
+
+        def undo() -> None:  # not stored, so not made: the order shown before
+            holder.order = before
+            if match.hand is not None:
+                match.hand.cards[seat] = shown
+            if kept is None:
+                match.orders.pop(seat, None)
+            else:
+                match.orders[seat] = kept
+
+        return undo
 
     def stamp(self, message: dict[str, object]) -> None:
         """With a turn clock: the deadline of the action due and the server's time."""

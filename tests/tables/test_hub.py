@@ -162,3 +162,40 @@ def test_shared_parts_are_encoded_once_and_frames_stay_the_same_bytes() -> None:
             frame = conn.pending()[-1]
             assert frame == orjson.dumps(state_message(board, who, players))
     assert board.match.status == "match_over"
+
+
+@pytest.mark.anyio
+async def test_a_tab_that_arrives_while_one_seats_change_is_stored_gets_the_state() -> None:
+    # A card order changes one seat's view only, so its broadcast goes to that seat;
+    # a tab of the other seat that opened while the order was being stored was
+    # withheld its first state, and must get one from that broadcast all the same.
+    hub = Hub(max_tabs_per_seat=2, max_spectators=1)
+    board = Board(hub)
+    arranging = Connection(0)
+    hub.attach(board, arranging)
+    hub.hold(board)
+    arriving = Connection(1)
+    hub.attach(board, arriving)
+    assert arriving.pending() == []  # held: nothing shown that may be undone
+    board.version += 1
+    hub.release(board, changed=True)
+    hub.changed(board, [0])
+    assert decoded(arriving)[-1]["version"] == board.version
+    assert decoded(arranging)[-1]["version"] == board.version
+    # The next one-seat change goes to that seat alone again.
+    seen = len(arriving.pending())
+    board.version += 1
+    hub.changed(board, [0])
+    assert len(arriving.pending()) == seen
+    assert decoded(arranging)[-1]["version"] == board.version
+
+
+@pytest.mark.anyio
+async def test_a_tab_withheld_during_a_change_that_was_undone_gets_the_present_state() -> None:
+    hub = Hub(max_tabs_per_seat=2, max_spectators=1)
+    board = Board(hub)
+    hub.hold(board)
+    arriving = Connection(1)
+    hub.attach(board, arriving)
+    hub.release(board, changed=False)
+    assert decoded(arriving)[-1]["version"] == board.version

@@ -151,6 +151,34 @@ async def test_a_failed_commit_undoes_the_move() -> None:
 
 
 @pytest.mark.anyio
+async def test_a_card_order_not_stored_is_not_kept() -> None:
+    class Failing(MemoryStore):
+        fail = False
+
+        async def save_seats(self, table_id: str, seats: Any, epoch: int) -> None:
+            if self.fail:
+                raise OSError("disk full")
+            await super().save_seats(table_id, seats, epoch)
+
+    store = Failing()
+    registry = make_registry(store)
+    table = await two_seats(registry)
+    await registry.arrange(table, 0, sorted(wire(table.view(0))["hand"]["my_cards"]))
+    before, order = snapshot(table), table.seats[0].order
+    store.fail = True
+    mine = wire(table.view(0))["hand"]["my_cards"]
+    with pytest.raises(StoreUnavailable):
+        await registry.arrange(table, 0, list(reversed(mine)))
+    assert snapshot(table) == before and table.seats[0].order == order
+    store.fail = False
+    # What a restart rebuilds is what the seat saw.
+    again = make_registry(store)
+    await again.load()
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None and snapshot(rebuilt) == before
+
+
+@pytest.mark.anyio
 async def test_a_restart_rebuilds_every_table_exactly() -> None:
     store = MemoryStore()
     registry = make_registry(store)
