@@ -1,4 +1,5 @@
-"""Write docs/protocol.md from the pydantic models in hollywood_gin/web/messages.py.
+"""Write docs/protocol.md from the pydantic models in hollywood_gin/web/messages.py,
+state_bodies.py and http_bodies.py.
 
 python scripts/gen_protocol.py          # rewrite the file
 python scripts/gen_protocol.py --check  # exit 1 when the file is stale
@@ -16,7 +17,9 @@ from pydantic import BaseModel, TypeAdapter
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from hollywood_gin.web import http_bodies as h  # noqa: E402
 from hollywood_gin.web import messages as m  # noqa: E402
+from hollywood_gin.web import state_bodies as s  # noqa: E402
 
 TARGET = REPO / "docs" / "protocol.md"
 
@@ -98,7 +101,7 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
     (
         "Server to client (WebSocket)",
         [
-            ("StateMessage", m.StateMessage, "the whole view of one seat or a spectator"),
+            ("StateMessage", s.StateMessage, "the whole view of one seat or a spectator"),
             ("ErrorMessage", m.ErrorMessage, "a refusal; nothing changed"),
             (
                 "Pong",
@@ -112,22 +115,22 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
     (
         "HTTP",
         [
-            ("CreateTable", m.CreateTable, "`POST /api/tables` body (all optional)"),
+            ("CreateTable", h.CreateTable, "`POST /api/tables` body (all optional)"),
             (
                 "CreateTableWithHooks",
-                m.CreateTableWithHooks,
+                h.CreateTableWithHooks,
                 "`POST /api/tables` body with test hooks on",
             ),
-            ("TableCreated", m.TableCreated, "`201` answer of `POST /api/tables`"),
-            ("JoinTable", m.JoinTable, "`POST /api/tables/{id}/seats` body (optional)"),
-            ("SeatTaken", m.SeatTaken, "`201` answer of `POST /api/tables/{id}/seats`"),
-            ("SeatComputer", m.SeatComputer, "`POST /api/tables/{id}/computer` body"),
-            ("ComputerSeated", m.ComputerSeated, "`201` answer of `POST .../computer`"),
-            ("TablePublic", m.TablePublic, "`GET /api/tables/{id}`: public facts only"),
-            ("HandRecord", m.HandRecord, "`GET /api/tables/{id}/hands/{n}`"),
-            ("HandReview", m.HandReview, "`GET /api/tables/{id}/hands/{n}/review?seat=s`"),
-            ("ReviewComputing", m.ReviewComputing, "`202` answer of `GET .../review`"),
-            ("ErrorBody", m.ErrorBody, "every HTTP error body"),
+            ("TableCreated", h.TableCreated, "`201` answer of `POST /api/tables`"),
+            ("JoinTable", h.JoinTable, "`POST /api/tables/{id}/seats` body (optional)"),
+            ("SeatTaken", h.SeatTaken, "`201` answer of `POST /api/tables/{id}/seats`"),
+            ("SeatComputer", h.SeatComputer, "`POST /api/tables/{id}/computer` body"),
+            ("ComputerSeated", h.ComputerSeated, "`201` answer of `POST .../computer`"),
+            ("TablePublic", h.TablePublic, "`GET /api/tables/{id}`: public facts only"),
+            ("HandRecord", h.HandRecord, "`GET /api/tables/{id}/hands/{n}`"),
+            ("HandReview", h.HandReview, "`GET /api/tables/{id}/hands/{n}/review?seat=s`"),
+            ("ReviewComputing", h.ReviewComputing, "`202` answer of `GET .../review`"),
+            ("ErrorBody", h.ErrorBody, "every HTTP error body"),
         ],
     ),
 ]

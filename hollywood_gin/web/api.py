@@ -12,8 +12,7 @@ from hollywood_gin.config import Settings
 from hollywood_gin.tables.reviews import ReviewFailed
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
-from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
-from hollywood_gin.web.messages import (
+from hollywood_gin.web.http_bodies import (
     ComputerSeated,
     CreateTableWithHooks,
     JoinTable,
@@ -21,6 +20,7 @@ from hollywood_gin.web.messages import (
     SeatTaken,
     TableCreated,
 )
+from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
 from hollywood_gin.web.security import address_key, forwarded_for, is_https
 
 M = TypeVar("M", bound=BaseModel)

@@ -25,7 +25,8 @@ from hollywood_gin.tables.table import (
 )
 from hollywood_gin.web import errors
 from hollywood_gin.web.errors import ApiError, http_answer
-from hollywood_gin.web.messages import ErrorCode, HttpErrorCode
+from hollywood_gin.web.http_bodies import HttpErrorCode
+from hollywood_gin.web.messages import ErrorCode
 
 WIRE_CODES = set(get_args(ErrorCode)) | set(get_args(HttpErrorCode))
 

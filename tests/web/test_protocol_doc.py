@@ -1,4 +1,5 @@
-"""docs/protocol.md is generated from hollywood_gin/web/messages.py and must be current."""
+"""docs/protocol.md is generated from hollywood_gin/web/messages.py, state_bodies.py and
+http_bodies.py and must be current."""
 
 from __future__ import annotations
 

@@ -1,9 +1,9 @@
 """Every frame and answer of the wire recording is described by the models, field for
 field: the views are the truth of the state's shape, and the pydantic mirror in
-`hollywood_gin/web/messages.py` (what docs/protocol.md is generated from) must name every
-field they send. Outbound models allow extra fields (clients ignore what they do
-not know), so here each validated model must have none left over: an undocumented
-field fails."""
+`hollywood_gin/web/messages.py`, `state_bodies.py` and `http_bodies.py` (what
+docs/protocol.md is generated from) must name every field they send. Outbound models
+allow extra fields (clients ignore what they do not know), so here each validated model
+must have none left over: an undocumented field fails."""
 
 from __future__ import annotations
 
@@ -17,24 +17,24 @@ from pydantic import BaseModel
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.events import log_from_json
 from hollywood_gin.engine.match import Match, Options
-from hollywood_gin.web import messages
+from hollywood_gin.web import http_bodies, messages, state_bodies
 from tests.conftest import REPO
 from tests.engine.test_stored_logs import stored
 
 RECORDING = REPO / "tests" / "e2e" / "wire" / "recording.jsonl.gz"
 
 SERVER_FRAMES: dict[str, type[BaseModel]] = {
-    "state": messages.StateMessage,
+    "state": state_bodies.StateMessage,
     "error": messages.ErrorMessage,
     "pong": messages.Pong,
     "reaction": messages.ReactionMessage,
 }
 HTTP_ANSWERS: dict[str, type[BaseModel]] = {
-    "create 201": messages.TableCreated,
-    "join 201": messages.SeatTaken,
-    "public 200": messages.TablePublic,
-    "hand 1 200": messages.HandRecord,
-    "hand 99 404": messages.ErrorBody,
+    "create 201": http_bodies.TableCreated,
+    "join 201": http_bodies.SeatTaken,
+    "public 200": http_bodies.TablePublic,
+    "hand 1 200": http_bodies.HandRecord,
+    "hand 99 404": http_bodies.ErrorBody,
 }
 
 
@@ -98,7 +98,7 @@ def test_an_undocumented_field_fails(where: str) -> None:
     )
     body[where]["surprise"] = 1
     with pytest.raises(AssertionError, match=f"{where}.surprise"):
-        strictly(messages.StateMessage, body)
+        strictly(state_bodies.StateMessage, body)
 
 
 def test_every_state_of_stored_matches_is_documented_field_for_field() -> None:
@@ -124,7 +124,7 @@ def test_every_state_of_stored_matches_is_documented_field_for_field() -> None:
                     body["server_time"] = 1
                     if "hand" in body:
                         body["hand"]["turn_deadline"] = None  # type: ignore[index]
-                strictly(messages.StateMessage, orjson.loads(orjson.dumps(body)))
+                strictly(state_bodies.StateMessage, orjson.loads(orjson.dumps(body)))
                 states += 1
     assert states > 300
 
