@@ -32,7 +32,7 @@ from hollywood_gin.engine.actions import Action as EngineAction
 from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
-from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import (
     TURN_SECONDS,
     EndedBy,
