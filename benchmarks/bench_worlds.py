@@ -5,7 +5,7 @@
         --budget shape_turns=8,shape_scale=1,shape_base=0,patient_scale=1  # round 1
 
 Normal (seat 0) plays duplicate-style seeded deals against a pool style; at each of
-normal's discards the search's sampler (`search.sample_opponent`, the default
+normal's discards the search's sampler (`worlds.sample_opponent`, the default
 `Budget` or `--budget` fields) deals the opponent's hand 40 times from normal's
 view, and the mean sampled deadwood is printed beside the opponent's real
 deadwood (read from the match, which the search never sees), by how many
@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
-from hollywood_gin.bots.search import sample_opponent
+from hollywood_gin.bots.worlds import sample_opponent
 from hollywood_gin.engine.cards import full_deck, mask_of
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask

@@ -29,8 +29,8 @@ from collections.abc import Callable
 from hollywood_gin.bots import Bot
 from hollywood_gin.bots.arena import Player
 from hollywood_gin.bots.knowledge import Seen
+from hollywood_gin.bots.playout import Decision
 from hollywood_gin.bots.policy import VALUE, indices, normal_take, ranked_discards
-from hollywood_gin.bots.search import Decision
 from hollywood_gin.engine.melds import deadwood_mask
 
 GIN_LOW = 6  # the gin hunter knocks below gin once this few stock draws are left

@@ -17,7 +17,7 @@ import uvicorn
 from hollywood_gin.config import Settings, SettingsError
 from hollywood_gin.logs import log_config
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.sqlite_store import (
+from hollywood_gin.tables.sqlite_file import (
     NewerSchema,
     UnusableFile,
     file_schema_version,

@@ -21,7 +21,8 @@ import pytest
 from hollywood_gin.cli import main
 from hollywood_gin.config import Settings, unknown_variables
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.sqlite_store import SqliteStore, UnusableFile
+from hollywood_gin.tables.sqlite_file import UnusableFile
+from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.conftest import REPO, free_port
 from tests.tables.test_store_damage import make_tables
 

@@ -20,7 +20,9 @@ import random
 import time
 from collections.abc import Callable
 
+from hollywood_gin.bots.budget import Budget
 from hollywood_gin.bots.knowledge import BotMemory, Seen
+from hollywood_gin.bots.playout import Decision
 from hollywood_gin.bots.policy import (
     WEIGHTS,
     Weights,
@@ -29,7 +31,7 @@ from hollywood_gin.bots.policy import (
     normal_discard,
     normal_take,
 )
-from hollywood_gin.bots.search import Budget, Decision, SearchStats, hard_decide
+from hollywood_gin.bots.search import SearchStats, hard_decide
 from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
 from hollywood_gin.engine.cards import CARDS
 from hollywood_gin.engine.views import View

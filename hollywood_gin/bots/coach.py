@@ -30,7 +30,7 @@ never in wall time, so a slow machine takes longer but says the same. Action
 kinds the coach does not know are skipped (never a decision); one the engine
 refuses ends the replay there, and the decisions before it are reviewed.
 
-The simulator is the search's (`search.World`, the rules of one hand on masks;
+The simulator is the search's (`playout.World`, the rules of one hand on masks;
 `tests/bots/test_coach.py` checks it against the engine). The coach's own
 sampling and playout policies below are pinned here, apart from the hard
 search's tunable ones, so that tuning the search never changes a stored review.
@@ -44,8 +44,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hollywood_gin.bots import search
+from hollywood_gin.bots import playout
 from hollywood_gin.bots.knowledge import FULL, BotMemory, Seen
+from hollywood_gin.bots.playout import Decision, Policy, World
 from hollywood_gin.bots.policy import (
     VALUE,
     indices,
@@ -55,7 +56,6 @@ from hollywood_gin.bots.policy import (
     ranked_discards,
     should_knock,
 )
-from hollywood_gin.bots.search import Decision, Policy, World
 from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 from hollywood_gin.engine.errors import RuleError
@@ -67,7 +67,7 @@ from hollywood_gin.engine.options import Options
 COACH_VERSION = 1
 
 OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
-MAX_STEPS = 3 * search.MAX_TURNS  # a playout that has not ended by then counts as a draw
+MAX_STEPS = 3 * playout.MAX_TURNS  # a playout that has not ended by then counts as a draw
 DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
 
 # (least loss, label), largest first (PROTOCOL.md "Hand review").
@@ -101,7 +101,7 @@ def label_for(loss: float) -> str | None:
 
 def play_out(world: World, policy: Policy, rng: random.Random) -> World:
     """Both seats play `policy` to the hand's end (or MAX_STEPS: then a draw)."""
-    return search.play_out(world, (policy, policy), rng)
+    return playout.play_out(world, (policy, policy), rng)
 
 
 def normal_policy(seen: Seen, world: World) -> Decision:

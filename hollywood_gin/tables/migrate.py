@@ -21,7 +21,7 @@ from typing import Any
 import asyncpg
 
 from hollywood_gin.tables.postgres_store import PostgresStore
-from hollywood_gin.tables.sqlite_store import open_for_reading, read_tables
+from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
 from hollywood_gin.tables.store import Damaged, TableRecord, _read_log, _record_from
 from hollywood_gin.tables.table import rebuild_match
 

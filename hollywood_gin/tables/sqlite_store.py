@@ -1,7 +1,7 @@
 """The embedded default store: one SQLite file in WAL mode, one process (its owner).
 
-Also the file's schema and its migrations, reading a file without changing it
-(`hollywood-gin check`) and the online backup.
+The file's schema and migrations, reading a file without changing it (`hollywood-gin
+check`) and the online backup are in `sqlite_file`.
 """
 
 from __future__ import annotations
@@ -10,7 +10,6 @@ import asyncio
 import contextlib
 import functools
 import logging
-import os
 import queue
 import sqlite3
 import threading
@@ -21,14 +20,21 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.sqlite_file import (
+    SCHEMA,
+    NewerSchema,
+    _migrate,
+    private_file,
+    read_tables,
+    refuse_newer,
+    refuse_unusable,
+    set_aside_in,
+)
 from hollywood_gin.tables.store import (
-    Damaged,
     FailureEpisode,
     SeatRecord,
     SingleOwner,
     TableRecord,
-    _add_entry,
-    _check_log,
     _entry_rows,
     _gap,
     _hand_from,
@@ -44,294 +50,6 @@ from hollywood_gin.tables.store import (
 T = TypeVar("T")
 
 log = logging.getLogger("hollywood_gin.store")
-
-
-SCHEMA_VERSION = 5
-# Version 5: `reviews`, the coach's review of a finished hand for one seat (kept so
-# a restart does not compute it again; a new table only, an older file gains it).
-# Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
-# at creation and never used again: a restarted table shuffles).
-# Version 3: `tables.base_seq`, the seq a table's log starts at (a snapshot at a
-# hand's start: the entries before it are compacted away, so start-up and memory per
-# table do not grow with its age), and `hands`, the records of the hands compacted.
-# Version 2: `events` is a plain rowid table, appended at its end. Version 1 kept it
-# WITHOUT ROWID keyed by (table_id, seq): every append then dirtied a leaf page of its
-# own table, so a group commit of 40 appends wrote about 40 pages (10 µs of SQL per
-# append against 3.5 µs now, `benchmarks/bench_store.py`). The log's order within a
-# table is its seq; the store's own last seq per table (below) keeps it gap-free. No
-# index by table: the look-ups by table (at open, at expiry) scan the events instead,
-# which is cheaper overall than an index updated on every append (docs/performance.md).
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS tables (
-    id TEXT PRIMARY KEY,
-    options TEXT NOT NULL,
-    seats TEXT NOT NULL,
-    created REAL NOT NULL,
-    last_active REAL NOT NULL,
-    base_seq INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS events (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    entry TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
-CREATE TABLE IF NOT EXISTS set_aside (
-    id TEXT PRIMARY KEY,
-    reason TEXT NOT NULL,
-    at REAL NOT NULL
-);
-CREATE TABLE IF NOT EXISTS hands (
-    table_id TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    record TEXT NOT NULL,
-    PRIMARY KEY (table_id, number)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS reviews (
-    table_id TEXT NOT NULL,
-    number INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    review TEXT NOT NULL,
-    PRIMARY KEY (table_id, number, seat)
-) WITHOUT ROWID;
-"""
-
-# From version 1 (or 0: a file of the first releases, which had no user_version).
-MIGRATE_FROM_1 = """
-CREATE TABLE events_v2 (
-    table_id TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    entry TEXT NOT NULL
-);
-INSERT INTO events_v2 (table_id, seq, entry)
-    SELECT table_id, seq, entry FROM events ORDER BY table_id, seq;
-DROP TABLE events;
-ALTER TABLE events_v2 RENAME TO events;
-"""
-
-
-class NewerSchema(RuntimeError):
-    """The data file was written by a newer version: this one must not touch it."""
-
-
-class OlderSchema(RuntimeError):
-    """The data file has an older layout: the server migrates it when it opens it."""
-
-
-class UnusableFile(RuntimeError):
-    """The data file is empty or not Hollywood Gin's: refused, never started as an empty store."""
-
-
-SQLITE_MAGIC = b"SQLite format 3\x00"
-
-
-def refuse_unusable(path: Path) -> None:
-    """Raise UnusableFile for a data file that exists but cannot be ours.
-
-    A 0-byte file (a copy or restore that failed half-way, a `touch`) or a file of
-    something else would otherwise be opened as a new, empty store: every table
-    gone from view, and the file overwritten. A missing file is fine (a first start
-    makes it), and so is an SQLite file with no tables in it yet.
-    """
-    if not path.exists():
-        return
-    left = "; the file is left untouched"
-    if not path.is_file():
-        raise UnusableFile(f"{path} is not a file{left}")
-    with path.open("rb") as f:
-        head = f.read(len(SQLITE_MAGIC))
-    if not head:
-        raise UnusableFile(
-            f"{path} is empty (0 bytes), not a Hollywood Gin data file (a copy or restore"
-            " that failed?). Restore a backup in its place, or remove it to start with no"
-            f" tables{left}"
-        )
-    if head != SQLITE_MAGIC:
-        raise UnusableFile(f"{path} is not an SQLite file, so not a Hollywood Gin data file{left}")
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        names = [r[0] for r in db.execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
-    except sqlite3.DatabaseError as exc:
-        raise UnusableFile(f"{path} cannot be read as SQLite ({exc}){left}") from None
-    finally:
-        db.close()
-    if names and "tables" not in names:
-        shown = ", ".join(sorted(names)[:5])
-        raise UnusableFile(
-            f"{path} is an SQLite file of something else (tables: {shown}), not a Hollywood"
-            f" Gin data file: check HOLLYWOOD_GIN_DATA_FILE{left}"
-        )
-
-
-def refuse_newer(path: Path, version: int) -> None:
-    if version > SCHEMA_VERSION:
-        raise NewerSchema(
-            f"{path} was written by a newer Hollywood Gin (store schema {version}; this"
-            f" version reads up to {SCHEMA_VERSION}). Run the newer version, or restore"
-            " a backup made by this one; the file is left untouched."
-        )
-
-
-def file_schema_version(path: Path) -> int | None:
-    """The schema version of an existing data file (None: no file yet), read-only.
-    UnusableFile for an empty file or one that is not ours."""
-    if not path.exists():
-        return None
-    refuse_unusable(path)
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    try:
-        (version,) = db.execute("PRAGMA user_version").fetchone()
-    finally:
-        db.close()
-    return int(version)
-
-
-def _migrate(db: sqlite3.Connection) -> None:
-    """Bring an older file to `SCHEMA_VERSION`, in one transaction."""
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    if version >= SCHEMA_VERSION:
-        return
-    old_events = db.execute(
-        "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'"
-    ).fetchone()
-    db.execute("BEGIN IMMEDIATE")
-    try:
-        if old_events is not None and "WITHOUT ROWID" in old_events[0].upper():
-            for statement in MIGRATE_FROM_1.split(";"):
-                if statement.strip():
-                    db.execute(statement)
-        columns = {row[1] for row in db.execute("PRAGMA table_info(tables)")}
-        if "base_seq" not in columns:
-            db.execute("ALTER TABLE tables ADD COLUMN base_seq INTEGER NOT NULL DEFAULT 0")
-        if "hooks" in columns:
-            db.execute("ALTER TABLE tables DROP COLUMN hooks")
-        log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
-        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
-    except BaseException:
-        db.execute("ROLLBACK")
-        raise
-    db.execute("COMMIT")
-
-
-def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, str]]:
-    """Every table not set aside, as records; and those that cannot be read, with why."""
-    aside = set(set_aside_in(db))
-    records: dict[str, TableRecord] = {}
-    damaged: dict[str, str] = {}
-    rows = db.execute(
-        "SELECT rowid, id, options, seats, created, last_active, base_seq FROM tables"
-        " ORDER BY created"
-    )
-    for rowid, *row in rows:
-        # A row without a usable id is set aside (and reported) under its row number.
-        table_id = row[0] if isinstance(row[0], str) and row[0] else f"(no id, row {rowid})"
-        if table_id in aside:
-            continue
-        try:
-            records[table_id] = _record_from(tuple(row))
-        except Damaged as exc:
-            damaged[table_id] = str(exc)
-    # In rowid order, which is the order of appending: each table's seq order.
-    events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
-    for table_id, seq, entry in events:
-        record = records.get(table_id)
-        if record is None:
-            continue
-        try:
-            if isinstance(seq, int) and not isinstance(seq, bool) and seq < record.base:
-                continue  # compacted, not yet dropped
-            _add_entry(record, seq, entry)
-        except Damaged as exc:
-            damaged[table_id] = str(exc)
-            del records[table_id]
-    for table_id, record in list(records.items()):
-        try:
-            _check_log(record)
-        except Damaged as exc:
-            damaged[table_id] = str(exc)
-            del records[table_id]
-    # Hand records kept for compacted hands: each must be a JSON object (checked in SQL).
-    bad_hands = db.execute(
-        "SELECT table_id, number FROM hands WHERE CASE"
-        " WHEN typeof(record) = 'text' AND json_valid(record) THEN json_type(record) != 'object'"
-        " ELSE 1 END"
-    )
-    for table_id, number in bad_hands:
-        if table_id in records:
-            damaged[table_id] = f"hand {number}: not a JSON object"
-            del records[table_id]
-    return list(records.values()), damaged
-
-
-def set_aside_in(db: sqlite3.Connection) -> dict[str, str]:
-    """The tables set aside, with why (none in a file that has no such list yet)."""
-    if db.execute("SELECT 1 FROM sqlite_master WHERE name = 'set_aside'").fetchone() is None:
-        return {}
-    return dict(db.execute("SELECT id, reason FROM set_aside ORDER BY at"))
-
-
-def open_for_reading(path: Path) -> sqlite3.Connection:
-    """A connection that changes nothing: refuses a newer file, never migrates."""
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no such data file")
-    refuse_unusable(path)
-    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
-    (version,) = db.execute("PRAGMA user_version").fetchone()
-    try:
-        refuse_newer(path, int(version))
-        if int(version) < SCHEMA_VERSION:
-            raise OlderSchema(f"{path}: older store schema {version}, which the server migrates")
-    except (NewerSchema, OlderSchema):
-        db.close()
-        raise
-    return db
-
-
-def private_file(path: Path) -> None:
-    """Make `path` (and its -wal and -shm) readable by this user only: the file holds
-    every running hand's deck. Called right after SQLite opens (so creates) it, before
-    anything is written; SQLite gives the -wal and -shm it makes the file's mode. A
-    file of an earlier version is set so too. (The server's umask, 077, makes them so
-    from the start.)
-    """
-    for part in (path, path.with_name(path.name + "-wal"), path.with_name(path.name + "-shm")):
-        with contextlib.suppress(FileNotFoundError, PermissionError):
-            if part.stat().st_mode & 0o077:
-                part.chmod(0o600)
-
-
-def backup(source: Path, target: Path) -> None:
-    """A consistent copy of the data file while the server writes to it.
-
-    SQLite's online backup API copies the pages inside one read transaction, so the
-    copy is the file as of one commit, whatever the server does meanwhile (WAL mode
-    lets it go on writing). Written beside the target, checked, then renamed onto it:
-    a target that exists is either the old backup or the new one, never half of one.
-    """
-    if not source.exists():
-        raise FileNotFoundError(f"{source}: no such data file")
-    refuse_unusable(source)
-    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    partial = target.with_name(target.name + ".partial")
-    partial.unlink(missing_ok=True)
-    src = sqlite3.connect(source)
-    try:
-        dst = sqlite3.connect(partial)
-        private_file(partial)  # before a page of the copy is written
-        try:
-            src.backup(dst)
-            # A single file, with no -wal beside it, to copy or restore by itself.
-            dst.execute("PRAGMA journal_mode=DELETE")
-            (verdict,) = dst.execute("PRAGMA integrity_check").fetchone()
-            if verdict != "ok":
-                raise sqlite3.DatabaseError(f"the copy failed its integrity check: {verdict}")
-        finally:
-            dst.close()
-    finally:
-        src.close()
-    with partial.open("rb+") as f:
-        os.fsync(f.fileno())
-    partial.replace(target)
 
 
 Write = Callable[[sqlite3.Connection], object]

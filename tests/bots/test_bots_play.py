@@ -21,14 +21,9 @@ from hollywood_gin.bots.arena import (
     play_hand,
 )
 from hollywood_gin.bots.knowledge import BotMemory
-from hollywood_gin.bots.search import (
-    SearchStats,
-    World,
-    hard_decide,
-    normal_policy,
-    play_out,
-    sample_world,
-)
+from hollywood_gin.bots.playout import World, normal_policy, play_out
+from hollywood_gin.bots.search import SearchStats, hard_decide
+from hollywood_gin.bots.worlds import sample_world
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.events import ActionTaken, Deal, Reshuffle

@@ -17,13 +17,10 @@ from benchmarks.bot_pool import POOL, STYLES
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
+from hollywood_gin.bots.playout import knocks, lean_policy, play_out, rollout
 from hollywood_gin.bots.policy import WEIGHTS
-from hollywood_gin.bots.search import (
+from hollywood_gin.bots.worlds import (
     evidence_weight,
-    knocks,
-    lean_policy,
-    play_out,
-    rollout,
     sample_opponent,
     sample_world,
     style_weights,

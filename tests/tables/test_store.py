@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from hollywood_gin.tables.sqlite_store import SCHEMA_VERSION, SqliteStore
+from hollywood_gin.tables.sqlite_file import SCHEMA_VERSION
+from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
 from tests.tables.stores import make_store, opened, pg_url, postgres, store_kind
 

@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from hollywood_gin.tables.sqlite_store import SCHEMA_VERSION, NewerSchema, SqliteStore
+from hollywood_gin.tables.sqlite_file import SCHEMA_VERSION, NewerSchema
+from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.conftest import REPO
 
 

@@ -1,0 +1,45 @@
+"""How much the hard policy thinks per decision (`Budget`): read by the search
+(`search.hard_decide`) and by the determinisation (`worlds.sample_opponent`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Budget:
+    """How much the hard policy thinks per decision: a count of playouts, not time."""
+
+    playouts: int = 480  # per searched decision, exactly (fewer only at the safety cap)
+    # a safety cap in wall time per move, counted from the moment the bot is asked;
+    # a quiet machine never reaches it (None: no cap)
+    seconds: float | None = 4.0
+    discards: int = 3  # plain discards tried besides normal's choice (its next best)
+    prune: float = 3.0  # ... only those within this much of normal's best score
+    takes: bool = True  # search the upcard offer and the draw too
+    # The opponent's sampled hand "plays" shaping turns (see `_shape`): `shape_base` +
+    # `shape_scale` x its turns played (a patient style, normal or gin, `patient_scale` x:
+    # it takes more from the pile and keeps a lower hand), at most `shape_turns`.
+    # Measured: with 1 x (at most 8), sampled hands held 5-14 points more deadwood than
+    # the real opponents' at the same point of the hand (docs/bots.md).
+    shape_turns: int = 40
+    shape_scale: float = 1.5
+    shape_base: int = 1
+    patient_scale: float = 2.5
+    # points a knock must beat waiting by (see `hard_decide`; 4 in issue 16, when
+    # only the knock was searched; 8 and the confidence of 2 were chosen on the
+    # screening deals 300000+ of issue 27, docs/bots.md)
+    knock_margin: float = 8.0
+    # leave normal's choice only for a candidate better by this many standard errors
+    confidence: float = 2.0
+    # stop after a halving round once every candidate left is worse than normal's
+    # choice by this many standard errors (0: always spend the whole budget); the
+    # count still depends only on the seed and the view, never on the clock
+    stop: float = 1.0
+    # a world's weight is multiplied by this for each choice of the opponent that
+    # would have been odd with the hand dealt to it (see `evidence_weight`)
+    evidence: float = 0.5
+    # The opponent's style in the playouts, drawn per deal with these prior weights
+    # and kept only if it agrees with what the opponent did (see `sample_opponent`):
+    # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
+    styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
