@@ -42,7 +42,8 @@ from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, RandomPlayer, TooLong, play_hand
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import full_deck
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
 
 

@@ -214,7 +214,8 @@ def bench_layoffs() -> None:
 
 def random_play_hand(seed: int) -> int:
     """Play one hand of random legal actions with the engine's Match; return the actions."""
-    from hollywood_gin.engine.match import Match, Options
+    from hollywood_gin.engine.match import Match
+    from hollywood_gin.engine.options import Options
 
     rng = random.Random(seed)
     # game scoring: a hand with no knock ends as a draw when the stock is down to two

@@ -35,7 +35,8 @@ from hollywood_gin.bots.coach import (
     replay,
     seed_of,
 )
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from tests.bots.coach_hands import judge
 
 

@@ -38,7 +38,8 @@ import orjson
 from benchmarks.compat import legal as legal_of
 from benchmarks.compat import state as state_of
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore

@@ -27,8 +27,9 @@ from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.worlds import sample_opponent
 from hollywood_gin.engine.cards import full_deck, mask_of
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask
+from hollywood_gin.engine.options import Options
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from hollywood_gin.config import (
 )
 from hollywood_gin.engine.dealer import check_entropy, derive_deck, secret_commitment
 from hollywood_gin.engine.errors import BadAction
-from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import RULES
 from hollywood_gin.tables.sqlite_file import (
     NewerSchema,

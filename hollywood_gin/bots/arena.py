@@ -19,7 +19,8 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import HandResult
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
 
 

@@ -59,8 +59,9 @@ from hollywood_gin.bots.policy import (
 from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
+from hollywood_gin.engine.options import Options
 
 # The version of the coach's method: a stored review of another version is computed again.
 COACH_VERSION = 1

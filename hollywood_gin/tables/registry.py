@@ -20,7 +20,7 @@ from collections.abc import Callable, Mapping, Sequence
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.ownership import ownership_for, worker_name

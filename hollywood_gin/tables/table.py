@@ -21,7 +21,8 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.events import log_from_json
-from hollywood_gin.engine.match import Match, Options, Order
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.views import View
 from hollywood_gin.engine.vocabulary import STRENGTHS
 from hollywood_gin.tables.hub import Hub, Seat

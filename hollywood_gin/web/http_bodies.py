@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StringConstraints, model_validator
 
-from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import (
     TURN_SECONDS,
     Rules,

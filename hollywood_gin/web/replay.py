@@ -13,8 +13,9 @@ from typing import Any
 from hollywood_gin.bots.coach import RecordDeals
 from hollywood_gin.engine.actions import PLAY_KINDS, parse_action
 from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import arrange, deadwood
+from hollywood_gin.engine.options import Options
 
 TAKES = ("take_upcard", "draw_discard")
 

@@ -24,7 +24,8 @@ from hollywood_gin.bots.coach import (
 )
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import full_deck
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 
 ALL = [str(c) for c in full_deck()]
 # Dealt to seat 0 in the hands where it goes gin at its first turn (deadwood 0).

@@ -28,8 +28,9 @@ from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.events import ActionTaken, Deal, Reshuffle
 from hollywood_gin.engine.hand import knock_limit
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.moves import CardMove
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
 from tests.wire import wire
 

@@ -22,7 +22,8 @@ from hollywood_gin.bots.coach import (
 from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, mask_of
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from tests.bots.coach_hands import (
     GIFTS,
     GIN_PASSED,

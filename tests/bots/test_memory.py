@@ -8,7 +8,8 @@ from typing import Any
 from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card, parse_cards
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from tests.wire import wire
 
 

@@ -27,8 +27,9 @@ from hollywood_gin.bots.worlds import (
 )
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import full_deck
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask
+from hollywood_gin.engine.options import Options
 from tests.wire import wire
 
 

@@ -30,7 +30,8 @@ from hollywood_gin.client.openspiel import (  # noqa: E402
 )
 from hollywood_gin.engine.cards import CARDS, Card, full_deck  # noqa: E402
 from hollywood_gin.engine.events import ActionTaken  # noqa: E402
-from hollywood_gin.engine.match import Match, Options  # noqa: E402
+from hollywood_gin.engine.match import Match  # noqa: E402
+from hollywood_gin.engine.options import Options  # noqa: E402
 from hollywood_gin.engine.views import View  # noqa: E402
 from tests.bots.test_bots_play import _replay_with_hidden_cards_moved, _seen_by_seat0  # noqa: E402
 from tests.conftest import running_server  # noqa: E402

@@ -27,7 +27,8 @@ from hollywood_gin.client.rlcard import (
 )
 from hollywood_gin.engine.actions import PLAY_KINDS
 from hollywood_gin.engine.cards import CARDS, Card, full_deck
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
 
 rlcard_utils = pytest.importorskip("rlcard.games.gin_rummy.utils.utils")

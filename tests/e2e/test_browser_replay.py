@@ -11,7 +11,8 @@ import httpx
 from playwright.sync_api import Page, expect
 
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from tests.bots.coach_hands import GIN_PASSED
 from tests.e2e.conftest import NewContext, Server, axe_violations
 from tests.e2e.scripted import play_script

@@ -10,7 +10,8 @@ from hypothesis import strategies as st
 
 from hollywood_gin.engine.actions import END_KINDS
 from hollywood_gin.engine.errors import RuleError
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 
 ALL = [r + s for s in "CDHS" for r in "A23456789TJQK"]
 

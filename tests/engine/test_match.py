@@ -21,7 +21,7 @@ from hollywood_gin.engine import (
 )
 from hollywood_gin.engine.actions import Action, parse_action
 from hollywood_gin.engine.events import ActionTaken, Arranged, Deal, log_from_json
-from hollywood_gin.engine.match import Order
+from hollywood_gin.engine.options import Order
 from tests.engine.helpers import act, deck_order, new_match, snapshot, through_json
 from tests.engine.test_hand import A_DECK
 from tests.wire import wire

@@ -40,7 +40,8 @@ from hollywood_gin.engine.events import (
     event_from_json,
     log_from_json,
 )
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 
 STORED = Path(__file__).resolve().parent / "stored"
 

@@ -11,7 +11,7 @@ import pytest
 from hollywood_gin.engine.actions import ACTION_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import BadAction, BadCard
-from hollywood_gin.engine.match import Options
+from hollywood_gin.engine.options import Options
 from tests.engine.helpers import act, new_match
 from tests.engine.test_hand import A_DECK
 

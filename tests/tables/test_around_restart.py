@@ -12,7 +12,8 @@ import pytest
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.errors import IllegalAction
 from hollywood_gin.engine.events import ActionTaken
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table

@@ -21,7 +21,8 @@ from hypothesis import strategies as st
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.events import Deal, Event, Snapshot
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore

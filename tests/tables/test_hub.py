@@ -10,7 +10,8 @@ import orjson
 import pytest
 
 from hollywood_gin.bots import Bot
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
 from hollywood_gin.tables.hub import Connection, Hub, Seat, TooManyConnections, state_message
 

@@ -9,7 +9,8 @@ import random
 import pytest
 
 from hollywood_gin.bots import Bot
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.thinking import Thinkers

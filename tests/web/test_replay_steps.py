@@ -11,7 +11,8 @@ import pytest
 
 from hollywood_gin.bots.coach import replay
 from hollywood_gin.engine.actions import Action
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.web.replay import hand_steps
 
 

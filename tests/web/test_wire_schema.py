@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.events import log_from_json
-from hollywood_gin.engine.match import Match, Options
+from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.options import Options
 from hollywood_gin.web import http_bodies, messages, state_bodies
 from tests.conftest import REPO
 from tests.engine.test_stored_logs import stored
