@@ -13,35 +13,80 @@ to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
+import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
-from hollywood_gin.engine import deals, endings, match_view, replay
 from hollywood_gin.engine.actions import END_KINDS, Action
 from hollywood_gin.engine.cards import Card
-from hollywood_gin.engine.dealer import Dealer, Deals, Replayed, check_entropy, check_seat
+from hollywood_gin.engine.dealer import (
+    Dealer,
+    Deals,
+    Replayed,
+    check_entropy,
+    check_seat,
+    secret_commitment,
+)
 from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
 from hollywood_gin.engine.events import (
     START,
     ActionTaken,
+    Arranged,
+    Back,
     Deal,
     DealSource,
     Entropy,
     Event,
+    NextDeal,
     Reshuffle,
+    Snapshot,
+    Start,
 )
 from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
-from hollywood_gin.engine.views import Ended, HandView, Outcome, SheetView, TableView, View
-from hollywood_gin.engine.vocabulary import MOVERS, Mover, Status, walled
-
-__all__ = ["Match", "Options", "Order"]
-
+from hollywood_gin.engine.views import (
+    Ended,
+    HandView,
+    Mine,
+    Outcome,
+    SheetView,
+    TableView,
+    View,
+    sheet_view,
+)
+from hollywood_gin.engine.vocabulary import (
+    AWAY_TIMEOUTS,
+    MOVERS,
+    Mover,
+    Status,
+    walled,
+)
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
+_RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
 _MOVERS: Mapping[object, Mover] = {m: m for m in MOVERS}
+
+
+class PendingDeal:
+    """The deal not yet made: its server secret (None: not derived from secrets, a
+    test deck or an old log) and what each seat has added (hex, or None)."""
+
+    __slots__ = ("commitment", "entropy", "hand", "secret")
+
+    def __init__(self, hand: int, secret: bytes | None) -> None:
+        self.hand = hand
+        self.secret = secret
+        self.commitment = None if secret is None else secret_commitment(secret)
+        self.entropy: list[str | None] = [None, None]
+
+    def fair(self) -> tuple[bytes, list[bytes | None]] | None:
+        """What the dealer derives the deck from (None: no secret)."""
+        if self.secret is None:
+            return None
+        return self.secret, [None if e is None else bytes.fromhex(e) for e in self.entropy]
 
 
 class Match:
@@ -110,9 +155,9 @@ class Match:
         self._trusted = False
         # The next deal's secret and entropy, from the end of the hand before it (or
         # the table's creation) until it is dealt; then the dealt hand's, as revealed.
-        self._next: deals.PendingDeal | None = None
+        self._next: PendingDeal | None = None
         self._dealt_from: tuple[str | None, tuple[str | None, str | None]] = (None, (None, None))
-        deals.open_deal(self, 1)
+        self._open_deal(1)
 
     # -- lifecycle ---------------------------------------------------------
 
@@ -128,6 +173,16 @@ class Match:
         self._deal(hand)
         self.version += 1
 
+    def _open_deal(self, number: int) -> None:
+        """Commit to deal `number`'s server secret, before any seat can add entropy."""
+        self._next = PendingDeal(number, self._dealer.secret(number))
+        if self._next.secret is not None:
+            self.log.append(NextDeal(number, self._next.secret.hex()))
+
+    def _pending(self, number: int) -> PendingDeal | None:
+        known = self._next
+        return known if known is not None and known.hand == number else None
+
     def contribute(self, seat: int, entropy: object) -> None:
         """Record `seat`'s entropy (32 hex characters) for the next deal; once per
         seat and deal. Not an action: `version` stays (the table's creation and a
@@ -137,17 +192,30 @@ class Match:
         :raises IllegalAction: a hand is being played, the seat has already sent
             `next_hand` / `new_match`, or its entropy for this deal is recorded already.
         """
-        deals.contribute(self, seat, entropy)
+        seat = check_seat(seat)
+        text = check_entropy(entropy)
+        pending = self._next
+        if self.status == "playing" or pending is None:
+            raise IllegalAction("entropy is added between hands, before the deal")
+        if self.ready[seat]:
+            raise IllegalAction("you have already sent your part for this deal")
+        if pending.entropy[seat] is not None:
+            raise IllegalAction("this seat's entropy for this deal is recorded already")
+        pending.entropy[seat] = text
+        self.log.append(Entropy(pending.hand, seat, text))
 
     @property
     def next_deal(self) -> str | None:
         """The commitment (hex) to the next deal's server secret, between hands."""
-        return deals.commitment(self)
+        known = self._next
+        if known is None or self.status == "playing":
+            return None
+        return known.commitment
 
     def _new_hand(self, dealer: int) -> Hand:
         """The next hand, dealt but not yet in play (raises before any change)."""
         number = self._hands_dealt + 1
-        pending = deals.pending(self, number)
+        pending = self._pending(number)
         deck, salt = self._dealer.deal(number, dealer, None if pending is None else pending.fair())
         return Hand(
             number=number,
@@ -163,14 +231,14 @@ class Match:
         # the version): the log before it can then go (`compact`), and a replay starts
         # there. A replay writes one where its log has one, so it rebuilds it exactly.
         if self._replay_snapshots is None or hand.number in self._replay_snapshots:
-            self.log.append(replay.snapshot(self, hand.number - 1))
+            self.log.append(self._snapshot(hand.number - 1))
         self._hands_dealt = hand.number
         self._hand_log_start = len(self.log)  # where the deal event goes
         self.hand = hand
         self.hand_games = []
         self.status = "playing"
         self.ready = [False, False]
-        pending = deals.pending(self, hand.number)
+        pending = self._pending(hand.number)
         self._next = None
         secret = None if pending is None or pending.secret is None else pending.secret.hex()
         entropy = (None, None) if pending is None else (pending.entropy[0], pending.entropy[1])
@@ -219,7 +287,7 @@ class Match:
         if by == "timeout" and self.status != "playing":
             raise IllegalAction("the turn clock runs only while a hand is played")
         if act.kind in END_KINDS:
-            endings.end_early(self, seat, act)
+            self._end_early(seat, act)
             return self
         if entropy is not None and act.kind not in ("next_hand", "new_match"):
             raise BadAction("only next_hand and new_match carry entropy")
@@ -282,17 +350,58 @@ class Match:
 
     def away(self, seat: int) -> bool:
         """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
-        return endings.away(self, seat)
+        return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
+
+    def _endings(self, seat: int) -> list[Action]:
+        """The end actions open to `seat` now (after its other actions in `legal`)."""
+        if not self.endings or self.status not in ("playing", "hand_over"):
+            return []
+        out = [_RESIGN]
+        if self.away(1 - seat):
+            out.append(_CLAIM)
+            if not self.stand_in[1 - seat]:
+                out.append(_STAND_IN)
+        return out
+
+    def _end_early(self, seat: int, act: Action) -> None:
+        """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
+        open_now = {a.kind for a in self._endings(seat)}
+        if self._trusted and self.endings and self.status in ("playing", "hand_over"):
+            open_now |= {"claim", "stand_in"}  # the log says the other seat was away then
+        if act.kind not in open_now:
+            raise IllegalAction(f"{act.kind} is not open now")
+        self._log_action(seat, act, None)
+        self.version += 1
+        if act.kind == "stand_in":
+            self.stand_in[1 - seat] = True
+            return
+        hand = self.hand
+        if self.status == "playing" and hand is not None:
+            # The hand is left unplayed: no result, the same dealer deals again, from
+            # a deal committed to now (as at the end of a hand).
+            self._next_dealer = hand.dealer
+            self._open_deal(hand.number + 1)
+        self.ended = Ended("resign" if act.kind == "resign" else "claim", seat)
+        self.status = "match_over"
+        self.ready = [False, False]
 
     @property
     def match_winner(self) -> int | None:
         """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
-        return endings.match_winner(self)
+        ended = self.ended
+        if ended is not None:
+            return 1 - ended.seat if ended.by == "resign" else ended.seat
+        return self.sheet.match_winner
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the
         version stays), but in the log, so a replay knows. True: it was standing in."""
-        return endings.back(self, seat)
+        seat = check_seat(seat)
+        if not self.stand_in[seat]:
+            return False
+        self.stand_in[seat] = False
+        self.log.append(Back(seat))
+        return True
 
     def playable(self, seat: int) -> list[Action]:
         """`legal` without the end actions: what a computer or a stand-in may choose from."""
@@ -317,9 +426,8 @@ class Match:
         self.ready = [False, False]
         # The deck, actions and reshuffles are in the log already: a finished hand
         # keeps only where they are (its record is built when asked for).
-        outcome = match_view.outcome(self, hand)
-        self._records[hand.number] = (self._hand_log_start, len(self.log), outcome)
-        deals.open_deal(self, hand.number + 1)
+        self._records[hand.number] = (self._hand_log_start, len(self.log), self._outcome(hand))
+        self._open_deal(hand.number + 1)
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
         """Keep `seat`'s cards in this order. Not an action: `version` stays.
@@ -347,14 +455,23 @@ class Match:
         """Exactly the actions open to `seat` now (`view` shows them as they are sent)."""
         seat = check_seat(seat)
         if self.status == "playing" and self.hand is not None:
-            return [*self.hand.legal(seat), *endings.open_endings(self, seat)]
+            return [*self.hand.legal(seat), *self._endings(seat)]
         if self.status == "hand_over" and not self.ready[seat]:
-            return [_NEXT_HAND, *endings.open_endings(self, seat)]
+            return [_NEXT_HAND, *self._endings(seat)]
         if self.status == "hand_over":
-            return endings.open_endings(self, seat)
+            return self._endings(seat)
         if self.status == "match_over" and not self.ready[seat]:
             return [_NEW_MATCH]
         return []
+
+    def _outcome(self, hand: Hand) -> Outcome | None:
+        if hand.result is None:
+            return None
+        games = tuple(self.hand_games) if hand is self.hand else ()
+        secret, entropy = self._dealt_from
+        return Outcome(
+            hand.result, tuple(str(c) for c in hand.deck), hand.salt, games, secret, entropy
+        )
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
@@ -363,19 +480,178 @@ class Match:
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.
         """
-        return match_view.view(self, seat)
+        if seat is not None:
+            seat = check_seat(seat)
+        hand = self.hand
+        mine: Mine | None = None
+        legal: tuple[Action, ...] = ()
+        knock_deadwood: tuple[int, ...] = ()
+        if hand is not None and seat is not None:
+            melds, deadwood = self._grouping(hand, seat)
+            cards = hand.cards[seat]
+            mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
+        if seat is not None:
+            legal = tuple(self.legal(seat))
+            if legal and (legal[-1].kind == "knock" or any(a.kind == "knock" for a in legal)):
+                assert hand is not None
+                left = hand.discard_deadwoods(seat)
+                # `legal` lists the knocks after the discards (Hand.legal), each with
+                # its discard, then the end actions.
+                knock_deadwood = tuple(
+                    [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
+                )
+        return View(
+            version=self.version,
+            you=seat,
+            table=self._table_view(),
+            hand=None if hand is None else self._hand_view(hand),
+            mine=mine,
+            legal=legal,
+            sheet=self._sheet(),
+            ready=(self.ready[0], self.ready[1]),
+            knock_deadwood=knock_deadwood,
+            next_deal=self.next_deal,
+        )
+
+    def _table_view(self) -> TableView:
+        known = self._shared_table
+        if known is None or known.status != self.status or known.ended is not self.ended:
+            o = self.options
+            known = self._shared_table = TableView(
+                o.rules, o.scoring, o.target, self.status, self.ended
+            )
+        return known
+
+    def _hand_view(self, hand: Hand) -> HandView:
+        """The public part of the hand, built once per change for every seat's view."""
+        key = (hand, self.version)
+        known = self._shared_hand
+        if known is not None and known[0] == key:
+            return known[1]
+        view = HandView(
+            number=hand.number,
+            dealer=hand.dealer,
+            turn=hand.turn,
+            phase=hand.phase,
+            knock_limit=hand.knock_limit,
+            stock_count=len(hand.stock),
+            discard_top=hand.discard[-1].text if hand.discard else None,
+            discard_count=len(hand.discard),
+            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
+            deck_commitment=hand.commitment,
+            last_action=hand.last_action,
+            events=tuple(hand.events),
+            outcome=self._outcome(hand) if hand.phase == "over" else None,
+        )
+        self._shared_hand = (key, view)
+        return view
+
+    def _grouping(self, hand: Hand, seat: int) -> tuple[tuple[tuple[str, ...], ...], int]:
+        # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
+        # holding eleven, the card it may not discard.
+        cards = hand.cards[seat]
+        key = (hand, tuple(cards), hand.taken_from_discard if len(cards) == 11 else None)
+        known = self._groupings.get(seat)
+        if known is not None and known[0] == key:
+            return known[1]
+        melds, deadwood = hand.grouping(seat)
+        found = (tuple([tuple([c.text for c in meld]) for meld in melds]), deadwood)
+        self._groupings[seat] = (key, found)
+        return found
+
+    def _sheet(self) -> SheetView:
+        """The sheet's view, built once per change of the sheet: every view shares it."""
+        # `Sheet.record` is its only change and always counts a won hand; a new
+        # match is a new sheet.
+        key = (self.sheet, *self.sheet.wins, id(self.ended))
+        known = self._sheet_view
+        if known is None or known[0] != key:
+            view = sheet_view(self.sheet)
+            if self.ended is not None:
+                view = dataclasses.replace(view, match_winner=self.match_winner)
+            known = (key, view)
+            self._sheet_view = known
+        return known[1]
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
         table's life), or None while it is unknown or still being played.
         Built anew on each call: the caller may change what it gets."""
-        return match_view.hand_record(self, n)
+        known = self._records.get(n)
+        if known is None:
+            return None
+        start, end, outcome = known
+        events = self.log[start:end]
+        deal = events[0]
+        assert isinstance(deal, Deal)  # a hand's events start with its deal
+        source = deal.source
+        return {
+            "options": self.options.to_dict(),
+            "number": n,
+            "dealer": deal.dealer,
+            "deck": [c.text for c in deal.deck],
+            "salt": deal.salt,
+            "server_secret": None if source is None else source.server_secret,
+            "entropy": [None, None] if source is None else list(source.entropy),
+            "actions": [
+                {"seat": e.seat, "action": e.action.to_dict()}
+                for e in events
+                if isinstance(e, ActionTaken)
+            ],
+            "reshuffles": [
+                {"after": e.after, "stock": [c.text for c in e.stock]}
+                for e in events
+                if isinstance(e, Reshuffle)
+            ],
+            "result": None if outcome is None else outcome.wire(),
+        }
 
-    # -- the log ---------------------------------------------------------------
+    # -- snapshots -------------------------------------------------------------
+
+    def _snapshot(self, hands_dealt: int) -> Snapshot:
+        """What the next deal starts from: everything earlier hands leave behind.
+        Presence carried over from earlier hands only when there is some (so the
+        logs of tables that never had any stay as they were)."""
+        timeouts = (self.timeouts[0], self.timeouts[1]) if any(self.timeouts) else None
+        stand_in = (self.stand_in[0], self.stand_in[1]) if any(self.stand_in) else None
+        return Snapshot(hands_dealt, self.version, self.sheet.to_state(), timeouts, stand_in)
+
+    def _restore(self, snapshot: Snapshot) -> None:
+        """Take up the state a snapshot describes (a replay that starts with one)."""
+        self._hands_dealt = snapshot.hands_dealt
+        self.version = snapshot.version
+        self.timeouts = list(snapshot.timeouts or (0, 0))
+        self.stand_in = list(snapshot.stand_in or (False, False))
+        try:
+            self.sheet = Sheet.from_state(snapshot.sheet, self.options.scoring, self.options.target)
+        except ValueError as exc:
+            raise BadAction(f"a snapshot's sheet: {exc}") from None
+
+    def _resume_deal(self, deal: Deal) -> None:
+        """A compacted log starts at a deal: what it was derived from is in its event."""
+        source = deal.source
+        secret = None if source is None else source.server_secret
+        pending = PendingDeal(deal.hand, None if secret is None else bytes.fromhex(secret))
+        if source is not None:
+            pending.entropy = list(source.entropy)
+        self._next = pending
 
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
-        return replay.compaction(self)
+        last = self._last_snapshot()
+        records = {}
+        for n, (start, _end, _outcome) in self._records.items():
+            if start < last:
+                record = self.hand_record(n)
+                assert record is not None
+                records[n] = record
+        return last, records
+
+    def _last_snapshot(self) -> int:
+        for i in range(len(self.log) - 1, -1, -1):
+            if isinstance(self.log[i], Snapshot):
+                return i
+        return 0
 
     def compact(self) -> int:
         """Drop the log before the last snapshot; return how many entries went.
@@ -384,7 +660,24 @@ class Match:
         their records are the caller's to keep (`compaction` gives them). So a
         table's log, and its replay, stay about one hand long.
         """
-        return replay.compact(self)
+        last = self._last_snapshot()
+        if last == 0:
+            return 0
+        del self.log[:last]
+        self._hand_log_start -= last
+        self.orders = {
+            seat: dataclasses.replace(order, at=order.at - last)
+            for seat, order in self.orders.items()
+            if order.at >= last
+        }
+        self._records = {
+            n: (start - last, end - last, outcome)
+            for n, (start, end, outcome) in self._records.items()
+            if start >= last
+        }
+        return last
+
+    # -- replay --------------------------------------------------------------
 
     @classmethod
     def replay(
@@ -411,5 +704,59 @@ class Match:
         dealer = Replayed(events, then=Dealer(rng, fair=fair))
         match = cls(options, dealer=dealer)
         match.endings = endings
-        replay.rebuild(match, events, dealer, orders)
+        match._trusted = True
+        match._replay_snapshots = {
+            after.hand
+            for e, after in itertools.pairwise(events)
+            if isinstance(e, Snapshot) and isinstance(after, Deal)
+        }
+        arranged: dict[int, list[tuple[int, Order]]] = {}
+        for seat, order in (orders or {}).items():
+            arranged.setdefault(order.at, []).append((seat, order))
+        for i, event in enumerate([*events, None]):
+            for seat, order in arranged.get(i, ()):
+                match._rearrange(seat, order)
+            if event is None:
+                break
+            match._replay_one(event, events, i)
+        dealer.done()
+        if match.log != events:
+            # Snapshots are written by the replay itself: each must be what it says.
+            raise BadAction("the log's snapshots do not follow from its hands")
+        match._replay_snapshots = None
+        match._trusted = False
         return match
+
+    def _replay_one(self, event: Event, events: Sequence[Event], i: int) -> None:
+        """Event `i` of a replayed log, done again (deals and reshuffles are the
+        dealer's: `Replayed` deals them when the actions come to them)."""
+        following = events[i + 1] if i + 1 < len(events) else None
+        match event:
+            case Snapshot() if i == 0:
+                # A compacted log: the match goes on from here, with this hand.
+                if not isinstance(following, Deal):
+                    raise BadAction("a snapshot is followed by its deal")
+                self._restore(event)
+                self._resume_deal(following)
+                self._deal(self._new_hand(following.dealer))
+                self.version += 1
+            case Snapshot():
+                # Written again by the deal it comes before; checked there.
+                if not isinstance(following, Deal):
+                    raise BadAction("a snapshot is followed by its deal")
+            case Start():
+                self.start()
+            case Entropy(seat=seat, entropy=entropy):
+                self.contribute(seat, entropy)
+            case ActionTaken(seat=seat, action=action, by=by):
+                self.apply(seat, action, by=by)
+            case Back(seat=seat):
+                if not self.back(seat):
+                    raise BadAction("a seat came back that nobody stood in for")
+            case Arranged(seat=seat, cards=cards):
+                # Logs written before orders were kept apart: apply, and keep the
+                # event, so the log stays the stored one entry for entry.
+                self.arrange(seat, cards)
+                self.log.append(event)
+            case Deal() | Reshuffle() | NextDeal():
+                pass
