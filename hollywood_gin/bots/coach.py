@@ -44,8 +44,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from hollywood_gin.bots import playout
-from hollywood_gin.bots.knowledge import FULL, BotMemory, Seen
+from hollywood_gin.bots import playout, worlds
+from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.playout import Decision, Policy, World
 from hollywood_gin.bots.policy import (
     VALUE,
@@ -120,17 +120,7 @@ def lean_policy(seen: Seen, world: World) -> Decision:
     lowers the deadwood by three."""
     hand = seen.hand
     if world.phase == DISCARD:
-        # One solve for every discard (the same counts as one solve each, faster).
-        best, best_score, least = -1, 1e9, 99
-        forbidden = seen.forbidden
-        for i, d in discard_deadwoods_mask(hand):
-            if i == forbidden:
-                continue
-            if d < least:
-                least = d
-            score = d - 0.01 * VALUE[i]
-            if score < best_score:
-                best, best_score = i, score
+        best, least = playout.least_discard(hand, seen.forbidden)
         return ("discard", best, should_knock(seen, least))
     if not world.pile or world.must_draw_stock:
         return ("take", 0, False)
@@ -177,17 +167,10 @@ def sample_world(
     The opponent's hand is shaped by the turns it has played (`_shape`); once it has
     made a plain discard, a deal that gives it gin is dealt again (a few times at
     most): it would have gone out."""
-    unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
-    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
-    pile_unknown = seen.pile_count - len(seen.pile)
-    pool = indices(unseen)
-    if (
-        seen.turn is None
-        or opp_unknown < 0
-        or pile_unknown < 0
-        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
-    ):
+    counts = worlds.unseen(seen)
+    if counts is None:
         return None
+    pool, opp_unknown, pile_unknown = counts
     turns = min(max(0, 31 - seen.stock_count) // 2, shape_turns)
     for _ in range(8):
         rng.shuffle(pool)
@@ -200,28 +183,8 @@ def sample_world(
             rng.shuffle(rest)
         if not seen.opp_discards or deadwood_mask(opp) > 0:
             break
-    hands = [0, 0]
-    hands[seen.me] = seen.hand
-    hands[1 - seen.me] = opp
-    took = [0, 0]
-    took[1 - seen.me] = seen.opp_has
-    threw = [0, 0]
-    threw[1 - seen.me] = seen.opp_threw
-    return World(
-        hands=hands,
-        stock=rest[pile_unknown:],
-        pile=rest[:pile_unknown] + list(seen.pile),
-        turn=seen.turn,
-        dealer=seen.dealer,
-        phase=seen.phase,
-        knock_limit=seen.knock_limit,
-        wall=seen.wall,
-        reshuffle=not seen.wall,
-        must_draw_stock=must_draw_stock,
-        forbidden=seen.forbidden,
-        took=took,
-        threw=threw,
-    )
+    pile = rest[:pile_unknown] + list(seen.pile)
+    return World.dealt(seen, opp, pile, rest[pile_unknown:], must_draw_stock=must_draw_stock)
 
 
 # -- the hand's decisions ----------------------------------------------------------

@@ -66,6 +66,32 @@ class World:
     winner: int | None = None
     points: int = 0
 
+    @classmethod
+    def dealt(
+        cls, seen: Seen, opp: int, pile: list[int], stock: list[int], *, must_draw_stock: bool
+    ) -> World:
+        """The world `seen` is in, with the opponent's hand, the pile and the stock guessed."""
+        assert seen.turn is not None  # a sampler deals only a hand under way
+        hands, took, threw = [0, 0], [0, 0], [0, 0]
+        hands[seen.me], hands[1 - seen.me] = seen.hand, opp
+        took[1 - seen.me] = seen.opp_has
+        threw[1 - seen.me] = seen.opp_threw
+        return cls(
+            hands=hands,
+            stock=stock,
+            pile=pile,
+            turn=seen.turn,
+            dealer=seen.dealer,
+            phase=seen.phase,
+            knock_limit=seen.knock_limit,
+            wall=seen.wall,
+            reshuffle=not seen.wall,
+            must_draw_stock=must_draw_stock,
+            forbidden=seen.forbidden,
+            took=took,
+            threw=threw,
+        )
+
     def copy(self) -> World:
         return World(
             list(self.hands),
@@ -289,6 +315,21 @@ _DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (
 _TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
 
 
+def least_discard(hand: int, forbidden: int) -> tuple[int, int]:
+    """The discard that leaves the least deadwood (the higher card on a tie) and that
+    deadwood, all discards from one solve; `forbidden` may not be thrown."""
+    best, best_score, least = -1, 1e9, 99
+    for i, d in discard_deadwoods_mask(hand):
+        if i == forbidden:
+            continue
+        if d < least:
+            least = d
+        score = d - 0.01 * VALUE[i]
+        if score < best_score:
+            best, best_score = i, score
+    return best, least
+
+
 def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int, bool]:
     """The lean policy's discard (as `lean_policy`), remembered by hand: the
     playouts of one search meet the same hands again and again."""
@@ -297,18 +338,9 @@ def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int,
     key = (hand, forbidden)
     known = _DISCARDS.get(key)
     if known is None:
-        best, best_score, least = -1, 1e9, 99
-        for i, d in discard_deadwoods_mask(hand):  # one solve for every discard
-            if i == forbidden:
-                continue
-            if d < least:
-                least = d
-            score = d - 0.01 * VALUE[i]
-            if score < best_score:
-                best, best_score = i, score
         if len(_DISCARDS) > 20_000:
             _DISCARDS.clear()
-        known = _DISCARDS[key] = (best, least)
+        known = _DISCARDS[key] = least_discard(hand, forbidden)
     return known[0], _knock_rule(style, world, seat, known[1], w)
 
 

@@ -51,6 +51,22 @@ def _shape(opp: int, known: int, rest: list[int], turns: int, rng: random.Random
     return opp
 
 
+def unseen(seen: Seen) -> tuple[list[int], int, int] | None:
+    """The cards `seen` has not seen (in index order), how many of them the opponent
+    holds and how many the pile hides; None if the counts disagree."""
+    pool = indices(FULL & ~(seen.hand | seen.dead | seen.opp_has))
+    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
+    pile_unknown = seen.pile_count - len(seen.pile)
+    if (
+        seen.turn is None
+        or opp_unknown < 0
+        or pile_unknown < 0
+        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
+    ):
+        return None
+    return pool, opp_unknown, pile_unknown
+
+
 def sample_world(
     seen: Seen,
     rng: random.Random,
@@ -66,17 +82,10 @@ def sample_world(
     `turns`: the shaping turns of the opponent's hand (default: its turns played,
     at most `shape_turns`).
     """
-    unseen = FULL & ~(seen.hand | seen.dead | seen.opp_has)
-    opp_unknown = seen.opp_count - seen.opp_has.bit_count()
-    pile_unknown = seen.pile_count - len(seen.pile)
-    pool = indices(unseen)
-    if (
-        seen.turn is None
-        or opp_unknown < 0
-        or pile_unknown < 0
-        or len(pool) != opp_unknown + pile_unknown + seen.stock_count
-    ):
+    counts = unseen(seen)
+    if counts is None:
         return None
+    pool, opp_unknown, pile_unknown = counts
     rng.shuffle(pool)
     opp = seen.opp_has
     for i in pool[:opp_unknown]:
@@ -88,29 +97,7 @@ def sample_world(
         opp = _shape(opp, seen.opp_has, rest, turns, rng)
         rng.shuffle(rest)
     pile = rest[:pile_unknown] + list(seen.pile)
-    stock = rest[pile_unknown:]
-    hands = [0, 0]
-    hands[seen.me] = seen.hand
-    hands[1 - seen.me] = opp
-    took = [0, 0]
-    took[1 - seen.me] = seen.opp_has
-    threw = [0, 0]
-    threw[1 - seen.me] = seen.opp_threw
-    return World(
-        hands=hands,
-        stock=stock,
-        pile=pile,
-        turn=seen.turn,
-        dealer=seen.dealer,
-        phase=seen.phase,
-        knock_limit=seen.knock_limit,
-        wall=seen.wall,
-        reshuffle=not seen.wall,
-        must_draw_stock=must_draw_stock,
-        forbidden=seen.forbidden,
-        took=took,
-        threw=threw,
-    )
+    return World.dealt(seen, opp, pile, rest[pile_unknown:], must_draw_stock=must_draw_stock)
 
 
 def evidence_weight(seen: Seen, opp: int, evidence: float) -> float:
