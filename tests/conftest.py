@@ -12,8 +12,17 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="session")
+def anyio_backend() -> str:
+    """The server runs on asyncio (uvicorn, the hub, the computer's tasks), so the async
+    tests do too. anyio's own fixture runs each test once per importable backend, so a
+    machine that happens to have trio installed would run them on trio as well."""
+    return "asyncio"
 
 
 def free_port() -> int:

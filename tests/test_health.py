@@ -48,11 +48,6 @@ def test_bad_setting_stops_start_up_with_a_clear_message() -> None:
     assert "Traceback" not in out.stderr
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
-
-
 def test_no_server_banner_and_no_schema_unless_asked(tmp_path: Path) -> None:
     with running_server(tmp_path / "t.sqlite3") as (base, _proc):
         r = httpx.get(base + "/healthz", timeout=5)
