@@ -46,6 +46,7 @@ from typing import Any
 
 from hollywood_gin.bots import playout, worlds
 from hollywood_gin.bots.knowledge import BotMemory, Seen
+from hollywood_gin.bots.lean import least_discard
 from hollywood_gin.bots.playout import Decision, Policy, World
 from hollywood_gin.bots.policy import (
     VALUE,
@@ -120,7 +121,7 @@ def lean_policy(seen: Seen, world: World) -> Decision:
     lowers the deadwood by three."""
     hand = seen.hand
     if world.phase == DISCARD:
-        best, least = playout.least_discard(hand, seen.forbidden)
+        best, least = least_discard(hand, seen.forbidden)
         return ("discard", best, should_knock(seen, least))
     if not world.pile or world.must_draw_stock:
         return ("take", 0, False)
