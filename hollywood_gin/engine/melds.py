@@ -39,6 +39,7 @@ __all__ = [
     "defender_deadwood",
     "discard_deadwoods",
     "discard_deadwoods_mask",
+    "discard_least",
     "is_meld",
     "lay_off",
 ]
@@ -269,7 +270,20 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
 
 
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
-    """(card index, least deadwood after discarding it) for each card, in index order.
+    """(card index, least deadwood after discarding it) for each card, in index order."""
+    least = discard_least(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        i = low.bit_length() - 1
+        out.append((i, least[i]))
+    return out
+
+
+def discard_least(mask: int) -> list[int]:
+    """By card index (52 entries), the least deadwood after discarding that card;
+    the entries of cards not in `mask` are meaningless.
 
     One search for all discards: discarding x leaves some choice of sets that
     does not use x, so each set choice of the whole hand is scored once with
@@ -278,8 +292,21 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     t = _RUN_DEADWOOD
     c, d, h, s = _suits(mask)
     three = (c & d & (h | s)) | (h & s & (c | d))
-    states = _set_states(c, d, h, s, three) if three else [(c, d, h, s)]
     least = [_NONE] * 52
+    if not three:
+        # no possible set: only the discarded card's suit changes
+        total = t[c] + t[d] + t[h] + t[s]
+        offset = 0
+        for p in (c, d, h, s):
+            base = total - t[p]
+            rest = p
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                least[offset + low.bit_length() - 1] = base + t[p ^ low]
+            offset += 13
+        return least
+    states = _set_states(c, d, h, s, three)
     for state in states:
         total = t[state[0]] + t[state[1]] + t[state[2]] + t[state[3]]
         offset = 0
@@ -294,13 +321,7 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
                 if v < least[i]:
                     least[i] = v
             offset += 13
-    out = []
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        i = low.bit_length() - 1
-        out.append((i, least[i]))
-    return out
+    return least
 
 
 def discard_deadwoods(
