@@ -108,7 +108,11 @@ def main() -> int:
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None:
-        json.dump(child(args.matches, int(args.child)), sys.stdout)
+        import hollywood_gin
+
+        found: dict[str, object] = {**child(args.matches, int(args.child))}
+        found["package"] = hollywood_gin.__file__
+        json.dump(found, sys.stdout)
         return 0
     from benchmarks.serve import export
 
@@ -123,12 +127,17 @@ def main() -> int:
                 env = {**os.environ, "PYTHONPATH": f"{root}{os.pathsep}{REPO}"}
                 cmd = [sys.executable, "-m", "benchmarks.bench_views", "--child", str(r)]
                 cmd += ["--matches", str(args.matches)]
+                # Run from the version's folder: `-m` puts the working folder first
+                # on the path, ahead of PYTHONPATH.
                 out = subprocess.run(
-                    cmd, cwd=REPO, env=env, check=True, capture_output=True, timeout=900
+                    cmd, cwd=root, env=env, check=True, capture_output=True, timeout=900
                 ).stdout
-                for kind, ns in json.loads(out).items():
+                found = json.loads(out)
+                package = found.pop("package")
+                assert package.startswith(str(root)), (package, root)
+                for kind, ns in found.items():
                     all_of[name][kind].extend(ns)
-                medians[name].append(statistics.median(json.loads(out)[KINDS[0]]) / 1000)
+                medians[name].append(statistics.median(found[KINDS[0]]) / 1000)
     print(
         f"\n`Match.view` µs per call, {args.rounds} rounds of {args.matches} matches per "
         "version, the versions alternating; median / mean over all calls\n"

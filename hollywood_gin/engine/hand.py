@@ -20,7 +20,8 @@ from hollywood_gin.engine.actions import PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, format_cards, parse_cards
 from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
+from hollywood_gin.engine.layoffs import lay_off
+from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld
 from hollywood_gin.engine.moves import CardMove, Move
 from hollywood_gin.engine.own import Own, own_cards
 from hollywood_gin.engine.scoring import score_hand
