@@ -39,6 +39,7 @@ __all__ = [
     "discard_least",
     "is_meld",
     "mask_checked",
+    "run_deadwoods",
     "shown",
 ]
 
@@ -71,6 +72,13 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
 
 
 _RUN_DEADWOOD, _RUN_CHOICE = _build_run_tables()
+
+
+def run_deadwoods() -> list[int]:
+    """The table of every 13-bit pattern's least deadwood with runs only (read only)."""
+    return _RUN_DEADWOOD
+
+
 _NONE = 1000  # above any deadwood: "none found yet"
 
 

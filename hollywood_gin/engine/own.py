@@ -19,13 +19,14 @@ from __future__ import annotations
 
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import CARDS, Card
-from hollywood_gin.engine.melds import arrange_mask, discard_least
+from hollywood_gin.engine.melds import arrange_mask, discard_least, run_deadwoods
 
 __all__ = ["Grouping", "Own", "grouping_of", "own_cards"]
 
 Grouping = tuple[tuple[tuple[str, ...], ...], int]  # (melds as text, deadwood)
 
 _BIT = tuple(1 << i for i in range(52))
+_IN_SUIT = tuple(1 << (i % 13) for i in range(52))  # a card's bit in its suit's pattern
 _DISCARD = tuple(Action.of("discard", c) for c in CARDS)
 _KNOCK = tuple(Action.of("knock", c) for c in CARDS)
 
@@ -58,17 +59,43 @@ def _meld_table() -> dict[int, tuple[int, tuple[str, ...]]]:
 
 
 _MELDS = _meld_table()
+_T = run_deadwoods()
+
+# Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as masks of the
+# clubs (shifted to their suit when shown): filled as patterns come up (at most 8,192).
+_RUNS: dict[int, tuple[int, ...]] = {}
+
+
+def _runs(pattern: int) -> tuple[int, ...]:
+    runs = _RUNS.get(pattern)
+    if runs is None:
+        runs = _RUNS[pattern] = tuple(arrange_mask(pattern)[1])
+    return runs
 
 
 def grouping_of(mask: int) -> Grouping:
     """One least-deadwood arrangement of a mask as shown: the melds' text, in
-    `melds.arrange`'s order, and the deadwood."""
-    deadwood, melds, _ = arrange_mask(mask)
+    `melds.arrange`'s order, and the deadwood (`arrange_mask`'s arrangement)."""
     table = _MELDS
-    if len(melds) > 1:
-        shown = sorted([table[m] for m in melds])
-        return tuple([texts for _, texts in shown]), deadwood
-    return tuple([table[m][1] for m in melds]), deadwood
+    c = mask & 8191
+    d = mask >> 13 & 8191
+    h = mask >> 26 & 8191
+    s = mask >> 39
+    if (c & d & (h | s)) | (h & s & (c | d)):
+        # a set is possible: the whole search
+        deadwood, melds, _ = arrange_mask(mask)
+        shown = [table[m] for m in melds]
+    else:
+        # runs only: each suit on its own (what `arrange_mask` does without sets)
+        t = _T
+        deadwood = t[c] + t[d] + t[h] + t[s]
+        shown = [table[m] for m in _runs(c)]
+        shown += [table[m << 13] for m in _runs(d)]
+        shown += [table[m << 26] for m in _runs(h)]
+        shown += [table[m << 39] for m in _runs(s)]
+    if len(shown) > 1:
+        shown.sort()
+    return tuple([texts for _, texts in shown]), deadwood
 
 
 class Own:
@@ -122,35 +149,48 @@ def own_cards(
     (holding eleven); `before` the seat's last `Own`, whose grouping of the ten it kept
     is reused when these are those ten."""
     mask = 0
-    for c in cards:
-        mask |= _BIT[c.index]
-    texts = tuple([c.text for c in cards])
+    for card in cards:
+        mask |= _BIT[card.index]
+    texts = tuple([card.text for card in cards])
     if len(cards) != 11:
         if before is not None and before.ten == mask:
             grouping = before.grouping
         else:
             grouping = grouping_of(mask)
         return Own(cards, taken, texts, grouping, mask)
-    least = discard_least(mask)
     banned = -1 if taken is None else taken.index
+    c = mask & 8191
+    d = mask >> 13 & 8191
+    h = mask >> 26 & 8191
+    s = mask >> 39
+    t = _T
+    suits = (c, d, h, s)
+    total = t[c] + t[d] + t[h] + t[s]
+    # With a set possible, one search for every discard; else a discard changes its
+    # own suit's deadwood alone.
+    least = discard_least(mask) if (c & d & (h | s)) | (h & s & (c | d)) else None
     discards = []
     knocks = []
     knock_deadwood = []
     best = -1
     best_left = 1000
     best_value = 0
-    for c in cards:
-        i = c.index
+    for card in cards:
+        i = card.index
         if i == banned:
             continue
-        left = least[i]
+        if least is None:
+            p = suits[i // 13]
+            left = total - t[p] + t[p ^ _IN_SUIT[i]]
+        else:
+            left = least[i]
         discards.append(_DISCARD[i])
         if left <= knock_limit:
             knocks.append(_KNOCK[i])
             knock_deadwood.append(left)
         # The first card in the seat's order of the least (deadwood left, -value).
-        if left < best_left or (left == best_left and c.value > best_value):
-            best, best_left, best_value = i, left, c.value
+        if left < best_left or (left == best_left and card.value > best_value):
+            best, best_left, best_value = i, left, card.value
     ten = mask ^ _BIT[best]
     return Own(
         cards,
