@@ -16,6 +16,8 @@ from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
 from hollywood_gin.engine.melds import arrange, deadwood, deadwood_mask, discard_least
 from hollywood_gin.engine.own import grouping_of, own_cards
+from tests.engine.helpers import act, deck_order, new_match
+from tests.wire import wire
 
 
 def cards_in(ranks: list[int]) -> list[Card]:
@@ -133,3 +135,76 @@ def test_the_seat_s_own_part_is_kept_until_its_cards_their_order_or_the_ban_chan
     assert rearranged.texts == tuple(c.text for c in order)
     assert m.view(seat).mine is not None
     assert m.view(seat).mine.cards == rearranged.texts  # type: ignore[union-attr]
+
+
+@given(seed=st.integers(0, 2**32))
+@settings(max_examples=12, deadline=None)
+def test_every_view_of_a_match_is_the_straightforward_computation(seed: int) -> None:
+    """Through whole matches with the end actions open (a seat away now and then,
+    resigning now and then, also holding eleven), rearrangements and knocks: each
+    seat's `my_cards`, `my_melds`, `my_deadwood`, `legal` and each knock's deadwood
+    are what the Card-list computation gives for its cards, order and banned card."""
+    rng = random.Random(seed)
+    m = Match(Options("standard", "hollywood", 100), rng=random.Random(seed + 1))
+    m.endings = True
+    m.start()
+    for _ in range(300):
+        m.absent = [rng.random() < 0.05, rng.random() < 0.05]
+        hand = m.hand
+        assert hand is not None
+        for s in (0, 1):
+            view = m.view(s)
+            body = wire(view)
+            held = list(hand.cards[s])
+            taken = hand.taken_from_discard if len(held) == 11 else None
+            melds, value, actions, knock_deadwood = straightforward(held, taken, hand.knock_limit)
+            assert body["hand"]["my_cards"] == [c.text for c in held]
+            assert body["hand"]["my_melds"] == melds
+            assert body["hand"]["my_deadwood"] == value
+            plays = [a.to_dict() for a in m.legal(s) if a.kind in ("discard", "knock")]
+            shown = [a for a in body["legal"] if a["kind"] in ("discard", "knock")]
+            if m.status == "playing" and hand.turn == s and hand.phase == "discard":
+                assert plays == [a.to_dict() for a in actions]
+                assert [a["deadwood"] for a in shown if a["kind"] == "knock"] == knock_deadwood
+                assert view.knock_deadwood == tuple(knock_deadwood)
+            else:
+                assert shown == plays == []
+                assert view.knock_deadwood == ()
+        if m.status == "match_over":
+            break
+        seat = next((s for s in (0, 1) if m.legal(s)), None)
+        assert seat is not None
+        legal = m.legal(seat)
+        if rng.random() < 0.1 and len(hand.cards[seat]) > 0:
+            order = [c.text for c in hand.cards[seat]]
+            rng.shuffle(order)
+            m.arrange(seat, order)
+            continue
+        ends = [a for a in legal if a.kind == "resign"]
+        if ends and rng.random() < 0.02:
+            m.apply(seat, ends[0])
+            continue
+        plays = [a for a in legal if a.kind != "resign"] or legal
+        m.apply(seat, rng.choice(plays))
+
+
+def test_a_seat_that_resigns_holding_eleven_is_shown_no_knock() -> None:
+    """Resigning while it could knock: the match is over, `legal` is `new_match` and
+    no knock's deadwood is left in the view, though its cards still are eleven."""
+    deck = deck_order(
+        dealer="AC 2C 3C 4C 5C 6C 8C TC QC KC",
+        non_dealer="AH 2H 3H 4S 5S 6S 7D 7C 7H 9S",
+        upcard="7S",
+    )
+    m = new_match(dealer=1, deck=deck)
+    m.endings = True
+    act(m, 0, kind="take_upcard")
+    before = m.view(0)
+    assert before.knock_deadwood  # it could knock now
+    act(m, 0, kind="resign")
+    hand = m.hand
+    assert hand is not None and len(hand.cards[0]) == 11
+    after = m.view(0)
+    assert [a.kind for a in after.legal] == ["new_match"]
+    assert after.knock_deadwood == ()
+    assert after.mine is not None and after.mine.cards == before.mine.cards  # type: ignore[union-attr]
