@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import threading
 
 import pytest
@@ -89,7 +90,7 @@ async def test_the_worker_runs_calls_in_order_on_one_thread_and_hands_back_error
             seen.append((i, threading.current_thread().name))
             return i * i
 
-        squares = await asyncio.gather(*(worker.run(lambda i=i: call(i)) for i in range(5)))
+        squares = await asyncio.gather(*(worker.run(functools.partial(call, i)) for i in range(5)))
         assert squares == [0, 1, 4, 9, 16]
         assert seen == [(i, "test-worker") for i in range(5)]
 

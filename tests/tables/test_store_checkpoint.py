@@ -9,18 +9,8 @@ from pathlib import Path
 import pytest
 
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
-
-
-def record(table_id: str) -> TableRecord:
-    return TableRecord(
-        table_id=table_id,
-        options={"rules": "standard", "scoring": "hand", "target": 100},
-        seats=[SeatRecord("Ann", "a" * 64)],
-        created=1.0,
-        last_active=1.0,
-        log=[{"event": "start"}],
-    )
+from hollywood_gin.tables.store import FIRST_EPOCH
+from tests.tables.stores import record
 
 
 @pytest.mark.anyio

@@ -17,14 +17,12 @@ import orjson
 import pytest
 
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.tables.hub import Connection, Hub
-from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import TableRecord
-from hollywood_gin.tables.table import StoreUnavailable, Table
-from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
-
-OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+from hollywood_gin.tables.table import StoreUnavailable
+from tests.tables.faults import accept_writes, refuse_writes
+from tests.tables.helpers import HAND_OPTIONS, SEAT0_CARDS, registry_on, snapshot, two_seats
 
 
 class GatedStore(SqliteStore):
@@ -41,17 +39,6 @@ class GatedStore(SqliteStore):
             self.entered.set()
             self.gate.wait(10)
         return super()._commit_batch(db, writes)
-
-
-def registry_on(store: SqliteStore) -> Registry:
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    return Registry(store, hub, expiry_seconds=1000.0, computer_delay=0.0)
-
-
-async def two_seats(registry: Registry) -> Table:
-    table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-    await registry.join(table.id, "Bob")
-    return table
 
 
 async def on_disk(path: Path) -> dict[str, TableRecord]:
@@ -121,22 +108,6 @@ async def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_
     assert version == 3 and memory == disk
 
 
-def refuse_writes(path: Path, message: str = "database or disk is full") -> None:
-    """From now on SQLite refuses every new event and table, as a full disk would."""
-    with sqlite3.connect(path) as db:
-        for table in ("events", "tables"):
-            db.execute(
-                f"CREATE TRIGGER full_{table} BEFORE INSERT ON {table}"
-                f" BEGIN SELECT RAISE(ABORT, '{message}'); END"
-            )
-
-
-def accept_writes(path: Path) -> None:
-    with sqlite3.connect(path) as db:
-        db.execute("DROP TRIGGER full_events")
-        db.execute("DROP TRIGGER full_tables")
-
-
 @pytest.mark.anyio
 async def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
@@ -156,7 +127,7 @@ async def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
         assert refused.value.code == "server_error"
         assert snapshot(table) == before
     with pytest.raises(StoreUnavailable):
-        await registry.create(OPTIONS, "Cy")
+        await registry.create(HAND_OPTIONS, "Cy")
     assert len(registry) == 1
     accept_writes(path)
     await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
@@ -181,19 +152,15 @@ async def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> No
     store = SqliteStore(path)
     await store.open()
     registry = registry_on(store)
-    table, _ = await registry.create(OPTIONS, "Ann")
-    with sqlite3.connect(path) as db:  # the deal's events are refused, not the seats
-        db.execute(
-            "CREATE TRIGGER full_events BEFORE INSERT ON events"
-            " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-        )
+    table, _ = await registry.create(HAND_OPTIONS, "Ann")
+    refuse_writes(path, ["events"])  # the deal's events are refused, not the seats
     with pytest.raises(StoreUnavailable):
         await registry.join(table.id, "Bob")
     assert len(table.seats) == 1 and table.status == "waiting"
     await registry.close()
     await store.close()
+    accept_writes(path)
     with sqlite3.connect(path) as db:
-        db.execute("DROP TRIGGER full_events")
         (seats,) = db.execute("SELECT seats FROM tables").fetchone()
     assert "Bob" in seats  # stored before the deal failed
 
