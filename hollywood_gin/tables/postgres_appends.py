@@ -119,6 +119,8 @@ class GroupCommit:
             raise
 
     async def _flush(self) -> None:
+        this = asyncio.current_task()
+        assert this is not None
         if self.gather_seconds > 0:
             await asyncio.sleep(self.gather_seconds)
         while self._pending:
@@ -126,23 +128,17 @@ class GroupCommit:
             self._batch = batch
             statement = asyncio.get_running_loop().create_task(self._write_batch(batch))
             self._statement = statement
+            outcomes: list[Exception | None]
             try:
-                await asyncio.wait({statement})
-            except BaseException:  # this task is cancelled (the loop closing): so is the write
-                statement.cancel()
-                raise
+                outcomes = await statement
+            except asyncio.CancelledError:
+                if this.cancelling():  # this task is cancelled (the loop closing): so is the write
+                    raise
+                outcomes = [TimeoutError("the store write was given up")] * len(batch)
+            except Exception as exc:  # the statement failed whole: nothing of it is stored
+                outcomes = [exc] * len(batch)
             finally:
                 self._batch, self._statement = [], None
-            outcomes: list[Exception | None]
-            if statement.cancelled():
-                outcomes = [TimeoutError("the store write was given up")] * len(batch)
-            elif (failed := statement.exception()) is not None:
-                # the statement failed whole: nothing of it is stored
-                outcomes = [failed if isinstance(failed, Exception) else RuntimeError()] * len(
-                    batch
-                )
-            else:
-                outcomes = statement.result()
             for a, outcome in zip(batch, outcomes, strict=True):
                 if a.future.done():
                     continue
