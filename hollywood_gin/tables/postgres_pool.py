@@ -1,7 +1,7 @@
 """The shared store's connections to PostgreSQL: a pool that a cut-off call never shrinks.
 
 A store call can be cut off without an answer: given up by the ownership
-(`ownership._within`, after `store_seconds`), past asyncpg's `command_timeout`, or on
+(`bounded.within`, after the ownership's `store_seconds`), past asyncpg's `command_timeout`, or on
 a connection the database dropped. asyncpg then cancels the query over a second
 connection and, before the pool may hand the connection out again, waits for the
 server to confirm (up to `command_timeout`, and without end in older versions); a

@@ -161,13 +161,13 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
 
 @pytest.mark.anyio
 async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url: str) -> None:
-    """Store calls given up (`ownership._within`) on connections whose server does not
+    """Store calls given up (`bounded.within`) on connections whose server does not
     answer (the backends paused: SIGSTOP, as a partition or a frozen VM) must not keep
     those connections: asyncpg waits for the cancelled query's end before it hands a
     connection out again, so with every one of them so, every move was refused while
     the health check passed (issue 30). A connection whose call was given up is closed
     and the next call connects afresh; an append given up does not hold the next one."""
-    from hollywood_gin.tables.ownership import _within
+    from hollywood_gin.tables.bounded import within
     from hollywood_gin.tables.postgres_store import PostgresStore
 
     store = PostgresStore(pg_url, owner="a", pool_size=2)
@@ -188,15 +188,15 @@ async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url:
             os.kill(row["pid"], signal.SIGSTOP)
             stopped.append(row["pid"])
         with pytest.raises(TimeoutError):
-            await _within(store.owners(["t1"]), 0.5)
+            await within(store.owners(["t1"]), 0.5)
         with pytest.raises(TimeoutError):
-            await _within(store.append("t1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH), 0.5)
+            await within(store.append("t1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH), 0.5)
         # The backends still paused: the pool serves on new connections.
-        assert await _within(store.owners(["t1", "t2"]), 5.0) == {
+        assert await within(store.owners(["t1", "t2"]), 5.0) == {
             "t1": FIRST_EPOCH,
             "t2": FIRST_EPOCH,
         }
-        await _within(store.append("t2", 1, [{"event": "y"}], 2.0, FIRST_EPOCH), 5.0)
+        await within(store.append("t2", 1, [{"event": "y"}], 2.0, FIRST_EPOCH), 5.0)
     finally:
         for pid in stopped:
             os.kill(pid, signal.SIGCONT)
