@@ -12,21 +12,10 @@ from pathlib import Path
 import asyncpg
 import pytest
 
-from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableRecord, TableStore
-from tests.tables.stores import make_store, pg_url, postgres, store_kind
+from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableStore
+from tests.tables.stores import make_store, pg_url, postgres, record, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
-
-
-def record(table_id: str, last_active: float = 100.0) -> TableRecord:
-    return TableRecord(
-        table_id=table_id,
-        options={"rules": "standard", "scoring": "hand", "target": 100},
-        seats=[SeatRecord("Ann", "a" * 64)],
-        created=50.0,
-        last_active=last_active,
-        log=[{"event": "start"}],
-    )
 
 
 async def opened(kind: str, tmp_path: Path) -> TableStore:
