@@ -64,7 +64,7 @@ class _Append:
     future: asyncio.Future[None]
 
 
-class GroupCommit:
+class FencedAppends:
     """Every table's appends of this worker, written in batches."""
 
     def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:

@@ -20,7 +20,7 @@ from typing import Any
 import asyncpg
 
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.tables.postgres_appends import GroupCommit
+from hollywood_gin.tables.postgres_appends import FencedAppends
 from hollywood_gin.tables.postgres_pool import Sessions
 from hollywood_gin.tables.store import (
     FIRST_EPOCH,
@@ -112,7 +112,7 @@ class PostgresStore:
         # Who writes (the worker's name), kept in each row it claims: for people.
         self.owner = owner
         self.sessions = Sessions(url, pool_size)
-        self.appends = GroupCommit(self.sessions, gather_seconds)
+        self.appends = FencedAppends(self.sessions, gather_seconds)
         self._commits = 0  # those not of appends
 
     @property
