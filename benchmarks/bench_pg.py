@@ -264,6 +264,12 @@ def main() -> int:
     parser.add_argument(
         "--commits", type=int, default=1000, help="commits of one append, per variant"
     )
+    parser.add_argument(
+        "--gathers",
+        default="",
+        help="only today's statement at these gathering delays, in ms (e.g. 0,1,2,5,10):"
+        " appends per commit, CPU and latency for each, alternated; no per-commit part",
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gin-bench-pg-"))
     root.chmod(0o755)
@@ -275,6 +281,11 @@ def main() -> int:
         ("+ gather 1 ms", False, 0.001, FENCED_APPEND),
         ("+ gather 2 ms", False, 0.002, FENCED_APPEND),
     ]
+    if args.gathers:
+        variants = [
+            (f"gather {ms:g} ms", False, ms / 1000, FENCED_APPEND)
+            for ms in (float(v) for v in args.gathers.split(","))
+        ]
     results: dict[str, list[dict[str, Any]]] = {}
     single: dict[str, list[float]] = {}
     try:
@@ -294,7 +305,7 @@ def main() -> int:
                         f" {r['per_commit']:.2f} per commit, p50 {r['p50_ms']:.2f} ms,"
                         f" p99 {r['p99_ms']:.2f} ms; load average {load_average()}"
                     )
-            for _ in range(args.rounds):
+            for _ in range(0 if args.gathers else args.rounds):
                 for label, statement, reset in (
                     ("before", BEFORE_APPEND, True),
                     ("no reset", BEFORE_APPEND, False),
