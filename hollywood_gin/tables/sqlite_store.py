@@ -9,6 +9,7 @@ one batch of writes (`sqlite_batch`); the WAL checkpoints (`sqlite_checkpoint`).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import sqlite3
@@ -90,8 +91,10 @@ class SqliteStore(SingleOwner):
             raise RuntimeError("store is not open")
         return fn(self._db)
 
-    async def _commit(self, writes: list[Job]) -> Outcomes:
-        return await self._run(functools.partial(self._commit_batch, writes=writes))
+    def _commit(self, writes: list[Job]) -> asyncio.Future[Outcomes]:
+        """A batch handed to the worker thread (no coroutine of its own: one per commit)."""
+        batch = functools.partial(self._commit_batch, writes=writes)
+        return self._worker.run(functools.partial(self._call, batch))
 
     def _commit_batch(self, db: sqlite3.Connection, writes: list[Job]) -> Outcomes:
         """On the worker thread: one transaction for the batch."""
