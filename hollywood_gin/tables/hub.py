@@ -3,20 +3,14 @@
 The hub never touches a socket: each `Connection` is an outbox that the web
 layer's writer task drains. So a slow or stalled browser can delay only its
 own outbox, never the table's lock or the other players.
-
-A frame for an idle writer is written at once with the writer's own send (given
-by `write_with`): that send never waits while the socket takes data, so it ends
-where it started, and the writer's wake-up is saved. A send that would wait (a
-socket not reading) is handed to the writer task to finish there; nothing ever
-waits in the caller.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Coroutine, Generator, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Protocol
 
 import orjson
 
@@ -59,53 +53,6 @@ def state_message(
     return message
 
 
-# The writer's send of one frame: a coroutine that completes without waiting while the
-# socket takes data (the web layer's, given to `Connection.write_with`).
-Write = Callable[[bytes], Coroutine[Any, Any, object]]
-
-
-class _Unfinished:
-    """A send started at once that would have waited (or failed): the writer task
-    awaits this to carry it on from where it stopped, as if it had started it."""
-
-    __slots__ = ("coro", "error", "waiting")
-
-    def __init__(
-        self,
-        coro: Coroutine[Any, Any, object] | None,
-        waiting: object = None,
-        error: Exception | None = None,
-    ) -> None:
-        self.coro = coro
-        self.waiting = waiting  # what the send yielded: the future it waits for
-        self.error = error
-
-    def __await__(self) -> Generator[Any, Any, None]:
-        if self.error is not None:
-            raise self.error
-        coro = self.coro
-        assert coro is not None
-        waiting = self.waiting
-        while True:
-            try:
-                sent = yield waiting  # the task waits for that future, then goes on
-            except BaseException as exc:  # a cancellation: into the send, as awaited
-                try:
-                    waiting = coro.throw(exc)
-                except StopIteration:
-                    return
-            else:
-                try:
-                    waiting = coro.send(sent)
-                except StopIteration:
-                    return
-
-    def drop(self) -> None:
-        """The writer is gone: end the send where it stands."""
-        if self.coro is not None:
-            self.coro.close()
-
-
 class Connection:
     """One open socket's outbox. States replace each other: only the newest waits."""
 
@@ -122,35 +69,13 @@ class Connection:
         self.close_code: int | None = None
         self.close_reason = ""
         self.sent_states = 0
-        # The writer's send, while it runs (`write_with`), and a send started at once
-        # that the writer has to finish.
-        self._write: Write | None = None
-        self._unfinished: _Unfinished | None = None
 
     @property
     def closed(self) -> bool:
         return self.close_code is not None
 
-    def write_with(self, write: Write | None) -> None:
-        """The writer's send (None: the writer stopped). While the writer waits for a
-        frame with nothing queued, a frame is written at once with it."""
-        self._write = write
-        if write is None and self._unfinished is not None:
-            self._unfinished.drop()
-            self._unfinished = None
-
     def send(self, frame: bytes, *, state: bool = False) -> None:
         if self.closed:
-            return
-        waiter = self._waiter
-        if (
-            waiter is not None
-            and self._write is not None
-            and not waiter.done()
-            and self._unfinished is None
-        ):
-            # The writer waits with nothing queued: nothing can come before this frame.
-            self._write_now(self._write, frame, state)
             return
         if state and self._frames:
             # A state is the whole view, never a diff: an unsent older one is worthless.
@@ -158,20 +83,6 @@ class Connection:
         self._frames.append((state, frame))
         if len(self._frames) > self.max_pending:
             self.close(CLOSE_POLICY, "not reading")
-        self._wake()
-
-    def _write_now(self, write: Write, frame: bytes, state: bool) -> None:
-        if state:
-            self.sent_states += 1
-        try:
-            coro = write(frame)
-            waiting = coro.send(None)
-        except StopIteration:
-            return  # written: the writer sleeps on
-        except Exception as exc:  # the socket failed: the writer raises it and ends
-            self._unfinished = _Unfinished(None, error=exc)
-        else:  # it would wait: the writer carries it on; frames queue behind it
-            self._unfinished = _Unfinished(coro, waiting)
         self._wake()
 
     def _wake(self) -> None:
@@ -193,14 +104,8 @@ class Connection:
         self._wake()
 
     async def next_frame(self) -> bytes | None:
-        """The next frame to send, or None when the socket is to be closed. A send
-        started at once and left unfinished is finished first (its error raised)."""
+        """The next frame to send, or None when the socket is to be closed."""
         while True:
-            unfinished = self._unfinished
-            if unfinished is not None:
-                self._unfinished = None
-                await unfinished
-                continue
             if self.close_code is not None:
                 return None
             if self._frames:

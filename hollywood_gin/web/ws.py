@@ -12,8 +12,7 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
 
 import orjson
 from fastapi import APIRouter, FastAPI, WebSocket
@@ -155,27 +154,17 @@ class Session:
         return None
 
     async def _write(self) -> None:
-        conn = self.conn
-        assert conn is not None
-        # While this task waits, a frame is written at once in the sender's call
-        # (`Connection.send`): the ASGI send does not wait while the socket takes data.
-        conn.write_with(self._send)
-        try:
-            while True:
-                frame = await conn.next_frame()
-                if frame is None:
-                    if self.websocket.application_state == WebSocketState.CONNECTED:
-                        await self.websocket.close(conn.close_code or 1000, conn.close_reason)
-                    return
-                await self._send(frame)
-                # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
-                # waiting for its next frame must not hold the last one.
-                del frame
-        finally:
-            conn.write_with(None)
-
-    def _send(self, frame: bytes) -> Coroutine[Any, Any, None]:
-        return self.websocket.send_text(frame.decode())
+        assert self.conn is not None
+        while True:
+            frame = await self.conn.next_frame()
+            if frame is None:
+                if self.websocket.application_state == WebSocketState.CONNECTED:
+                    await self.websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
+                return
+            await self.websocket.send_text(frame.decode())
+            # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
+            # waiting for its next frame must not hold the last one.
+            del frame
 
     async def _read(self) -> None:
         while True:
