@@ -39,8 +39,9 @@ from typing import Any
 import asyncpg
 
 from benchmarks.bench_scale import ProcMeter, load_average, start_profiled_cluster
-from hollywood_gin.tables import postgres_store
-from hollywood_gin.tables.postgres_store import FENCED_APPEND, PostgresStore
+from hollywood_gin.tables import postgres_appends
+from hollywood_gin.tables.postgres_appends import FENCED_APPEND
+from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 # The fenced append before issue 30: `FOR UPDATE` of each table's row, then an update
@@ -102,7 +103,7 @@ async def variant(
     statement: str,
     args: argparse.Namespace,
 ) -> dict[str, Any]:
-    postgres_store.FENCED_APPEND = statement
+    postgres_appends.FENCED_APPEND = statement
     store = PostgresStore(url, owner="bench", gather_seconds=gather)
     await store.open()
     if reset:  # asyncpg's own reset on every release (what the store did before)
@@ -184,7 +185,7 @@ async def per_commit(url: str, pg_pid: int, statement: str, reset: bool, commits
     """PostgreSQL's CPU µs per commit of one append (a batch of one), commits made one
     after another through a pool as the store makes them: what a commit costs whatever
     the load (at low load, a batch is one append)."""
-    postgres_store.FENCED_APPEND = statement
+    postgres_appends.FENCED_APPEND = statement
     store = PostgresStore(url, owner="bench")
     await store.open()
     if reset:
@@ -240,7 +241,7 @@ async def explain(url: str, batch: int) -> str:
         ]
         async with con.transaction():
             plan = await con.fetch(
-                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + postgres_store.FENCED_APPEND, *params
+                "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF) " + postgres_appends.FENCED_APPEND, *params
             )
             raise _Rollback
     except _Rollback:
@@ -263,6 +264,12 @@ def main() -> int:
     parser.add_argument(
         "--commits", type=int, default=1000, help="commits of one append, per variant"
     )
+    parser.add_argument(
+        "--gathers",
+        default="",
+        help="only today's statement at these gathering delays, in ms (e.g. 0,1,2,5,10):"
+        " appends per commit, CPU and latency for each, alternated; no per-commit part",
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gin-bench-pg-"))
     root.chmod(0o755)
@@ -274,6 +281,11 @@ def main() -> int:
         ("+ gather 1 ms", False, 0.001, FENCED_APPEND),
         ("+ gather 2 ms", False, 0.002, FENCED_APPEND),
     ]
+    if args.gathers:
+        variants = [
+            (f"gather {ms:g} ms", False, ms / 1000, FENCED_APPEND)
+            for ms in (float(v) for v in args.gathers.split(","))
+        ]
     results: dict[str, list[dict[str, Any]]] = {}
     single: dict[str, list[float]] = {}
     try:
@@ -293,7 +305,7 @@ def main() -> int:
                         f" {r['per_commit']:.2f} per commit, p50 {r['p50_ms']:.2f} ms,"
                         f" p99 {r['p99_ms']:.2f} ms; load average {load_average()}"
                     )
-            for _ in range(args.rounds):
+            for _ in range(0 if args.gathers else args.rounds):
                 for label, statement, reset in (
                     ("before", BEFORE_APPEND, True),
                     ("no reset", BEFORE_APPEND, False),
@@ -303,7 +315,7 @@ def main() -> int:
                     single.setdefault(label, []).append(us)
                     say(f"one append per commit, {label}: PostgreSQL {us:.0f} µs per commit")
             for statement in (BEFORE_APPEND, FENCED_APPEND):
-                postgres_store.FENCED_APPEND = statement
+                postgres_appends.FENCED_APPEND = statement
                 for batch in (1, 8):
                     say(f"\n{'before' if statement is BEFORE_APPEND else 'now'}, batch {batch}:")
                     say(await explain(cluster.url, batch))

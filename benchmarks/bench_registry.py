@@ -43,7 +43,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.compat import legal as legal_of
+from benchmarks.compat import next_actions
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, export
 
@@ -100,26 +100,10 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     async def drive(table: Any, conns: list[Any], count: int) -> None:
         nonlocal acted
         for _ in range(count):
-            match = table.match
-            legal: list[dict[str, Any]] = []
-            seat = 0
-            for seat in (0, 1):
-                legal = legal_of(match.view(seat))
-                if legal:
-                    break
-            if not legal:
-                kind = "new_match" if table.status == "match_over" else "next_hand"
-                for each in (0, 1):
-                    await registry.act(
-                        table, each, parse_action({"kind": kind}), table.match.version
-                    )
-                acted += 2
-            else:
-                knocks = [a for a in legal if a["kind"] == "knock"]
-                others = [a for a in legal if a["kind"] != "knock"] or legal
-                action = rng.choice(knocks if knocks and rng.random() < 0.5 else others)
-                await registry.act(table, seat, parse_action(action), match.version)
-                acted += 1
+            chosen = next_actions(table, rng)
+            for seat, action in chosen:
+                await registry.act(table, seat, parse_action(action), table.match.version)
+            acted += len(chosen)
             for conn in conns:
                 conn._frames.clear()  # what each socket's writer task would take
             # Let the other tables move, as the server's sockets do: without this a store

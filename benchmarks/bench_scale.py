@@ -29,11 +29,12 @@ import os
 import secrets
 import shutil
 import statistics
+import subprocess
 import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,6 +147,24 @@ def proc_stats() -> dict[int, tuple[int, float, float]]:
     return out
 
 
+def pg_role(pid: int, postmaster: int) -> str:
+    """What a PostgreSQL process is, from its title (`postgres: walwriter`, `postgres:
+    gin b1234 127.0.0.1(5678) idle`): the postmaster (with the backends it reaped),
+    the backends, or the auxiliary process's name."""
+    if pid == postmaster:
+        return "postmaster"
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            title = f.read().split(b"\0")[0].decode(errors="replace")
+    except OSError:
+        return "gone"
+    role = title.removeprefix("postgres: ")
+    for aux in ("walwriter", "checkpointer", "background writer", "autovacuum"):
+        if role.startswith(aux):
+            return aux.split()[-1]
+    return "backends" if role.startswith("gin ") else "other"
+
+
 class ProcMeter:
     """CPU seconds of whole process trees, from /proc/<pid>/stat.
 
@@ -154,8 +173,10 @@ class ProcMeter:
     during the window is counted, and one alive at both ends is its own difference.
     """
 
-    def __init__(self, roots: dict[str, int]) -> None:
+    def __init__(self, roots: dict[str, int], commits: Callable[[], int] | None = None) -> None:
         self.roots = roots
+        # The database's commits so far (pg_stat_database), for commits per action.
+        self.commits = commits
 
     def _tree_cpu(self) -> dict[str, float]:
         stats = proc_stats()
@@ -169,6 +190,9 @@ class ProcMeter:
                 pid = todo.pop()
                 if pid in stats:
                     total += stats[pid][1] + stats[pid][2]
+                    if name == "postgres":  # and by PostgreSQL process, in `pg:` parts
+                        part = f"pg:{pg_role(pid, root)}"
+                        out[part] = out.get(part, 0.0) + stats[pid][1] + stats[pid][2]
                 todo.extend(children.get(pid, ()))
             out[name] = total
         return out
@@ -176,18 +200,46 @@ class ProcMeter:
     def start(self) -> None:
         self.marks = self._tree_cpu()
         self.began = time.perf_counter()
+        self.commits_at = self.commits() if self.commits else 0
 
     def stop(self) -> dict[str, float]:
         now = self._tree_cpu()
         out = {"seconds": time.perf_counter() - self.began}
         for name, cpu in now.items():
             out[name] = cpu - self.marks.get(name, 0.0)
+        if self.commits:
+            out["commits"] = self.commits() - self.commits_at
         return out
+
+
+def commit_counter(pg: Cluster, url: str) -> Callable[[], int]:
+    """The commits of `url`'s database so far (psql: the meter runs in the client's
+    process, whose loop must not be borrowed)."""
+    dbname = url.rsplit("/", 1)[1]
+    query = f"SELECT xact_commit FROM pg_stat_database WHERE datname = '{dbname}'"
+
+    def count() -> int:
+        out = subprocess.run(
+            [str(pg.bindir / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "gin",
+             "-d", dbname, "-Atc", "SELECT pg_stat_clear_snapshot(); " + query],
+            capture_output=True, text=True, check=True, timeout=30,
+        )  # fmt: skip
+        return int(out.stdout.split()[-1])
+
+    return count
 
 
 # --- the set-up ----------------------------------------------------------------------
 class Setup:
-    def __init__(self, root: Path, pg: Cluster | None, names: list[str], cap: float | None):
+    def __init__(
+        self,
+        root: Path,
+        pg: Cluster | None,
+        names: list[str],
+        cap: float | None,
+        tree: Path | None = None,
+        extra: dict[str, str] | None = None,
+    ):
         self.root = root
         self.pg = pg
         url = ""
@@ -203,10 +255,15 @@ class Setup:
                 "gin",
                 dbname,
             )
+        self.url = url
         self.workers = [Worker(n, free_port(), url, root / f"{n}.log") for n in names]
+        if tree is not None:
+            for w in self.workers:
+                w.tree = tree
         self.caps: list[CpuCap] = []
         self.capped = False
         env = dict(LOAD_ENV)
+        env.update(extra or {})
         for w in self.workers:
             w.start(env)
             if cap is not None:
@@ -231,6 +288,7 @@ class Setup:
         if self.pg is not None:
             pid = int((self.pg.data / "postmaster.pid").read_text().split()[0])
             roots["postgres"] = pid
+            return ProcMeter(roots, commit_counter(self.pg, self.url))
         return ProcMeter(roots)
 
     def close(self) -> None:
@@ -243,8 +301,15 @@ class Setup:
 
 
 @contextlib.contextmanager
-def setup(root: Path, pg: Cluster | None, names: list[str], cap: float | None) -> Iterator[Setup]:
-    s = Setup(root, pg, names, cap)
+def setup(
+    root: Path,
+    pg: Cluster | None,
+    names: list[str],
+    cap: float | None,
+    tree: Path | None = None,
+    extra: dict[str, str] | None = None,
+) -> Iterator[Setup]:
+    s = Setup(root, pg, names, cap, tree, extra)
     try:
         yield s
     finally:
@@ -325,7 +390,7 @@ def per_action(cpu: dict[str, float], actions: int) -> dict[str, float]:
     """µs of CPU per action by part (workers summed), and the total."""
     parts: dict[str, float] = {}
     for name, seconds in cpu.items():
-        if name == "seconds":
+        if name in ("seconds", "commits") or name.startswith("pg:"):
             continue
         part = "workers" if name.startswith("w") else name
         parts[part] = parts.get(part, 0.0) + seconds / actions * 1e6
@@ -412,6 +477,90 @@ def cpu_mode(
     return 0
 
 
+def compare_mode(
+    root: Path,
+    pg: Cluster,
+    args: argparse.Namespace,
+    variants: list[tuple[str, Path | None, dict[str, str]]],
+) -> int:
+    """Per round: one direct worker (SQLite, no proxy), then each variant with
+    `--workers` workers through the proxy, at the same paced load; the ratio to the
+    direct worker of the same round. PostgreSQL's CPU by process, and actions per commit
+    (pg_stat_database's commits in the measured window)."""
+    say(f"load average before: {load_average()}")
+    runs: dict[str, list[dict[str, Any]]] = {}
+    plan: list[tuple[str, Path | None, dict[str, str]]] = [("direct", None, {}), *variants]
+    for r in range(args.rounds):
+        direct = 0.0
+        for label, tree, extra in plan:
+            n = 0 if label == "direct" else args.workers
+            names = [f"w{i}" for i in range(1, max(n, 1) + 1)]
+            with setup(root, pg if n else None, names, None, tree, extra) as s:
+                result = load_apart(s.base, args.tables, args.seconds, args.period, s.meter())
+            cpu, actions = result["cpu"], result["actions"]
+            parts = per_action(cpu, actions)
+            if label == "direct":
+                direct = parts["total"]
+            run = {
+                "total": parts["total"],
+                "ratio": parts["total"] / direct,
+                "workers": parts["workers"],
+                "postgres": parts.get("postgres", 0.0),
+                "haproxy": parts.get("haproxy", 0.0),
+                "per_commit": actions / cpu["commits"] if cpu.get("commits") else 0.0,
+                "p50": result["p50_ms"],
+                "p99": result["p99_ms"],
+                "rate": result["per_second"],
+                "load": os.getloadavg()[0],
+            }
+            for name, seconds in cpu.items():
+                if name.startswith("pg:"):
+                    run[name] = seconds / actions * 1e6
+            runs.setdefault(label, []).append(run)
+            pgs = ", ".join(f"{k[3:]} {v:.0f}" for k, v in run.items() if k.startswith("pg:"))
+            say(
+                f"round {r + 1}, {label}: {run['rate']:.0f} actions/s, {run['total']:.0f} µs per"
+                f" action ({run['ratio']:.2f}x direct; workers {run['workers']:.0f}, PostgreSQL"
+                f" {run['postgres']:.0f} [{pgs}], HAProxy {run['haproxy']:.0f});"
+                f" {run['per_commit']:.2f} actions per commit; p50 {run['p50']:.1f} ms, p99"
+                f" {run['p99']:.1f} ms; load average {load_average()}"
+            )
+    med = statistics.median
+    print()
+    print(
+        f"CPU µs per action over every process, {args.tables} tables paced at one action per"
+        f" table every {args.period:g} s, {args.seconds:g} s measured, {args.rounds} rounds"
+        f" alternated, medians (load average at the end of each run: "
+        f"{min(r['load'] for v in runs.values() for r in v):.1f} to"
+        f" {max(r['load'] for v in runs.values() for r in v):.1f}):"
+    )
+    roles = sorted({k for v in runs.values() for r in v for k in r if k.startswith("pg:")})
+    head = " | ".join(k[3:] for k in roles)
+    print(f"| set-up | µs/action | / direct (same round) | workers | PostgreSQL | {head} |"
+          " HAProxy | actions/commit | p50 ms | p99 ms |")  # fmt: skip
+    print("|---" * (10 + len(roles)) + "|")
+    for label, rs in runs.items():
+        cells = " | ".join(f"{med([r.get(k, 0.0) for r in rs]):.0f}" for k in roles)
+        print(
+            f"| {label} | {med([r['total'] for r in rs]):.0f} |"
+            f" {med([r['ratio'] for r in rs]):.2f} ({min(r['ratio'] for r in rs):.2f}–"
+            f"{max(r['ratio'] for r in rs):.2f}) | {med([r['workers'] for r in rs]):.0f} |"
+            f" {med([r['postgres'] for r in rs]):.0f} | {cells} |"
+            f" {med([r['haproxy'] for r in rs]):.0f} | {med([r['per_commit'] for r in rs]):.2f} |"
+            f" {med([r['p50'] for r in rs]):.1f} | {med([r['p99'] for r in rs]):.1f} |"
+        )
+    print(f"load average after: {load_average()}")
+    return 0
+
+
+def parse_variant(text: str) -> tuple[str, Path | None, dict[str, str]]:
+    """`LABEL[@TREE] [NAME=VALUE ...]`: a set-up's name, the checkout its workers run
+    (default: this one) and settings for them."""
+    head, *settings = text.split()
+    label, _, tree = head.partition("@")
+    return label, Path(tree) if tree else None, dict(kv.split("=", 1) for kv in settings)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--quick", action="store_true", help="shorter phases, fewer tables")
@@ -437,6 +586,15 @@ def main() -> int:
     parser.add_argument(
         "--period", type=float, default=0.5, help="--cpu: seconds between a table's actions (0.5)"
     )
+    parser.add_argument(
+        "--variant",
+        action="append",
+        default=[],
+        help="compare instead: 'LABEL[@TREE] [NAME=VALUE ...]' (repeat); each round runs one"
+        " direct worker, then each variant with --workers workers through the proxy",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="--variant: rounds (3)")
+    parser.add_argument("--workers", type=int, default=2, help="--variant: workers (2)")
     args = parser.parse_args()
     quota = args.quota
     raise_open_files()
@@ -446,9 +604,12 @@ def main() -> int:
     root = Path(tempfile.mkdtemp(prefix="gin-bench-scale-"))
     root.chmod(0o755)
     say(f"PostgreSQL in {root} (fsync on, synchronous_commit on)")
-    pg = start_profiled_cluster(root / "pg") if args.cpu else start_cluster(root / "pg", fsync=True)
+    profiled = args.cpu or args.variant
+    pg = start_profiled_cluster(root / "pg") if profiled else start_cluster(root / "pg", fsync=True)
     figures: dict[str, Any] = {}
     try:
+        if args.variant:
+            return compare_mode(root, pg, args, [parse_variant(v) for v in args.variant])
         if args.cpu:
             return cpu_mode(root, pg, args.seconds, args.tables, args.period, args.paced_tables)
         # 1. Scaling with capped workers.

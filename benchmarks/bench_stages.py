@@ -46,7 +46,7 @@ from typing import Any
 
 import orjson
 
-from benchmarks.compat import legal as legal_of
+from benchmarks.compat import next_actions
 from benchmarks.nullstore import NullStore
 
 
@@ -203,20 +203,10 @@ async def play(
 
     def choose(table: Any) -> list[tuple[int, dict[str, Any]]]:
         """The actions the client sends next, by seat (chosen from the seats' views)."""
-        match = table.match
-        legal: list[dict[str, Any]] = []
-        seat = 0
-        for seat in (0, 1):
-            legal = legal_of(match.view(seat))
-            if legal:
-                break
-        if not legal:
-            kind = "new_match" if table.status == "match_over" else "next_hand"
-            return [(0, {"kind": kind}), (1, {"kind": kind})]
-        knocks = [a for a in legal if a["kind"] == "knock"]
-        others = [a for a in legal if a["kind"] != "knock"] or legal
-        action = rng.choice(knocks if knocks and rng.random() < 0.5 else others)
-        return [(seat, {k: v for k, v in action.items() if k != "deadwood"})]
+        return [
+            (seat, {k: v for k, v in action.items() if k != "deadwood"})
+            for seat, action in next_actions(table, rng)
+        ]
 
     async def step(table: Any, sessions: list[Any], conns: list[Any]) -> int:
         nonlocal client_ns

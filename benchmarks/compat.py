@@ -3,6 +3,7 @@ runs both): before the typed views, `Match.view` returned the wire dict itself."
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import orjson
@@ -30,3 +31,22 @@ def state(view: Any) -> dict[str, Any]:
         return view
     body: dict[str, Any] = orjson.loads(orjson.dumps(view.wire()))
     return body
+
+
+def next_actions(table: Any, rng: random.Random) -> list[tuple[int, dict[str, Any]]]:
+    """The actions a random player sends next at `table`, by seat (wire dicts as
+    `legal` shows them): a legal move of the seat to act, a knock half the time one
+    is offered; at a hand's or a match's end, Next hand (or New match) for both seats."""
+    match = table.match
+    legal_now: list[dict[str, Any]] = []
+    seat = 0
+    for seat in (0, 1):
+        legal_now = legal(match.view(seat))
+        if legal_now:
+            break
+    if not legal_now:
+        kind = "new_match" if table.status == "match_over" else "next_hand"
+        return [(0, {"kind": kind}), (1, {"kind": kind})]
+    knocks = [a for a in legal_now if a["kind"] == "knock"]
+    others = [a for a in legal_now if a["kind"] != "knock"] or legal_now
+    return [(seat, rng.choice(knocks if knocks and rng.random() < 0.5 else others))]

@@ -3,7 +3,7 @@ layer maps an error to a message without ever reading its text.
 
 One family, one root per layer: `Refusal` is the root of all of them; the
 engine's are `RuleError`s (here), the tables layer's `TableError`s
-(`hollywood_gin.tables.table`), the web layer's `ApiError`s
+(`hollywood_gin.tables.errors`), the web layer's `ApiError`s
 (`hollywood_gin.web.errors`, which alone turns any `Refusal` into an answer).
 """
 

@@ -22,7 +22,8 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.views import View
-from hollywood_gin.tables.table import Moved, StoreUnavailable, Table, short
+from hollywood_gin.tables.errors import Moved, StoreUnavailable
+from hollywood_gin.tables.table import Table, short
 from hollywood_gin.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")

@@ -25,8 +25,9 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+from typing import TYPE_CHECKING, Protocol, TypeVar
 
+from hollywood_gin.tables.bounded import within
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
 from hollywood_gin.tables.table import (
@@ -202,37 +203,6 @@ class Sole(_Held):
         return None
 
 
-def _retrieve(task: asyncio.Future[Any]) -> None:
-    """Mark a given-up store call's outcome as seen (it concerns nobody now)."""
-    if not task.cancelled():
-        task.exception()
-
-
-async def _within(call: Awaitable[T], seconds: float) -> T:
-    """Await a store call for at most `seconds`, then give it up without waiting for it.
-
-    `asyncio.wait_for` cancels the call and then waits for it to end, and asyncpg's
-    clean-up of a query cut off by a database restart (a rollback waiting for the
-    answer to a cancel request that never comes) can wait for ever: one table of the
-    outage test stayed locked so, its moves unanswered, never settled (issue 30). A
-    call given up and ending later changes nothing that matters: its table is
-    doubtful, so its next write claims it again first.
-    """
-    task = asyncio.ensure_future(call)
-    try:
-        done, _ = await asyncio.wait({task}, timeout=seconds)
-    except BaseException:  # the caller is cancelled: so is the call, not waited on
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise
-    if task in done:
-        return task.result()
-    task.cancel()
-    task.add_done_callback(_retrieve)
-    log.warning("a store call given up after %.0f s", seconds)
-    raise TimeoutError(f"the store did not answer within {seconds:.0f} s")
-
-
 class Shared(_Held):
     """Several workers share the store: tables claimed lazily, writes fenced by epoch."""
 
@@ -318,7 +288,7 @@ class Shared(_Held):
         """A store call within `store_seconds`; a failure is `StoreUnavailable(refusal)`."""
         episode = self.holder.store_episode
         try:
-            answer = await _within(call, self.store_seconds)
+            answer = await within(call, self.store_seconds)
         except Exception as exc:  # whatever the store raises: a database away, a timeout
             episode.failed(exc)
             raise StoreUnavailable(refusal) from exc
@@ -333,7 +303,7 @@ class Shared(_Held):
         if not held:
             self._watched_at = time.monotonic()
             return 0
-        epochs = await _within(self.holder.store.owners(list(held)), self.store_seconds)
+        epochs = await within(self.holder.store.owners(list(held)), self.store_seconds)
         self._watched_at = time.monotonic()
         moved = 0
         for table_id, table in held.items():
@@ -402,7 +372,7 @@ class Shared(_Held):
             self.holder.hub.broadcast(table)
 
     async def bound(self, call: Awaitable[None]) -> None:
-        await _within(call, self.store_seconds)
+        await within(call, self.store_seconds)
 
     def doubt(self, table: Table, exc: Exception) -> None:
         if not table.doubtful:

@@ -6,20 +6,22 @@ first request for it (one transaction: bump the epoch, read the row and its log)
 every append is fenced by that epoch inside the one statement that writes it, and
 `PRIMARY KEY (table_id, seq)` makes a forked log impossible whatever happens.
 Appends that arrive while a commit is under way go in together with the next one
-(group commit), one fenced statement per batch, `synchronous_commit = on`.
+(group commit, `postgres_appends`), one fenced statement per batch,
+`synchronous_commit = on`. Every call runs on a connection of `postgres_pool`, which
+closes one whose call was cut off rather than wait for it.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
 import asyncpg
 
 from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.postgres_appends import FencedAppends
+from hollywood_gin.tables.postgres_pool import Sessions
 from hollywood_gin.tables.store import (
     FIRST_EPOCH,
     Damaged,
@@ -27,7 +29,6 @@ from hollywood_gin.tables.store import (
     SeatRecord,
     TableRecord,
     _entry_rows,
-    _gap,
     _hand_from,
     _hand_rows,
     _read_log,
@@ -84,57 +85,6 @@ CREATE TABLE IF NOT EXISTS set_aside (
 );
 """
 
-# One statement for a batch of appends. `owned` updates each table's row only while
-# its epoch is still the writer's: the update locks the row, so a claim that bumps the
-# epoch waits for this statement's commit, or this statement for the claim's and then
-# sees the new epoch (READ COMMITTED re-checks an updated row). One write of the row
-# per append (its `last_active`), where a `FOR UPDATE` and then an update wrote it
-# twice. The gap check is a courtesy; the primary key is what makes two writers of one
-# seq impossible. A batch holds at most one append per table (a table's next write
-# waits for the last one's answer).
-FENCED_APPEND = """
-WITH batch AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
-        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
-),
-owned AS (
-    UPDATE tables t SET last_active = greatest(t.last_active, b.now)
-    FROM batch b
-    WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
-    RETURNING b.i, b.table_id, b.first_seq
-),
-ends AS (
-    SELECT o.i, o.table_id, o.first_seq,
-        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
-    FROM owned o
-),
-written AS (
-    INSERT INTO events (table_id, seq, entry)
-    SELECT ends.table_id, r.seq, r.entry
-    FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
-    JOIN ends ON ends.i = r.i
-    WHERE ends.last + 1 = ends.first_seq
-)
-SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
-    coalesce(ends.last + 1 = ends.first_seq, false) AS written
-FROM batch b
-LEFT JOIN ends USING (i)
-"""
-
-
-@dataclass(slots=True)
-class _Append:
-    table_id: str
-    epoch: int
-    first_seq: int
-    rows: list[tuple[str, int, str]]
-    now: float
-    future: asyncio.Future[None]
-
-
-async def _no_reset(con: asyncpg.Connection) -> None:
-    """A pool release's reset: nothing beyond asyncpg's own rollback of an open transaction."""
-
 
 async def probe(url: str, timeout: float = 5.0) -> str:
     """Connect once, read-only, and describe what is there (`hollywood-gin check`).
@@ -161,57 +111,37 @@ class PostgresStore:
         self.url = url
         # Who writes (the worker's name), kept in each row it claims: for people.
         self.owner = owner
-        self.pool_size = pool_size
-        # How long a commit waits for more appends to join it when the writer was idle
-        # (appends arriving while a commit is under way join the next one anyway):
-        # fewer, larger commits at low load, for that much more latency per move.
-        self.gather_seconds = gather_seconds
-        self._pool: asyncpg.Pool | None = None
-        self._pending: list[_Append] = []
-        self._flushing: asyncio.Task[None] | None = None
-        self.commits = 0
-        self.writes = 0
+        self.sessions = Sessions(url, pool_size)
+        self.appends = FencedAppends(self.sessions, gather_seconds)
+        self._commits = 0  # those not of appends
 
     @property
     def pool(self) -> asyncpg.Pool:
-        if self._pool is None:
-            raise RuntimeError("store is not open")
-        return self._pool
+        return self.sessions.pool
+
+    @property
+    def commits(self) -> int:
+        return self._commits + self.appends.commits
+
+    @property
+    def writes(self) -> int:
+        return self.appends.writes
 
     async def open(self) -> None:
-        self._pool = await asyncpg.create_pool(
-            self.url,
-            min_size=1,
-            max_size=self.pool_size,
-            # Durable before seen (SCALE.md): never acknowledge a commit not on disk.
-            server_settings={
-                "synchronous_commit": "on",
-                "application_name": "hollywood-gin",
-            },
-            command_timeout=10,
-            timeout=5,  # to connect: a database coming back must not hold a caller longer
-            # asyncpg's default sends `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *;
-            # RESET ALL` on every release: a second round trip per commit. Nothing here
-            # leaves session state behind (advisory locks are per transaction, no
-            # cursors, no LISTEN, no SET), so a release only ends an open transaction.
-            reset=_no_reset,
-        )
-        async with self.pool.acquire() as con, con.transaction():
+        await self.sessions.open()
+        async with self.sessions.session(transaction=True) as con:
             # Workers starting together must not race on CREATE IF NOT EXISTS.
             await con.execute("SELECT pg_advisory_xact_lock($1)", EXPIRY_LOCK + 1)
             await con.execute(SCHEMA)
 
     async def close(self) -> None:
-        while self._flushing is not None and not self._flushing.done():
-            await asyncio.sleep(0.005)
-        if self._pool is not None:
-            await self._pool.close()
-            self._pool = None
+        await self.appends.close()
+        await self.sessions.close()
 
     # --- ownership ---------------------------------------------------------------
     async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
         """Become the table's owner: bump its epoch, read it; None: no such table."""
-        async with self.pool.acquire() as con, con.transaction():
+        async with self.sessions.session(transaction=True) as con:
             row = await con.fetchrow(
                 "UPDATE tables SET owner_epoch = owner_epoch + 1, owner = $2"
                 " WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = $1)"
@@ -238,7 +168,7 @@ class PostgresStore:
 
     async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
         """Each stored table's epoch now (a table gone is left out)."""
-        rows = await self.pool.fetch(
+        rows = await self.sessions.fetch(
             "SELECT id, owner_epoch FROM tables WHERE id = ANY($1::text[])", list(table_ids)
         )
         return {r["id"]: int(r["owner_epoch"]) for r in rows}
@@ -246,7 +176,7 @@ class PostgresStore:
     # --- writes --------------------------------------------------------------------
     async def load_all(self) -> list[TableRecord]:
         """Never used by workers of a shared store (they claim lazily); for tools."""
-        ids = [r["id"] for r in await self.pool.fetch("SELECT id FROM tables ORDER BY created")]
+        ids = [r["id"] for r in await self.sessions.fetch("SELECT id FROM tables ORDER BY created")]
         records = []
         for table_id in ids:
             claimed = await self.claim(table_id, "load_all")
@@ -256,7 +186,7 @@ class PostgresStore:
 
     async def create(self, record: TableRecord) -> None:
         """Store a new table, its creator's at `FIRST_EPOCH`."""
-        async with self.pool.acquire() as con, con.transaction():
+        async with self.sessions.session(transaction=True) as con:
             await con.execute(
                 "INSERT INTO tables (id, options, seats, created, last_active, base_seq,"
                 " owner, owner_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
@@ -269,10 +199,10 @@ class PostgresStore:
                     "INSERT INTO events (table_id, seq, entry) VALUES ($1, $2, $3)",
                     _entry_rows(record.table_id, record.base, record.log),
                 )
-        self.commits += 1
+        self._commits += 1
 
     async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
-        status = await self.pool.execute(
+        status = await self.sessions.execute(
             "UPDATE tables SET seats = $2 WHERE id = $1 AND owner_epoch = $3",
             table_id,
             _seats_json(seats).decode(),
@@ -280,7 +210,7 @@ class PostgresStore:
         )
         if status != "UPDATE 1":
             raise NotOwner(f"table {table_id[:8]} has another owner now")
-        self.commits += 1
+        self._commits += 1
 
     async def append(
         self,
@@ -290,74 +220,12 @@ class PostgresStore:
         now: float,
         epoch: int,
     ) -> None:
-        """Durable once this returns; `NotOwner` when the table's epoch moved on."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self._pending.append(
-            _Append(
-                table_id,
-                epoch,
-                first_seq,
-                _entry_rows(table_id, first_seq, entries),
-                now,
-                future,
-            )
-        )
-        if self._flushing is None or self._flushing.done():
-            self._flushing = asyncio.get_running_loop().create_task(self._flush())
-        await future
-
-    async def _flush(self) -> None:
-        if self.gather_seconds > 0:
-            await asyncio.sleep(self.gather_seconds)
-        while self._pending:
-            batch, self._pending = self._pending, []
-            try:
-                outcomes = await self._write_batch(batch)
-            except Exception as exc:  # the statement failed whole: nothing of it is stored
-                outcomes = [exc] * len(batch)
-            for a, outcome in zip(batch, outcomes, strict=True):
-                if a.future.done():
-                    continue
-                if outcome is None:
-                    a.future.set_result(None)
-                else:
-                    a.future.set_exception(outcome)
-
-    async def _write_batch(self, batch: list[_Append]) -> list[Exception | None]:
-        rows_i: list[int] = []
-        rows_seq: list[int] = []
-        rows_entry: list[str] = []
-        for i, a in enumerate(batch, start=1):
-            for _, seq, entry in a.rows:
-                rows_i.append(i)
-                rows_seq.append(seq)
-                rows_entry.append(entry)
-        result = await self.pool.fetch(
-            FENCED_APPEND,
-            [a.table_id for a in batch],
-            [a.epoch for a in batch],
-            [a.first_seq for a in batch],
-            [a.now for a in batch],
-            rows_i,
-            rows_seq,
-            rows_entry,
-        )
-        self.commits += 1
-        self.writes += len(batch)
-        by_index = {int(r["i"]): r for r in result}
-        outcomes: list[Exception | None] = []
-        for i, a in enumerate(batch, start=1):
-            r = by_index[i]
-            if r["written"]:
-                outcomes.append(None)
-            elif not r["owned"]:  # NULL (no such table) or another epoch
-                outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
-            else:
-                outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
-        return outcomes
+        """Durable once this returns; `NotOwner` when the table's epoch moved on
+        (group commit: `postgres_appends`)."""
+        await self.appends.append(table_id, first_seq, entries, now, epoch)
 
     async def touch(self, table_id: str, now: float) -> None:
-        await self.pool.execute(
+        await self.sessions.execute(
             "UPDATE tables SET last_active = greatest(last_active, $2) WHERE id = $1",
             table_id,
             now,
@@ -368,7 +236,7 @@ class PostgresStore:
         `idle_seconds` the cut-off is taken from the database's clock, so workers
         whose clocks differ agree on it. Returns the ids removed (none when another
         worker is expiring right now)."""
-        async with self.pool.acquire() as con, con.transaction():
+        async with self.sessions.session(transaction=True) as con:
             if not await con.fetchval("SELECT pg_try_advisory_xact_lock($1)", EXPIRY_LOCK):
                 return []
             if idle_seconds is not None:
@@ -388,7 +256,7 @@ class PostgresStore:
         return gone
 
     async def delete(self, table_id: str) -> None:
-        async with self.pool.acquire() as con, con.transaction():
+        async with self.sessions.session(transaction=True) as con:
             await con.execute("DELETE FROM events WHERE table_id = $1", table_id)
             await con.execute("DELETE FROM hands WHERE table_id = $1", table_id)
             await con.execute("DELETE FROM reviews WHERE table_id = $1", table_id)
@@ -399,7 +267,7 @@ class PostgresStore:
         """The log starts at `base` now: the entries before it go at once (the primary
         key finds them), the finished hands' records stay. A later append's gap check
         looks at the log's end, which compaction never moves."""
-        async with self.pool.acquire() as con, con.transaction():
+        async with self.sessions.session(transaction=True) as con:
             await con.executemany(
                 "INSERT INTO hands (table_id, number, record) VALUES ($1, $2, $3)"
                 " ON CONFLICT (table_id, number) DO UPDATE SET record = excluded.record",
@@ -411,17 +279,17 @@ class PostgresStore:
                 base,
             )
             await con.execute("DELETE FROM events WHERE table_id = $1 AND seq < $2", table_id, base)
-        self.commits += 1
+        self._commits += 1
 
     async def hand(self, table_id: str, number: int) -> JsonObject | None:
-        raw = await self.pool.fetchval(
+        raw = await self.sessions.fetchval(
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
         return None if raw is None else _hand_from(raw, number)
 
     async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         # Several workers may compute the same review: the same answer, kept once.
-        await self.pool.execute(
+        await self.sessions.execute(
             "INSERT INTO reviews (table_id, number, seat, review)"
             " SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
             " ON CONFLICT (table_id, number, seat) DO UPDATE SET review = excluded.review",
@@ -429,7 +297,7 @@ class PostgresStore:
         )
 
     async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
-        raw = await self.pool.fetchval(
+        raw = await self.sessions.fetchval(
             "SELECT review FROM reviews WHERE table_id = $1 AND number = $2 AND seat = $3",
             table_id,
             number,
@@ -449,9 +317,9 @@ class PostgresStore:
         )
 
     async def set_aside(self, table_id: str, reason: str) -> None:
-        async with self.pool.acquire() as con:
+        async with self.sessions.session() as con:
             await self._set_aside(con, table_id, reason)
 
     async def set_aside_tables(self) -> dict[str, str]:
-        rows = await self.pool.fetch("SELECT id, reason FROM set_aside ORDER BY at")
+        rows = await self.sessions.fetch("SELECT id, reason FROM set_aside ORDER BY at")
         return {r["id"]: r["reason"] for r in rows}

@@ -37,8 +37,9 @@ from hollywood_gin.bots.coach import (
     step,
 )
 from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.errors import UnknownHand
 from hollywood_gin.tables.store import Damaged, TableStore
-from hollywood_gin.tables.table import Table, UnknownHand, short
+from hollywood_gin.tables.table import Table, short
 from hollywood_gin.tables.thinking import Thinkers
 
 log = logging.getLogger("hollywood_gin.tables")

@@ -162,7 +162,7 @@ def file_schema_version(path: Path) -> int | None:
     return int(version)
 
 
-def _migrate(db: sqlite3.Connection) -> None:
+def migrate_schema(db: sqlite3.Connection) -> None:
     """Bring an older file to `SCHEMA_VERSION`, in one transaction."""
     (version,) = db.execute("PRAGMA user_version").fetchone()
     if version >= SCHEMA_VERSION:

@@ -1,8 +1,8 @@
 """One table: its options, its two seats and their tokens, its match, its lock.
 
 The registry holds the tables of this process by id and is the one writer of each;
-a `Table` is what it holds. The errors of the tables layer live here too: each
-carries its wire `code`.
+a `Table` is what it holds. The layer's errors are `hollywood_gin.tables.errors`
+(the registry, the writer and the ownership import five of them from here still).
 """
 
 from __future__ import annotations
@@ -19,48 +19,19 @@ from dataclasses import dataclass
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.dealer import Dealer
-from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.events import log_from_json
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.views import View
 from hollywood_gin.engine.vocabulary import STRENGTHS
+from hollywood_gin.tables.errors import Moved as Moved
+from hollywood_gin.tables.errors import NoBots as NoBots
+from hollywood_gin.tables.errors import StoreUnavailable as StoreUnavailable
+from hollywood_gin.tables.errors import TableError
+from hollywood_gin.tables.errors import TableFull as TableFull
+from hollywood_gin.tables.errors import UnknownTable as UnknownTable
 from hollywood_gin.tables.hub import Hub, Seat
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
-
-
-class TableError(Refusal):
-    """Base of every refusal by the tables layer; `code` is the wire error code."""
-
-    code = "bad_request"
-
-
-class UnknownTable(TableError):
-    code = "unknown_table"
-
-
-class TableFull(TableError):
-    code = "table_full"
-
-
-class NoBots(TableError):
-    """A bot asked for a seat at a table created with `"bots": false`."""
-
-    code = "no_bots"
-
-
-class UnknownHand(TableError):
-    code = "unknown_hand"
-
-
-class StoreUnavailable(TableError):
-    """The store could not record a change (a full disk, an I/O error): nothing changed."""
-
-    code = "server_error"
-
-
-class Moved(StoreUnavailable):
-    """Another worker claimed the table: this one dropped it; its clients reconnect."""
 
 
 def new_table_id() -> str:

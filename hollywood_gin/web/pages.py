@@ -19,7 +19,7 @@ from starlette.convertors import Convertor, register_url_convertor
 from starlette.middleware.gzip import GZipMiddleware
 
 from hollywood_gin.config import Settings
-from hollywood_gin.tables.table import TableError
+from hollywood_gin.tables.errors import TableError
 from hollywood_gin.web.api import cookie_name, set_seat_cookie
 from hollywood_gin.web.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY

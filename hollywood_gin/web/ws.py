@@ -21,9 +21,10 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.tables.errors import TableError
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.tables.table import Table, TableError
+from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
 from hollywood_gin.web.errors import validation_message

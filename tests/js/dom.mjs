@@ -1,4 +1,4 @@
-// The few browser globals the table page's modules touch when they load: enough to
+// The few browser globals the table and replay pages' modules touch when they load: enough to
 // test their pure parts under Node (`node --test tests/js/`). A few English strings
 // are loaded; any other `t(key)` answers the key itself.
 const strings = {
@@ -6,6 +6,20 @@ const strings = {
   "rank.7": "seven",
   "suit.H": "hearts",
   "did.discard": "{name} discarded the {card}",
+  "act.pass": "pass",
+  "act.take_upcard": "take the upcard",
+  "act.discard": "discard the {card}",
+  "act.knock": "knock, discarding the {card}",
+  "label.blunder": "Blunder",
+  "replay.played": "Played: {action} ({ev} points expected).",
+  "replay.better": "Better: {action} ({ev} points expected).",
+  "replay.best_same": "The coach agrees.",
+  "replay.verdict": "Costliest decision, move {n}: “{best}” was worth {loss} points more than “{played}”.",
+  "replay.verdict_clean": "No costly decision by {name}: this hand was down to the cards.",
+  "replay.loss": "{name} lost {loss} points to decisions ({marks}).",
+  "replay.luck": "Luck: deadwood dealt {mine} against {theirs}; the stock lowered it by {gain} against {ogain}.",
+  "replay.quiz_right": "Yes: “{best}” is the coach's choice ({ev} points expected).",
+  "replay.quiz_other": "The coach's choice: “{best}” ({bev}). Played in the game: “{played}” ({cev}).",
 };
 class Storage {
   #items = new Map();

@@ -82,6 +82,9 @@ class Worker:
     url: str
     log: Path
     proc: subprocess.Popen[bytes] | None = None
+    # The tree whose package runs (`python -m` puts the working directory first on the
+    # path): another version's checkout, for a benchmark that alternates versions.
+    tree: Path = REPO
 
     @property
     def base(self) -> str:
@@ -109,7 +112,11 @@ class Worker:
         full.update(env)
         with self.log.open("ab") as out:
             self.proc = subprocess.Popen(
-                [sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full, stdout=out, stderr=out
+                [sys.executable, "-m", "hollywood_gin"],
+                cwd=self.tree,
+                env=full,
+                stdout=out,
+                stderr=out,
             )
         wait_healthy(self.base, self.proc)
 

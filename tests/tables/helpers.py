@@ -1,7 +1,9 @@
-"""Shared helpers for the tables and web tests: settings, a known deal, snapshots."""
+"""Shared helpers for the tables and web tests: settings, a known deal, a registry with
+two seats taken, snapshots."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +12,9 @@ from starlette.testclient import WebSocketTestSession
 
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.cards import full_deck
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.store import TableStore
 from hollywood_gin.tables.table import Table
 
 # The 52 cards in index order. With seat 0 dealing, seat 1 (the non-dealer) gets the
@@ -38,6 +43,26 @@ def make_settings(tmp_path: Path, **overrides: Any) -> Settings:
     }
     values.update(overrides)
     return Settings(**values)
+
+
+def registry_on(store: TableStore, **kw: Any) -> Registry:
+    """A registry on `store` with its hub; the computer moves at once, tables expire after
+    100 s idle (unless `kw` says otherwise)."""
+    kw.setdefault("expiry_seconds", 100.0)
+    kw.setdefault("computer_delay", 0.0)
+    return Registry(store, Hub(max_tabs_per_seat=5, max_spectators=20), **kw)
+
+
+# Standard rules, each hand scored, to 100 points.
+HAND_OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+
+
+async def two_seats(registry: Registry, decks: Sequence[Sequence[str]] = (INDEX_DECK,)) -> Table:
+    """A new table (`HAND_OPTIONS`, seat 0 deals `decks`) with Ann and Bob seated: the
+    first hand is dealt, seat 1 to act (the upcard offer) at version 1."""
+    table, _ = await registry.create(HAND_OPTIONS, "Ann", test_decks=decks, first_dealer=0)
+    await registry.join(table.id, "Bob")
+    return table
 
 
 def snapshot(table: Table) -> tuple[int, int, bytes]:

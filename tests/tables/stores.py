@@ -13,11 +13,11 @@ from typing import TypeVar
 import pytest
 
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import TableStore
+from hollywood_gin.tables.store import SeatRecord, TableRecord, TableStore
 from tests.postgres import Cluster, pg_url, postgres
 from tests.tables.memory_store import MemoryStore
 
-__all__ = ["Cluster", "make_store", "opened", "pg_url", "postgres", "store_kind"]
+__all__ = ["Cluster", "make_store", "opened", "pg_url", "postgres", "record", "store_kind"]
 
 S = TypeVar("S", bound=TableStore)
 
@@ -47,3 +47,15 @@ async def opened(store: S) -> AsyncIterator[S]:
         yield store
     finally:
         await store.close()
+
+
+def record(table_id: str, last_active: float = 100.0) -> TableRecord:
+    """A table as the store tests store it: Ann seated, the log's start entry only."""
+    return TableRecord(
+        table_id=table_id,
+        options={"rules": "standard", "scoring": "hand", "target": 100},
+        seats=[SeatRecord("Ann", "a" * 64)],
+        created=50.0,
+        last_active=last_active,
+        log=[{"event": "start"}],
+    )

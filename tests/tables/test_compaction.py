@@ -23,10 +23,11 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.events import Deal, Event, Snapshot
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
+from hollywood_gin.tables.errors import UnknownHand
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.table import Table, UnknownHand
+from hollywood_gin.tables.table import Table
 from tests.e2e.test_socket_play import choose
 from tests.wire import playable, wire
 

@@ -6,7 +6,6 @@ import asyncio
 import logging
 import random
 import sqlite3
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -17,16 +16,24 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.events import ActionTaken
-from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.errors import StoreUnavailable, TableFull, UnknownTable
+from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
-from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, gin_deck, snapshot
+from hollywood_gin.tables.table import Table
+from tests.tables.faults import FailingStore
+from tests.tables.helpers import (
+    HAND_OPTIONS,
+    INDEX_DECK,
+    SEAT0_CARDS,
+    gin_deck,
+    registry_on,
+    snapshot,
+    two_seats,
+)
 from tests.tables.memory_store import MemoryStore
 from tests.wire import playable, wire
-
-OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
 
 
 class FakeClock:
@@ -38,16 +45,7 @@ class FakeClock:
 
 
 def make_registry(store: MemoryStore | SqliteStore | None = None, **kw: Any) -> Registry:
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    kw.setdefault("expiry_seconds", 100.0)
-    kw.setdefault("computer_delay", 0.0)
-    return Registry(store or MemoryStore(), hub, **kw)
-
-
-async def two_seats(registry: Registry, decks: Sequence[Sequence[str]] = (INDEX_DECK,)) -> Table:
-    table, _ = await registry.create(OPTIONS, "Ann", test_decks=decks, first_dealer=0)
-    await registry.join(table.id, "Bob")
-    return table
+    return registry_on(store or MemoryStore(), **kw)
 
 
 def versions(conn: Connection) -> list[int]:
@@ -57,7 +55,7 @@ def versions(conn: Connection) -> list[int]:
 @pytest.mark.anyio
 async def test_create_join_full_unknown() -> None:
     registry = make_registry()
-    table, token = await registry.create(OPTIONS, None)
+    table, token = await registry.create(HAND_OPTIONS, None)
     assert registry.get(table.id) is table
     assert registry.seat_for_token(table.id, token) == 0
     assert table.status == "waiting" and table.version == 0
@@ -124,53 +122,35 @@ async def test_a_refused_move_changes_nothing_and_sends_nothing() -> None:
 
 @pytest.mark.anyio
 async def test_a_failed_commit_undoes_the_move() -> None:
-    class Failing(MemoryStore):
-        fail = False
-
-        async def append(
-            self, table_id: str, first_seq: int, entries: Any, now: float, epoch: int
-        ) -> None:
-            if self.fail:
-                raise OSError("disk full")
-            await super().append(table_id, first_seq, entries, now, epoch)
-
-    store = Failing()
+    store = FailingStore()
     registry = make_registry(store)
     table = await two_seats(registry)
     conn = Connection(1)
     registry.hub.attach(table, conn)
     before, sent = snapshot(table), conn.pending()
-    store.fail = True
+    store.failing = {"append"}
     with pytest.raises(StoreUnavailable) as refused:
         await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
     assert isinstance(refused.value.__cause__, OSError)
     assert snapshot(table) == before and conn.pending() == sent
-    store.fail = False
+    store.failing.clear()
     await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now durable
     assert table.version == 2
 
 
 @pytest.mark.anyio
 async def test_a_card_order_not_stored_is_not_kept() -> None:
-    class Failing(MemoryStore):
-        fail = False
-
-        async def save_seats(self, table_id: str, seats: Any, epoch: int) -> None:
-            if self.fail:
-                raise OSError("disk full")
-            await super().save_seats(table_id, seats, epoch)
-
-    store = Failing()
+    store = FailingStore()
     registry = make_registry(store)
     table = await two_seats(registry)
     await registry.arrange(table, 0, sorted(wire(table.view(0))["hand"]["my_cards"]))
     before, order = snapshot(table), table.seats[0].order
-    store.fail = True
+    store.failing = {"save_seats"}
     mine = wire(table.view(0))["hand"]["my_cards"]
     with pytest.raises(StoreUnavailable):
         await registry.arrange(table, 0, list(reversed(mine)))
     assert snapshot(table) == before and table.seats[0].order == order
-    store.fail = False
+    store.failing.clear()
     # What a restart rebuilds is what the seat saw.
     again = make_registry(store)
     await again.load()
@@ -209,9 +189,9 @@ async def test_expiry_removes_idle_tables_only(caplog: pytest.LogCaptureFixture)
     clock = FakeClock(1_000.0)
     store = MemoryStore()
     registry = make_registry(store, clock=clock)
-    idle, _ = await registry.create(OPTIONS, "Idle")
+    idle, _ = await registry.create(HAND_OPTIONS, "Idle")
     busy = await two_seats(registry)
-    watched, _ = await registry.create(OPTIONS, "Watched")
+    watched, _ = await registry.create(HAND_OPTIONS, "Watched")
     conn = Connection(None)
     registry.hub.attach(watched, conn)
     clock.now = 1_090.0
@@ -324,7 +304,7 @@ async def test_the_real_policy_plays_a_hand() -> None:
 async def test_a_computer_can_join_a_waiting_table_and_restarts_keep_it() -> None:
     store = MemoryStore()
     registry = make_registry(store, policy=first_legal, computer_delay=3600.0)
-    table, _ = await registry.create(OPTIONS, "Ann", first_dealer=0)
+    table, _ = await registry.create(HAND_OPTIONS, "Ann", first_dealer=0)
     assert await registry.seat_computer(table.id, "normal") == 1
     with pytest.raises(TableFull):
         await registry.seat_computer(table.id, "normal")
@@ -359,7 +339,7 @@ async def test_a_table_whose_log_cannot_be_replayed_is_skipped(
 @pytest.mark.anyio
 async def test_two_people_racing_for_the_last_seat() -> None:
     registry = make_registry()
-    table, _ = await registry.create(OPTIONS, "Ann")
+    table, _ = await registry.create(HAND_OPTIONS, "Ann")
     results = await asyncio.gather(
         registry.join(table.id, "Bob"), registry.join(table.id, "Cy"), return_exceptions=True
     )
@@ -373,7 +353,7 @@ async def test_two_people_racing_for_the_last_seat() -> None:
 async def test_the_expiry_sweep_runs_by_itself() -> None:
     clock = FakeClock()
     registry = make_registry(clock=clock, expiry_seconds=10.0)
-    table, _ = await registry.create(OPTIONS, "Ann")
+    table, _ = await registry.create(HAND_OPTIONS, "Ann")
     clock.now += 11.0
     sweep = start_expiry(registry, 0.01)
     for _ in range(500):  # bounded: at most about 5 s
@@ -391,7 +371,7 @@ async def test_a_failing_policy_still_lets_the_game_go_on() -> None:
         raise ValueError("policy bug")
 
     registry = make_registry(policy=broken)
-    table, _ = await registry.create(OPTIONS, "Ann", computer="easy", first_dealer=0)
+    table, _ = await registry.create(HAND_OPTIONS, "Ann", computer="easy", first_dealer=0)
     for _ in range(500):  # the computer (seat 1, non-dealer) answers the upcard offer
         if table.version > 1:
             break

@@ -8,26 +8,24 @@ from typing import Any
 
 import pytest
 
-from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.tables.hub import CLOSE_RESTART, Connection, Hub
+from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.tables.errors import Moved, StoreUnavailable
+from hollywood_gin.tables.hub import CLOSE_RESTART, Connection
 from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.tables.table import Moved, StoreUnavailable
+from hollywood_gin.tables.table import Table
 from tests.postgres import pg_url, postgres
-from tests.tables.helpers import INDEX_DECK
+from tests.tables.helpers import HAND_OPTIONS, registry_on, two_seats
 from tests.wire import playable, wire
 
 __all__ = ["pg_url", "postgres"]  # fixtures
 
-OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
 
-
-async def worker(url: str, name: str) -> Registry:
-    store = PostgresStore(url, owner=name)
+async def worker(url: str, name: str, store_class: type[PostgresStore] = PostgresStore) -> Registry:
+    store = store_class(url, owner=name)
     await store.open()
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    return Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, owner=name)
+    return registry_on(store, expiry_seconds=3600.0, owner=name)
 
 
 async def shut(*registries: Registry) -> None:
@@ -47,12 +45,20 @@ def first_legal(table: Any, seat: int) -> dict[str, Any]:
     return legal[0]
 
 
+async def outage(registry: Registry) -> tuple[Table, int, Action]:
+    """The outage tests' start: store calls given up after 0.5 s, a table with two
+    seats, and the first legal move of the seat to act."""
+    shared(registry).store_seconds = 0.5
+    table = await two_seats(registry)
+    seat = wire(table.match.view(None))["hand"]["turn"]
+    return table, seat, parse_action(first_legal(table, seat))
+
+
 @pytest.mark.anyio
 async def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
     try:
-        table, _ = await a.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-        await a.join(table.id, "Bob")
+        table = await two_seats(a)
         assert b.get(table.id) is None  # nothing loaded: claimed when asked for
         conn = Connection(0)
         a.hub.attach(table, conn)
@@ -80,8 +86,8 @@ async def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_
 async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
     try:
-        t1, _ = await a.create(OPTIONS, "Ann")
-        t2, _ = await a.create(OPTIONS, "Cy")
+        t1, _ = await a.create(HAND_OPTIONS, "Ann")
+        t2, _ = await a.create(HAND_OPTIONS, "Cy")
         conn = Connection(None)
         a.hub.attach(t1, conn)
         assert await shared(a).watch_once() == 0
@@ -101,7 +107,7 @@ async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: 
 async def test_concurrent_first_requests_make_one_claim(pg_url: str) -> None:
     a, b = await worker(pg_url, "a"), await worker(pg_url, "b")
     try:
-        table, _ = await a.create(OPTIONS, "Ann")
+        table, _ = await a.create(HAND_OPTIONS, "Ann")
         found = await asyncio.gather(*(b.find(table.id) for _ in range(10)))
         assert all(f is found[0] for f in found) and shared(b).claims == 1
         assert await b.find("no-such-table") is None
@@ -114,11 +120,10 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
     now = [1_000.0]
     store = PostgresStore(pg_url, owner="a")
     await store.open()
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    a = Registry(store, hub, expiry_seconds=3600.0, computer_delay=0.0, clock=lambda: now[0])
+    a = registry_on(store, expiry_seconds=3600.0, clock=lambda: now[0])
     try:
-        idle, _ = await a.create(OPTIONS, "Ann")
-        watched, _ = await a.create(OPTIONS, "Cy")
+        idle, _ = await a.create(HAND_OPTIONS, "Ann")
+        watched, _ = await a.create(HAND_OPTIONS, "Cy")
         a.hub.attach(watched, Connection(None))
         now[0] += shared(a).release_seconds + 1
         assert shared(a).release_idle() == 1
@@ -135,7 +140,7 @@ async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg
     shared(a).watch_seconds = 0.05
     await shared(a).start("")
     try:
-        table, _ = await a.create(OPTIONS, "Ann")
+        table, _ = await a.create(HAND_OPTIONS, "Ann")
         await asyncio.sleep(0.1)
         await b.find(table.id)
         # As if paused: the watch has not run for longer than three rounds.
@@ -168,21 +173,11 @@ class Stalling(PostgresStore):
 async def test_a_store_call_that_never_answers_frees_the_table_after_store_seconds(
     pg_url: str,
 ) -> None:
-    store = Stalling(pg_url, owner="a")
-    await store.open()
-    registry = Registry(
-        store,
-        Hub(max_tabs_per_seat=5, max_spectators=20),
-        expiry_seconds=3600.0,
-        computer_delay=0.0,
-        owner="a",
-    )
-    shared(registry).store_seconds = 0.5
+    registry = await worker(pg_url, "a", Stalling)
+    store = registry.store
+    assert isinstance(store, Stalling)
     try:
-        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-        await registry.join(table.id, "Bob")
-        seat = wire(table.match.view(None))["hand"]["turn"]
-        action = parse_action(first_legal(table, seat))
+        table, seat, action = await outage(registry)
         store.stall = True
         # Refused as any store failure is (server_error), not waited on for ever:
         # the table's lock is free and the move may be sent again.
@@ -230,21 +225,11 @@ async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
     """The outage test's stuck table (issue 30): a doubtful table's settling claim hung
     in a clean-up that outlived its cancellation, and `wait_for` waited for it: the
     table's lock was never free again. Given up at `store_seconds`, without waiting."""
-    store = Stubborn(pg_url, owner="a")
-    await store.open()
-    registry = Registry(
-        store,
-        Hub(max_tabs_per_seat=5, max_spectators=20),
-        expiry_seconds=3600.0,
-        computer_delay=0.0,
-        owner="a",
-    )
-    shared(registry).store_seconds = 0.5
+    registry = await worker(pg_url, "a", Stubborn)
+    store = registry.store
+    assert isinstance(store, Stubborn)
     try:
-        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-        await registry.join(table.id, "Bob")
-        seat = wire(table.match.view(None))["hand"]["turn"]
-        action = parse_action(first_legal(table, seat))
+        table, seat, action = await outage(registry)
         store.stall = True
         with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
             await registry.act(table, seat, action, table.version)

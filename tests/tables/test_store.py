@@ -11,20 +11,10 @@ import pytest
 from hollywood_gin.tables.sqlite_file import SCHEMA_VERSION
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord, TableStore
-from tests.tables.stores import make_store, opened, pg_url, postgres, store_kind
+from tests.tables.faults import refuse_writes
+from tests.tables.stores import make_store, opened, pg_url, postgres, record, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
-
-
-def record(table_id: str, last_active: float = 100.0) -> TableRecord:
-    return TableRecord(
-        table_id=table_id,
-        options={"rules": "standard", "scoring": "hand", "target": 100},
-        seats=[SeatRecord("Ann", "a" * 64)],
-        created=50.0,
-        last_active=last_active,
-        log=[{"event": "start"}],
-    )
 
 
 async def roundtrip(store: TableStore) -> list[TableRecord]:
@@ -143,11 +133,7 @@ async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
         for name in ("t1", "t2", "t3"):
             await store.create(record(name))
         # SQLite itself refuses t3's events from now on (as a full disk would).
-        with sqlite3.connect(path) as db:
-            db.execute(
-                "CREATE TRIGGER refuse BEFORE INSERT ON events WHEN NEW.table_id = 't3'"
-                " BEGIN SELECT RAISE(ABORT, 'refused'); END"
-            )
+        refuse_writes(path, ["events"], when="NEW.table_id = 't3'", message="refused")
         a, nowhere, refused, x, b = await asyncio.gather(
             store.append("t1", 1, [{"event": "a"}], 1.0, 1),
             store.append("nowhere", 0, [{"event": "z"}], 1.0, 1),  # no such table: refused

@@ -9,18 +9,8 @@ from pathlib import Path
 import pytest
 
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
-
-
-def record(table_id: str) -> TableRecord:
-    return TableRecord(
-        table_id=table_id,
-        options={"rules": "standard", "scoring": "hand", "target": 100},
-        seats=[SeatRecord("Ann", "a" * 64)],
-        created=1.0,
-        last_active=1.0,
-        log=[{"event": "start"}],
-    )
+from hollywood_gin.tables.store import FIRST_EPOCH
+from tests.tables.stores import record
 
 
 @pytest.mark.anyio
@@ -34,16 +24,14 @@ async def test_commits_never_checkpoint_and_the_checkpointer_copies_the_wal(tmp_
         lambda db: db.execute("PRAGMA wal_autocheckpoint").fetchone()[0]
     )
     # Bounded wait for the background checkpointer's first round after the writes.
-    seen = store.checkpoints
+    seen = store.wal.checkpoints
     for _ in range(250):
-        if store.checkpoints > seen:
+        if store.wal.checkpoints > seen:
             break
         await asyncio.sleep(0.02)
-    ran = store.checkpoints - seen
+    ran = store.wal.checkpoints - seen
     # With no writer in between, a checkpoint now finds every WAL frame copied.
-    busy, wal_frames, copied = await asyncio.get_running_loop().run_in_executor(
-        store._checkpointer, store._checkpoint
-    )
+    busy, wal_frames, copied = await store.wal.checkpoint_now()
     await store.close()
     assert autocheckpoint == 0
     assert ran >= 1

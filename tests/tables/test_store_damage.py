@@ -16,13 +16,9 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.lifecycle import expire
-from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from tests.tables.helpers import INDEX_DECK, make_settings
-
-OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+from tests.tables.helpers import make_settings, registry_on, two_seats
 
 # Damage kind -> SQL run on the file; `:id` is the damaged table, its log has 3 entries
 # (start, deal, seat 1's pass).
@@ -53,11 +49,6 @@ DAMAGE = {
 }
 
 
-def registry_on(store: SqliteStore) -> Registry:
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    return Registry(store, hub, expiry_seconds=100.0, computer_delay=0.0)
-
-
 async def make_tables(path: Path) -> list[str]:
     """Three tables, each with seat 1's pass stored; returns their ids."""
     store = SqliteStore(path)
@@ -65,13 +56,22 @@ async def make_tables(path: Path) -> list[str]:
     registry = registry_on(store)
     ids = []
     for _ in range(3):
-        table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-        await registry.join(table.id, "Bob")
+        table = await two_seats(registry)
         await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
         ids.append(table.id)
     await registry.close()
     await store.close()
     return ids
+
+
+async def start_up(path: Path) -> tuple[int, dict[str, str]]:
+    """The server's start-up on the file: how many tables load, and which are set aside."""
+    store = SqliteStore(path)
+    await store.open()
+    try:
+        return await registry_on(store).load(), await store.set_aside_tables()
+    finally:
+        await store.close()
 
 
 @pytest.mark.anyio
@@ -102,10 +102,7 @@ async def test_a_damaged_table_is_set_aside_and_the_others_play_on(
     await registry.close()
     await store.close()
     # A second start-up leaves it aside without reading it again.
-    store = SqliteStore(path)
-    await store.open()
-    again = await registry_on(store).load()
-    await store.close()
+    again, _ = await start_up(path)
     assert loaded == 2 and list(aside) == [damaged] and aside[damaged]
     assert sorted(gone) == sorted([first, last]) and again == 0
     with sqlite3.connect(path) as db:
@@ -140,15 +137,8 @@ async def test_a_row_without_a_table_id_is_set_aside_under_its_row(tmp_path: Pat
         (rowid,) = db.execute("SELECT rowid FROM tables WHERE id = ?", (damaged,)).fetchone()
         db.execute("UPDATE tables SET id = NULL WHERE id = ?", (damaged,))
 
-    store = SqliteStore(path)
-    await store.open()
-    loaded = await registry_on(store).load()
-    aside = await store.set_aside_tables()
-    await store.close()
-    store = SqliteStore(path)
-    await store.open()
-    again = await registry_on(store).load()
-    await store.close()
+    loaded, aside = await start_up(path)
+    again, _ = await start_up(path)
     assert loaded == 2 and again == 2
     assert list(aside) == [f"(no id, row {rowid})"]
 
@@ -163,11 +153,7 @@ async def test_a_started_table_whose_events_are_gone_is_set_aside(tmp_path: Path
         db.execute("UPDATE tables SET base_seq = 2 WHERE id = ?", (damaged,))
         db.execute("DELETE FROM events WHERE table_id = ?", (damaged,))
 
-    store = SqliteStore(path)
-    await store.open()
-    loaded = await registry_on(store).load()
-    aside = await store.set_aside_tables()
-    await store.close()
+    loaded, aside = await start_up(path)
     assert loaded == 2 and "beyond the log" in aside[damaged]
 
 

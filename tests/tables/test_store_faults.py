@@ -17,14 +17,14 @@ import orjson
 import pytest
 
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.tables.hub import Connection, Hub
+from hollywood_gin.tables.errors import StoreUnavailable
+from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import TableRecord
-from hollywood_gin.tables.table import StoreUnavailable, Table
-from tests.tables.helpers import INDEX_DECK, SEAT0_CARDS, snapshot
-
-OPTIONS = {"rules": "standard", "scoring": "hand", "target": 100}
+from hollywood_gin.tables.table import Table
+from tests.tables.faults import accept_writes, refuse_writes
+from tests.tables.helpers import HAND_OPTIONS, SEAT0_CARDS, registry_on, snapshot, two_seats
 
 
 class GatedStore(SqliteStore):
@@ -42,16 +42,25 @@ class GatedStore(SqliteStore):
             self.gate.wait(10)
         return super()._commit_batch(db, writes)
 
+    async def held_pass(self, registry: Registry, table: Table) -> asyncio.Task[Any]:
+        """Seat 1 passes the upcard; returns once that pass is held inside its commit."""
+        self.closed_gate = True
+        mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
+        assert await asyncio.to_thread(self.entered.wait, 10)
+        return mover
 
-def registry_on(store: SqliteStore) -> Registry:
-    hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    return Registry(store, hub, expiry_seconds=1000.0, computer_delay=0.0)
+    def release(self) -> None:
+        """Let the held commit go on, and every later one."""
+        self.closed_gate = False
+        self.gate.set()
 
 
-async def two_seats(registry: Registry) -> Table:
-    table, _ = await registry.create(OPTIONS, "Ann", test_decks=[INDEX_DECK], first_dealer=0)
-    await registry.join(table.id, "Bob")
-    return table
+async def gated_table(path: Path) -> tuple[GatedStore, Registry, Table]:
+    """A gated store on `path`, its registry, and a table with two seats."""
+    store = GatedStore(path)
+    await store.open()
+    registry = registry_on(store)
+    return store, registry, await two_seats(registry)
 
 
 async def on_disk(path: Path) -> dict[str, TableRecord]:
@@ -67,19 +76,13 @@ async def on_disk(path: Path) -> dict[str, TableRecord]:
 async def test_a_caller_cancelled_mid_commit_cannot_wedge_its_table(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
 
-    store = GatedStore(path)
-    await store.open()
-    registry = registry_on(store)
-    table = await two_seats(registry)
-    store.closed_gate = True
+    store, registry, table = await gated_table(path)
     # Seat 1 passes the upcard; its socket closes while the write commits.
-    mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-    assert await asyncio.to_thread(store.entered.wait, 10)
+    mover = await store.held_pass(registry, table)
     mover.cancel()
     with pytest.raises(asyncio.CancelledError):
         await mover
-    store.closed_gate = False
-    store.gate.set()
+    store.release()
     # More moves work: the pass happened (it was committed), play goes on from it.
     await registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2)
     await registry.act(table, 0, parse_action({"kind": "discard", "card": SEAT0_CARDS[0]}), 3)
@@ -99,18 +102,12 @@ async def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_
     """Cancelled before its turn at the lock: the section still runs, whole, in order."""
     path = tmp_path / "t.sqlite3"
 
-    store = GatedStore(path)
-    await store.open()
-    registry = registry_on(store)
-    table = await two_seats(registry)
-    store.closed_gate = True
-    first = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-    assert await asyncio.to_thread(store.entered.wait, 10)
+    store, registry, table = await gated_table(path)
+    first = await store.held_pass(registry, table)
     second = asyncio.create_task(registry.act(table, 0, parse_action({"kind": "take_upcard"}), 2))
     await asyncio.sleep(0)
     second.cancel()
-    store.closed_gate = False
-    store.gate.set()
+    store.release()
     await first
     with pytest.raises(asyncio.CancelledError):
         await second
@@ -119,22 +116,6 @@ async def test_a_caller_cancelled_while_waiting_for_the_lock_still_has_its_move_
     await store.close()
     disk = (await on_disk(path))[table.id].log
     assert version == 3 and memory == disk
-
-
-def refuse_writes(path: Path, message: str = "database or disk is full") -> None:
-    """From now on SQLite refuses every new event and table, as a full disk would."""
-    with sqlite3.connect(path) as db:
-        for table in ("events", "tables"):
-            db.execute(
-                f"CREATE TRIGGER full_{table} BEFORE INSERT ON {table}"
-                f" BEGIN SELECT RAISE(ABORT, '{message}'); END"
-            )
-
-
-def accept_writes(path: Path) -> None:
-    with sqlite3.connect(path) as db:
-        db.execute("DROP TRIGGER full_events")
-        db.execute("DROP TRIGGER full_tables")
 
 
 @pytest.mark.anyio
@@ -156,7 +137,7 @@ async def test_a_failing_store_refuses_the_move_logs_once_and_recovers(
         assert refused.value.code == "server_error"
         assert snapshot(table) == before
     with pytest.raises(StoreUnavailable):
-        await registry.create(OPTIONS, "Cy")
+        await registry.create(HAND_OPTIONS, "Cy")
     assert len(registry) == 1
     accept_writes(path)
     await registry.act(table, 1, parse_action({"kind": "pass"}), 1)  # the same move, now stored
@@ -181,19 +162,15 @@ async def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> No
     store = SqliteStore(path)
     await store.open()
     registry = registry_on(store)
-    table, _ = await registry.create(OPTIONS, "Ann")
-    with sqlite3.connect(path) as db:  # the deal's events are refused, not the seats
-        db.execute(
-            "CREATE TRIGGER full_events BEFORE INSERT ON events"
-            " BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END"
-        )
+    table, _ = await registry.create(HAND_OPTIONS, "Ann")
+    refuse_writes(path, ["events"])  # the deal's events are refused, not the seats
     with pytest.raises(StoreUnavailable):
         await registry.join(table.id, "Bob")
     assert len(table.seats) == 1 and table.status == "waiting"
     await registry.close()
     await store.close()
+    accept_writes(path)
     with sqlite3.connect(path) as db:
-        db.execute("DROP TRIGGER full_events")
         (seats,) = db.execute("SELECT seats FROM tables").fetchone()
     assert "Bob" in seats  # stored before the deal failed
 
@@ -225,25 +202,19 @@ async def test_nobody_sees_a_move_before_it_is_stored(tmp_path: Path, stored: bo
     showed a stale client a move that the table's new owner never saw.)"""
     path = tmp_path / "t.sqlite3"
 
-    store = GatedStore(path)
-    await store.open()
-    registry = registry_on(store)
-    table = await two_seats(registry)
+    store, registry, table = await gated_table(path)
     seat0 = Connection(0)
     registry.hub.attach(table, seat0)
     assert state_versions(seat0) == [1]
     if not stored:
         refuse_writes(path)
-    store.closed_gate = True
-    mover = asyncio.create_task(registry.act(table, 1, parse_action({"kind": "pass"}), 1))
-    assert await asyncio.to_thread(store.entered.wait, 10)
+    mover = await store.held_pass(registry, table)
     # While the pass commits: seat 1 opens a tab, a spectator arrives.
     seat1, spectator = Connection(1), Connection(None)
     registry.hub.attach(table, seat1)
     registry.hub.attach(table, spectator)
     during = [v for c in (seat0, seat1, spectator) for v in state_versions(c)]
-    store.closed_gate = False
-    store.gate.set()
+    store.release()
     if stored:
         await mover
     else:

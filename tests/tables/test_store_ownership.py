@@ -5,26 +5,17 @@ expiry by one worker at a time on the database's clock."""
 from __future__ import annotations
 
 import asyncio
+import os
+import signal
 from pathlib import Path
 
 import asyncpg
 import pytest
 
-from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableRecord, TableStore
-from tests.tables.stores import make_store, pg_url, postgres, store_kind
+from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableStore
+from tests.tables.stores import make_store, pg_url, postgres, record, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
-
-
-def record(table_id: str, last_active: float = 100.0) -> TableRecord:
-    return TableRecord(
-        table_id=table_id,
-        options={"rules": "standard", "scoring": "hand", "target": 100},
-        seats=[SeatRecord("Ann", "a" * 64)],
-        created=50.0,
-        last_active=last_active,
-        log=[{"event": "start"}],
-    )
 
 
 async def opened(kind: str, tmp_path: Path) -> TableStore:
@@ -148,12 +139,57 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
         first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0)  # the writer wakes and gathers
         await asyncio.sleep(0)
-        assert store._flushing is not None and not store._flushing.done()
+        assert store.appends.busy
         second = store.append("g1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
         await asyncio.gather(first, second)
         assert store.commits - commits == 1
         assert store.writes == 2
     finally:
+        await store.close()
+
+
+@pytest.mark.anyio
+async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url: str) -> None:
+    """Store calls given up (`bounded.within`) on connections whose server does not
+    answer (the backends paused: SIGSTOP, as a partition or a frozen VM) must not keep
+    those connections: asyncpg waits for the cancelled query's end before it hands a
+    connection out again, so with every one of them so, every move was refused while
+    the health check passed (issue 30). A connection whose call was given up is closed
+    and the next call connects afresh; an append given up does not hold the next one."""
+    from hollywood_gin.tables.bounded import within
+    from hollywood_gin.tables.postgres_store import PostgresStore
+
+    store = PostgresStore(pg_url, owner="a", pool_size=2)
+    await store.open()
+    admin = await asyncpg.connect(pg_url)
+    stopped: list[int] = []
+    try:
+        for name in ("t1", "t2"):
+            await store.create(record(name))
+        # Both of the pool's connections open: two calls at once.
+        await asyncio.gather(*(store.sessions.fetch("SELECT pg_sleep(0.2)") for _ in range(2)))
+        rows = await admin.fetch(
+            "SELECT pid FROM pg_stat_activity"
+            " WHERE application_name = 'hollywood-gin' AND datname = current_database()"
+        )
+        assert len(rows) == 2
+        for row in rows:
+            os.kill(row["pid"], signal.SIGSTOP)
+            stopped.append(row["pid"])
+        with pytest.raises(TimeoutError):
+            await within(store.owners(["t1"]), 0.5)
+        with pytest.raises(TimeoutError):
+            await within(store.append("t1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH), 0.5)
+        # The backends still paused: the pool serves on new connections.
+        assert await within(store.owners(["t1", "t2"]), 5.0) == {
+            "t1": FIRST_EPOCH,
+            "t2": FIRST_EPOCH,
+        }
+        await within(store.append("t2", 1, [{"event": "y"}], 2.0, FIRST_EPOCH), 5.0)
+    finally:
+        for pid in stopped:
+            os.kill(pid, signal.SIGCONT)
+        await admin.close()
         await store.close()
 
 

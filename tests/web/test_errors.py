@@ -13,8 +13,8 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.engine import errors as engine_errors
 from hollywood_gin.engine.errors import IllegalAction, NotYourTurn, Refusal, RuleError, StaleVersion
-from hollywood_gin.tables import table as tables_errors
-from hollywood_gin.tables.table import (
+from hollywood_gin.tables import errors as tables_errors
+from hollywood_gin.tables.errors import (
     Moved,
     NoBots,
     StoreUnavailable,

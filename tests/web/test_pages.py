@@ -17,6 +17,8 @@ from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
 from hollywood_gin.web.i18n import LANGUAGES, REPLAY_ONLY
 from hollywood_gin.web.pages import PAGES
+from tests.web.test_api import start
+from tests.web.test_review import play_meld_break
 
 PAGE_PATHS = list(PAGES)
 
@@ -302,6 +304,20 @@ def test_page_weight(client: TestClient) -> None:
     table_total, table_assets = weights[f"/t/{table['table_id']}"]
     assert {"socket.js", "render.js"} <= {a.rsplit("/", 1)[1] for a in table_assets}
     assert table_total < 60 * 1024
+
+
+def test_replay_page_weight(tmp_path: Path) -> None:
+    """The replay of a finished hand with all its assets, in gzip bytes: within the
+    table page's budget (60 KB)."""
+    with start(tmp_path) as client:
+        table_id = play_meld_break(client)
+        html = client.get(f"/t/{table_id}/hands/1").content
+        assets = page_assets(client, html.decode())
+    total = len(gzip.compress(html)) + sum(len(gzip.compress(b)) for b in assets.values())
+    print(f"page weight replay: {total} gzip bytes, {len(assets)} assets")
+    names = {a.rsplit("/", 1)[1] for a in assets}
+    assert {"replay.js", "replay_view.js", "coach.js", "render.js"} <= names
+    assert total < 60 * 1024
 
 
 def test_table_page_strings_are_those_its_scripts_use(client: TestClient) -> None:

@@ -1,0 +1,41 @@
+"""The tables layer's refusals: `TableError` and its kinds, each with its wire `code`
+(PROTOCOL.md). The layer's root in the one family of `Refusal`s
+(`hollywood_gin.engine.errors`); the web layer answers them (`hollywood_gin.web.errors`)."""
+
+from __future__ import annotations
+
+from hollywood_gin.engine.errors import Refusal
+
+
+class TableError(Refusal):
+    """Base of every refusal by the tables layer; `code` is the wire error code."""
+
+    code = "bad_request"
+
+
+class UnknownTable(TableError):
+    code = "unknown_table"
+
+
+class TableFull(TableError):
+    code = "table_full"
+
+
+class NoBots(TableError):
+    """A bot asked for a seat at a table created with `"bots": false`."""
+
+    code = "no_bots"
+
+
+class UnknownHand(TableError):
+    code = "unknown_hand"
+
+
+class StoreUnavailable(TableError):
+    """The store could not record a change (a full disk, an I/O error): nothing changed."""
+
+    code = "server_error"
+
+
+class Moved(StoreUnavailable):
+    """Another worker claimed the table: this one dropped it; its clients reconnect."""

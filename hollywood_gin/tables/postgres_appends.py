@@ -1,0 +1,182 @@
+"""The shared store's appends: group commit, one fenced statement per batch (SCALE.md).
+
+Appends that arrive while a commit is under way go in together with the next one,
+and a writer that was idle waits `gather_seconds` for more before it commits. Each
+batch is one statement, fenced by each table's epoch, `synchronous_commit = on`: an
+append returns only once its entries are on disk, or raises.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.postgres_pool import Sessions
+from hollywood_gin.tables.store import NotOwner, _entry_rows, _gap
+
+# One statement for a batch of appends. `owned` updates each table's row only while
+# its epoch is still the writer's: the update locks the row, so a claim that bumps the
+# epoch waits for this statement's commit, or this statement for the claim's and then
+# sees the new epoch (READ COMMITTED re-checks an updated row). One write of the row
+# per append (its `last_active`), where a `FOR UPDATE` and then an update wrote it
+# twice. The gap check is a courtesy; the primary key is what makes two writers of one
+# seq impossible. A batch holds at most one append per table (a table's next write
+# waits for the last one's answer).
+FENCED_APPEND = """
+WITH batch AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
+        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
+),
+owned AS (
+    UPDATE tables t SET last_active = greatest(t.last_active, b.now)
+    FROM batch b
+    WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
+    RETURNING b.i, b.table_id, b.first_seq
+),
+ends AS (
+    SELECT o.i, o.table_id, o.first_seq,
+        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
+    FROM owned o
+),
+written AS (
+    INSERT INTO events (table_id, seq, entry)
+    SELECT ends.table_id, r.seq, r.entry
+    FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
+    JOIN ends ON ends.i = r.i
+    WHERE ends.last + 1 = ends.first_seq
+)
+SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
+    coalesce(ends.last + 1 = ends.first_seq, false) AS written
+FROM batch b
+LEFT JOIN ends USING (i)
+"""
+
+
+@dataclass(slots=True)
+class _Append:
+    table_id: str
+    epoch: int
+    first_seq: int
+    rows: list[tuple[str, int, str]]
+    now: float
+    future: asyncio.Future[None]
+
+
+class FencedAppends:
+    """Every table's appends of this worker, written in batches."""
+
+    def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:
+        self.sessions = sessions
+        # How long a commit waits for more appends to join it when the writer was idle
+        # (appends arriving while a commit is under way join the next one anyway):
+        # fewer, larger commits at low load, for that much more latency per move.
+        self.gather_seconds = gather_seconds
+        self._pending: list[_Append] = []
+        self._flushing: asyncio.Task[None] | None = None
+        # The statement under way and its batch: an append given up while in it cuts it off.
+        self._statement: asyncio.Task[list[Exception | None]] | None = None
+        self._batch: list[_Append] = []
+        self.commits = 0
+        self.writes = 0
+
+    @property
+    def busy(self) -> bool:
+        """A commit is gathering or under way."""
+        return self._flushing is not None and not self._flushing.done()
+
+    async def close(self) -> None:
+        while self.busy:
+            await asyncio.sleep(0.005)
+
+    async def append(
+        self,
+        table_id: str,
+        first_seq: int,
+        entries: Sequence[JsonObject],
+        now: float,
+        epoch: int,
+    ) -> None:
+        """Durable once this returns; `NotOwner` when the table's epoch moved on."""
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        append = _Append(
+            table_id, epoch, first_seq, _entry_rows(table_id, first_seq, entries), now, future
+        )
+        self._pending.append(append)
+        if not self.busy:
+            self._flushing = asyncio.get_running_loop().create_task(self._flush())
+        try:
+            await future
+        except asyncio.CancelledError:
+            # Given up (the ownership's bound): a statement stuck on a connection that
+            # no longer answers must not hold every later append of this worker. Its
+            # batch fails (each table doubtful, settled before its next write) and its
+            # connection is closed; the appends behind it go on a new one.
+            statement = self._statement
+            if append in self._batch and statement is not None and not statement.done():
+                statement.cancel()
+            raise
+
+    async def _flush(self) -> None:
+        this = asyncio.current_task()
+        assert this is not None
+        if self.gather_seconds > 0:
+            await asyncio.sleep(self.gather_seconds)
+        while self._pending:
+            batch, self._pending = self._pending, []
+            self._batch = batch
+            statement = asyncio.get_running_loop().create_task(self._write_batch(batch))
+            self._statement = statement
+            outcomes: list[Exception | None]
+            try:
+                outcomes = await statement
+            except asyncio.CancelledError:
+                if this.cancelling():  # this task is cancelled (the loop closing): so is the write
+                    raise
+                outcomes = [TimeoutError("the store write was given up")] * len(batch)
+            except Exception as exc:  # the statement failed whole: nothing of it is stored
+                outcomes = [exc] * len(batch)
+            finally:
+                self._batch, self._statement = [], None
+            for a, outcome in zip(batch, outcomes, strict=True):
+                if a.future.done():
+                    continue
+                if outcome is None:
+                    a.future.set_result(None)
+                else:
+                    a.future.set_exception(outcome)
+
+    async def _write_batch(self, batch: list[_Append]) -> list[Exception | None]:
+        rows_i: list[int] = []
+        rows_seq: list[int] = []
+        rows_entry: list[str] = []
+        for i, a in enumerate(batch, start=1):
+            for _, seq, entry in a.rows:
+                rows_i.append(i)
+                rows_seq.append(seq)
+                rows_entry.append(entry)
+        async with self.sessions.session() as con:
+            result = await con.fetch(
+                FENCED_APPEND,
+                [a.table_id for a in batch],
+                [a.epoch for a in batch],
+                [a.first_seq for a in batch],
+                [a.now for a in batch],
+                rows_i,
+                rows_seq,
+                rows_entry,
+            )
+        self.commits += 1
+        self.writes += len(batch)
+        by_index = {int(r["i"]): r for r in result}
+        outcomes: list[Exception | None] = []
+        for i, a in enumerate(batch, start=1):
+            r = by_index[i]
+            if r["written"]:
+                outcomes.append(None)
+            elif not r["owned"]:  # NULL (no such table) or another epoch
+                outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
+            else:
+                outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
+        return outcomes

@@ -1,0 +1,84 @@
+// The coach's review of a hand (PROTOCOL.md "Hand review") as the replay page reads
+// it, and its words: which decision a move's mark or the coach's line speaks of, the
+// summary, "Find the better move". Pure: no page, no fetch.
+import { cardShort, lang, t } from "./i18n.js";
+
+export const MARKS = { inaccuracy: "?!", mistake: "?", blunder: "??" };
+const points = new Intl.NumberFormat(lang, { signDisplay: "exceptZero", minimumFractionDigits: 1, maximumFractionDigits: 1 });
+const plain = new Intl.NumberFormat(lang, { minimumFractionDigits: 1, maximumFractionDigits: 1 });
+
+// The seat asked for in the address (`?seat=0|1|both`), else the reader's own, else 0.
+export function initialView(search, you) {
+  const asked = new URLSearchParams(search).get("seat");
+  if (asked === "0" || asked === "1") return Number(asked);
+  if (asked === "both") return "both";
+  return you === 0 || you === 1 ? you : 0;
+}
+
+// The seat drawn at the bottom, and the seats whose review marks are shown.
+export const bottomSeat = (view, you) => (view === "both" ? (you === 1 ? 1 : 0) : view);
+export const shownSeats = (view) => (view === "both" ? [0, 1] : [view]);
+
+// The step after which action `index` of the hand stands (-1: none).
+export const stepOf = (steps, index) => steps.findIndex((s) => s.move && s.move.index === index);
+
+export function decisionAt(reviews, seat, index) {
+  return reviews[seat]?.decisions.find((d) => d.index === index) || null;
+}
+
+// The marked decision of `move`, if its seat is one shown.
+export function markOf(reviews, seats, move) {
+  if (!move || !seats.includes(move.seat)) return null;
+  const d = decisionAt(reviews, move.seat, move.index);
+  return d?.label ? d : null;
+}
+
+// The decision the coach's line speaks of at `move` (marked or not).
+export const coachedAt = (reviews, seats, move) => (move && seats.includes(move.seat) ? decisionAt(reviews, move.seat, move.index) : null);
+
+// The decisions "Find the better move" asks, in the hand's order.
+export const quizQueue = (review) => (review ? review.decisions.filter((d) => d.label) : []);
+
+// A legal action of a step as a choice: a knock names the card it discards.
+export const choiceOf = (legal) => ({ kind: legal.kind, card: legal.card || legal.discard || null });
+
+export const sameAction = (a, b) => a.kind === b.kind && (a.card || null) === (b.card || null);
+
+export function actionText(action) {
+  const card = action.card ? cardShort(action.card) : "";
+  return t(`act.${action.kind}`, { card });
+}
+
+export function coachText(d) {
+  const parts = [];
+  if (d.label) parts.push(`${MARKS[d.label]} ${t(`label.${d.label}`)}.`);
+  parts.push(t("replay.played", { action: actionText(d.chosen), ev: points.format(d.expected.chosen) }));
+  parts.push(sameAction(d.best, d.chosen) ? t("replay.best_same") : t("replay.better", { action: actionText(d.best), ev: points.format(d.expected.best) }));
+  return parts.join(" ");
+}
+
+// The costliest decision of a review (the first of equals), or null.
+export const worstOf = (review) => review.decisions.reduce((a, d) => (a === null || d.loss > a.loss ? d : a), null);
+
+// The summary of `seat`'s review, named `name`: the verdict, the loss, the luck.
+export function summaryTexts(review, seat, name, steps) {
+  const s = review.summary;
+  const worst = worstOf(review);
+  const verdict =
+    worst && worst.label
+      ? t("replay.verdict", { n: stepOf(steps, worst.index), best: actionText(worst.best), played: actionText(worst.chosen), loss: plain.format(worst.loss) })
+      : t("replay.verdict_clean", { name });
+  const marks = `?? ${s.blunders} · ? ${s.mistakes} · ?! ${s.inaccuracies}`;
+  const loss = t("replay.loss", { name, loss: plain.format(s.loss), marks });
+  const luck = s.luck;
+  const lucky = luck
+    ? t("replay.luck", { mine: luck.start_deadwood[seat], theirs: luck.start_deadwood[1 - seat], gain: luck.stock_gain[seat], ogain: luck.stock_gain[1 - seat] })
+    : "";
+  return { verdict, loss, luck: lucky };
+}
+
+export function answerText(d, pick) {
+  return sameAction(pick, d.best)
+    ? t("replay.quiz_right", { best: actionText(d.best), ev: points.format(d.expected.best) })
+    : t("replay.quiz_other", { best: actionText(d.best), bev: points.format(d.expected.best), played: actionText(d.chosen), cev: points.format(d.expected.chosen) });
+}

@@ -1,0 +1,104 @@
+"""Group commit without a database: what gathers into one commit, and who hears what."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import threading
+
+import pytest
+
+from hollywood_gin.tables.group_commit import GroupCommit, Outcomes, Worker
+
+
+class Recorder:
+    """A commit that records its batches, held open until `gate` is set."""
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+        self.gate = asyncio.Event()
+        self.refuse: set[str] = set()
+        self.broken = False
+
+    async def commit(self, jobs: list[str]) -> Outcomes:
+        self.batches.append(list(jobs))
+        await self.gate.wait()
+        if self.broken:
+            raise OSError("disk full")
+        return [ValueError(j) if j in self.refuse else None for j in jobs]
+
+
+@pytest.mark.anyio
+async def test_writes_given_during_a_commit_go_together_into_the_next() -> None:
+    rec = Recorder()
+    group: GroupCommit[str] = GroupCommit(rec.commit)
+    first = asyncio.create_task(group.write("a"))
+    await asyncio.sleep(0)
+    await asyncio.sleep(0)
+    assert rec.batches == [["a"]] and not group.idle
+    rest = [asyncio.create_task(group.write(j)) for j in ("b", "c", "d")]
+    await asyncio.sleep(0)
+    rec.gate.set()
+    await asyncio.gather(first, *rest)
+    assert rec.batches == [["a"], ["b", "c", "d"]]
+    assert group.idle
+
+
+@pytest.mark.anyio
+async def test_each_write_hears_its_own_outcome_and_a_failed_commit_fails_them_all() -> None:
+    rec = Recorder()
+    rec.gate.set()
+    rec.refuse = {"b"}
+    group: GroupCommit[str] = GroupCommit(rec.commit)
+    a, b, c = await asyncio.gather(
+        group.write("a"), group.write("b"), group.write("c"), return_exceptions=True
+    )
+    assert a is None and c is None
+    assert isinstance(b, ValueError) and str(b) == "b"
+    rec.broken = True
+    results = await asyncio.gather(group.write("x"), group.write("y"), return_exceptions=True)
+    assert [type(r) for r in results] == [OSError, OSError]
+    rec.broken = False
+    await group.write("z")  # works again
+    assert rec.batches[-1] == ["z"]
+
+
+@pytest.mark.anyio
+async def test_a_cancelled_writer_leaves_the_others_answered_and_drain_waits() -> None:
+    rec = Recorder()
+    group: GroupCommit[str] = GroupCommit(rec.commit)
+    gone = asyncio.create_task(group.write("a"))
+    kept = asyncio.create_task(group.write("b"))
+    await asyncio.sleep(0)
+    gone.cancel()
+    drained = asyncio.create_task(group.drain())
+    await asyncio.sleep(0.02)
+    assert not drained.done()
+    rec.gate.set()
+    await kept
+    await drained
+    assert gone.cancelled() and rec.batches == [["a", "b"]]
+
+
+@pytest.mark.anyio
+async def test_the_worker_runs_calls_in_order_on_one_thread_and_hands_back_errors() -> None:
+    worker = Worker("test-worker")
+    try:
+        seen: list[tuple[int, str]] = []
+
+        def call(i: int) -> int:
+            seen.append((i, threading.current_thread().name))
+            return i * i
+
+        squares = await asyncio.gather(*(worker.run(functools.partial(call, i)) for i in range(5)))
+        assert squares == [0, 1, 4, 9, 16]
+        assert seen == [(i, "test-worker") for i in range(5)]
+
+        def fail() -> None:
+            raise KeyError("x")
+
+        with pytest.raises(KeyError):
+            await worker.run(fail)
+        assert await worker.run(lambda: "still serving") == "still serving"
+    finally:
+        worker.shutdown()
