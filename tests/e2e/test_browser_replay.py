@@ -174,7 +174,6 @@ def test_stepping_keeps_the_place_on_a_phone(server: Server, new_context: NewCon
     watch.assert_clean()
 
 
-
 # Bob holds no meld at all (deadwood 8 x 10 + 9 + 8 = 97): Ann takes the upcard 10H
 # onto 7H-8H-9H and goes gin throwing KS: 97 + 25 = 122 points, over the target of
 # 100 in one hand, so the hand ends the game.
