@@ -28,12 +28,8 @@ from hollywood_gin.bots.policy import (
     should_knock,
 )
 from hollywood_gin.engine.cards import cards_of
-from hollywood_gin.engine.melds import (
-    arrange_mask,
-    deadwood_mask,
-    defender_deadwood,
-    discard_deadwoods_mask,
-)
+from hollywood_gin.engine.layoffs import defender_deadwood
+from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, discard_deadwoods_mask
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import PHASES, WALL
 

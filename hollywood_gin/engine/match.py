@@ -90,10 +90,9 @@ class Match:
         self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # `view` is asked for every seat on every change: what a change leaves alone
-        # is kept. Per seat, the grouping with the cards it came from (only the mover's
-        # cards change); the parts every seat's view shares in `_shared`.
-        self._groupings: dict[int, tuple[object, tuple[tuple[tuple[str, ...], ...], int]]] = {}
+        # `view` is asked for every seat on every change, so what a change leaves
+        # alone is kept: each seat's own part by the hand (`Hand.own`), the parts
+        # every seat's view shares here.
         self._shared = SharedViews(options)
         # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
@@ -423,20 +422,17 @@ class Match:
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
         knock_deadwood: tuple[int, ...] = ()
-        if hand is not None and seat is not None:
-            melds, deadwood = self._grouping(hand, seat)
-            cards = hand.cards[seat]
-            mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
         if seat is not None:
             legal = tuple(self.legal(seat))
-            if legal and (legal[-1].kind == "knock" or any(a.kind == "knock" for a in legal)):
-                assert hand is not None
-                left = hand.discard_deadwoods(seat)
-                # `legal` lists the knocks after the discards (Hand.legal), each with
-                # its discard, then the end actions.
-                knock_deadwood = tuple(
-                    [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
-                )
+            if hand is not None:
+                # The seat's own part is worked out once per change of its cards.
+                own = hand.own(seat)
+                melds, deadwood = own.grouping
+                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
+                if self.status == "playing" and hand.phase == "discard" and hand.turn == seat:
+                    # `legal` lists the knocks after the discards (Hand.legal), each
+                    # with its discard, then the end actions.
+                    knock_deadwood = own.knock_deadwood
         return View(
             version=self.version,
             you=seat,
@@ -449,19 +445,6 @@ class Match:
             knock_deadwood=knock_deadwood,
             next_deal=self.next_deal,
         )
-
-    def _grouping(self, hand: Hand, seat: int) -> tuple[tuple[tuple[str, ...], ...], int]:
-        # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
-        # holding eleven, the card it may not discard.
-        cards = hand.cards[seat]
-        key = (hand, tuple(cards), hand.taken_from_discard if len(cards) == 11 else None)
-        known = self._groupings.get(seat)
-        if known is not None and known[0] == key:
-            return known[1]
-        melds, deadwood = hand.grouping(seat)
-        found = (tuple([tuple([c.text for c in meld]) for meld in melds]), deadwood)
-        self._groupings[seat] = (key, found)
-        return found
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
