@@ -40,16 +40,8 @@ from hollywood_gin.engine.history import History
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
-from hollywood_gin.engine.views import (
-    Ended,
-    HandView,
-    Mine,
-    Outcome,
-    SheetView,
-    TableView,
-    View,
-    sheet_view,
-)
+from hollywood_gin.engine.shared_views import SharedViews
+from hollywood_gin.engine.views import Ended, Mine, Outcome, View
 from hollywood_gin.engine.vocabulary import (
     AWAY_TIMEOUTS,
     MOVERS,
@@ -98,13 +90,10 @@ class Match:
         self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # `view` is asked for every seat on every change: what a change leaves alone
-        # is kept (each seat's own part by the hand, `Hand.own`): the sheet's view with
-        # the sheet and won hands it is of.
-        self._sheet_view: tuple[object, SheetView] | None = None
-        # The parts every seat's view shares: the table's, and the hand's at a version.
-        self._shared_table: TableView | None = None
-        self._shared_hand: tuple[tuple[Hand, int], HandView] | None = None
+        # `view` is asked for every seat on every change, so what a change leaves
+        # alone is kept: each seat's own part by the hand (`Hand.own`), the parts
+        # every seat's view shares here.
+        self._shared = SharedViews(options)
         # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
         # them on; engine users such as the arena play matches out).
@@ -340,10 +329,7 @@ class Match:
     @property
     def match_winner(self) -> int | None:
         """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
-        ended = self.ended
-        if ended is not None:
-            return 1 - ended.seat if ended.by == "resign" else ended.seat
-        return self.sheet.match_winner
+        return self.sheet.match_winner if self.ended is None else self.ended.winner
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the
@@ -450,62 +436,15 @@ class Match:
         return View(
             version=self.version,
             you=seat,
-            table=self._table_view(),
-            hand=None if hand is None else self._hand_view(hand),
+            table=self._shared.table(self.status, self.ended),
+            hand=None if hand is None else self._shared.hand(hand, self.version, self._outcome),
             mine=mine,
             legal=legal,
-            sheet=self._sheet(),
+            sheet=self._shared.sheet(self.sheet, self.ended),
             ready=(self.ready[0], self.ready[1]),
             knock_deadwood=knock_deadwood,
             next_deal=self.next_deal,
         )
-
-    def _table_view(self) -> TableView:
-        known = self._shared_table
-        if known is None or known.status != self.status or known.ended is not self.ended:
-            o = self.options
-            known = self._shared_table = TableView(
-                o.rules, o.scoring, o.target, self.status, self.ended
-            )
-        return known
-
-    def _hand_view(self, hand: Hand) -> HandView:
-        """The public part of the hand, built once per change for every seat's view."""
-        key = (hand, self.version)
-        known = self._shared_hand
-        if known is not None and known[0] == key:
-            return known[1]
-        view = HandView(
-            number=hand.number,
-            dealer=hand.dealer,
-            turn=hand.turn,
-            phase=hand.phase,
-            knock_limit=hand.knock_limit,
-            stock_count=len(hand.stock),
-            discard_top=hand.discard[-1].text if hand.discard else None,
-            discard_count=len(hand.discard),
-            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
-            deck_commitment=hand.commitment,
-            last_action=hand.last_action,
-            events=tuple(hand.events),
-            outcome=self._outcome(hand) if hand.phase == "over" else None,
-        )
-        self._shared_hand = (key, view)
-        return view
-
-    def _sheet(self) -> SheetView:
-        """The sheet's view, built once per change of the sheet: every view shares it."""
-        # `Sheet.record` is its only change and always counts a won hand; a new
-        # match is a new sheet.
-        key = (self.sheet, *self.sheet.wins, id(self.ended))
-        known = self._sheet_view
-        if known is None or known[0] != key:
-            view = sheet_view(self.sheet)
-            if self.ended is not None:
-                view = dataclasses.replace(view, match_winner=self.match_winner)
-            known = (key, view)
-            self._sheet_view = known
-        return known[1]
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
