@@ -11,7 +11,7 @@ class Budget:
     """How much the hard policy thinks per decision: a count of playouts, not time."""
 
     # per searched decision, at most (fewer after a clear halving round, see `stop`, or at
-    # the safety cap). 480 until issue 27's third round: four times that costs about 0.2 s
+    # the safety cap). 480 until issue 27's third round: four times that costs about 0.25 s
     # of CPU a move on average, inside the 0.8 s the table waits anyway, and halves the
     # standard error that keeps normal's choice (docs/bots.md "Round 3").
     playouts: int = 1920
