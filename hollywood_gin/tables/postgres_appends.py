@@ -16,41 +16,32 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.postgres_pool import Sessions
 from hollywood_gin.tables.store import NotOwner, _entry_rows, _gap
 
-# One statement for a batch of appends. `owned` updates each table's row only while
-# its epoch is still the writer's: the update locks the row, so a claim that bumps the
-# epoch waits for this statement's commit, or this statement for the claim's and then
-# sees the new epoch (READ COMMITTED re-checks an updated row). One write of the row
-# per append (its `last_active`), where a `FOR UPDATE` and then an update wrote it
-# twice. The gap check is a courtesy; the primary key is what makes two writers of one
-# seq impossible. A batch holds at most one append per table (a table's next write
-# waits for the last one's answer).
+# One statement for a batch of appends. The update of each table's row (`last_active`)
+# is the fence: it matches only while the epoch is still the writer's, and it locks
+# the row, so a claim that bumps the epoch waits for this statement's commit, or this
+# statement for the claim's and then sees the new epoch (READ COMMITTED re-checks an
+# updated row). Its RETURNING reads the log's end; the entries go in only where the
+# batch's first seq follows it. Only the tables written to come back: one missing is
+# not the writer's (or gone). The gap check is a courtesy; the primary key is what
+# makes two writers of one seq impossible. A batch holds at most one append per table
+# (a table's next write waits for the last one's answer).
 FENCED_APPEND = """
-WITH batch AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
-        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
-),
-owned AS (
+WITH owned AS (
     UPDATE tables t SET last_active = greatest(t.last_active, b.now)
-    FROM batch b
+    FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
+        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
     WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
-    RETURNING b.i, b.table_id, b.first_seq
-),
-ends AS (
-    SELECT o.i, o.table_id, o.first_seq,
-        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
-    FROM owned o
+    RETURNING b.i, b.table_id, b.first_seq,
+        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = t.id) AS last
 ),
 written AS (
     INSERT INTO events (table_id, seq, entry)
-    SELECT ends.table_id, r.seq, r.entry
+    SELECT owned.table_id, r.seq, r.entry
     FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
-    JOIN ends ON ends.i = r.i
-    WHERE ends.last + 1 = ends.first_seq
+    JOIN owned ON owned.i = r.i
+    WHERE owned.last + 1 = owned.first_seq
 )
-SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
-    coalesce(ends.last + 1 = ends.first_seq, false) AS written
-FROM batch b
-LEFT JOIN ends USING (i)
+SELECT i, true AS owned, last, last + 1 = first_seq AS written FROM owned
 """
 
 
@@ -172,10 +163,10 @@ class FencedAppends:
         by_index = {int(r["i"]): r for r in result}
         outcomes: list[Exception | None] = []
         for i, a in enumerate(batch, start=1):
-            r = by_index[i]
-            if r["written"]:
+            r = by_index.get(i)
+            if r is not None and r["written"]:
                 outcomes.append(None)
-            elif not r["owned"]:  # NULL (no such table) or another epoch
+            elif r is None or not r["owned"]:  # no such table, or another epoch
                 outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
             else:
                 outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
