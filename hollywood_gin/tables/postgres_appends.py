@@ -1,7 +1,7 @@
 """The shared store's appends: group commit, one fenced statement per batch (SCALE.md).
 
 Appends that arrive while a commit is under way go in together with the next one,
-and a writer that was idle waits `gather_seconds` for more before it commits. Each
+and no batch is committed before its oldest append has waited `gather_seconds`. Each
 batch is one statement, fenced by each table's epoch, `synchronous_commit = on`: an
 append returns only once its entries are on disk, or raises.
 """
@@ -53,6 +53,7 @@ class _Append:
     rows: list[tuple[str, int, str]]
     now: float
     future: asyncio.Future[None]
+    arrived: float  # the loop's clock
 
 
 class FencedAppends:
@@ -60,9 +61,12 @@ class FencedAppends:
 
     def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:
         self.sessions = sessions
-        # How long a commit waits for more appends to join it when the writer was idle
-        # (appends arriving while a commit is under way join the next one anyway):
-        # fewer, larger commits at low load, for that much more latency per move.
+        # How long the oldest append of a batch waits for others to join it before the
+        # batch is committed (0: none; a batch that gathered during the commit before
+        # it has waited already). At low load a commit carries one or two appends and
+        # its cost (the WAL flush, the round trip) is paid per move; waiting before
+        # every commit, not only when the writer was idle, makes the batches grow
+        # (issue 30), for at most this much more latency per move.
         self.gather_seconds = gather_seconds
         self._pending: list[_Append] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -90,10 +94,10 @@ class FencedAppends:
         epoch: int,
     ) -> None:
         """Durable once this returns; `NotOwner` when the table's epoch moved on."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        append = _Append(
-            table_id, epoch, first_seq, _entry_rows(table_id, first_seq, entries), now, future
-        )
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        rows = _entry_rows(table_id, first_seq, entries)
+        append = _Append(table_id, epoch, first_seq, rows, now, future, loop.time())
         self._pending.append(append)
         if not self.busy:
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
@@ -112,12 +116,14 @@ class FencedAppends:
     async def _flush(self) -> None:
         this = asyncio.current_task()
         assert this is not None
-        if self.gather_seconds > 0:
-            await asyncio.sleep(self.gather_seconds)
+        loop = asyncio.get_running_loop()
         while self._pending:
+            wait = self._pending[0].arrived + self.gather_seconds - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
             batch, self._pending = self._pending, []
             self._batch = batch
-            statement = asyncio.get_running_loop().create_task(self._write_batch(batch))
+            statement = loop.create_task(self._write_batch(batch))
             self._statement = statement
             outcomes: list[Exception | None]
             try:
