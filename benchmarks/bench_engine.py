@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from benchmarks.compat import legal as legal_of
-from hollywood_gin.engine import melds
+from hollywood_gin.engine import layoffs, melds
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import CARDS, Card
 
@@ -204,7 +204,7 @@ def bench_layoffs() -> None:
         knocker_melds, _ = melds.arrange(deck[:10])
         if knocker_melds:
             cases.append((knocker_melds, deck[10:]))
-    per = us_per_call(lambda case: melds.lay_off(*case), cases)
+    per = us_per_call(lambda case: layoffs.lay_off(*case), cases)
     table(
         "lay_off, µs per call (CPU time, median of 3)",
         ["case", "cases", "µs"],

@@ -23,8 +23,9 @@ from hollywood_gin.engine.errors import (
     RuleError,
     StaleVersion,
 )
+from hollywood_gin.engine.layoffs import defender_deadwood
 from hollywood_gin.engine.match import Match
-from hollywood_gin.engine.melds import arrange, best_discards, deadwood, defender_deadwood
+from hollywood_gin.engine.melds import arrange, best_discards, deadwood
 from hollywood_gin.engine.options import Options
 
 replay = Match.replay

@@ -17,11 +17,13 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from hollywood_gin.engine.actions import PLAY_KINDS, Action
-from hollywood_gin.engine.cards import Card, format_cards, mask_of, parse_cards
+from hollywood_gin.engine.cards import Card, format_cards, parse_cards
 from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld, lay_off
+from hollywood_gin.engine.layoffs import lay_off
+from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld
 from hollywood_gin.engine.moves import CardMove, Move
+from hollywood_gin.engine.own import Own, own_cards
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase, PlayKind, Rules
 
@@ -162,12 +164,10 @@ class Hand:
         self.result: HandResult | None = None
         # Moves made so far (the hand's own actions are in the match's log).
         self.moves = 0
-        # Per seat, the solver's answers for its present cards, by card mask: one
-        # entry each, so a table's memory does not grow over a hand.
-        self._discard_deadwoods: list[tuple[int, dict[Card, int]] | None] = [None, None]
-        # Per seat, the grouping of ten cards: holding eleven, that of the ten kept after
-        # the best discard, which is the next grouping when that card is discarded.
-        self._groupings: list[tuple[int, tuple[list[list[Card]], int]] | None] = [None, None]
+        # Per seat, what its view shows of its own cards (`own.Own`): kept until the
+        # seat's cards, their order or the card it may not discard change, so `legal`
+        # and `view` for every connection cost one solve per change, not one each.
+        self._own: list[Own | None] = [None, None]
 
     # -- queries ---------------------------------------------------------
 
@@ -175,39 +175,31 @@ class Hand:
     def non_dealer(self) -> int:
         return 1 - self.dealer
 
-    def discard_deadwoods(self, seat: int) -> dict[Card, int]:
-        """For each card of an 11-card hand, the deadwood left after discarding it.
+    def own(self, seat: int) -> Own:
+        """What `seat`'s view shows of its own cards: their text, grouping and, holding
+        eleven, the discards and knocks open with each knock's deadwood."""
+        cards = tuple(self.cards[seat])
+        taken = self.taken_from_discard if len(cards) == 11 else None
+        known = self._own[seat]
+        if known is None or not known.fits(cards, taken):
+            known = own_cards(cards, taken, self.knock_limit, known)
+            self._own[seat] = known
+        return known
 
-        Kept for the seat's present cards, so `legal` and `view` for every
-        connection cost one solve per change, not one each.
-        """
-        mask = mask_of(self.cards[seat])
-        known = self._discard_deadwoods[seat]
-        if known is None or known[0] != mask:
-            known = (mask, discard_deadwoods(self.cards[seat]))
-            self._discard_deadwoods[seat] = known
-        return known[1]
+    def discard_deadwoods(self, seat: int) -> dict[Card, int]:
+        """For each card of an 11-card hand, the deadwood left after discarding it."""
+        return discard_deadwoods(self.cards[seat])
 
     def grouping(self, seat: int) -> tuple[list[list[Card]], int]:
         """The seat's own melds and deadwood for display.
 
         Ten cards: their least-deadwood arrangement. Eleven (about to discard):
-        the arrangement of the ten kept after the best allowed discard, so the
-        count says what the player will have, as the knock buttons do.
+        the arrangement of the ten kept after the best allowed discard (the least
+        deadwood left, then the highest value, then the first in the seat's order),
+        so the count says what the player will have, as the knock buttons do.
         """
-        cards = self.cards[seat]
-        if len(cards) == 11:
-            left = self.discard_deadwoods(seat)
-            allowed = [c for c in cards if c != self.taken_from_discard]
-            best = min(allowed, key=lambda c: (left[c], -c.value))
-            cards = [c for c in cards if c != best]
-        mask = mask_of(cards)
-        known = self._groupings[seat]
-        if known is None or known[0] != mask:
-            melds, dead = arrange(cards)
-            known = (mask, (melds, sum(c.value for c in dead)))
-            self._groupings[seat] = known
-        return known[1]
+        melds, deadwood = self.own(seat).grouping
+        return [parse_cards(meld) for meld in melds], deadwood
 
     def legal(self, seat: int) -> list[Action]:
         """The play actions open to `seat` now (`Match.view` shows each knock's deadwood)."""
@@ -219,11 +211,8 @@ class Hand:
             if not self.must_draw_stock and self.discard:
                 return [_DRAW_STOCK, _DRAW_DISCARD]
             return [_DRAW_STOCK]
-        allowed = [c for c in self.cards[seat] if c != self.taken_from_discard]
-        out = [Action.of("discard", c) for c in allowed]
-        left = self.discard_deadwoods(seat)
-        out += [Action.of("knock", c) for c in allowed if left[c] <= self.knock_limit]
-        return out
+        own = self.own(seat)
+        return [*own.discards, *own.knocks]
 
     def needs_reshuffle(self, plan: Plan) -> bool:
         """`hand` scoring: a draw from an empty stock first turns the discard

@@ -14,20 +14,13 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import itertools
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
 from hollywood_gin.engine.actions import END_KINDS, Action
 from hollywood_gin.engine.cards import Card
-from hollywood_gin.engine.dealer import (
-    Dealer,
-    Deals,
-    Replayed,
-    check_entropy,
-    check_seat,
-    secret_commitment,
-)
+from hollywood_gin.engine.dealer import Dealer, Deals, Replayed, check_entropy, check_seat
+from hollywood_gin.engine.deals import DealBook
 from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
 from hollywood_gin.engine.events import (
     START,
@@ -35,7 +28,6 @@ from hollywood_gin.engine.events import (
     Arranged,
     Back,
     Deal,
-    DealSource,
     Entropy,
     Event,
     NextDeal,
@@ -44,19 +36,12 @@ from hollywood_gin.engine.events import (
     Start,
 )
 from hollywood_gin.engine.hand import Hand
+from hollywood_gin.engine.history import History
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
-from hollywood_gin.engine.views import (
-    Ended,
-    HandView,
-    Mine,
-    Outcome,
-    SheetView,
-    TableView,
-    View,
-    sheet_view,
-)
+from hollywood_gin.engine.shared_views import SharedViews
+from hollywood_gin.engine.views import Ended, Mine, Outcome, View
 from hollywood_gin.engine.vocabulary import (
     AWAY_TIMEOUTS,
     MOVERS,
@@ -68,25 +53,6 @@ from hollywood_gin.engine.vocabulary import (
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
 _MOVERS: Mapping[object, Mover] = {m: m for m in MOVERS}
-
-
-class PendingDeal:
-    """The deal not yet made: its server secret (None: not derived from secrets, a
-    test deck or an old log) and what each seat has added (hex, or None)."""
-
-    __slots__ = ("commitment", "entropy", "hand", "secret")
-
-    def __init__(self, hand: int, secret: bytes | None) -> None:
-        self.hand = hand
-        self.secret = secret
-        self.commitment = None if secret is None else secret_commitment(secret)
-        self.entropy: list[str | None] = [None, None]
-
-    def fair(self) -> tuple[bytes, list[bytes | None]] | None:
-        """What the dealer derives the deck from (None: no secret)."""
-        if self.secret is None:
-            return None
-        return self.secret, [None if e is None else bytes.fromhex(e) for e in self.entropy]
 
 
 class Match:
@@ -109,35 +75,25 @@ class Match:
         """`dealer` decides every deal and reshuffle; `rng`, `deck_orders` and
         `first_dealer` are short for `dealer=Dealer(rng, deck_orders, first_dealer)`."""
         self.options = options
-        self._dealer: Deals = (
+        self._deals = DealBook(
             dealer if dealer is not None else Dealer(rng, deck_orders or (), first_dealer)
         )
+        self._history = History(options)
         self.version = 0
         self.status: Status = "waiting"
         self.hand: Hand | None = None
         self.hand_games: list[int] = []  # sheet games the last result went into
         self.sheet = Sheet(options.scoring, options.target)
         self.ready = [False, False]
-        self.log: list[Event] = []
         # Each seat's latest card order. Not in the log: arranging is not a move, and
         # the log must not grow with it.
         self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # Finished hands: (log start, log end, result) of each.
-        self._records: dict[int, tuple[int, int, Outcome | None]] = {}
-        self._hand_log_start = 0
-        # The hands whose deal the replayed log has a snapshot before (None: not
-        # replaying, every deal gets one).
-        self._replay_snapshots: set[int] | None = None
-        # `view` is asked for every seat on every change: what a change leaves alone
-        # is kept. Per seat, the grouping with the cards it came from (only the mover's
-        # cards change); the sheet's view with the sheet and won hands it is of.
-        self._groupings: dict[int, tuple[object, tuple[tuple[tuple[str, ...], ...], int]]] = {}
-        self._sheet_view: tuple[object, SheetView] | None = None
-        # The parts every seat's view shares: the table's, and the hand's at a version.
-        self._shared_table: TableView | None = None
-        self._shared_hand: tuple[tuple[Hand, int], HandView] | None = None
+        # `view` is asked for every seat on every change, so what a change leaves
+        # alone is kept: each seat's own part by the hand (`Hand.own`), the parts
+        # every seat's view shares here.
+        self._shared = SharedViews(options)
         # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
         # them on; engine users such as the arena play matches out).
@@ -153,10 +109,6 @@ class Match:
         self.ended: Ended | None = None
         # A replay applies the log's claims as they were made: absence is not in it.
         self._trusted = False
-        # The next deal's secret and entropy, from the end of the hand before it (or
-        # the table's creation) until it is dealt; then the dealt hand's, as revealed.
-        self._next: PendingDeal | None = None
-        self._dealt_from: tuple[str | None, tuple[str | None, str | None]] = (None, (None, None))
         self._open_deal(1)
 
     # -- lifecycle ---------------------------------------------------------
@@ -168,20 +120,21 @@ class Match:
         """
         if self.status != "waiting":
             raise IllegalAction("the match has already started")
-        hand = self._new_hand(self._dealer.first_dealer())
-        self.log.append(START)
+        hand = self._new_hand(self._deals.first_dealer())
+        self._history.append(START)
         self._deal(hand)
         self.version += 1
 
+    @property
+    def log(self) -> list[Event]:
+        """Every event of the match since the last `compact`, in order."""
+        return self._history.log
+
     def _open_deal(self, number: int) -> None:
         """Commit to deal `number`'s server secret, before any seat can add entropy."""
-        self._next = PendingDeal(number, self._dealer.secret(number))
-        if self._next.secret is not None:
-            self.log.append(NextDeal(number, self._next.secret.hex()))
-
-    def _pending(self, number: int) -> PendingDeal | None:
-        known = self._next
-        return known if known is not None and known.hand == number else None
+        commitment = self._deals.open(number)
+        if commitment is not None:
+            self._history.append(commitment)
 
     def contribute(self, seat: int, entropy: object) -> None:
         """Record `seat`'s entropy (32 hex characters) for the next deal; once per
@@ -194,29 +147,21 @@ class Match:
         """
         seat = check_seat(seat)
         text = check_entropy(entropy)
-        pending = self._next
-        if self.status == "playing" or pending is None:
+        if self.status == "playing" or not self._deals.pending:
             raise IllegalAction("entropy is added between hands, before the deal")
         if self.ready[seat]:
             raise IllegalAction("you have already sent your part for this deal")
-        if pending.entropy[seat] is not None:
-            raise IllegalAction("this seat's entropy for this deal is recorded already")
-        pending.entropy[seat] = text
-        self.log.append(Entropy(pending.hand, seat, text))
+        self._history.append(self._deals.add(seat, text))
 
     @property
     def next_deal(self) -> str | None:
         """The commitment (hex) to the next deal's server secret, between hands."""
-        known = self._next
-        if known is None or self.status == "playing":
-            return None
-        return known.commitment
+        return None if self.status == "playing" else self._deals.commitment
 
     def _new_hand(self, dealer: int) -> Hand:
         """The next hand, dealt but not yet in play (raises before any change)."""
         number = self._hands_dealt + 1
-        pending = self._pending(number)
-        deck, salt = self._dealer.deal(number, dealer, None if pending is None else pending.fair())
+        deck, salt = self._deals.deck(number, dealer)
         return Hand(
             number=number,
             dealer=dealer,
@@ -229,24 +174,15 @@ class Match:
     def _deal(self, hand: Hand) -> None:
         # Each hand starts from a snapshot of what the hands before it left (the sheet,
         # the version): the log before it can then go (`compact`), and a replay starts
-        # there. A replay writes one where its log has one, so it rebuilds it exactly.
-        if self._replay_snapshots is None or hand.number in self._replay_snapshots:
-            self.log.append(self._snapshot(hand.number - 1))
+        # there.
+        snapshot = self._snapshot(hand.number - 1)
+        source = self._deals.dealt(hand.number)
+        self._history.dealt(snapshot, Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
         self._hands_dealt = hand.number
-        self._hand_log_start = len(self.log)  # where the deal event goes
         self.hand = hand
         self.hand_games = []
         self.status = "playing"
         self.ready = [False, False]
-        pending = self._pending(hand.number)
-        self._next = None
-        secret = None if pending is None or pending.secret is None else pending.secret.hex()
-        entropy = (None, None) if pending is None else (pending.entropy[0], pending.entropy[1])
-        self._dealt_from = (secret, entropy)
-        # What the deck was derived from (PROTOCOL.md "Deals nobody can choose").
-        derived = secret is not None or entropy != (None, None)
-        source = DealSource(secret, entropy) if derived else None
-        self.log.append(Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
 
     def apply(
         self,
@@ -277,71 +213,76 @@ class Match:
         if version is not None and version != self.version:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
-        act = action
         if by is not None and (not isinstance(by, str) or by not in _MOVERS):
             raise BadAction(f"unknown mover {str(by)[:20]!r}")
         if by == "stand_in" and not self.stand_in[seat]:
             raise IllegalAction("nobody stands in for this seat now")
-        if by is not None and act.kind in END_KINDS:
-            raise IllegalAction(f"only the seat itself may {act.kind}")
+        if by is not None and action.kind in END_KINDS:
+            raise IllegalAction(f"only the seat itself may {action.kind}")
         if by == "timeout" and self.status != "playing":
             raise IllegalAction("the turn clock runs only while a hand is played")
-        if act.kind in END_KINDS:
-            self._end_early(seat, act)
-            return self
-        if entropy is not None and act.kind not in ("next_hand", "new_match"):
+        if action.kind in END_KINDS:
+            self._end_early(seat, action)
+        elif entropy is not None and action.kind not in ("next_hand", "new_match"):
             raise BadAction("only next_hand and new_match carry entropy")
-        text = None if entropy is None else check_entropy(entropy)
-        if act.kind in ("next_hand", "new_match"):
-            wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
-            if act.kind != wanted:
-                raise IllegalAction(f"{act.kind} is not open now")
-            if self.ready[seat]:
-                raise IllegalAction(f"you have already sent {act.kind}; waiting for the other")
-            pending = self._next
-            if text is not None and pending is not None and pending.entropy[seat] is not None:
-                raise IllegalAction("this seat's entropy for this deal is recorded already")
-            if text is not None and pending is not None:
-                pending.entropy[seat] = text
-            dealt: Hand | None = None
-            if self.ready[1 - seat]:
-                # The second one deals; build the hand first, so that a bad
-                # deck order raises before anything has changed.
-                assert self._next_dealer is not None
-                try:
-                    dealt = self._new_hand(self._next_dealer)
-                except BaseException:
-                    if text is not None and pending is not None:
-                        pending.entropy[seat] = None
-                    raise
-            if text is not None and pending is not None:
-                self.log.append(Entropy(pending.hand, seat, text))
-            self._log_action(seat, act, by)
-            self.ready[seat] = True
-            if dealt is not None:
-                if act.kind == "new_match":
-                    self.sheet = Sheet(self.options.scoring, self.options.target)
-                    self.ended = None
-                self._deal(dealt)
-            self.version += 1
-            return self
+        elif action.kind in ("next_hand", "new_match"):
+            self._ready(seat, action, by, None if entropy is None else check_entropy(entropy))
+        else:
+            self._play(seat, action, by)
+        return self
+
+    def _play(self, seat: int, action: Action, by: str | None) -> None:
+        """A move of the hand being played (`Hand.validate` checks it; nothing
+        changes before it has)."""
         if self.status != "playing" or self.hand is None:
             raise IllegalAction("no hand is being played")
         hand = self.hand
-        plan = hand.validate(seat, act)
+        plan = hand.validate(seat, action)
         if hand.needs_reshuffle(plan):
             self._reshuffle(hand)
-        self._log_action(seat, act, by)
+        self._log_action(seat, action, by)
         hand.commit(plan)
         self.version += 1
         if hand.phase == "over":
             self._end_hand(hand)
-        return self
+
+    def _ready(self, seat: int, action: Action, by: str | None, entropy: str | None) -> None:
+        """`next_hand` or `new_match` (with the seat's entropy for the next deal, if
+        any): the second seat to send it deals."""
+        wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
+        if action.kind != wanted:
+            raise IllegalAction(f"{action.kind} is not open now")
+        if self.ready[seat]:
+            raise IllegalAction(f"you have already sent {action.kind}; waiting for the other")
+        added = None
+        if entropy is not None and self._deals.pending:
+            added = self._deals.add(seat, entropy)
+        dealt: Hand | None = None
+        if self.ready[1 - seat]:
+            # Build the hand first, so that a bad deck order raises before anything
+            # has changed (the entropy just added is taken back).
+            assert self._next_dealer is not None
+            try:
+                dealt = self._new_hand(self._next_dealer)
+            except BaseException:
+                if added is not None:
+                    self._deals.withdraw(seat)
+                raise
+        if added is not None:
+            self._history.append(added)
+        self._log_action(seat, action, by)
+        self.ready[seat] = True
+        if dealt is not None:
+            if action.kind == "new_match":
+                self.sheet = Sheet(self.options.scoring, self.options.target)
+                self.ended = None
+            self._deal(dealt)
+        self.version += 1
 
     def _log_action(self, seat: int, act: Action, by: str | None) -> None:
         """The action into the log (with `by` when the seat did not move itself), and
         what it says of the seat's presence: its timeouts and its stand-in."""
-        self.log.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
+        self._history.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
         if by == "timeout":
             self.timeouts[seat] += 1
         elif by is None:
@@ -388,10 +329,7 @@ class Match:
     @property
     def match_winner(self) -> int | None:
         """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
-        ended = self.ended
-        if ended is not None:
-            return 1 - ended.seat if ended.by == "resign" else ended.seat
-        return self.sheet.match_winner
+        return self.sheet.match_winner if self.ended is None else self.ended.winner
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the
@@ -400,7 +338,7 @@ class Match:
         if not self.stand_in[seat]:
             return False
         self.stand_in[seat] = False
-        self.log.append(Back(seat))
+        self._history.append(Back(seat))
         return True
 
     def playable(self, seat: int) -> list[Action]:
@@ -408,10 +346,10 @@ class Match:
         return [a for a in self.legal(seat) if a.kind not in END_KINDS]
 
     def _reshuffle(self, hand: Hand) -> None:
-        order = self._dealer.reshuffle(hand.number, hand.discard[:-1])
+        order = self._deals.reshuffle(hand.number, hand.discard[:-1])
         after = hand.moves
         hand.reshuffle(order)
-        self.log.append(Reshuffle(hand.number, after, tuple(order)))
+        self._history.append(Reshuffle(hand.number, after, tuple(order)))
 
     def _end_hand(self, hand: Hand) -> None:
         result = hand.result
@@ -424,9 +362,7 @@ class Match:
             self._next_dealer = result.winner  # the winner deals next
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
-        # The deck, actions and reshuffles are in the log already: a finished hand
-        # keeps only where they are (its record is built when asked for).
-        self._records[hand.number] = (self._hand_log_start, len(self.log), self._outcome(hand))
+        self._history.finished(hand.number, self._outcome(hand))
         self._open_deal(hand.number + 1)
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
@@ -468,7 +404,7 @@ class Match:
         if hand.result is None:
             return None
         games = tuple(self.hand_games) if hand is self.hand else ()
-        secret, entropy = self._dealt_from
+        secret, entropy = self._deals.revealed
         return Outcome(
             hand.result, tuple(str(c) for c in hand.deck), hand.salt, games, secret, entropy
         )
@@ -486,125 +422,35 @@ class Match:
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
         knock_deadwood: tuple[int, ...] = ()
-        if hand is not None and seat is not None:
-            melds, deadwood = self._grouping(hand, seat)
-            cards = hand.cards[seat]
-            mine = Mine(tuple([c.text for c in cards]), len(hand.cards[1 - seat]), melds, deadwood)
         if seat is not None:
             legal = tuple(self.legal(seat))
-            if legal and (legal[-1].kind == "knock" or any(a.kind == "knock" for a in legal)):
-                assert hand is not None
-                left = hand.discard_deadwoods(seat)
-                # `legal` lists the knocks after the discards (Hand.legal), each with
-                # its discard, then the end actions.
-                knock_deadwood = tuple(
-                    [left[a.card] for a in legal if a.kind == "knock" and a.card is not None]
-                )
+            if hand is not None:
+                # The seat's own part is worked out once per change of its cards.
+                own = hand.own(seat)
+                melds, deadwood = own.grouping
+                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
+                if self.status == "playing" and hand.phase == "discard" and hand.turn == seat:
+                    # `legal` lists the knocks after the discards (Hand.legal), each
+                    # with its discard, then the end actions.
+                    knock_deadwood = own.knock_deadwood
         return View(
             version=self.version,
             you=seat,
-            table=self._table_view(),
-            hand=None if hand is None else self._hand_view(hand),
+            table=self._shared.table(self.status, self.ended),
+            hand=None if hand is None else self._shared.hand(hand, self.version, self._outcome),
             mine=mine,
             legal=legal,
-            sheet=self._sheet(),
+            sheet=self._shared.sheet(self.sheet, self.ended),
             ready=(self.ready[0], self.ready[1]),
             knock_deadwood=knock_deadwood,
             next_deal=self.next_deal,
         )
 
-    def _table_view(self) -> TableView:
-        known = self._shared_table
-        if known is None or known.status != self.status or known.ended is not self.ended:
-            o = self.options
-            known = self._shared_table = TableView(
-                o.rules, o.scoring, o.target, self.status, self.ended
-            )
-        return known
-
-    def _hand_view(self, hand: Hand) -> HandView:
-        """The public part of the hand, built once per change for every seat's view."""
-        key = (hand, self.version)
-        known = self._shared_hand
-        if known is not None and known[0] == key:
-            return known[1]
-        view = HandView(
-            number=hand.number,
-            dealer=hand.dealer,
-            turn=hand.turn,
-            phase=hand.phase,
-            knock_limit=hand.knock_limit,
-            stock_count=len(hand.stock),
-            discard_top=hand.discard[-1].text if hand.discard else None,
-            discard_count=len(hand.discard),
-            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
-            deck_commitment=hand.commitment,
-            last_action=hand.last_action,
-            events=tuple(hand.events),
-            outcome=self._outcome(hand) if hand.phase == "over" else None,
-        )
-        self._shared_hand = (key, view)
-        return view
-
-    def _grouping(self, hand: Hand, seat: int) -> tuple[tuple[tuple[str, ...], ...], int]:
-        # Everything `Hand.grouping` reads: the hand, the seat's cards in order and,
-        # holding eleven, the card it may not discard.
-        cards = hand.cards[seat]
-        key = (hand, tuple(cards), hand.taken_from_discard if len(cards) == 11 else None)
-        known = self._groupings.get(seat)
-        if known is not None and known[0] == key:
-            return known[1]
-        melds, deadwood = hand.grouping(seat)
-        found = (tuple([tuple([c.text for c in meld]) for meld in melds]), deadwood)
-        self._groupings[seat] = (key, found)
-        return found
-
-    def _sheet(self) -> SheetView:
-        """The sheet's view, built once per change of the sheet: every view shares it."""
-        # `Sheet.record` is its only change and always counts a won hand; a new
-        # match is a new sheet.
-        key = (self.sheet, *self.sheet.wins, id(self.ended))
-        known = self._sheet_view
-        if known is None or known[0] != key:
-            view = sheet_view(self.sheet)
-            if self.ended is not None:
-                view = dataclasses.replace(view, match_winner=self.match_winner)
-            known = (key, view)
-            self._sheet_view = known
-        return known[1]
-
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
         table's life), or None while it is unknown or still being played.
         Built anew on each call: the caller may change what it gets."""
-        known = self._records.get(n)
-        if known is None:
-            return None
-        start, end, outcome = known
-        events = self.log[start:end]
-        deal = events[0]
-        assert isinstance(deal, Deal)  # a hand's events start with its deal
-        source = deal.source
-        return {
-            "options": self.options.to_dict(),
-            "number": n,
-            "dealer": deal.dealer,
-            "deck": [c.text for c in deal.deck],
-            "salt": deal.salt,
-            "server_secret": None if source is None else source.server_secret,
-            "entropy": [None, None] if source is None else list(source.entropy),
-            "actions": [
-                {"seat": e.seat, "action": e.action.to_dict()}
-                for e in events
-                if isinstance(e, ActionTaken)
-            ],
-            "reshuffles": [
-                {"after": e.after, "stock": [c.text for c in e.stock]}
-                for e in events
-                if isinstance(e, Reshuffle)
-            ],
-            "result": None if outcome is None else outcome.wire(),
-        }
+        return self._history.hand_record(n)
 
     # -- snapshots -------------------------------------------------------------
 
@@ -627,31 +473,9 @@ class Match:
         except ValueError as exc:
             raise BadAction(f"a snapshot's sheet: {exc}") from None
 
-    def _resume_deal(self, deal: Deal) -> None:
-        """A compacted log starts at a deal: what it was derived from is in its event."""
-        source = deal.source
-        secret = None if source is None else source.server_secret
-        pending = PendingDeal(deal.hand, None if secret is None else bytes.fromhex(secret))
-        if source is not None:
-            pending.entropy = list(source.entropy)
-        self._next = pending
-
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
-        last = self._last_snapshot()
-        records = {}
-        for n, (start, _end, _outcome) in self._records.items():
-            if start < last:
-                record = self.hand_record(n)
-                assert record is not None
-                records[n] = record
-        return last, records
-
-    def _last_snapshot(self) -> int:
-        for i in range(len(self.log) - 1, -1, -1):
-            if isinstance(self.log[i], Snapshot):
-                return i
-        return 0
+        return self._history.compaction()
 
     def compact(self) -> int:
         """Drop the log before the last snapshot; return how many entries went.
@@ -660,22 +484,14 @@ class Match:
         their records are the caller's to keep (`compaction` gives them). So a
         table's log, and its replay, stay about one hand long.
         """
-        last = self._last_snapshot()
-        if last == 0:
-            return 0
-        del self.log[:last]
-        self._hand_log_start -= last
-        self.orders = {
-            seat: dataclasses.replace(order, at=order.at - last)
-            for seat, order in self.orders.items()
-            if order.at >= last
-        }
-        self._records = {
-            n: (start - last, end - last, outcome)
-            for n, (start, end, outcome) in self._records.items()
-            if start >= last
-        }
-        return last
+        cut = self._history.compact()
+        if cut:
+            self.orders = {
+                seat: dataclasses.replace(order, at=order.at - cut)
+                for seat, order in self.orders.items()
+                if order.at >= cut
+            }
+        return cut
 
     # -- replay --------------------------------------------------------------
 
@@ -705,11 +521,7 @@ class Match:
         match = cls(options, dealer=dealer)
         match.endings = endings
         match._trusted = True
-        match._replay_snapshots = {
-            after.hand
-            for e, after in itertools.pairwise(events)
-            if isinstance(e, Snapshot) and isinstance(after, Deal)
-        }
+        match._history.replaying(events)
         arranged: dict[int, list[tuple[int, Order]]] = {}
         for seat, order in (orders or {}).items():
             arranged.setdefault(order.at, []).append((seat, order))
@@ -720,10 +532,7 @@ class Match:
                 break
             match._replay_one(event, events, i)
         dealer.done()
-        if match.log != events:
-            # Snapshots are written by the replay itself: each must be what it says.
-            raise BadAction("the log's snapshots do not follow from its hands")
-        match._replay_snapshots = None
+        match._history.replayed(events)
         match._trusted = False
         return match
 
@@ -737,7 +546,7 @@ class Match:
                 if not isinstance(following, Deal):
                     raise BadAction("a snapshot is followed by its deal")
                 self._restore(event)
-                self._resume_deal(following)
+                self._deals.resume(following)
                 self._deal(self._new_hand(following.dealer))
                 self.version += 1
             case Snapshot():
@@ -757,6 +566,6 @@ class Match:
                 # Logs written before orders were kept apart: apply, and keep the
                 # event, so the log stays the stored one entry for entry.
                 self.arrange(seat, cards)
-                self.log.append(event)
+                self._history.append(event)
             case Deal() | Reshuffle() | NextDeal():
                 pass

@@ -22,25 +22,25 @@ lookups. `docs/performance.md` has the measurements.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
-from itertools import product
+from collections.abc import Iterable
 
 from hollywood_gin.engine.cards import CARDS, SUITS, Card, cards_of
-from hollywood_gin.engine.errors import BadAction, BadCard
+from hollywood_gin.engine.errors import BadCard
 
 __all__ = [
-    "LayOff",
     "arrange",
     "arrange_mask",
     "best_discards",
+    "by_rank",
     "deadwood",
     "deadwood_mask",
-    "defender_deadwood",
     "discard_deadwoods",
     "discard_deadwoods_mask",
+    "discard_least",
     "is_meld",
-    "lay_off",
+    "mask_checked",
+    "run_deadwoods",
+    "shown",
 ]
 
 _SUIT = 0x1FFF  # the 13 bits of one suit
@@ -72,6 +72,13 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
 
 
 _RUN_DEADWOOD, _RUN_CHOICE = _build_run_tables()
+
+
+def run_deadwoods() -> list[int]:
+    """The table of every 13-bit pattern's least deadwood with runs only (read only)."""
+    return _RUN_DEADWOOD
+
+
 _NONE = 1000  # above any deadwood: "none found yet"
 
 
@@ -173,7 +180,7 @@ def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
 
 def deadwood(cards: Iterable[Card]) -> int:
     """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card."""
-    return deadwood_mask(_mask_checked(cards))
+    return deadwood_mask(mask_checked(cards))
 
 
 def _runs_of(pattern: int, suit: int) -> list[int]:
@@ -229,7 +236,8 @@ def arrange_mask(mask: int) -> tuple[int, list[int], int]:
     return t[best[0]] + t[best[1]] + t[best[2]] + t[best[3]], melds, mask & ~melded
 
 
-def _mask_checked(cards: Iterable[Card]) -> int:
+def mask_checked(cards: Iterable[Card]) -> int:
+    """The 52-bit mask of some cards. Raises BadCard on a repeated card."""
     mask = 0
     n = 0
     for card in cards:
@@ -244,16 +252,19 @@ def _mask_checked(cards: Iterable[Card]) -> int:
 _RANK_MAJOR: dict[Card, int] = {c: c.rank * 4 + SUITS.index(c.suit) for c in CARDS}
 
 
-def _by_rank(cards: list[Card]) -> list[Card]:
+def by_rank(cards: list[Card]) -> list[Card]:
+    """Cards by rank, then suit (C D H S): how deadwood is shown."""
     return sorted(cards, key=_RANK_MAJOR.__getitem__)
 
 
-def _shown(melds: list[int]) -> list[list[Card]]:
+def shown(melds: list[int]) -> list[list[Card]]:
+    """Meld masks as shown: each meld's cards, the melds by their first card's rank
+    then suit."""
     # A meld's cards in index order are already in rank order (a run is one suit) or
     # in suit order (a set is one rank).
-    shown = [cards_of(m) for m in melds]
-    shown.sort(key=lambda m: _RANK_MAJOR[m[0]])
-    return shown
+    out = [cards_of(m) for m in melds]
+    out.sort(key=lambda m: _RANK_MAJOR[m[0]])
+    return out
 
 
 def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
@@ -264,12 +275,25 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
     adjacent runs of one suit are shown as one run.
     Raises BadCard on a repeated card.
     """
-    _, melds, dead = arrange_mask(_mask_checked(cards))
-    return _shown(melds), _by_rank(cards_of(dead))
+    _, melds, dead = arrange_mask(mask_checked(cards))
+    return shown(melds), by_rank(cards_of(dead))
 
 
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
-    """(card index, least deadwood after discarding it) for each card, in index order.
+    """(card index, least deadwood after discarding it) for each card, in index order."""
+    least = discard_least(mask)
+    out = []
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        i = low.bit_length() - 1
+        out.append((i, least[i]))
+    return out
+
+
+def discard_least(mask: int) -> list[int]:
+    """By card index (52 entries), the least deadwood after discarding that card;
+    the entries of cards not in `mask` are meaningless.
 
     One search for all discards: discarding x leaves some choice of sets that
     does not use x, so each set choice of the whole hand is scored once with
@@ -278,8 +302,21 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     t = _RUN_DEADWOOD
     c, d, h, s = _suits(mask)
     three = (c & d & (h | s)) | (h & s & (c | d))
-    states = _set_states(c, d, h, s, three) if three else [(c, d, h, s)]
     least = [_NONE] * 52
+    if not three:
+        # no possible set: only the discarded card's suit changes
+        total = t[c] + t[d] + t[h] + t[s]
+        offset = 0
+        for p in (c, d, h, s):
+            base = total - t[p]
+            rest = p
+            while rest:
+                low = rest & -rest
+                rest ^= low
+                least[offset + low.bit_length() - 1] = base + t[p ^ low]
+            offset += 13
+        return least
+    states = _set_states(c, d, h, s, three)
     for state in states:
         total = t[state[0]] + t[state[1]] + t[state[2]] + t[state[3]]
         offset = 0
@@ -294,13 +331,7 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
                 if v < least[i]:
                     least[i] = v
             offset += 13
-    out = []
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        i = low.bit_length() - 1
-        out.append((i, least[i]))
-    return out
+    return least
 
 
 def discard_deadwoods(
@@ -340,7 +371,7 @@ def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
 
     Raises BadCard on a repeated card.
     """
-    left = discard_deadwoods_mask(_mask_checked(cards))
+    left = discard_deadwoods_mask(mask_checked(cards))
     if not left:
         return []
     least = min(value for _, value in left)
@@ -358,105 +389,3 @@ def is_meld(cards: Iterable[Card]) -> bool:
         return False
     ranks = sorted(c.rank for c in group)
     return ranks[-1] - ranks[0] == len(ranks) - 1
-
-
-@dataclass(frozen=True, slots=True)
-class LayOff:
-    """The defender's best outcome against the knocker's melds (RULES.md §4.5)."""
-
-    melds: list[list[Card]]  # the defender's own melds
-    deadwood: list[Card]  # the cards left over, which count
-    layoffs: list[tuple[Card, int]]  # (card, index into the knocker's melds)
-    deadwood_value: int
-
-
-def _layoff_options(
-    melds: Sequence[Sequence[Card]], defender: int
-) -> list[list[tuple[int, list[tuple[Card, int]]]]]:
-    """Per knocker meld, each way to lay cards off on it: (cards mask, [(card, meld index)]).
-
-    A set of three takes its fourth card; a run takes, at each end, any number
-    of the defender's cards that continue it one after another (a chain).
-    """
-    options: list[list[tuple[int, list[tuple[Card, int]]]]] = []
-    for i, meld in enumerate(melds):
-        ways: list[tuple[int, list[tuple[Card, int]]]] = [(0, [])]
-        ranks = {c.rank for c in meld}
-        if len(ranks) == 1:
-            if len(meld) == 3:
-                rank = meld[0].rank
-                for suit in range(4):
-                    card = CARDS[suit * 13 + rank - 1]
-                    if card not in meld and defender >> card.index & 1:
-                        ways.append((card.bit, [(card, i)]))
-        else:
-            suit = meld[0].index // 13
-            low, high = min(ranks), max(ranks)
-            below: list[Card] = []
-            r = low - 1
-            while r >= 1 and defender >> (suit * 13 + r - 1) & 1:
-                below.append(CARDS[suit * 13 + r - 1])
-                r -= 1
-            above: list[Card] = []
-            r = high + 1
-            while r <= 13 and defender >> (suit * 13 + r - 1) & 1:
-                above.append(CARDS[suit * 13 + r - 1])
-                r += 1
-            for nb in range(len(below) + 1):
-                for na in range(len(above) + 1):
-                    if nb or na:
-                        chosen = below[:nb] + above[:na]
-                        mask = 0
-                        for card in chosen:
-                            mask |= card.bit
-                        ways.append((mask, [(card, i) for card in chosen]))
-        options.append(ways)
-    return options
-
-
-def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]) -> LayOff:
-    """The defender's least deadwood over all own arrangements and lay-offs.
-
-    A defender may keep a card out of an own meld to lay it off, and lay off
-    chains (9H then TH onto 6H-7H-8H). Ties keep the fewest lay-offs.
-    Raises BadAction when a knocker meld is not a meld or the cards overlap,
-    BadCard on a repeated card.
-    """
-    melds = [list(m) for m in knocker_melds]
-    knocker = 0
-    for meld in melds:
-        if not is_meld(meld):
-            raise BadAction("a knocker meld is not a valid set or run")
-        m = _mask_checked(meld)
-        if knocker & m:
-            raise BadAction("knocker melds share a card")
-        knocker |= m
-    defender = _mask_checked(defender_cards)
-    if knocker & defender:
-        raise BadAction("the defender holds a card of the knocker's melds")
-    best: tuple[int, int, int, list[tuple[Card, int]]] | None = None
-    for combo in product(*_layoff_options(melds, defender)):
-        laid = 0
-        count = 0
-        for mask, pairs in combo:
-            if laid & mask:
-                break  # two melds claim one card: another combination covers it
-            laid |= mask
-            count += len(pairs)
-        else:
-            value = deadwood_mask(defender & ~laid)
-            if best is None or (value, count) < (best[0], best[1]):
-                best = (value, count, laid, [p for _, pairs in combo for p in pairs])
-    assert best is not None  # the combination of no lay-offs is always there
-    value, _, laid, pairs = best
-    _, own, dead = arrange_mask(defender & ~laid)
-    return LayOff(
-        melds=_shown(own), deadwood=_by_rank(cards_of(dead)), layoffs=pairs, deadwood_value=value
-    )
-
-
-def defender_deadwood(
-    knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]
-) -> int:
-    """The defender's deadwood after the best lay-offs (see `lay_off`)."""
-    return lay_off(knocker_melds, defender_cards).deadwood_value

@@ -67,6 +67,11 @@ class Ended:
     by: EndedBy
     seat: int
 
+    @property
+    def winner(self) -> int:
+        """Who won: the other seat when `seat` resigned, `seat` itself when it claimed."""
+        return 1 - self.seat if self.by == "resign" else self.seat
+
 
 class TableView(NamedTuple):
     """The table's options and status (the hub adds its id and players on the wire)."""

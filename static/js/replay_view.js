@@ -1,9 +1,9 @@
 // The replay page's views: the table at a step, the timeline, the coach's line and
 // summary, the choices of "Find the better move", from the page's state `r`
 // (replay.js). They fetch nothing and handle no input.
-import { backElement, cardElement, sortByMelds } from "./cards.js";
+import { cardElement, sortByMelds } from "./cards.js";
 import { cardShort, t, tn } from "./i18n.js";
-import { $, describeDeal, describeEvent, playerName, renderResult } from "./render.js";
+import { $, describeDeal, describeEvent, playerName, renderResult, renderRow } from "./render.js";
 import { MARKS, actionText, bottomSeat, coachText, coachedAt, markOf, shownSeats, summaryTexts } from "./coach.js";
 
 // The state render.js's words read: the hand's players, dealer and result, seen by `you`.
@@ -57,17 +57,11 @@ function renderSeat(r, prefix, seat, s, faceUp) {
   // Hidden: the cards this seat took from the pile and still holds, the rest as backs.
   $(`${prefix}-deadwood`).textContent = "";
   box.className = "backs";
-  const known = s.known[seat].filter((c) => cards.includes(c));
-  const faces = known.map((c) => {
-    const el = cardElement(c, { mini: true });
-    el.classList.add("known");
-    return el;
-  });
-  const backs = Array.from({ length: cards.length - faces.length }, () => backElement());
+  renderRow(box, cards.length, s.known[seat].filter((c) => cards.includes(c)));
   const count = document.createElement("span");
   count.className = "sr-only";
   count.textContent = tn("cards_count", cards.length);
-  box.replaceChildren(count, ...faces, ...backs);
+  box.prepend(count);
 }
 
 export function renderBoard(r) {

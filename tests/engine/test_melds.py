@@ -17,18 +17,16 @@ from hypothesis import strategies as st
 
 from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
 from hollywood_gin.engine.errors import BadAction, BadCard
+from hollywood_gin.engine.layoffs import LayOff, defender_deadwood, lay_off
 from hollywood_gin.engine.melds import (
-    LayOff,
     arrange,
     arrange_mask,
     best_discards,
     deadwood,
     deadwood_mask,
-    defender_deadwood,
     discard_deadwoods,
     discard_deadwoods_mask,
     is_meld,
-    lay_off,
 )
 
 

@@ -16,11 +16,12 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.events import ActionTaken
+from hollywood_gin.tables.errors import StoreUnavailable, TableFull, UnknownTable
 from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.lifecycle import expire, start_expiry
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.table import StoreUnavailable, Table, TableFull, UnknownTable
+from hollywood_gin.tables.table import Table
 from tests.tables.faults import FailingStore
 from tests.tables.helpers import (
     HAND_OPTIONS,

@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 
 from hollywood_gin.engine.actions import Action, parse_action
+from hollywood_gin.tables.errors import Moved, StoreUnavailable
 from hollywood_gin.tables.hub import CLOSE_RESTART, Connection
 from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.tables.table import Moved, StoreUnavailable, Table
+from hollywood_gin.tables.table import Table
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import HAND_OPTIONS, registry_on, two_seats
 from tests.wire import playable, wire

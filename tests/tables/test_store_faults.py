@@ -17,11 +17,12 @@ import orjson
 import pytest
 
 from hollywood_gin.engine.actions import parse_action
+from hollywood_gin.tables.errors import StoreUnavailable
 from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import TableRecord
-from hollywood_gin.tables.table import StoreUnavailable, Table
+from hollywood_gin.tables.table import Table
 from tests.tables.faults import accept_writes, refuse_writes
 from tests.tables.helpers import HAND_OPTIONS, SEAT0_CARDS, registry_on, snapshot, two_seats
 

@@ -1,0 +1,75 @@
+"""The parts of a match's views that every seat's view shares, each built once per
+change: the table's, the hand's public part and the sheet's.
+
+`Match.view` is asked for every seat (and spectator) on every change, so what a
+change leaves alone is kept here, keyed by the values it is built from. Those are
+given explicitly on each call: this module knows nothing of the match.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+
+from hollywood_gin.engine.hand import Hand
+from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.scoring import Sheet
+from hollywood_gin.engine.views import Ended, HandView, Outcome, SheetView, TableView, sheet_view
+from hollywood_gin.engine.vocabulary import Status
+
+
+class SharedViews:
+    """The shared parts of one match's views, kept until what they show changes."""
+
+    def __init__(self, options: Options) -> None:
+        self._options = options
+        self._table: TableView | None = None
+        self._hand: tuple[tuple[Hand, int], HandView] | None = None
+        self._sheet: tuple[object, SheetView] | None = None
+
+    def table(self, status: Status, ended: Ended | None) -> TableView:
+        """The table's options, status and how it ended."""
+        known = self._table
+        if known is None or known.status != status or known.ended is not ended:
+            o = self._options
+            known = self._table = TableView(o.rules, o.scoring, o.target, status, ended)
+        return known
+
+    def hand(self, hand: Hand, version: int, outcome: Callable[[Hand], Outcome | None]) -> HandView:
+        """The public part of `hand` at `version`; `outcome` gives its result as shown
+        once it is over."""
+        key = (hand, version)
+        known = self._hand
+        if known is not None and known[0] == key:
+            return known[1]
+        view = HandView(
+            number=hand.number,
+            dealer=hand.dealer,
+            turn=hand.turn,
+            phase=hand.phase,
+            knock_limit=hand.knock_limit,
+            stock_count=len(hand.stock),
+            discard_top=hand.discard[-1].text if hand.discard else None,
+            discard_count=len(hand.discard),
+            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
+            deck_commitment=hand.commitment,
+            last_action=hand.last_action,
+            events=tuple(hand.events),
+            outcome=outcome(hand) if hand.phase == "over" else None,
+        )
+        self._hand = (key, view)
+        return view
+
+    def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
+        """The sheet's view; a match ended early names the winner its ending gives."""
+        # `Sheet.record` is its only change and always counts a won hand; a new
+        # match is a new sheet.
+        key = (sheet, *sheet.wins, id(ended))
+        known = self._sheet
+        if known is None or known[0] != key:
+            view = sheet_view(sheet)
+            if ended is not None:
+                view = dataclasses.replace(view, match_winner=ended.winner)
+            known = (key, view)
+            self._sheet = known
+        return known[1]
