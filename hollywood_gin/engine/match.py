@@ -42,13 +42,7 @@ from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
 from hollywood_gin.engine.views import Ended, Mine, Outcome, View
-from hollywood_gin.engine.vocabulary import (
-    AWAY_TIMEOUTS,
-    MOVERS,
-    Mover,
-    Status,
-    walled,
-)
+from hollywood_gin.engine.vocabulary import AWAY_TIMEOUTS, MOVERS, Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
