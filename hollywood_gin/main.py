@@ -13,7 +13,7 @@ from hollywood_gin import __version__
 from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
 from hollywood_gin.logs import AccessLog
 from hollywood_gin.tables.lifecycle import open_tables
-from hollywood_gin.web import api, errors, metrics, pages, security, ws
+from hollywood_gin.web import api, errors, gate, metrics, pages, security, ws
 
 log = logging.getLogger("hollywood_gin")
 
@@ -66,7 +66,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AnswerHead)
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
-    security.install_gate(app, settings)
+    gate.install(app, settings)
     # Outermost of all: every request's line, a refused one's too (in place of uvicorn's).
     app.add_middleware(AccessLog)
 

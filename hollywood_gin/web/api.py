@@ -10,6 +10,7 @@ from pydantic import BaseModel, ValidationError
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.reviews import ReviewFailed
+from hollywood_gin.web.addresses import address_key, forwarded_for
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
 from hollywood_gin.web.http_bodies import (
@@ -21,7 +22,7 @@ from hollywood_gin.web.http_bodies import (
     TableCreated,
 )
 from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
-from hollywood_gin.web.security import address_key, forwarded_for, is_https
+from hollywood_gin.web.security import is_https
 
 M = TypeVar("M", bound=BaseModel)
 

@@ -33,13 +33,10 @@ from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 from hollywood_gin.config import Settings
+from hollywood_gin.web.addresses import ClientAddress, address_key
 from hollywood_gin.web.errors import error_body
-from hollywood_gin.web.security import (
-    HEADERS,
-    TEST_HOOKS_BODY_BYTES,
-    ClientAddress,
-    address_key,
-)
+from hollywood_gin.web.gate import TEST_HOOKS_BODY_BYTES
+from hollywood_gin.web.security import HEADERS
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
 # pipes, and a health check that arrives in a flood.

@@ -29,6 +29,7 @@ from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
 from hollywood_gin.web.errors import validation_message
 from hollywood_gin.web.inbound import ActionFrame, parse
+from hollywood_gin.web.limits import TokenBucket
 from hollywood_gin.web.messages import (
     CLIENT_MESSAGE,
     ActionMessage,
@@ -37,7 +38,7 @@ from hollywood_gin.web.messages import (
     Ping,
     React,
 )
-from hollywood_gin.web.security import TokenBucket, origin_allowed
+from hollywood_gin.web.security import origin_allowed
 
 log = logging.getLogger("hollywood_gin.ws")
 

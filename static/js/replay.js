@@ -131,6 +131,12 @@ $("timeline").addEventListener("click", (e) => {
   const button = e.target.closest("button[data-step]");
   if (button) go(Number(button.dataset.step));
 });
+// On a phone the result lies over the board, as at the table: its button folds it.
+$("result-fold").addEventListener("click", () => {
+  const folded = $("result").classList.toggle("folded");
+  $("result-fold").setAttribute("aria-expanded", String(!folded));
+  $("result-fold").textContent = t(folded ? "show_result" : "show_table");
+});
 $("quiz-start").addEventListener("click", startQuiz);
 $("quiz-stop").addEventListener("click", stopQuiz);
 $("quiz-next").addEventListener("click", () => {

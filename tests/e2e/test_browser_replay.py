@@ -14,7 +14,7 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
 from tests.bots.coach_hands import GIN_PASSED
-from tests.e2e.conftest import NewContext, Server, axe_violations
+from tests.e2e.conftest import ANN, NewContext, Server, axe_violations, deck
 from tests.e2e.scripted import play_script
 
 
@@ -171,4 +171,68 @@ def test_stepping_keeps_the_place_on_a_phone(server: Server, new_context: NewCon
     expect(page.locator("#step-count")).to_have_text(f"2 / {len(record['actions'])}")
     focused = page.evaluate("document.activeElement.dataset.step")
     assert focused == "2"
+    watch.assert_clean()
+
+
+# Bob holds no meld at all (deadwood 8 x 10 + 9 + 8 = 97): Ann takes the upcard 10H
+# onto 7H-8H-9H and goes gin throwing KS: 97 + 25 = 122 points, over the target of
+# 100 in one hand, so the hand ends the game.
+BOB_HIGH = ["KC", "QD", "JH", "TS", "9C", "8D", "KH", "QS", "JD", "TC"]
+GAME_ENDING = [(0, {"kind": "take_upcard"}), (0, {"kind": "knock", "discard": "KS"})]
+
+# The result's lines, top to bottom, and for each two that show, the room between
+# them beyond the larger of their margins (what a block's collapsing margins leave):
+# an empty line (gin has no lay-offs) must add none.
+EXTRA_ROOM = """() => {
+    const lines = ["result-math", "result-points", "result-layoffs", "result-games",
+                   "result-bonuses", "result-hands"].map((id) => document.getElementById(id));
+    const shown = lines.filter((el) => el.getBoundingClientRect().height > 0);
+    const px = (el, side) => parseFloat(getComputedStyle(el)[side]);
+    return shown.slice(1).map((b, i) => {
+        const a = shown[i];
+        const room = b.getBoundingClientRect().top - a.getBoundingClientRect().bottom;
+        return [a.id, b.id, Math.round(room - Math.max(px(a, "marginBottom"), px(b, "marginTop")))];
+    });
+}"""
+
+
+def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewContext) -> None:
+    """The replay's result panel is the table's: its empty lines leave no gap, its
+    markup passes axe, and on a phone it folds away from the board as at the table."""
+    table_id, _tokens = play_script(
+        server.base,
+        deck(ANN, BOB_HIGH, "TH", []),
+        GAME_ENDING,
+        scoring="game",
+        test_first_dealer=1,
+    )
+    context, watch = new_context(bypass_csp=True)
+    page = context.new_page()
+    page.goto(f"/t/{table_id}/hands/1?seat=0")
+    page.locator("#step-last").click()
+    expect(page.locator("#result")).to_be_visible()
+    expect(page.locator("#result-title")).to_have_text("Ann went gin")
+    expect(page.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
+    expect(page.locator("#result-games")).to_have_text("Points entered in game 1")
+    expect(page.locator("#result-layoffs")).to_be_empty()  # gin: nothing laid off
+    assert page.evaluate(EXTRA_ROOM) == [
+        ["result-math", "result-points", 0],
+        ["result-points", "result-games", 0],
+        ["result-games", "result-hands", 0],
+    ]
+    # No Next hand, no deck check here: those are the table's.
+    expect(page.locator("#result .result-actions, #result-foot")).to_have_count(0)
+    assert axe_violations(page) == []
+    # On a phone the panel lies over the board; its button folds it to its title.
+    page.set_viewport_size({"width": 360, "height": 740})
+    fold = page.locator("#result-fold")
+    expect(fold).to_have_attribute("aria-expanded", "true")
+    fold.click()
+    expect(page.locator("#result-body")).to_be_hidden()
+    expect(fold).to_have_attribute("aria-expanded", "false")
+    expect(fold).to_have_text("Show the result")
+    fold.click()
+    expect(page.locator("#result-body")).to_be_visible()
+    expect(fold).to_have_text("Show the table")
+    assert axe_violations(page) == []
     watch.assert_clean()

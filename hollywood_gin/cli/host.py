@@ -1,0 +1,197 @@
+"""The host's commands on its data: `backup FILE`, `check` (settings, store, every table
+of the data file) and `migrate --to URL` (the data file into an empty PostgreSQL)."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+from pathlib import Path
+
+from hollywood_gin.cli.output import say
+from hollywood_gin.config import (
+    ENV_PREFIX,
+    Settings,
+    masked_url,
+    resource_dir,
+    unknown_variables,
+)
+from hollywood_gin.tables.sqlite_file import (
+    NewerSchema,
+    OlderSchema,
+    UnusableFile,
+    backup,
+    open_for_reading,
+    read_tables,
+    set_aside_in,
+)
+from hollywood_gin.tables.table import rebuild_match
+from hollywood_gin.web.security import AllowedHosts
+
+PG_DUMP = (
+    "pg_dump --format=custom --no-owner --no-privileges --file=FILE"
+    ' --dbname="$HOLLYWOOD_GIN_DATABASE_URL"'
+)
+PG_RESTORE = (
+    "pg_restore --clean --if-exists --no-owner --no-privileges"
+    ' --dbname="$HOLLYWOOD_GIN_DATABASE_URL" FILE'
+)
+
+
+def run_backup(settings: Settings, target: Path) -> int:
+    if settings.database_url:
+        # The tables are in PostgreSQL: its own tool copies them consistently.
+        say(
+            "the tables are in PostgreSQL (HOLLYWOOD_GIN_DATABASE_URL), not in a file: back"
+            f" them up with\n  {PG_DUMP}\nand restore (servers stopped) with\n  {PG_RESTORE}"
+        )
+        return 2
+    if target.resolve() == settings.data_file.resolve():
+        say("the backup must go to another file than the data file")
+        return 2
+    try:
+        backup(settings.data_file, target)
+    except UnusableFile as exc:
+        say(str(exc))
+        return 2
+    except (OSError, sqlite3.Error) as exc:
+        say(f"backup failed: {exc}")
+        return 1
+    print(f"backed up {settings.data_file} to {target}")
+    return 0
+
+
+def describe(settings: Settings) -> list[str]:
+    """The effective settings, as the server will use them (no secret printed)."""
+    hosts = AllowedHosts(settings)
+    names = ", ".join(sorted(hosts.names)) or "none"
+    lines = [
+        f"listen: {settings.host}:{settings.port}",
+        "public URL: "
+        + (
+            settings.public_url
+            or "none (links from each request's Host; cookies not Secure behind TLS)"
+        ),
+        f"hosts answered: {names}" + (", any IP address" if hosts.ip_literals else ""),
+        "trusted proxies: "
+        + (", ".join(settings.trusted_proxies) or "none (X-Forwarded-* headers ignored)"),
+        "allowed origins: " + (", ".join(settings.allowed_origins) or "this host only"),
+    ]
+    shown = {
+        "host",
+        "port",
+        "public_url",
+        "allowed_hosts",
+        "trusted_proxies",
+        "allowed_origins",
+        "database_url",
+        "data_file",
+        "commit",
+    }
+    lines.append("limits and switches:")
+    lines += [
+        f"  {ENV_PREFIX}{name.upper()}={getattr(settings, name)}"
+        for name in Settings.model_fields
+        if name not in shown
+    ]
+    return lines
+
+
+def check_postgres(url: str) -> int:
+    try:
+        from hollywood_gin.tables.postgres_store import probe
+    except ImportError:
+        print("store: PostgreSQL needs the postgres extra: pip install 'hollywood-gin[postgres]'")
+        return 1
+    where = masked_url(url)
+    try:
+        found = asyncio.run(asyncio.wait_for(probe(url), 10))
+    except Exception as exc:  # every way a connection fails: refused, DNS, auth, timeout
+        reason = str(exc).replace(url, where) or type(exc).__name__
+        print(f"store: PostgreSQL at {where}: unreachable ({type(exc).__name__}: {reason})")
+        return 1
+    print(f"store: PostgreSQL at {where}: reachable, {found}")
+    return 0
+
+
+def run_check(settings: Settings) -> int:
+    """Settings, assets, the store and every table of the data file; exit 2 on a bad
+    setting or an unusable file, 1 on damage or an unreachable store."""
+    problems = 0
+    bad_settings = 0
+    for warning in unknown_variables():
+        print(f"warning: {warning}")
+        bad_settings += 1
+    print("settings: " + ("ok" if not bad_settings else f"{bad_settings} unknown"))
+    for line in describe(settings):
+        print(line)
+    for name in ("static", "templates"):
+        folder = resource_dir(name)
+        if not folder.is_dir():
+            print(f"{name}: missing ({folder})")
+            problems += 1
+    if settings.database_url:
+        problems += check_postgres(settings.database_url)
+        return 2 if bad_settings else 1 if problems else 0
+    print(f"store: SQLite file {settings.data_file.resolve()}")
+    outcome = check_file(settings.data_file)
+    if bad_settings or outcome == 2:
+        return 2
+    return 1 if problems or outcome else 0
+
+
+def check_file(path: Path) -> int:
+    if not path.exists():
+        print("data file: none yet (made at the first start)")
+        return 0
+    try:
+        db = open_for_reading(path)
+    except (NewerSchema, UnusableFile) as exc:
+        say(str(exc))
+        return 2
+    except OlderSchema as exc:
+        print(f"data file: {exc}")
+        return 0
+    except (OSError, sqlite3.Error) as exc:
+        say(f"cannot read the data file: {exc}")
+        return 1
+    problems = 0
+    try:
+        (verdict,) = db.execute("PRAGMA quick_check").fetchone()
+        print(f"data file: integrity {verdict}")
+        problems += verdict != "ok"
+        records, damaged = read_tables(db)
+        aside = set_aside_in(db)
+    finally:
+        db.close()
+    for record in records:
+        try:
+            rebuild_match(record)
+        except Exception as exc:
+            damaged[record.table_id] = f"{type(exc).__name__}: {exc}"
+    for table_id, reason in damaged.items():
+        print(f"table {table_id[:8]}: damaged ({reason}); the server sets it aside")
+    for table_id, reason in aside.items():
+        print(f"table {table_id[:8]}: set aside earlier ({reason})")
+    loading = sum(1 for r in records if r.table_id not in damaged)
+    print(f"tables: {loading} load, {len(damaged)} damaged, {len(aside)} set aside earlier")
+    return 1 if problems or damaged else 0
+
+
+def run_migrate(settings: Settings, url: str) -> int:
+    """`migrate --to URL`; exit 1 when the copy is refused or does not verify."""
+    try:
+        from hollywood_gin.tables.migrate import MigrationError, migrate
+    except ImportError:
+        say("migrate needs the postgres extra: pip install 'hollywood-gin[postgres]'")
+        return 2
+    try:
+        done = asyncio.run(migrate(settings.data_file, url))
+    except MigrationError as exc:
+        say(f"migrate: {exc}")
+        return 1
+    counts = ", ".join(f"{n} {c}" for n, c in done.rows.items())
+    print(f"copied {counts}; {done.verified} tables verified (same seats and version)")
+    for table_id, reason in done.damaged.items():
+        print(f"table {table_id[:8]}: copied as it is, does not load ({reason})")
+    print("next: set HOLLYWOOD_GIN_DATABASE_URL to that database and start the workers")
+    return 0
