@@ -22,6 +22,8 @@ from hollywood_gin.engine.views import Outcome
 class History:
     """The log of one match, and the finished hands' places in it."""
 
+    __slots__ = ("_hand_start", "_options", "_records", "_replay_snapshots", "log")
+
     def __init__(self, options: Options) -> None:
         self._options = options
         self.log: list[Event] = []
