@@ -423,7 +423,7 @@ class Match:
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
         shared = self._shared
-        # Positional (View's field order): a third cheaper than by keyword.
+        # By position, in View's field order (cheaper than by keyword).
         return View(
             self.version,
             seat,
