@@ -137,6 +137,9 @@ $("result-fold").addEventListener("click", () => {
   $("result-fold").setAttribute("aria-expanded", String(!folded));
   $("result-fold").textContent = t(folded ? "show_result" : "show_table");
 });
+// Folded, it is its head alone: the page keeps that much room under its end (replay.css).
+const head = document.querySelector(".result-head");
+new ResizeObserver(() => document.body.style.setProperty("--result-head", `${head.offsetHeight}px`)).observe(head);
 $("quiz-start").addEventListener("click", startQuiz);
 $("quiz-stop").addEventListener("click", stopQuiz);
 $("quiz-next").addEventListener("click", () => {
