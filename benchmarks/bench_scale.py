@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +53,10 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def start_profiled_cluster(root: Path) -> Cluster:
+def start_profiled_cluster(root: Path, settings: Sequence[str] = ()) -> Cluster:
     """A throwaway cluster as `start_cluster(fsync=True)` makes it, with
-    `pg_stat_statements` loaded (planning time tracked too)."""
+    `pg_stat_statements` loaded (planning time tracked too), and `settings`
+    (postgresql.conf lines)."""
     bindir = pg_bin()
     if bindir is None:
         raise SystemExit("PostgreSQL's programs are not installed (apt-get install postgresql)")
@@ -66,6 +67,7 @@ def start_profiled_cluster(root: Path) -> Cluster:
             "shared_preload_libraries = 'pg_stat_statements'\n"
             "pg_stat_statements.track_planning = on\n"
         )
+        f.writelines(f"{line}\n" for line in settings)
     cluster.start()
     cluster.create_database()
     return cluster

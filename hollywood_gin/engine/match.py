@@ -418,17 +418,19 @@ class Match:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
+        shared = self._shared
+        # By position, in View's field order (cheaper than by keyword).
         return View(
-            version=self.version,
-            you=seat,
-            table=self._shared.table(self.status, self.ended),
-            hand=None if hand is None else self._shared.hand(hand, self.version, self._outcome),
-            mine=mine,
-            legal=legal,
-            sheet=self._shared.sheet(self.sheet, self.ended),
-            ready=(self.ready[0], self.ready[1]),
-            knock_deadwood=knock_deadwood,
-            next_deal=self.next_deal,
+            self.version,
+            seat,
+            shared.table(self.status, self.ended),
+            None if hand is None else shared.hand(hand, self.version, self._outcome),
+            mine,
+            legal,
+            shared.sheet(self.sheet, self.ended),
+            (self.ready[0], self.ready[1]),
+            knock_deadwood,
+            self.next_deal,
         )
 
     def _outcome(self, hand: Hand) -> Outcome | None:
