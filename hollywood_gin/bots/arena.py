@@ -11,11 +11,12 @@ from __future__ import annotations
 import importlib
 import multiprocessing
 import random
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.bots.arena_result import ArenaResult
 from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import HandResult
@@ -251,103 +252,6 @@ def factory(name: str) -> Factory:
         return lambda rng: Bot(name, rng)
     made = import_factory(name)
     return lambda rng: Seated(made())
-
-
-@dataclass(slots=True)
-class ArenaResult:
-    """Duplicate deals of A against B. Per deal (both seatings): A's and B's points,
-    and A's and B's hands won."""
-
-    a: str
-    b: str
-    points: list[tuple[int, int]] = field(default_factory=list)
-    wins: list[tuple[int, int]] = field(default_factory=list)
-    draws: int = 0
-    stalled: int = 0  # hands that hit the action bound (counted as draws)
-
-    @property
-    def deals(self) -> int:
-        return len(self.points)
-
-    @property
-    def hands(self) -> int:
-        return 2 * len(self.points)
-
-    def points_share(self) -> float:
-        """A's share of all points won (0.5 when nobody scored)."""
-        return _share(self.points)
-
-    def hands_share(self) -> float:
-        """A's share of the hands won by either side (draws left out)."""
-        return _share(self.wins)
-
-    def points_interval(self) -> tuple[float, float]:
-        """95 % interval of `points_share`: a bootstrap over the deals (seeded)."""
-        return _bootstrap(self.points)
-
-    def hands_interval(self) -> tuple[float, float]:
-        """95 % interval of `hands_share`: a bootstrap over the deals (seeded)."""
-        return _bootstrap(self.wins)
-
-    def merge(self, other: ArenaResult) -> None:
-        self.points += other.points
-        self.wins += other.wins
-        self.draws += other.draws
-        self.stalled += other.stalled
-
-    def report(self) -> str:
-        """The lines `hollywood-gin arena` prints."""
-        pl, ph = self.points_interval()
-        hl, hh = self.hands_interval()
-        width = max(len(self.a), len(self.b))
-        lines = [
-            f"{self.a} vs {self.b}: {self.deals} duplicate deals, {self.hands} hands"
-            f" ({self.draws} drawn{f', {self.stalled} stalled' if self.stalled else ''})",
-            f"{'side':<{width}}  points share (95 % interval)  hands won share (95 % interval)",
-        ]
-        for name, p, lo, hi, h, hlo, hhi in (
-            (self.a, self.points_share(), pl, ph, self.hands_share(), hl, hh),
-            (
-                self.b,
-                1 - self.points_share(),
-                1 - ph,
-                1 - pl,
-                1 - self.hands_share(),
-                1 - hh,
-                1 - hl,
-            ),
-        ):
-            lines.append(
-                f"{name:<{width}}  {p:6.1%} ({lo:.1%}–{hi:.1%})"
-                f"          {h:6.1%} ({hlo:.1%}–{hhi:.1%})"
-            )
-        return "\n".join(lines)
-
-
-def _share(pairs: Sequence[tuple[int, int]]) -> float:
-    a = sum(x for x, _ in pairs)
-    b = sum(y for _, y in pairs)
-    return a / (a + b) if a + b else 0.5
-
-
-def _bootstrap(pairs: Sequence[tuple[int, int]], rounds: int = 2000) -> tuple[float, float]:
-    """Percentile bootstrap of A's share, resampling the deals (a fixed seed: the same
-    result gives the same interval)."""
-    n = len(pairs)
-    if n == 0:
-        return (0.0, 1.0)
-    rng = random.Random(n)
-    xs = [x for x, _ in pairs]
-    ys = [y for _, y in pairs]
-    shares = []
-    for _ in range(rounds):
-        a = b = 0
-        for k in rng.choices(range(n), k=n):
-            a += xs[k]
-            b += ys[k]
-        shares.append(a / (a + b) if a + b else 0.5)
-    shares.sort()
-    return shares[int(0.025 * rounds)], shares[int(0.975 * rounds) - 1]
 
 
 def deal_deck(deal: int) -> list[Card]:

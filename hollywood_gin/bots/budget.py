@@ -10,7 +10,11 @@ from dataclasses import dataclass
 class Budget:
     """How much the hard policy thinks per decision: a count of playouts, not time."""
 
-    playouts: int = 480  # per searched decision, exactly (fewer only at the safety cap)
+    # per searched decision, at most (fewer after a clear halving round, see `stop`, or at
+    # the safety cap). 480 until issue 27's third round: four times that costs about 0.2 s
+    # of CPU a move on average, inside the 0.8 s the table waits anyway, and halves the
+    # standard error that keeps normal's choice (docs/bots.md "Round 3").
+    playouts: int = 1920
     # a safety cap in wall time per move, counted from the moment the bot is asked;
     # a quiet machine never reaches it (None: no cap)
     seconds: float | None = 4.0

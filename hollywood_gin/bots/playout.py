@@ -4,10 +4,10 @@ The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
 engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
 it against `hollywood_gin.engine` on whole hands.
 
-A *playout* plays a hand out to the end in a lean simulator (`rollout`: both
-sides on a plain deadwood count, one meld solve for all discards; each seat
-with its style's knock rule, `knocks`). `play_out` plays it with any two
-`Policy`s (`normal_policy`, `lean_policy`).
+A *playout* plays a hand out to the end: `play_out` with any two `Policy`s
+(`normal_policy`, `lean.lean_policy`); the search's fast playouts are
+`lean.rollout` (both sides on a plain deadwood count, each seat with its
+style's knock rule, `knocks`).
 """
 
 from __future__ import annotations
@@ -18,18 +18,15 @@ from dataclasses import dataclass, field
 
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.policy import (
-    VALUE,
     WEIGHTS,
     Weights,
-    indices,
-    makes_meld,
     normal_discard,
     normal_take,
     should_knock,
 )
 from hollywood_gin.engine.cards import cards_of
 from hollywood_gin.engine.layoffs import defender_deadwood
-from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, discard_deadwoods_mask
+from hollywood_gin.engine.melds import arrange_mask, deadwood_mask
 from hollywood_gin.engine.scoring import score_hand
 from hollywood_gin.engine.vocabulary import PHASES, WALL
 
@@ -250,136 +247,6 @@ def knocks(style: str, seen: Seen, deadwood: int, w: Weights = WEIGHTS) -> bool:
     if style == "gin":
         return seen.drawable <= GIN_LOW
     return should_knock(seen, deadwood, w)
-
-
-def lean_policy(w: Weights = WEIGHTS, style: str = "normal") -> Policy:
-    """The playout policy: a plain deadwood count instead of normal's look at
-    live cards (ten times cheaper, so the search can afford enough deals to
-    tell candidates apart), and the knock rule of `style` (`knocks`)."""
-
-    def decide(seen: Seen, world: World) -> Decision:
-        hand = seen.hand
-        if world.phase == DISCARD:
-            best, best_score, least = -1, 1e9, 99
-            for i in indices(hand):
-                if i == seen.forbidden:
-                    continue
-                d = deadwood_mask(hand ^ (1 << i))
-                least = min(least, d)
-                score = d - 0.01 * VALUE[i]
-                if score < best_score:
-                    best, best_score = i, score
-            return ("discard", best, knocks(style, seen, least, w))
-        if not world.pile or world.must_draw_stock:
-            return ("take", 0, False)
-        if not world.can_draw_stock():
-            return ("take", 1, False)
-        top = world.pile[-1]
-        eleven = hand | (1 << top)
-        if seen.wall and seen.drawable == 1:
-            after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
-            return ("take", int(should_knock(seen, after, w)), False)
-        if not makes_meld(hand, top) and VALUE[top] > 3:
-            return ("take", 0, False)
-        after = min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand))
-        return ("take", int(after + 3 <= deadwood_mask(hand)), False)
-
-    return decide
-
-
-def _knock_rule(style: str, world: World, seat: int, deadwood: int, w: Weights) -> bool:
-    """`knocks(style, world.seen(seat), deadwood)` without building the `Seen`."""
-    limit = world.knock_limit
-    if deadwood > limit:
-        return False
-    if deadwood == 0 or style == "eager":
-        return True
-    left = max(0, len(world.stock) - (WALL if world.wall else 0))
-    if style == "gin":
-        return left <= GIN_LOW
-    if world.wall and left == 0:
-        return deadwood <= w.wall_knock
-    other = 1 - seat
-    took = (world.took[other] & world.hands[other]).bit_count()
-    target = limit - w.early - w.late * max(0.0, (16 - left) / 2) - w.opp_penalty * min(2, took)
-    return deadwood <= max(1.0, target)
-
-
-# The lean policy's answers by hand (pure functions of the cards, shared by every
-# search in the process, cleared when they grow past 20 000 entries each: 7 MB at most)
-_DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (card, least)
-_TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
-
-
-def least_discard(hand: int, forbidden: int) -> tuple[int, int]:
-    """The discard that leaves the least deadwood (the higher card on a tie) and that
-    deadwood, all discards from one solve; `forbidden` may not be thrown."""
-    best, best_score, least = -1, 1e9, 99
-    for i, d in discard_deadwoods_mask(hand):
-        if i == forbidden:
-            continue
-        if d < least:
-            least = d
-        score = d - 0.01 * VALUE[i]
-        if score < best_score:
-            best, best_score = i, score
-    return best, least
-
-
-def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int, bool]:
-    """The lean policy's discard (as `lean_policy`), remembered by hand: the
-    playouts of one search meet the same hands again and again."""
-    hand = world.hands[seat]
-    forbidden = world.forbidden
-    key = (hand, forbidden)
-    known = _DISCARDS.get(key)
-    if known is None:
-        if len(_DISCARDS) > 20_000:
-            _DISCARDS.clear()
-        known = _DISCARDS[key] = least_discard(hand, forbidden)
-    return known[0], _knock_rule(style, world, seat, known[1], w)
-
-
-def _lean_take(world: World, seat: int, w: Weights) -> bool:
-    """The lean policy's take (as `lean_policy`)."""
-    if not world.pile or world.must_draw_stock:
-        return False
-    if not world.can_draw_stock():
-        return True
-    top = world.pile[-1]
-    hand = world.hands[seat]
-    wall_now = world.wall and len(world.stock) - WALL == 1
-    if not wall_now and not makes_meld(hand, top) and VALUE[top] > 3:
-        return False
-    key = (hand, top)
-    after = _TAKES.get(key)
-    if after is None:
-        after = min(d for i, d in discard_deadwoods_mask(hand | (1 << top)) if i != top)
-        if len(_TAKES) > 20_000:
-            _TAKES.clear()
-        _TAKES[key] = after
-    if wall_now:
-        return _knock_rule("normal", world, seat, after, w)
-    return after + 3 <= deadwood_mask(hand)
-
-
-def rollout(world: World, styles: tuple[str, str], rng: random.Random, w: Weights) -> World:
-    """Play the hand to its end with the lean policy, seat s knocking by `styles[s]`
-    (or MAX_TURNS turns, then it counts as a draw). The same play as `play_out`
-    with two `lean_policy` players, without building a `Seen` each step."""
-    steps = 0
-    while world.phase != OVER and steps < 3 * MAX_TURNS:
-        seat = world.turn
-        if world.phase == DISCARD:
-            card, knock = _lean_discard(world, seat, styles[seat], w)
-            world.discard(card, knock)
-        else:
-            world.take(rng, _lean_take(world, seat, w))
-        steps += 1
-    if world.phase != OVER:
-        world.phase = OVER
-        world.winner = None
-    return world
 
 
 def apply(world: World, decision: Decision, rng: random.Random) -> None:

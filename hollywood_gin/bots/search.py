@@ -11,7 +11,7 @@ Each candidate is played out on *worlds*: deals of the cards I have not seen,
 consistent with everything seen, each with an opponent style and weighted by
 how likely the opponent's observed choices were (`worlds.sample_opponent`,
 `worlds.evidence_weight`). A *playout* plays one candidate out to the end of
-the hand in the lean simulator (`playout.rollout`: me with normal's knock rule,
+the hand in the lean simulator (`lean.rollout`: me with normal's knock rule,
 the opponent with its style's). The candidates meet the same worlds (common
 random numbers) in rounds of *successive halving*: each round spends its share
 of the playouts evenly on the candidates still in, then the worse half leaves
@@ -38,7 +38,8 @@ from dataclasses import dataclass
 
 from hollywood_gin.bots.budget import Budget
 from hollywood_gin.bots.knowledge import Seen
-from hollywood_gin.bots.playout import Decision, apply, rollout
+from hollywood_gin.bots.lean import rollout
+from hollywood_gin.bots.playout import Decision, apply
 from hollywood_gin.bots.policy import (
     VALUE,
     WEIGHTS,

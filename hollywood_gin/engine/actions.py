@@ -102,17 +102,18 @@ class Action:
     def to_dict(self) -> JsonObject:
         """The wire form, as the log keeps it and `legal` shows it: a fresh dict."""
         kind = self.kind
+        card = self.card
+        if card is None:
+            return {"kind": kind}
         if kind == "discard":
-            return {"kind": kind, "card": str(self.card)}
-        if kind == "knock":
-            if self.melds is None:
-                return {"kind": kind, "discard": str(self.card)}
-            return {
-                "kind": kind,
-                "discard": str(self.card),
-                "melds": [[c.text for c in m] for m in self.melds],
-            }
-        return {"kind": kind}
+            return {"kind": kind, "card": card.text}
+        if self.melds is None:  # a knock: the only other kind with a card
+            return {"kind": kind, "discard": card.text}
+        return {
+            "kind": kind,
+            "discard": card.text,
+            "melds": [[c.text for c in m] for m in self.melds],
+        }
 
     # The same: the name the views and the log use.
     wire = to_dict

@@ -7,10 +7,12 @@ not discard and the hand's knock limit, so `Hand` keeps one `Own` per seat and
 makes a new one only when one of those changes (a draw, a discard, an arrangement).
 
 The work is done on card masks and indexes: one discard solve of the eleven
-(`melds.discard_least`), the best discard picked from it in one pass over the cards
-in their order (ties: the first in that order, of the least deadwood and then the
-highest value), and one arrangement of the ten kept (`melds.arrange_mask`), whose
-melds are turned into text through a table of every possible meld. It is exactly
+(`melds.discard_least`; when no set is possible, each discard scored from its own
+suit alone), the best discard picked in the same pass over the cards in their order
+(ties: the first in that order, of the least deadwood and then the highest value),
+and one arrangement of the ten kept (`melds.arrange_mask`; when no set is possible,
+each suit's runs, kept per 13-bit pattern), whose melds are turned into text
+through a table of every possible meld (329). It is exactly
 `Hand.grouping`'s rule and `Hand.legal`'s list as they were computed from `Card`
 lists (`tests/engine/test_own.py` checks it against that computation).
 """

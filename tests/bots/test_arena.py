@@ -8,7 +8,6 @@ import random
 import pytest
 
 from hollywood_gin.bots.arena import (
-    ArenaResult,
     IllegalChoice,
     RandomPlayer,
     Seated,
@@ -16,6 +15,7 @@ from hollywood_gin.bots.arena import (
     duplicate,
     factory,
 )
+from hollywood_gin.bots.arena_result import ArenaResult
 from hollywood_gin.cli import main
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import View

@@ -11,15 +11,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hollywood_gin.bots.coach import (
-    CoachBudget,
-    World,
-    label_for,
-    lean_policy,
-    replay,
-    seed_of,
-)
+from hollywood_gin.bots.coach import CoachBudget, label_for, replay, seed_of
+from hollywood_gin.bots.coach_playouts import lean_policy
 from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.bots.playout import World
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, mask_of
 from hollywood_gin.engine.match import Match

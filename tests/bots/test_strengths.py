@@ -17,7 +17,8 @@ from benchmarks.bot_pool import POOL, STYLES
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
-from hollywood_gin.bots.playout import knocks, lean_policy, play_out, rollout
+from hollywood_gin.bots.lean import lean_policy, rollout
+from hollywood_gin.bots.playout import knocks, play_out
 from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.bots.worlds import (
     evidence_weight,
