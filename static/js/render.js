@@ -274,6 +274,14 @@ export function outcomeText(state) {
   return t(`outcome.${kind}`, { name: playerName(state, kind === "undercut" ? winner : knocker), knocker: playerName(state, knocker) });
 }
 
+// On a phone the page keeps room under its footer for the folded result (site.css).
+export function keepRoomForResult() {
+  const parts = document.querySelectorAll(".result-head, .result-actions");
+  const room = () => [...parts].reduce((h, p) => h + p.offsetHeight + parseFloat(getComputedStyle(p).marginTop), 0);
+  const watch = new ResizeObserver(() => document.body.style.setProperty("--result-folded", `${room()}px`));
+  parts.forEach((p) => watch.observe(p));
+}
+
 export function renderResult(state) {
   const result = state.hand.result;
   const knocker = result.knocker;

@@ -99,6 +99,29 @@ def test_the_replay_on_a_phone_ends_just_above_its_folded_result(
         assert ends["result"] - ends["foot"] <= 40, (locale, viewport, ends)
 
 
+def test_the_table_on_a_phone_ends_just_above_its_folded_result(
+    server: Server, new_context: NewContext
+) -> None:
+    table_id, tokens = knocked_hand(server, scoring="game")
+    # Folded, the table's result is its head and the "Next hand" bar: the page keeps room
+    # for both (measured), in English and German (a longer title and bar), upright and
+    # landscape.
+    landscape = {"width": 740, "height": 360}
+    for locale in ["en-GB", "de-DE"]:
+        for viewport in [PHONE, landscape]:
+            page = open_as(
+                new_context, server, table_id, tokens[0], locale=locale, viewport=viewport
+            )
+            page.goto(f"/t/{table_id}")
+            expect(page.locator("#next-hand")).to_be_visible()
+            page.locator("#result-fold").click()
+            expect(page.locator("#result-body")).to_be_hidden()
+            page.evaluate(TWO_FRAMES)
+            ends = page.evaluate(ENDS)
+            assert ends["foot"] <= ends["result"], (locale, viewport, ends)
+            assert ends["result"] - ends["foot"] <= 40, (locale, viewport, ends)
+
+
 # Each row of the bonus table: its label, height, and how far its cells' text reaches
 # outside their cells.
 ROWS = """() => [...document.querySelectorAll("#result .bonus-table tbody tr:not(.bonus-game)")]
