@@ -1,7 +1,7 @@
-"""Three details a player sees at a hand's end, in Chromium: the board's caption says how
-the hand ended (never "Hand 1 is dealt"), the replay on a phone ends above its folded
-result (no room for a "Next hand" bar it does not have), and the shutout's game-bonus
-cell reads on two short lines in Hungarian."""
+"""Details a player sees at a hand's end, in Chromium: the board's caption says how the
+hand ended (never "Hand 1 is dealt"), the replay and the table on a phone end above their
+folded result (room for exactly its head, and the table's "Next hand" bar), and the
+shutout's game-bonus cell reads on two short lines in Hungarian."""
 
 from __future__ import annotations
 
