@@ -1,5 +1,5 @@
 """A match's history: its log of events, where each finished hand is in it (the hand
-records are built from there), and compaction.
+records are built from there), each seat's latest card order beside it, and compaction.
 
 A `Match` owns one `History` and appends every event to it; `log` is the list the
 tables layer stores and `Match.replay` reads back. Each hand starts with a snapshot
@@ -10,23 +10,27 @@ of what the hands before it left (`dealt`), so the log before it can go
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from hollywood_gin.engine.errors import BadAction
 from hollywood_gin.engine.events import ActionTaken, Deal, Event, Reshuffle, Snapshot
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.views import Outcome
 
 
 class History:
     """The log of one match, and the finished hands' places in it."""
 
-    __slots__ = ("_hand_start", "_options", "_records", "_replay_snapshots", "log")
+    __slots__ = ("_hand_start", "_options", "_records", "_replay_snapshots", "log", "orders")
 
     def __init__(self, options: Options) -> None:
         self._options = options
         self.log: list[Event] = []
+        # Each seat's latest card order. Not in the log: arranging is not a move, and
+        # the log must not grow with it; `at` is where in the log it was made.
+        self.orders: dict[int, Order] = {}
         # Finished hands: (log start, log end, result) of each.
         self._records: dict[int, tuple[int, int, Outcome | None]] = {}
         self._hand_start = 0
@@ -36,6 +40,10 @@ class History:
 
     def append(self, event: Event) -> None:
         self.log.append(event)
+
+    def arranged(self, seat: int, hand: int, cards: tuple[str, ...]) -> None:
+        """`seat` keeps its cards of hand `hand` in this order, from here in the log."""
+        self.orders[seat] = Order(hand, len(self.log), cards)
 
     def dealt(self, snapshot: Snapshot, deal: Deal) -> None:
         """A hand is dealt: the snapshot it starts from, then its deal. A replay
@@ -95,12 +103,18 @@ class History:
         return last, records
 
     def compact(self) -> int:
-        """Drop the log before the last snapshot; return how many entries went."""
+        """Drop the log before the last snapshot (and the orders made there); return
+        how many entries went."""
         last = self._last_snapshot()
         if last == 0:
             return 0
         del self.log[:last]
         self._hand_start -= last
+        self.orders = {
+            seat: dataclasses.replace(order, at=order.at - last)
+            for seat, order in self.orders.items()
+            if order.at >= last
+        }
         self._records = {
             n: (start - last, end - last, outcome)
             for n, (start, end, outcome) in self._records.items()

@@ -18,7 +18,6 @@ next deal's secret, the seats' entropy, each deal's deck), its `History`
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -84,9 +83,6 @@ class Match:
         self.hand_games: list[int] = []  # sheet games the last result went into
         self.sheet = Sheet(options.scoring, options.target)
         self.ready = [False, False]
-        # Each seat's latest card order. Not in the log: arranging is not a move, and
-        # the log must not grow with it.
-        self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
         # `view` is asked for every seat on every change, so what a change leaves
@@ -368,8 +364,8 @@ class Match:
         if self.hand is None:
             raise BadAction("no cards have been dealt yet")
         self.hand.arrange(seat, cards)
-        # `at`: where in the log it was made, so a replay puts it back exactly there.
-        self.orders[seat] = Order(self.hand.number, len(self.log), tuple(str(c) for c in cards))
+        # Kept with where in the log it was made, so a replay puts it back exactly there.
+        self._history.arranged(seat, self.hand.number, tuple(str(c) for c in cards))
 
     def _rearrange(self, seat: int, order: Order) -> None:
         """A stored order, in a replay: only how the cards are shown, so one that does
@@ -453,6 +449,11 @@ class Match:
         """Every event of the match since the last `compact`, in order."""
         return self._history.log
 
+    @property
+    def orders(self) -> dict[int, Order]:
+        """Each seat's latest card order (`arrange`): not in the log, kept beside it."""
+        return self._history.orders
+
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
         table's life), or None while it is unknown or still being played.
@@ -470,14 +471,7 @@ class Match:
         their records are the caller's to keep (`compaction` gives them). So a
         table's log, and its replay, stay about one hand long.
         """
-        cut = self._history.compact()
-        if cut:
-            self.orders = {
-                seat: dataclasses.replace(order, at=order.at - cut)
-                for seat, order in self.orders.items()
-                if order.at >= cut
-            }
-        return cut
+        return self._history.compact()
 
     def _snapshot(self, hands_dealt: int) -> Snapshot:
         """What the next deal starts from: everything earlier hands leave behind.

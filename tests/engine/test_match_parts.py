@@ -24,7 +24,7 @@ from hollywood_gin.engine.events import (
 )
 from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.history import History
-from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
 from hollywood_gin.engine.views import Ended
@@ -116,14 +116,18 @@ def test_each_deal_starts_from_a_snapshot_and_finished_hands_have_records() -> N
 def test_compaction_drops_the_hands_before_the_last_snapshot_and_keeps_the_rest() -> None:
     history = History(Options())
     history.dealt(snapshot(0), deal(1))
+    history.arranged(0, 1, ("AC", "2C"))  # at 2: before the cut, dropped with it
+    history.append(ActionTaken(1, Action.of("draw_stock")))
     history.finished(1, None)
     history.dealt(snapshot(1), deal(2))
+    history.arranged(1, 2, ("KS", "QS"))  # at 5: after the cut, kept at 2
     first = history.hand_record(1)
     cut, records = history.compaction()
-    assert (cut, records) == (2, {1: first})
+    assert (cut, records) == (3, {1: first})
     assert history.log[:2] == [snapshot(0), deal(1)]  # compaction only tells
-    assert history.compact() == 2
+    assert history.compact() == 3
     assert history.log == [snapshot(1), deal(2)]
+    assert history.orders == {1: Order(2, 2, ("KS", "QS"))}
     assert history.hand_record(1) is None
     assert history.compact() == 0
     history.finished(2, None)  # the hand dealt before the cut is found where it went
