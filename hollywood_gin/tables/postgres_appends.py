@@ -14,7 +14,8 @@ from dataclasses import dataclass
 
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.postgres_pool import Sessions
-from hollywood_gin.tables.store import NotOwner, _entry_rows, _gap
+from hollywood_gin.tables.rows import entry_rows, gap_error
+from hollywood_gin.tables.store import NotOwner
 
 # One statement for a batch of appends. The update of each table's row (`last_active`)
 # is the fence: it matches only while the epoch is still the writer's, and it locks
@@ -96,7 +97,7 @@ class FencedAppends:
         """Durable once this returns; `NotOwner` when the table's epoch moved on."""
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        rows = _entry_rows(table_id, first_seq, entries)
+        rows = entry_rows(table_id, first_seq, entries)
         append = _Append(table_id, epoch, first_seq, rows, now, future, loop.time())
         self._pending.append(append)
         if not self.busy:
@@ -175,5 +176,5 @@ class FencedAppends:
             elif r is None or not r["owned"]:  # no such table, or another epoch
                 outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
             else:
-                outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
+                outcomes.append(gap_error(a.table_id, r["last"], a.first_seq))
         return outcomes
