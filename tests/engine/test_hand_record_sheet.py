@@ -11,6 +11,7 @@ records `compaction` hands over.
 
 from __future__ import annotations
 
+import itertools
 import random
 from typing import Any
 
@@ -111,7 +112,7 @@ def test_a_later_hollywood_hand_finishing_an_earlier_game_is_in_its_own_record()
     for seed in range(200):
         m, sheets, _ = play("hollywood", seed, 0.9)
         numbers = sorted(sheets)
-        for before, n in zip(numbers, numbers[1:], strict=False):
+        for before, n in itertools.pairwise(numbers):
             was, now = sheets[before], sheets[n]
             entered_later = any(s["entries"] for s in was["games"][1]["seats"])
             goes_on = n != numbers[-1]
