@@ -156,7 +156,7 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
     load, issue 30)."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
-    store = PostgresStore(pg_url, owner="a", gather_seconds=0.5)
+    store = PostgresStore(pg_url, owner="a", gather_seconds=1.0)
     await store.open()
     blocker = await asyncpg.connect(pg_url)
     try:
@@ -168,7 +168,7 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
         await hold.start()
         await blocker.execute("SELECT 1 FROM tables WHERE id = 'd0' FOR UPDATE")
         first = asyncio.create_task(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
-        await asyncio.sleep(0.7)  # gathered, committing, blocked
+        await asyncio.sleep(1.3)  # gathered, committing, blocked
         assert not first.done()
         second = asyncio.create_task(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0.05)
