@@ -17,7 +17,7 @@ from hollywood_gin.engine.errors import BadAction
 from hollywood_gin.engine.events import ActionTaken, Deal, Event, Reshuffle, Snapshot
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
-from hollywood_gin.engine.views import Outcome
+from hollywood_gin.engine.views import Outcome, SheetView, sheet_json
 
 
 class History:
@@ -31,8 +31,9 @@ class History:
         # Each seat's latest card order. Not in the log: arranging is not a move, and
         # the log must not grow with it; `at` is where in the log it was made.
         self.orders: dict[int, Order] = {}
-        # Finished hands: (log start, log end, result) of each.
-        self._records: dict[int, tuple[int, int, Outcome | None]] = {}
+        # Finished hands: (log start, log end, result, the sheet's view right after
+        # it) of each.
+        self._records: dict[int, tuple[int, int, Outcome | None, SheetView]] = {}
         self._hand_start = 0
         # The hands whose deal the replayed log has a snapshot before (None: not
         # replaying, every deal gets one).
@@ -53,10 +54,12 @@ class History:
         self._hand_start = len(self.log)  # where the deal event goes
         self.log.append(deal)
 
-    def finished(self, number: int, outcome: Outcome | None) -> None:
+    def finished(self, number: int, outcome: Outcome | None, sheet: SheetView) -> None:
         """Hand `number` is over: its deck, actions and reshuffles are in the log
-        already, so only where they are is kept (its record is built when asked for)."""
-        self._records[number] = (self._hand_start, len(self.log), outcome)
+        already, so only where they are is kept (its record is built when asked for),
+        with the sheet as it stands now (the view's own value, immutable: no copy).
+        A later hand may finish an earlier game, so the sheet is not to be had later."""
+        self._records[number] = (self._hand_start, len(self.log), outcome, sheet)
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
@@ -65,7 +68,7 @@ class History:
         known = self._records.get(n)
         if known is None:
             return None
-        start, end, outcome = known
+        start, end, outcome, sheet = known
         events = self.log[start:end]
         deal = events[0]
         assert isinstance(deal, Deal)  # a hand's events start with its deal
@@ -89,13 +92,14 @@ class History:
                 if isinstance(e, Reshuffle)
             ],
             "result": None if outcome is None else outcome.wire(),
+            "sheet": sheet_json(sheet),
         }
 
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
         last = self._last_snapshot()
         records = {}
-        for n, (start, _end, _outcome) in self._records.items():
+        for n, (start, *_rest) in self._records.items():
             if start < last:
                 record = self.hand_record(n)
                 assert record is not None
@@ -116,8 +120,8 @@ class History:
             if order.at >= last
         }
         self._records = {
-            n: (start - last, end - last, outcome)
-            for n, (start, end, outcome) in self._records.items()
+            n: (start - last, end - last, outcome, sheet)
+            for n, (start, end, outcome, sheet) in self._records.items()
             if start >= last
         }
         return last

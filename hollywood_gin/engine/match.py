@@ -292,7 +292,9 @@ class Match:
             self._next_dealer = result.winner  # the winner deals next
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
-        self._history.finished(hand.number, self._outcome(hand))
+        # The record keeps the sheet as it stands now, the view's own value.
+        sheet = self._shared.sheet(self.sheet, self.ended)
+        self._history.finished(hand.number, self._outcome(hand), sheet)
         self._open_deal(hand.number + 1)
 
     def _open_deal(self, number: int) -> None:

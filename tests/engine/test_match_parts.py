@@ -27,7 +27,7 @@ from hollywood_gin.engine.history import History
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended
+from hollywood_gin.engine.views import Ended, sheet_json, sheet_view
 
 SECRET = bytes(range(32))
 E0, E1 = "00" * 16, "ab" * 16
@@ -95,6 +95,9 @@ def snapshot(hands_dealt: int) -> Snapshot:
     return Snapshot(hands_dealt, hands_dealt * 10, Sheet("hand", 100).to_state())
 
 
+EMPTY = sheet_view(Sheet("hand", 100))
+
+
 def deal(n: int) -> Deal:
     return Deal(n, n % 2, tuple(full_deck()), f"salt{n}")
 
@@ -103,13 +106,14 @@ def test_each_deal_starts_from_a_snapshot_and_finished_hands_have_records() -> N
     history = History(Options())
     history.dealt(snapshot(0), deal(1))
     history.append(ActionTaken(1, Action.of("draw_stock")))
-    history.finished(1, None)
+    history.finished(1, None, EMPTY)
     assert history.log == [snapshot(0), deal(1), ActionTaken(1, Action.of("draw_stock"))]
     record = history.hand_record(1)
     assert record is not None
     assert record["number"] == 1 and record["dealer"] == 1 and record["salt"] == "salt1"
     assert record["actions"] == [{"seat": 1, "action": {"kind": "draw_stock"}}]
     assert record["server_secret"] is None and record["entropy"] == [None, None]
+    assert record["sheet"] == sheet_json(EMPTY)  # the sheet right after the hand
     assert history.hand_record(2) is None
 
 
@@ -118,7 +122,7 @@ def test_compaction_drops_the_hands_before_the_last_snapshot_and_keeps_the_rest(
     history.dealt(snapshot(0), deal(1))
     history.arranged(0, 1, ("AC", "2C"))  # at 2: before the cut, dropped with it
     history.append(ActionTaken(1, Action.of("draw_stock")))
-    history.finished(1, None)
+    history.finished(1, None, EMPTY)
     history.dealt(snapshot(1), deal(2))
     history.arranged(1, 2, ("KS", "QS"))  # at 5: after the cut, kept at 2
     first = history.hand_record(1)
@@ -130,7 +134,7 @@ def test_compaction_drops_the_hands_before_the_last_snapshot_and_keeps_the_rest(
     assert history.orders == {1: Order(2, 2, ("KS", "QS"))}
     assert history.hand_record(1) is None
     assert history.compact() == 0
-    history.finished(2, None)  # the hand dealt before the cut is found where it went
+    history.finished(2, None, EMPTY)  # the hand dealt before the cut is found where it went
     record = history.hand_record(2)
     assert record is not None and record["salt"] == "salt2"
 
