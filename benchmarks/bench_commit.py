@@ -10,6 +10,7 @@ kernel, from /proc/<pid>/stat) and of the whole cluster (every PostgreSQL proces
 - `tiny commit`: a one-row update of a table's `last_active`: a commit and its WAL flush;
 - `fenced append`: the store's statement (`postgres_appends.FENCED_APPEND`) for one
   append of one entry, as at low load;
+- `the same, three CTEs (before)`: the statement as it was before this change;
 - `fenced append, 8 per commit`: eight tables' appends in one statement, per append;
 - `no flush` (a measurement, never a setting of the store): the fenced append with
   `synchronous_commit = off` for this connection alone, so the WAL writer flushes
@@ -38,6 +39,38 @@ from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 TICK = os.sysconf("SC_CLK_TCK")
+
+# The fenced append as it was before (issue 30, this session): the batch in a CTE of
+# its own, the log's end in another, every batch row joined back for the answer.
+THREE_CTES = """
+WITH batch AS (
+    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
+        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
+),
+owned AS (
+    UPDATE tables t SET last_active = greatest(t.last_active, b.now)
+    FROM batch b
+    WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
+    RETURNING b.i, b.table_id, b.first_seq
+),
+ends AS (
+    SELECT o.i, o.table_id, o.first_seq,
+        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
+    FROM owned o
+),
+written AS (
+    INSERT INTO events (table_id, seq, entry)
+    SELECT ends.table_id, r.seq, r.entry
+    FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
+    JOIN ends ON ends.i = r.i
+    WHERE ends.last + 1 = ends.first_seq
+)
+SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
+    coalesce(ends.last + 1 = ends.first_seq, false) AS written
+FROM batch b
+LEFT JOIN ends USING (i)
+"""
+
 ENTRY = json.dumps({"event": "action", "seat": 0, "action": {"kind": "draw", "source": "stock"}})
 
 
@@ -77,14 +110,16 @@ async def main_async(args: argparse.Namespace, url: str, postmaster: int) -> int
     }  # fmt: skip
     seqs = dict.fromkeys(ids, 1)
 
-    def append(c: asyncpg.Connection, tables: list[str]) -> Callable[[], Awaitable[object]]:
+    def append(
+        c: asyncpg.Connection, tables: list[str], statement: str = FENCED_APPEND
+    ) -> Callable[[], Awaitable[object]]:
         async def call() -> object:
             firsts = [seqs[t] for t in tables]
             for t in tables:
                 seqs[t] += 1
             n = len(tables)
             return await c.fetch(
-                FENCED_APPEND, tables, [FIRST_EPOCH] * n, firsts, [time.time()] * n,
+                statement, tables, [FIRST_EPOCH] * n, firsts, [time.time()] * n,
                 list(range(1, n + 1)), firsts, [ENTRY] * n,
             )  # fmt: skip
 
@@ -99,8 +134,10 @@ async def main_async(args: argparse.Namespace, url: str, postmaster: int) -> int
             1,
         ),
         ("fenced append, 1 per commit", con, append(con, ["c1"]), 1),
+        ("the same, three CTEs (before)", con, append(con, ["c3"], THREE_CTES), 1),
         ("fenced append, 8 per commit", con, append(con, ids), 8),
         ("no flush: fenced append, 1 (measurement only)", lazy, append(lazy, ["c2"]), 1),
+        ("no flush: three CTEs (before)", lazy, append(lazy, ["c4"], THREE_CTES), 1),
     ]
     results: dict[str, list[tuple[float, float, float, float]]] = {}
     for _ in range(args.rounds):
@@ -151,10 +188,13 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--calls", type=int, default=1000, help="calls per probe and round")
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument(
+        "--setting", action="append", default=[], help="a postgresql.conf line for the cluster"
+    )
     args = parser.parse_args()
     root = Path(tempfile.mkdtemp(prefix="gin-bench-commit-"))
     root.chmod(0o755)
-    cluster = start_profiled_cluster(root / "pg")
+    cluster = start_profiled_cluster(root / "pg", args.setting)
     say(f"load average before: {load_average()}")
     try:
         postmaster = int((cluster.data / "postmaster.pid").read_text().split()[0])

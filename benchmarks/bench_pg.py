@@ -154,7 +154,7 @@ async def variant(
     appends = len(latencies)
     async with store.pool.acquire() as con:
         rows = await con.fetch(
-            "SELECT query, calls, total_exec_time, total_plan_time, rows, wal_bytes"
+            "SELECT query, calls, plans, total_exec_time, total_plan_time, rows, wal_bytes"
             " FROM pg_stat_statements ORDER BY total_exec_time + total_plan_time DESC LIMIT 8"
         )
     await store.close()
@@ -171,6 +171,7 @@ async def variant(
             {
                 "query": " ".join(r["query"].split())[:70],
                 "calls": r["calls"],
+                "plans": r["plans"],
                 "exec_us": r["total_exec_time"] * 1000 / max(1, r["calls"]),
                 "plan_us": r["total_plan_time"] * 1000 / max(1, r["calls"]),
                 "rows": r["rows"],
@@ -348,8 +349,8 @@ def main() -> int:
         print(f"- {label}:")
         for st in runs[-1]["statements"]:
             print(
-                f"  {st['calls']:6d} calls  exec {st['exec_us']:7.1f} µs  plan"
-                f" {st['plan_us']:6.1f} µs  WAL {st['wal_bytes']:6.0f} B  {st['query']}"
+                f"  {st['calls']:6d} calls ({st['plans']} planned)  exec {st['exec_us']:7.1f} µs"
+                f"  plan {st['plan_us']:6.1f} µs  WAL {st['wal_bytes']:6.0f} B  {st['query']}"
             )
     return 0
 

@@ -34,7 +34,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -53,9 +53,10 @@ def say(text: str) -> None:
     print(text, file=sys.stderr, flush=True)
 
 
-def start_profiled_cluster(root: Path) -> Cluster:
+def start_profiled_cluster(root: Path, settings: Sequence[str] = ()) -> Cluster:
     """A throwaway cluster as `start_cluster(fsync=True)` makes it, with
-    `pg_stat_statements` loaded (planning time tracked too)."""
+    `pg_stat_statements` loaded (planning time tracked too), and `settings`
+    (postgresql.conf lines)."""
     bindir = pg_bin()
     if bindir is None:
         raise SystemExit("PostgreSQL's programs are not installed (apt-get install postgresql)")
@@ -66,6 +67,7 @@ def start_profiled_cluster(root: Path) -> Cluster:
             "shared_preload_libraries = 'pg_stat_statements'\n"
             "pg_stat_statements.track_planning = on\n"
         )
+        f.writelines(f"{line}\n" for line in settings)
     cluster.start()
     cluster.create_database()
     return cluster
@@ -263,7 +265,14 @@ class Setup:
         self.caps: list[CpuCap] = []
         self.capped = False
         env = dict(LOAD_ENV)
-        env.update(extra or {})
+        # `haproxy.NAME=VALUE`: a line `NAME VALUE` in HAProxy's global section.
+        extra = dict(extra or {})
+        proxy_globals = tuple(
+            f"{k.removeprefix('haproxy.')} {extra.pop(k)}"
+            for k in list(extra)
+            if k.startswith("haproxy.")
+        )
+        env.update(extra)
         for w in self.workers:
             w.start(env)
             if cap is not None:
@@ -273,7 +282,9 @@ class Setup:
                 self.capped = c.add(w.proc.pid) or self.capped
         self.proxy: Proxy | None = None
         if pg is not None:
-            self.proxy = Proxy(free_port(), root, self.workers, tables_per_hour=10_000_000)
+            self.proxy = Proxy(
+                free_port(), root, self.workers, tables_per_hour=10_000_000, globals=proxy_globals
+            )
             self.proxy.log.write_text("")
             self.proxy.start()
 
@@ -591,7 +602,8 @@ def main() -> int:
         action="append",
         default=[],
         help="compare instead: 'LABEL[@TREE] [NAME=VALUE ...]' (repeat); each round runs one"
-        " direct worker, then each variant with --workers workers through the proxy",
+        " direct worker, then each variant with --workers workers through the proxy; NAME:"
+        " the workers' settings, or haproxy.NAME for a line of HAProxy's global section",
     )
     parser.add_argument("--rounds", type=int, default=3, help="--variant: rounds (3)")
     parser.add_argument("--workers", type=int, default=2, help="--variant: workers (2)")

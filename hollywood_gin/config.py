@@ -50,10 +50,11 @@ class Settings(BaseSettings):
     # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
     # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.
     database_url: str | None = None
-    # With `database_url`: how long a commit waits for more moves to join it when the
-    # writer was idle (moves arriving during a commit join the next one anyway). Fewer,
-    # larger commits (PostgreSQL's CPU per move) for this much latency per move.
-    database_gather_seconds: float = Field(default=0.001, ge=0, le=0.05)
+    # With `database_url`: how long the oldest move of a commit waits for more to join
+    # it (a batch that gathered during the commit before has waited already). Fewer,
+    # larger commits (PostgreSQL's and the worker's CPU per move, issue 30) for at most
+    # this much latency per move, at low load only.
+    database_gather_seconds: float = Field(default=0.01, ge=0, le=0.05)
     # The public base URL (e.g. https://gin.example.org); otherwise from the request.
     public_url: str | None = None
     # Extra origins allowed to open WebSockets and to POST, besides the host's own.

@@ -44,6 +44,8 @@ class DealBook:
     """The deal being prepared (from the end of the hand before it, or the table's
     creation, until it is dealt) and what the last dealt hand was derived from."""
 
+    __slots__ = ("_dealer", "_next", "_revealed")
+
     def __init__(self, dealer: Deals) -> None:
         self._dealer = dealer
         self._next: PendingDeal | None = None

@@ -181,7 +181,11 @@ class Hand:
         cards = tuple(self.cards[seat])
         taken = self.taken_from_discard if len(cards) == 11 else None
         known = self._own[seat]
-        if known is None or not known.fits(cards, taken):
+        if (
+            known is None
+            or known.cards != cards
+            or not (known.taken is taken or known.fits(cards, taken))
+        ):
             known = own_cards(cards, taken, self.knock_limit, known)
             self._own[seat] = known
         return known

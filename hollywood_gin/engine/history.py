@@ -1,5 +1,5 @@
 """A match's history: its log of events, where each finished hand is in it (the hand
-records are built from there), and compaction.
+records are built from there), each seat's latest card order beside it, and compaction.
 
 A `Match` owns one `History` and appends every event to it; `log` is the list the
 tables layer stores and `Match.replay` reads back. Each hand starts with a snapshot
@@ -10,23 +10,30 @@ of what the hands before it left (`dealt`), so the log before it can go
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 
 from hollywood_gin.engine.errors import BadAction
 from hollywood_gin.engine.events import ActionTaken, Deal, Event, Reshuffle, Snapshot
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.options import Options
-from hollywood_gin.engine.views import Outcome
+from hollywood_gin.engine.options import Options, Order
+from hollywood_gin.engine.views import Outcome, SheetView, sheet_json
 
 
 class History:
     """The log of one match, and the finished hands' places in it."""
 
+    __slots__ = ("_hand_start", "_options", "_records", "_replay_snapshots", "log", "orders")
+
     def __init__(self, options: Options) -> None:
         self._options = options
         self.log: list[Event] = []
-        # Finished hands: (log start, log end, result) of each.
-        self._records: dict[int, tuple[int, int, Outcome | None]] = {}
+        # Each seat's latest card order. Not in the log: arranging is not a move, and
+        # the log must not grow with it; `at` is where in the log it was made.
+        self.orders: dict[int, Order] = {}
+        # Finished hands: (log start, log end, result, the sheet's view right after
+        # it) of each.
+        self._records: dict[int, tuple[int, int, Outcome | None, SheetView]] = {}
         self._hand_start = 0
         # The hands whose deal the replayed log has a snapshot before (None: not
         # replaying, every deal gets one).
@@ -34,6 +41,10 @@ class History:
 
     def append(self, event: Event) -> None:
         self.log.append(event)
+
+    def arranged(self, seat: int, hand: int, cards: tuple[str, ...]) -> None:
+        """`seat` keeps its cards of hand `hand` in this order, from here in the log."""
+        self.orders[seat] = Order(hand, len(self.log), cards)
 
     def dealt(self, snapshot: Snapshot, deal: Deal) -> None:
         """A hand is dealt: the snapshot it starts from, then its deal. A replay
@@ -43,10 +54,12 @@ class History:
         self._hand_start = len(self.log)  # where the deal event goes
         self.log.append(deal)
 
-    def finished(self, number: int, outcome: Outcome | None) -> None:
+    def finished(self, number: int, outcome: Outcome | None, sheet: SheetView) -> None:
         """Hand `number` is over: its deck, actions and reshuffles are in the log
-        already, so only where they are is kept (its record is built when asked for)."""
-        self._records[number] = (self._hand_start, len(self.log), outcome)
+        already, so only where they are is kept (its record is built when asked for),
+        with the sheet as it stands now (the view's own value, immutable: no copy).
+        A later hand may finish an earlier game, so the sheet is not to be had later."""
+        self._records[number] = (self._hand_start, len(self.log), outcome, sheet)
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
@@ -55,7 +68,7 @@ class History:
         known = self._records.get(n)
         if known is None:
             return None
-        start, end, outcome = known
+        start, end, outcome, sheet = known
         events = self.log[start:end]
         deal = events[0]
         assert isinstance(deal, Deal)  # a hand's events start with its deal
@@ -79,13 +92,14 @@ class History:
                 if isinstance(e, Reshuffle)
             ],
             "result": None if outcome is None else outcome.wire(),
+            "sheet": sheet_json(sheet),
         }
 
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
         """What `compact` would drop: how many entries, and the records of those hands."""
         last = self._last_snapshot()
         records = {}
-        for n, (start, _end, _outcome) in self._records.items():
+        for n, (start, *_rest) in self._records.items():
             if start < last:
                 record = self.hand_record(n)
                 assert record is not None
@@ -93,15 +107,21 @@ class History:
         return last, records
 
     def compact(self) -> int:
-        """Drop the log before the last snapshot; return how many entries went."""
+        """Drop the log before the last snapshot (and the orders made there); return
+        how many entries went."""
         last = self._last_snapshot()
         if last == 0:
             return 0
         del self.log[:last]
         self._hand_start -= last
+        self.orders = {
+            seat: dataclasses.replace(order, at=order.at - last)
+            for seat, order in self.orders.items()
+            if order.at >= last
+        }
         self._records = {
-            n: (start - last, end - last, outcome)
-            for n, (start, end, outcome) in self._records.items()
+            n: (start - last, end - last, outcome, sheet)
+            for n, (start, end, outcome, sheet) in self._records.items()
             if start >= last
         }
         return last

@@ -8,12 +8,16 @@ where hidden information is decided.
 Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
 reshuffle) comes from the injected dealer (`hollywood_gin.engine.dealer`) and is written
 to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
+
+The match owns three helpers that know nothing of it: its `DealBook` (`deals`: the
+next deal's secret, the seats' entropy, each deal's deck), its `History`
+(`history`: the log, hand records, compaction) and its `SharedViews`
+(`shared_views`: the parts of a view every seat shares).
 """
 
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -42,13 +46,7 @@ from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
 from hollywood_gin.engine.views import Ended, Mine, Outcome, View
-from hollywood_gin.engine.vocabulary import (
-    AWAY_TIMEOUTS,
-    MOVERS,
-    Mover,
-    Status,
-    walled,
-)
+from hollywood_gin.engine.vocabulary import AWAY_TIMEOUTS, MOVERS, Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
@@ -85,9 +83,6 @@ class Match:
         self.hand_games: list[int] = []  # sheet games the last result went into
         self.sheet = Sheet(options.scoring, options.target)
         self.ready = [False, False]
-        # Each seat's latest card order. Not in the log: arranging is not a move, and
-        # the log must not grow with it.
-        self.orders: dict[int, Order] = {}
         self._hands_dealt = 0
         self._next_dealer: int | None = None
         # `view` is asked for every seat on every change, so what a change leaves
@@ -111,7 +106,7 @@ class Match:
         self._trusted = False
         self._open_deal(1)
 
-    # -- lifecycle ---------------------------------------------------------
+    # -- moves: start, then apply for each --------------------------------------
 
     def start(self) -> None:
         """Both seats are taken: choose the first dealer and deal hand 1.
@@ -124,65 +119,6 @@ class Match:
         self._history.append(START)
         self._deal(hand)
         self.version += 1
-
-    @property
-    def log(self) -> list[Event]:
-        """Every event of the match since the last `compact`, in order."""
-        return self._history.log
-
-    def _open_deal(self, number: int) -> None:
-        """Commit to deal `number`'s server secret, before any seat can add entropy."""
-        commitment = self._deals.open(number)
-        if commitment is not None:
-            self._history.append(commitment)
-
-    def contribute(self, seat: int, entropy: object) -> None:
-        """Record `seat`'s entropy (32 hex characters) for the next deal; once per
-        seat and deal. Not an action: `version` stays (the table's creation and a
-        join carry it; `apply` takes it with `next_hand` and `new_match`).
-
-        :raises BadAction: not 32 hex characters.
-        :raises IllegalAction: a hand is being played, the seat has already sent
-            `next_hand` / `new_match`, or its entropy for this deal is recorded already.
-        """
-        seat = check_seat(seat)
-        text = check_entropy(entropy)
-        if self.status == "playing" or not self._deals.pending:
-            raise IllegalAction("entropy is added between hands, before the deal")
-        if self.ready[seat]:
-            raise IllegalAction("you have already sent your part for this deal")
-        self._history.append(self._deals.add(seat, text))
-
-    @property
-    def next_deal(self) -> str | None:
-        """The commitment (hex) to the next deal's server secret, between hands."""
-        return None if self.status == "playing" else self._deals.commitment
-
-    def _new_hand(self, dealer: int) -> Hand:
-        """The next hand, dealt but not yet in play (raises before any change)."""
-        number = self._hands_dealt + 1
-        deck, salt = self._deals.deck(number, dealer)
-        return Hand(
-            number=number,
-            dealer=dealer,
-            deck=deck,
-            salt=salt,
-            rules=self.options.rules,
-            wall=walled(self.options.scoring),
-        )
-
-    def _deal(self, hand: Hand) -> None:
-        # Each hand starts from a snapshot of what the hands before it left (the sheet,
-        # the version): the log before it can then go (`compact`), and a replay starts
-        # there.
-        snapshot = self._snapshot(hand.number - 1)
-        source = self._deals.dealt(hand.number)
-        self._history.dealt(snapshot, Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
-        self._hands_dealt = hand.number
-        self.hand = hand
-        self.hand_games = []
-        self.status = "playing"
-        self.ready = [False, False]
 
     def apply(
         self,
@@ -279,31 +215,6 @@ class Match:
             self._deal(dealt)
         self.version += 1
 
-    def _log_action(self, seat: int, act: Action, by: str | None) -> None:
-        """The action into the log (with `by` when the seat did not move itself), and
-        what it says of the seat's presence: its timeouts and its stand-in."""
-        self._history.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
-        if by == "timeout":
-            self.timeouts[seat] += 1
-        elif by is None:
-            self.timeouts[seat] = 0
-            self.stand_in[seat] = False  # the seat plays again itself
-
-    def away(self, seat: int) -> bool:
-        """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
-        return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
-
-    def _endings(self, seat: int) -> list[Action]:
-        """The end actions open to `seat` now (after its other actions in `legal`)."""
-        if not self.endings or self.status not in ("playing", "hand_over"):
-            return []
-        out = [_RESIGN]
-        if self.away(1 - seat):
-            out.append(_CLAIM)
-            if not self.stand_in[1 - seat]:
-                out.append(_STAND_IN)
-        return out
-
     def _end_early(self, seat: int, act: Action) -> None:
         """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
         open_now = {a.kind for a in self._endings(seat)}
@@ -326,24 +237,43 @@ class Match:
         self.status = "match_over"
         self.ready = [False, False]
 
-    @property
-    def match_winner(self) -> int | None:
-        """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
-        return self.sheet.match_winner if self.ended is None else self.ended.winner
+    def _log_action(self, seat: int, act: Action, by: str | None) -> None:
+        """The action into the log (with `by` when the seat did not move itself), and
+        what it says of the seat's presence: its timeouts and its stand-in."""
+        self._history.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
+        if by == "timeout":
+            self.timeouts[seat] += 1
+        elif by is None:
+            self.timeouts[seat] = 0
+            self.stand_in[seat] = False  # the seat plays again itself
 
-    def back(self, seat: int) -> bool:
-        """A connection of `seat` said hello: the stand-in stops. Not an action (the
-        version stays), but in the log, so a replay knows. True: it was standing in."""
-        seat = check_seat(seat)
-        if not self.stand_in[seat]:
-            return False
-        self.stand_in[seat] = False
-        self._history.append(Back(seat))
-        return True
+    # -- hands ---------------------------------------------------------------
 
-    def playable(self, seat: int) -> list[Action]:
-        """`legal` without the end actions: what a computer or a stand-in may choose from."""
-        return [a for a in self.legal(seat) if a.kind not in END_KINDS]
+    def _new_hand(self, dealer: int) -> Hand:
+        """The next hand, dealt but not yet in play (raises before any change)."""
+        number = self._hands_dealt + 1
+        deck, salt = self._deals.deck(number, dealer)
+        return Hand(
+            number=number,
+            dealer=dealer,
+            deck=deck,
+            salt=salt,
+            rules=self.options.rules,
+            wall=walled(self.options.scoring),
+        )
+
+    def _deal(self, hand: Hand) -> None:
+        # Each hand starts from a snapshot of what the hands before it left (the sheet,
+        # the version): the log before it can then go (`compact`), and a replay starts
+        # there.
+        snapshot = self._snapshot(hand.number - 1)
+        source = self._deals.dealt(hand.number)
+        self._history.dealt(snapshot, Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
+        self._hands_dealt = hand.number
+        self.hand = hand
+        self.hand_games = []
+        self.status = "playing"
+        self.ready = [False, False]
 
     def _reshuffle(self, hand: Hand) -> None:
         order = self._deals.reshuffle(hand.number, hand.discard[:-1])
@@ -362,8 +292,70 @@ class Match:
             self._next_dealer = result.winner  # the winner deals next
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
-        self._history.finished(hand.number, self._outcome(hand))
+        # The record keeps the sheet as it stands now, the view's own value.
+        sheet = self._shared.sheet(self.sheet, self.ended)
+        self._history.finished(hand.number, self._outcome(hand), sheet)
         self._open_deal(hand.number + 1)
+
+    def _open_deal(self, number: int) -> None:
+        """Commit to deal `number`'s server secret, before any seat can add entropy."""
+        commitment = self._deals.open(number)
+        if commitment is not None:
+            self._history.append(commitment)
+
+    def contribute(self, seat: int, entropy: object) -> None:
+        """Record `seat`'s entropy (32 hex characters) for the next deal; once per
+        seat and deal. Not an action: `version` stays (the table's creation and a
+        join carry it; `apply` takes it with `next_hand` and `new_match`).
+
+        :raises BadAction: not 32 hex characters.
+        :raises IllegalAction: a hand is being played, the seat has already sent
+            `next_hand` / `new_match`, or its entropy for this deal is recorded already.
+        """
+        seat = check_seat(seat)
+        text = check_entropy(entropy)
+        if self.status == "playing" or not self._deals.pending:
+            raise IllegalAction("entropy is added between hands, before the deal")
+        if self.ready[seat]:
+            raise IllegalAction("you have already sent your part for this deal")
+        self._history.append(self._deals.add(seat, text))
+
+    @property
+    def next_deal(self) -> str | None:
+        """The commitment (hex) to the next deal's server secret, between hands."""
+        return None if self.status == "playing" else self._deals.commitment
+
+    # -- seats ---------------------------------------------------------------
+
+    def away(self, seat: int) -> bool:
+        """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
+        return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
+
+    def _endings(self, seat: int) -> list[Action]:
+        """The end actions open to `seat` now (after its other actions in `legal`)."""
+        if not self.endings or self.status not in ("playing", "hand_over"):
+            return []
+        out = [_RESIGN]
+        if self.away(1 - seat):
+            out.append(_CLAIM)
+            if not self.stand_in[1 - seat]:
+                out.append(_STAND_IN)
+        return out
+
+    def back(self, seat: int) -> bool:
+        """A connection of `seat` said hello: the stand-in stops. Not an action (the
+        version stays), but in the log, so a replay knows. True: it was standing in."""
+        seat = check_seat(seat)
+        if not self.stand_in[seat]:
+            return False
+        self.stand_in[seat] = False
+        self._history.append(Back(seat))
+        return True
+
+    @property
+    def match_winner(self) -> int | None:
+        """The sheet's winner, or the winner of a match ended by `resign` or `claim`."""
+        return self.sheet.match_winner if self.ended is None else self.ended.winner
 
     def arrange(self, seat: int, cards: Sequence[object]) -> None:
         """Keep `seat`'s cards in this order. Not an action: `version` stays.
@@ -374,8 +366,8 @@ class Match:
         if self.hand is None:
             raise BadAction("no cards have been dealt yet")
         self.hand.arrange(seat, cards)
-        # `at`: where in the log it was made, so a replay puts it back exactly there.
-        self.orders[seat] = Order(self.hand.number, len(self.log), tuple(str(c) for c in cards))
+        # Kept with where in the log it was made, so a replay puts it back exactly there.
+        self._history.arranged(seat, self.hand.number, tuple(str(c) for c in cards))
 
     def _rearrange(self, seat: int, order: Order) -> None:
         """A stored order, in a replay: only how the cards are shown, so one that does
@@ -400,14 +392,9 @@ class Match:
             return [_NEW_MATCH]
         return []
 
-    def _outcome(self, hand: Hand) -> Outcome | None:
-        if hand.result is None:
-            return None
-        games = tuple(self.hand_games) if hand is self.hand else ()
-        secret, entropy = self._deals.revealed
-        return Outcome(
-            hand.result, tuple(str(c) for c in hand.deck), hand.salt, games, secret, entropy
-        )
+    def playable(self, seat: int) -> list[Action]:
+        """`legal` without the end actions: what a computer or a stand-in may choose from."""
+        return [a for a in self.legal(seat) if a.kind not in END_KINDS]
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
@@ -433,18 +420,41 @@ class Match:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
+        shared = self._shared
+        # By position, in View's field order (cheaper than by keyword).
         return View(
-            version=self.version,
-            you=seat,
-            table=self._shared.table(self.status, self.ended),
-            hand=None if hand is None else self._shared.hand(hand, self.version, self._outcome),
-            mine=mine,
-            legal=legal,
-            sheet=self._shared.sheet(self.sheet, self.ended),
-            ready=(self.ready[0], self.ready[1]),
-            knock_deadwood=knock_deadwood,
-            next_deal=self.next_deal,
+            self.version,
+            seat,
+            shared.table(self.status, self.ended),
+            None if hand is None else shared.hand(hand, self.version, self._outcome),
+            mine,
+            legal,
+            shared.sheet(self.sheet, self.ended),
+            (self.ready[0], self.ready[1]),
+            knock_deadwood,
+            self.next_deal,
         )
+
+    def _outcome(self, hand: Hand) -> Outcome | None:
+        if hand.result is None:
+            return None
+        games = tuple(self.hand_games) if hand is self.hand else ()
+        secret, entropy = self._deals.revealed
+        return Outcome(
+            hand.result, tuple(str(c) for c in hand.deck), hand.salt, games, secret, entropy
+        )
+
+    # -- the log -------------------------------------------------------------
+
+    @property
+    def log(self) -> list[Event]:
+        """Every event of the match since the last `compact`, in order."""
+        return self._history.log
+
+    @property
+    def orders(self) -> dict[int, Order]:
+        """Each seat's latest card order (`arrange`): not in the log, kept beside it."""
+        return self._history.orders
 
     def hand_record(self, n: int) -> JsonObject | None:
         """The full record of finished hand `n` (1-based, counted over the
@@ -452,7 +462,18 @@ class Match:
         Built anew on each call: the caller may change what it gets."""
         return self._history.hand_record(n)
 
-    # -- snapshots -------------------------------------------------------------
+    def compaction(self) -> tuple[int, dict[int, JsonObject]]:
+        """What `compact` would drop: how many entries, and the records of those hands."""
+        return self._history.compaction()
+
+    def compact(self) -> int:
+        """Drop the log before the last snapshot; return how many entries went.
+
+        The hands before it are finished: what they left is in the snapshot, and
+        their records are the caller's to keep (`compaction` gives them). So a
+        table's log, and its replay, stay about one hand long.
+        """
+        return self._history.compact()
 
     def _snapshot(self, hands_dealt: int) -> Snapshot:
         """What the next deal starts from: everything earlier hands leave behind.
@@ -472,26 +493,6 @@ class Match:
             self.sheet = Sheet.from_state(snapshot.sheet, self.options.scoring, self.options.target)
         except ValueError as exc:
             raise BadAction(f"a snapshot's sheet: {exc}") from None
-
-    def compaction(self) -> tuple[int, dict[int, JsonObject]]:
-        """What `compact` would drop: how many entries, and the records of those hands."""
-        return self._history.compaction()
-
-    def compact(self) -> int:
-        """Drop the log before the last snapshot; return how many entries went.
-
-        The hands before it are finished: what they left is in the snapshot, and
-        their records are the caller's to keep (`compaction` gives them). So a
-        table's log, and its replay, stay about one hand long.
-        """
-        cut = self._history.compact()
-        if cut:
-            self.orders = {
-                seat: dataclasses.replace(order, at=order.at - cut)
-                for seat, order in self.orders.items()
-                if order.at >= cut
-            }
-        return cut
 
     # -- replay --------------------------------------------------------------
 

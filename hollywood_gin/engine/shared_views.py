@@ -21,6 +21,8 @@ from hollywood_gin.engine.vocabulary import Status
 class SharedViews:
     """The shared parts of one match's views, kept until what they show changes."""
 
+    __slots__ = ("_hand", "_options", "_sheet", "_table")
+
     def __init__(self, options: Options) -> None:
         self._options = options
         self._table: TableView | None = None

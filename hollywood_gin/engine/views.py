@@ -249,6 +249,32 @@ def sheet_view(sheet: Sheet) -> SheetView:
     )
 
 
+def sheet_json(view: SheetView) -> JsonObject:
+    """A sheet's view as plain JSON (lists and dicts, built anew): the `sheet` of
+    a hand's record, as the state writes it."""
+    return {
+        "games": [
+            {
+                "seats": [
+                    {
+                        "entries": list(s.entries),
+                        "points": s.points,
+                        "bonus": s.bonus,
+                        "game_bonus": s.game_bonus,
+                        "line_bonus": s.line_bonus,
+                    }
+                    for s in g.seats
+                ],
+                "finished": g.finished,
+                "winner": g.winner,
+            }
+            for g in view.games
+        ],
+        "totals": list(view.totals),
+        "match_winner": view.match_winner,
+    }
+
+
 def _game_seat(game: Game, seat: int) -> GameSeat:
     return GameSeat(
         entries=tuple(game.entries[seat]),

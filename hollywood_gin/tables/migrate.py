@@ -21,8 +21,9 @@ from typing import Any
 import asyncpg
 
 from hollywood_gin.tables.postgres_store import PostgresStore
+from hollywood_gin.tables.rows import read_log, record_from
 from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
-from hollywood_gin.tables.store import Damaged, TableRecord, _read_log, _record_from
+from hollywood_gin.tables.store import Damaged, TableRecord
 from hollywood_gin.tables.table import rebuild_match
 
 # Each copied relation: its columns in both schemas (PostgreSQL's `owner` and
@@ -97,8 +98,8 @@ async def _stored_records(con: Any) -> list[TableRecord]:
             row["base_seq"],
         )
         try:
-            record = _record_from(tuple(row))
-            _read_log(record, events)
+            record = record_from(tuple(row))
+            read_log(record, events)
         except Damaged:
             continue  # compared below as missing
         records.append(record)

@@ -1,7 +1,7 @@
 """The shared store's appends: group commit, one fenced statement per batch (SCALE.md).
 
 Appends that arrive while a commit is under way go in together with the next one,
-and a writer that was idle waits `gather_seconds` for more before it commits. Each
+and no batch is committed before its oldest append has waited `gather_seconds`. Each
 batch is one statement, fenced by each table's epoch, `synchronous_commit = on`: an
 append returns only once its entries are on disk, or raises.
 """
@@ -14,43 +14,35 @@ from dataclasses import dataclass
 
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.postgres_pool import Sessions
-from hollywood_gin.tables.store import NotOwner, _entry_rows, _gap
+from hollywood_gin.tables.rows import entry_rows, gap_error
+from hollywood_gin.tables.store import NotOwner
 
-# One statement for a batch of appends. `owned` updates each table's row only while
-# its epoch is still the writer's: the update locks the row, so a claim that bumps the
-# epoch waits for this statement's commit, or this statement for the claim's and then
-# sees the new epoch (READ COMMITTED re-checks an updated row). One write of the row
-# per append (its `last_active`), where a `FOR UPDATE` and then an update wrote it
-# twice. The gap check is a courtesy; the primary key is what makes two writers of one
-# seq impossible. A batch holds at most one append per table (a table's next write
-# waits for the last one's answer).
+# One statement for a batch of appends. The update of each table's row (`last_active`)
+# is the fence: it matches only while the epoch is still the writer's, and it locks
+# the row, so a claim that bumps the epoch waits for this statement's commit, or this
+# statement for the claim's and then sees the new epoch (READ COMMITTED re-checks an
+# updated row). Its RETURNING reads the log's end; the entries go in only where the
+# batch's first seq follows it. Only the tables written to come back: one missing is
+# not the writer's (or gone). The gap check is a courtesy; the primary key is what
+# makes two writers of one seq impossible. A batch holds at most one append per table
+# (a table's next write waits for the last one's answer).
 FENCED_APPEND = """
-WITH batch AS (
-    SELECT * FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
-        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
-),
-owned AS (
+WITH owned AS (
     UPDATE tables t SET last_active = greatest(t.last_active, b.now)
-    FROM batch b
+    FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
+        WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
     WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
-    RETURNING b.i, b.table_id, b.first_seq
-),
-ends AS (
-    SELECT o.i, o.table_id, o.first_seq,
-        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = o.table_id) AS last
-    FROM owned o
+    RETURNING b.i, b.table_id, b.first_seq,
+        (SELECT coalesce(max(e.seq), -1) FROM events e WHERE e.table_id = t.id) AS last
 ),
 written AS (
     INSERT INTO events (table_id, seq, entry)
-    SELECT ends.table_id, r.seq, r.entry
+    SELECT owned.table_id, r.seq, r.entry
     FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
-    JOIN ends ON ends.i = r.i
-    WHERE ends.last + 1 = ends.first_seq
+    JOIN owned ON owned.i = r.i
+    WHERE owned.last + 1 = owned.first_seq
 )
-SELECT b.i, ends.i IS NOT NULL AS owned, ends.last,
-    coalesce(ends.last + 1 = ends.first_seq, false) AS written
-FROM batch b
-LEFT JOIN ends USING (i)
+SELECT i, true AS owned, last, last + 1 = first_seq AS written FROM owned
 """
 
 
@@ -62,6 +54,7 @@ class _Append:
     rows: list[tuple[str, int, str]]
     now: float
     future: asyncio.Future[None]
+    arrived: float  # the loop's clock
 
 
 class FencedAppends:
@@ -69,9 +62,12 @@ class FencedAppends:
 
     def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:
         self.sessions = sessions
-        # How long a commit waits for more appends to join it when the writer was idle
-        # (appends arriving while a commit is under way join the next one anyway):
-        # fewer, larger commits at low load, for that much more latency per move.
+        # How long the oldest append of a batch waits for others to join it before the
+        # batch is committed (0: none; a batch that gathered during the commit before
+        # it has waited already). At low load a commit carries one or two appends and
+        # its cost (the WAL flush, the round trip) is paid per move; waiting before
+        # every commit, not only when the writer was idle, makes the batches grow
+        # (issue 30), for at most this much more latency per move.
         self.gather_seconds = gather_seconds
         self._pending: list[_Append] = []
         self._flushing: asyncio.Task[None] | None = None
@@ -99,10 +95,10 @@ class FencedAppends:
         epoch: int,
     ) -> None:
         """Durable once this returns; `NotOwner` when the table's epoch moved on."""
-        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        append = _Append(
-            table_id, epoch, first_seq, _entry_rows(table_id, first_seq, entries), now, future
-        )
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        rows = entry_rows(table_id, first_seq, entries)
+        append = _Append(table_id, epoch, first_seq, rows, now, future, loop.time())
         self._pending.append(append)
         if not self.busy:
             self._flushing = asyncio.get_running_loop().create_task(self._flush())
@@ -121,12 +117,14 @@ class FencedAppends:
     async def _flush(self) -> None:
         this = asyncio.current_task()
         assert this is not None
-        if self.gather_seconds > 0:
-            await asyncio.sleep(self.gather_seconds)
+        loop = asyncio.get_running_loop()
         while self._pending:
+            wait = self._pending[0].arrived + self.gather_seconds - loop.time()
+            if wait > 0:
+                await asyncio.sleep(wait)
             batch, self._pending = self._pending, []
             self._batch = batch
-            statement = asyncio.get_running_loop().create_task(self._write_batch(batch))
+            statement = loop.create_task(self._write_batch(batch))
             self._statement = statement
             outcomes: list[Exception | None]
             try:
@@ -172,11 +170,11 @@ class FencedAppends:
         by_index = {int(r["i"]): r for r in result}
         outcomes: list[Exception | None] = []
         for i, a in enumerate(batch, start=1):
-            r = by_index[i]
-            if r["written"]:
+            r = by_index.get(i)
+            if r is not None and r["written"]:
                 outcomes.append(None)
-            elif not r["owned"]:  # NULL (no such table) or another epoch
+            elif r is None or not r["owned"]:  # no such table, or another epoch
                 outcomes.append(NotOwner(f"table {a.table_id[:8]} has another owner now"))
             else:
-                outcomes.append(_gap(a.table_id, r["last"], a.first_seq))
+                outcomes.append(gap_error(a.table_id, r["last"], a.first_seq))
         return outcomes

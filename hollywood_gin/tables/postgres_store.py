@@ -22,22 +22,18 @@ import asyncpg
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.postgres_appends import FencedAppends
 from hollywood_gin.tables.postgres_pool import Sessions
-from hollywood_gin.tables.store import (
-    FIRST_EPOCH,
-    Damaged,
-    NotOwner,
-    SeatRecord,
-    TableRecord,
-    _entry_rows,
-    _hand_from,
-    _hand_rows,
-    _read_log,
-    _record_from,
-    _review_from,
-    _review_row,
-    _seats_json,
-    _table_row,
+from hollywood_gin.tables.rows import (
+    entry_rows,
+    hand_from,
+    hand_rows,
+    read_log,
+    record_from,
+    review_from,
+    review_row,
+    seats_json,
+    table_row,
 )
+from hollywood_gin.tables.store import FIRST_EPOCH, Damaged, NotOwner, SeatRecord, TableRecord
 
 log = logging.getLogger("hollywood_gin.store")
 
@@ -158,8 +154,8 @@ class PostgresStore:
                 row["base_seq"],
             )
             try:
-                record = _record_from(tuple(row)[:6])
-                _read_log(record, events)
+                record = record_from(tuple(row)[:6])
+                read_log(record, events)
             except Damaged as exc:
                 log.error("table %s is damaged (%s): set aside", table_id[:8], exc)
                 await self._set_aside(con, table_id, str(exc))
@@ -190,14 +186,14 @@ class PostgresStore:
             await con.execute(
                 "INSERT INTO tables (id, options, seats, created, last_active, base_seq,"
                 " owner, owner_epoch) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
-                *_table_row(record),
+                *table_row(record),
                 self.owner or None,
                 FIRST_EPOCH,
             )
             if record.log:
                 await con.executemany(
                     "INSERT INTO events (table_id, seq, entry) VALUES ($1, $2, $3)",
-                    _entry_rows(record.table_id, record.base, record.log),
+                    entry_rows(record.table_id, record.base, record.log),
                 )
         self._commits += 1
 
@@ -205,7 +201,7 @@ class PostgresStore:
         status = await self.sessions.execute(
             "UPDATE tables SET seats = $2 WHERE id = $1 AND owner_epoch = $3",
             table_id,
-            _seats_json(seats).decode(),
+            seats_json(seats).decode(),
             epoch,
         )
         if status != "UPDATE 1":
@@ -271,7 +267,7 @@ class PostgresStore:
             await con.executemany(
                 "INSERT INTO hands (table_id, number, record) VALUES ($1, $2, $3)"
                 " ON CONFLICT (table_id, number) DO UPDATE SET record = excluded.record",
-                _hand_rows(table_id, hands),
+                hand_rows(table_id, hands),
             )
             await con.execute(
                 "UPDATE tables SET base_seq = greatest(base_seq, $2) WHERE id = $1",
@@ -285,7 +281,7 @@ class PostgresStore:
         raw = await self.sessions.fetchval(
             "SELECT record FROM hands WHERE table_id = $1 AND number = $2", table_id, number
         )
-        return None if raw is None else _hand_from(raw, number)
+        return None if raw is None else hand_from(raw, number)
 
     async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
         # Several workers may compute the same review: the same answer, kept once.
@@ -293,7 +289,7 @@ class PostgresStore:
             "INSERT INTO reviews (table_id, number, seat, review)"
             " SELECT $1, $2, $3, $4 WHERE EXISTS (SELECT 1 FROM tables WHERE id = $1)"
             " ON CONFLICT (table_id, number, seat) DO UPDATE SET review = excluded.review",
-            *_review_row(table_id, number, seat, review),
+            *review_row(table_id, number, seat, review),
         )
 
     async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
@@ -303,7 +299,7 @@ class PostgresStore:
             number,
             seat,
         )
-        return None if raw is None else _review_from(raw, number)
+        return None if raw is None else review_from(raw, number)
 
     async def drop_compacted(self) -> int:
         return 0  # `compact` dropped them already

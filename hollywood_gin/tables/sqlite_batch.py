@@ -15,7 +15,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from hollywood_gin.tables.group_commit import Outcomes
-from hollywood_gin.tables.store import _gap
+from hollywood_gin.tables.rows import gap_error
 
 # Any other write: a function of the connection, run inside the batch's transaction.
 Write = Callable[[sqlite3.Connection], object]
@@ -134,7 +134,7 @@ class BatchWriter:
         if last is None:
             return RuntimeError(f"no stored table {a.table_id}")
         if last + 1 != a.first_seq:
-            return _gap(a.table_id, last, a.first_seq)
+            return gap_error(a.table_id, last, a.first_seq)
         return None
 
     def _appends(self, db: sqlite3.Connection, run: list[Append]) -> Outcomes:

@@ -11,13 +11,8 @@ import os
 import sqlite3
 from pathlib import Path
 
-from hollywood_gin.tables.store import (
-    Damaged,
-    TableRecord,
-    _add_entry,
-    _check_log,
-    _record_from,
-)
+from hollywood_gin.tables.rows import add_entry, check_log, record_from
+from hollywood_gin.tables.store import Damaged, TableRecord
 
 log = logging.getLogger("hollywood_gin.store")
 
@@ -204,7 +199,7 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
         if table_id in aside:
             continue
         try:
-            records[table_id] = _record_from(tuple(row))
+            records[table_id] = record_from(tuple(row))
         except Damaged as exc:
             damaged[table_id] = str(exc)
     # In rowid order, which is the order of appending: each table's seq order.
@@ -216,13 +211,13 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
         try:
             if isinstance(seq, int) and not isinstance(seq, bool) and seq < record.base:
                 continue  # compacted, not yet dropped
-            _add_entry(record, seq, entry)
+            add_entry(record, seq, entry)
         except Damaged as exc:
             damaged[table_id] = str(exc)
             del records[table_id]
     for table_id, record in list(records.items()):
         try:
-            _check_log(record)
+            check_log(record)
         except Damaged as exc:
             damaged[table_id] = str(exc)
             del records[table_id]

@@ -19,6 +19,17 @@ from typing import TypeVar
 
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.group_commit import GroupCommit, Outcomes, Worker
+from hollywood_gin.tables.rows import (
+    entry_rows,
+    hand_from,
+    hand_rows,
+    read_log,
+    record_from,
+    review_from,
+    review_row,
+    seats_json,
+    table_row,
+)
 from hollywood_gin.tables.sqlite_batch import Append, BatchWriter, Job
 from hollywood_gin.tables.sqlite_checkpoint import Checkpointer
 from hollywood_gin.tables.sqlite_file import (
@@ -31,20 +42,7 @@ from hollywood_gin.tables.sqlite_file import (
     refuse_unusable,
     set_aside_in,
 )
-from hollywood_gin.tables.store import (
-    SeatRecord,
-    SingleOwner,
-    TableRecord,
-    _entry_rows,
-    _hand_from,
-    _hand_rows,
-    _read_log,
-    _record_from,
-    _review_from,
-    _review_row,
-    _seats_json,
-    _table_row,
-)
+from hollywood_gin.tables.store import SeatRecord, SingleOwner, TableRecord
 
 T = TypeVar("T")
 
@@ -153,12 +151,12 @@ class SqliteStore(SingleOwner):
             ).fetchone()
             if row is None:
                 return None
-            record = _record_from(row)
+            record = record_from(row)
             events = db.execute(
                 "SELECT seq, entry FROM events WHERE table_id = ? AND seq >= ? ORDER BY rowid",
                 (table_id, record.base),
             )
-            _read_log(record, events)
+            read_log(record, events)
             return record
 
         return self._claimed(await self._run(read))
@@ -193,7 +191,7 @@ class SqliteStore(SingleOwner):
         return await self._run(set_aside_in)
 
     async def compact(self, table_id: str, base: int, hands: dict[int, JsonObject]) -> None:
-        rows = _hand_rows(table_id, hands)
+        rows = hand_rows(table_id, hands)
 
         def write(db: sqlite3.Connection) -> None:
             db.executemany("INSERT OR REPLACE INTO hands VALUES (?, ?, ?)", rows)
@@ -208,12 +206,12 @@ class SqliteStore(SingleOwner):
             row = db.execute(
                 "SELECT record FROM hands WHERE table_id = ? AND number = ?", (table_id, number)
             ).fetchone()
-            return None if row is None else _hand_from(row[0], number)
+            return None if row is None else hand_from(row[0], number)
 
         return await self._run(read)
 
     async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
-        row = _review_row(table_id, number, seat, review)
+        row = review_row(table_id, number, seat, review)
 
         def write(db: sqlite3.Connection) -> None:
             # Only for a table still stored (a table expired meanwhile keeps none).
@@ -231,7 +229,7 @@ class SqliteStore(SingleOwner):
                 "SELECT review FROM reviews WHERE table_id = ? AND number = ? AND seat = ?",
                 (table_id, number, seat),
             ).fetchone()
-            return None if row is None else _review_from(row[0], number)
+            return None if row is None else review_from(row[0], number)
 
         return await self._run(read)
 
@@ -255,8 +253,8 @@ class SqliteStore(SingleOwner):
         return sum(dropped)
 
     async def create(self, record: TableRecord) -> None:
-        row = _table_row(record)
-        events = _entry_rows(record.table_id, record.base, record.log)
+        row = table_row(record)
+        events = entry_rows(record.table_id, record.base, record.log)
 
         def write(db: sqlite3.Connection) -> None:
             db.execute(
@@ -272,7 +270,7 @@ class SqliteStore(SingleOwner):
 
     async def save_seats(self, table_id: str, seats: Sequence[SeatRecord], epoch: int) -> None:
         self._fence(table_id, epoch)
-        text = _seats_json(seats).decode()
+        text = seats_json(seats).decode()
         await self._group.write(
             lambda db: db.execute("UPDATE tables SET seats = ? WHERE id = ?", (text, table_id))
         )
@@ -286,7 +284,7 @@ class SqliteStore(SingleOwner):
         epoch: int,
     ) -> None:
         self._fence(table_id, epoch)
-        rows = _entry_rows(table_id, first_seq, entries)
+        rows = entry_rows(table_id, first_seq, entries)
         await self._group.write(Append(table_id, first_seq, rows, now))
 
     async def touch(self, table_id: str, now: float) -> None:

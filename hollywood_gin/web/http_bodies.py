@@ -37,6 +37,7 @@ from hollywood_gin.web.state_bodies import (
     HandResultBody,
     NextDealBody,
     PlayerBody,
+    SheetBody,
     no_entropy,
 )
 
@@ -192,6 +193,14 @@ class HandRecord(Outbound):
         default_factory=list, description="`hand` scoring: each reshuffle, in order"
     )
     result: HandResultBody | None = Field(description="the hand's result, as in the state")
+    sheet: SheetBody | None = Field(
+        default=None,
+        description=(
+            "the sheet as it stood right after this hand, as in the state (so the games"
+            " this hand finished, with their bonuses); absent in records kept before it"
+            " was added"
+        ),
+    )
 
 
 class ReviewedAction(Outbound):

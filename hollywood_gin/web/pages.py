@@ -217,6 +217,8 @@ async def replay_page(
         "options": record.get("options", {}),
         "dealer": record.get("dealer"),
         "result": record.get("result"),
+        # The sheet right after the hand (absent in records kept before it was added).
+        "sheet": record.get("sheet"),
         "steps": hand_steps(record),
     }
     return site.render(

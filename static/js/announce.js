@@ -1,6 +1,6 @@
 // What the page says (the live region, each text once) and the words it says.
 import { t } from "./i18n.js";
-import { describeDeal, describeEvent, describeTurn, playerName, seatedIn } from "./render.js";
+import { describeDeal, describeEvent, describeTurn, outcomeText, playerName, seatedIn } from "./render.js";
 
 let last = "";
 
@@ -16,7 +16,9 @@ export const newDeal = (previous, s) => !previous?.hand || previous.hand.number 
 export const moved = (previous, s) => Boolean(previous) && previous.version !== s.version;
 
 // What just happened and whose turn it is; an `arrange` (same version) keeps `line`.
+// A hand over: how it ended and who waits for whom.
 export function statusLine(previous, s, kinds, line) {
+  if (s.hand.result) return [outcomeText(s), readyText(s)].filter(Boolean).join(". ");
   const turn = describeTurn(s, kinds);
   if (newDeal(previous, s)) return [describeDeal(s), turn].filter(Boolean).join(" ");
   if (!moved(previous, s) && line) return line;

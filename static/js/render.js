@@ -230,9 +230,10 @@ export function bonusTable(state, games) {
     for (const seat of [0, 1]) {
       const s = game.seats[seat];
       const hands = s.entries.length;
-      const bonus = s.game_bonus ? `${s.game_bonus}${s.game_bonus >= 200 ? ` (${t("shutout")})` : ""}` : "–";
-      gameRow.append(cell("td", bonus));
-      // The total, and under it how it came: "125" over "5 × 25".
+      // The total, and under it how it came: "200" over "shutout", "125" over "5 × 25".
+      const bonus = cell("td", s.game_bonus || "–");
+      if (s.game_bonus >= 200) bonus.append(cell("small", t("shutout")));
+      gameRow.append(bonus);
       const line = cell("td", s.line_bonus ? String(s.line_bonus) : "–");
       if (s.line_bonus) line.append(cell("small", ` = ${hands} × ${s.line_bonus / hands}`));
       lineRow.append(line);
@@ -267,15 +268,26 @@ export function gamesList(indices) {
   return list(indices.map((g) => t("game_in", { n: g + 1 })));
 }
 
+// The hand's outcome: "Bob went gin", "Ann undercut Bob and wins the hand".
+export function outcomeText(state) {
+  const { kind, knocker, winner } = state.hand.result;
+  return t(`outcome.${kind}`, { name: playerName(state, kind === "undercut" ? winner : knocker), knocker: playerName(state, knocker) });
+}
+
+// On a phone the page keeps room under its footer for the folded result (site.css).
+export function keepRoomForResult() {
+  const parts = document.querySelectorAll(".result-head, .result-actions");
+  const room = () => [...parts].reduce((h, p) => h + p.offsetHeight + parseFloat(getComputedStyle(p).marginTop), 0);
+  const watch = new ResizeObserver(() => document.body.style.setProperty("--result-folded", `${room()}px`));
+  parts.forEach((p) => watch.observe(p));
+}
+
 export function renderResult(state) {
   const result = state.hand.result;
   const knocker = result.knocker;
   const winnerName = result.winner === null ? "" : playerName(state, result.winner);
   const kind = result.kind;
-  const title =
-    kind === "draw"
-      ? t("outcome.draw")
-      : t(`outcome.${kind}`, { name: kind === "undercut" ? winnerName : playerName(state, knocker), knocker: playerName(state, knocker) });
+  const title = outcomeText(state);
   $("result-title").textContent = title;
   $("result-math").textContent = resultMath(result);
   $("result-points").textContent = result.winner === null ? "" : tn("points", result.points, { name: winnerName, points: result.points });

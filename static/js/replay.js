@@ -5,7 +5,7 @@
 // The controller: it holds the state, fetches the reviews and handles the controls;
 // replay_view.js draws, coach.js reads the reviews and words them.
 import { t } from "./i18n.js";
-import { $, playerName } from "./render.js";
+import { $, keepRoomForResult, playerName } from "./render.js";
 import { answerText, bottomSeat, choiceOf, initialView, quizQueue, stepOf } from "./coach.js";
 import { fakeState, renderBoard, renderChoices, renderCoach, renderControls, renderSummary, renderTimeline } from "./replay_view.js";
 
@@ -137,6 +137,7 @@ $("result-fold").addEventListener("click", () => {
   $("result-fold").setAttribute("aria-expanded", String(!folded));
   $("result-fold").textContent = t(folded ? "show_result" : "show_table");
 });
+keepRoomForResult();
 $("quiz-start").addEventListener("click", startQuiz);
 $("quiz-stop").addEventListener("click", stopQuiz);
 $("quiz-next").addEventListener("click", () => {

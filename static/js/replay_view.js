@@ -6,13 +6,14 @@ import { cardShort, t, tn } from "./i18n.js";
 import { $, describeDeal, describeEvent, playerName, renderResult, renderRow } from "./render.js";
 import { MARKS, actionText, bottomSeat, coachText, coachedAt, markOf, shownSeats, summaryTexts } from "./coach.js";
 
-// The state render.js's words read: the hand's players, dealer and result, seen by `you`.
+// The state render.js's words read: the hand's players, dealer, result and the sheet
+// right after it (its games' bonuses; absent from records kept before it was), seen by `you`.
 export function fakeState(config, you) {
   return {
     you,
     table: { players: config.players, scoring: config.options?.scoring || "hand", status: "hand_over" },
     hand: { number: config.hand, dealer: config.dealer, result: config.result, phase: "over" },
-    sheet: null,
+    sheet: config.sheet || null,
   };
 }
 

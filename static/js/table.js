@@ -6,7 +6,7 @@ import { entropyFor, sawCommitment } from "./fairness.js";
 import { cardName, t } from "./i18n.js";
 import { animate, finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
-import { $, player, playerName, seatedIn } from "./render.js";
+import { $, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
 import { play } from "./sound.js";
 import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, verifyDeal } from "./board.js";
@@ -297,6 +297,7 @@ click("rematch", () => ctl.act("new_match"));
 click("knock", () => ctl.askKnock(false));
 click("gin", () => ctl.askKnock(true));
 click("result-fold", () => foldResult(ui, !ui.folded));
+keepRoomForResult();
 click("moment-rematch", () => {
   ctl.act("new_match");
   $("moment").close();

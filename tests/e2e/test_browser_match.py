@@ -58,11 +58,11 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         expect(moment).to_be_visible()
         expect(moment.locator("#moment-title")).to_have_text("Game 1 won by Ann")
         expect(moment.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
-        # The bonuses as a short table: a column per player.
+        # The bonuses as a short table: a column per player, each bonus over its reason.
         bonus = moment.locator("#moment-lines table.bonus-table")
         expect(bonus.locator("thead th")).to_have_text(["Ann", "Bob"])
         expect(bonus.locator(".bonus-game")).to_have_text(["Game 1 won by Ann"])
-        expect(bonus.locator("tbody tr").nth(1)).to_have_text("Game bonus200 (shutout)–")
+        expect(bonus.locator("tbody tr").nth(1)).to_have_text("Game bonus200shutout–")
         expect(bonus.locator("tbody tr").nth(2)).to_have_text("Line bonus25 = 1 × 25–")
         expect(moment.locator("#moment-totals")).to_have_text("Total: Ann 347 · Bob 0")
         page.locator("#moment-close").click()

@@ -196,10 +196,16 @@ EXTRA_ROOM = """() => {
 }"""
 
 
+BONUS_ROWS = """() => [...document.querySelectorAll("#result-bonuses tr")].map(
+    (row) => [...row.cells].map((c) => c.textContent))"""
+
+
 def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewContext) -> None:
-    """The replay's result panel is the table's: its empty lines leave no gap, its
-    markup passes axe, and on a phone it folds away from the board as at the table."""
-    table_id, _tokens = play_script(
+    """The replay's result panel is the table's: the bonuses of the game the hand
+    finished (from the record's sheet as it stood after the hand) exactly as the table
+    page showed them, its empty lines leave no gap, its markup passes axe, and on a
+    phone it folds away from the board as at the table."""
+    table_id, tokens = play_script(
         server.base,
         deck(ANN, BOB_HIGH, "TH", []),
         GAME_ENDING,
@@ -207,7 +213,16 @@ def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewCont
         test_first_dealer=1,
     )
     context, watch = new_context(bypass_csp=True)
+    host = server.base.split("//", 1)[1].split(":")[0]
+    context.add_cookies(
+        [{"name": f"gin_seat_{table_id}", "value": tokens[0], "domain": host, "path": "/"}]
+    )
     page = context.new_page()
+    # The table page at that hand's end, as Ann sees it.
+    page.goto(f"/t/{table_id}")
+    expect(page.locator("#result-bonuses table")).to_be_visible()
+    at_table = page.locator("#result-bonuses").inner_html()
+    room_at_table = page.evaluate(EXTRA_ROOM)
     page.goto(f"/t/{table_id}/hands/1?seat=0")
     page.locator("#step-last").click()
     expect(page.locator("#result")).to_be_visible()
@@ -215,11 +230,25 @@ def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewCont
     expect(page.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
     expect(page.locator("#result-games")).to_have_text("Points entered in game 1")
     expect(page.locator("#result-layoffs")).to_be_empty()  # gin: nothing laid off
-    assert page.evaluate(EXTRA_ROOM) == [
+    # RULES.md §5: Bob scored nothing in the game, a shutout: 200 for the game; 25
+    # for Ann's one won hand, nothing for Bob.
+    expect(page.locator("#result-bonuses table")).to_be_visible()
+    assert page.evaluate(BONUS_ROWS) == [
+        ["", "Ann", "Bob"],
+        ["Game 1 won by Ann"],
+        ["Game bonus", "200shutout", "–"],
+        ["Line bonus", "25 = 1 × 25", "–"],
+    ]
+    assert page.locator("#result-bonuses").inner_html() == at_table
+    # The empty lay-offs line adds no room; the bonus table keeps its own margin
+    # (0.5rem, through its box), as at the table.
+    room = page.evaluate(EXTRA_ROOM)
+    assert room[:3] == [
         ["result-math", "result-points", 0],
         ["result-points", "result-games", 0],
-        ["result-games", "result-hands", 0],
+        ["result-games", "result-bonuses", 0],
     ]
+    assert room == room_at_table
     # No Next hand, no deck check here: those are the table's.
     expect(page.locator("#result .result-actions, #result-foot")).to_have_count(0)
     assert axe_violations(page) == []

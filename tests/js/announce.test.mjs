@@ -28,6 +28,20 @@ test("one's own move is said only when the turn stays here", () => {
   assert.ok(!speaks(drew, threw));
 });
 
+test("a hand over is said as it ended, with who waits for whom: never as dealt", () => {
+  const knocked = { phase: "over", last_action: { seat: 1, kind: "knock" }, result: { kind: "knock", knocker: 1, winner: 1 } };
+  const over = stateOf({ version: 8, status: "hand_over", ready: [false, false], hand: knocked });
+  // A page opened at the hand's end (no state before) and one that saw the knock.
+  assert.equal(statusLine(null, over, kinds("next_hand"), ""), "Bob knocked and won");
+  assert.equal(statusLine(stateOf({ version: 7, hand: { turn: 1 } }), over, kinds("next_hand"), "old"), "Bob knocked and won");
+  // Bob is ready: said to Ann, who has not pressed Next hand.
+  const ready = stateOf({ version: 9, status: "hand_over", ready: [false, true], hand: { ...knocked, last_action: { seat: 1, kind: "next_hand" } } });
+  assert.equal(statusLine(over, ready, kinds("next_hand"), "Bob knocked and won"), "Bob knocked and won. waits_for_you");
+  assert.ok(speaks(over, ready));
+  const undercut = stateOf({ status: "match_over", hand: { phase: "over", result: { kind: "undercut", knocker: 1, winner: 0 } } });
+  assert.equal(statusLine(null, undercut, kinds("new_match"), ""), "Ann undercut Bob and wins the hand");
+});
+
 test("who waits for whom between hands and matches", () => {
   assert.equal(readyText(stateOf({ status: "hand_over", ready: [true, false] })), "wait_for");
   assert.equal(readyText(stateOf({ status: "hand_over", ready: [false, true] })), "waits_for_you");

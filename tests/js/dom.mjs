@@ -6,6 +6,8 @@ const strings = {
   "rank.7": "seven",
   "suit.H": "hearts",
   "did.discard": "{name} discarded the {card}",
+  "outcome.knock": "{name} knocked and won",
+  "outcome.undercut": "{name} undercut {knocker} and wins the hand",
   "act.pass": "pass",
   "act.take_upcard": "take the upcard",
   "act.discard": "discard the {card}",

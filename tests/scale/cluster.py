@@ -159,6 +159,8 @@ class Proxy:
     tables_per_hour: int | None = None
     # GIN_TRUSTED_PROXIES: none, HAProxy faces its clients (a TLS proxy in front: its address).
     trusted: str = ""
+    # Lines added to the config's `global` section (a benchmark trying a setting).
+    globals: tuple[str, ...] = ()
 
     @property
     def base(self) -> str:
@@ -172,7 +174,11 @@ class Proxy:
         binary = haproxy_bin()
         assert binary is not None
         cfg = self.root / "haproxy.cfg"
-        cfg.write_text(haproxy_config([w.name for w in self.workers], self.tables_per_hour))
+        text = haproxy_config([w.name for w in self.workers], self.tables_per_hour)
+        if self.globals:
+            lines = "".join(f"    {g}\n" for g in self.globals)
+            text = re.sub(r"(?m)^global\n", lambda m: m.group(0) + lines, text, count=1)
+        cfg.write_text(text)
         env = dict(os.environ)
         env["GIN_BIND"] = f"127.0.0.1:{self.port}"
         env["GIN_TRUSTED_PROXIES"] = self.trusted

@@ -8,7 +8,8 @@ import copy
 from collections.abc import Sequence
 from typing import Any
 
-from hollywood_gin.tables.store import SeatRecord, SingleOwner, TableRecord, _gap
+from hollywood_gin.tables.rows import gap_error
+from hollywood_gin.tables.store import SeatRecord, SingleOwner, TableRecord
 
 __all__ = ["MemoryStore"]
 
@@ -61,7 +62,7 @@ class MemoryStore(SingleOwner):
         record = self.records[table_id]
         last = record.base + len(record.log) - 1
         if last + 1 != first_seq:
-            raise _gap(table_id, last, first_seq)
+            raise gap_error(table_id, last, first_seq)
         record.log.extend(copy.deepcopy(list(entries)))
         record.last_active = now
         self.commits += 1

@@ -149,6 +149,41 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
 
 
 @pytest.mark.anyio
+async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_url: str) -> None:
+    """The delay is waited before every commit, not only when the writer was idle: an
+    append that arrived while a commit was under way waits for later ones to join it,
+    where it used to go alone right after that commit (batches of one at a steady low
+    load, issue 30)."""
+    from hollywood_gin.tables.postgres_store import PostgresStore
+
+    store = PostgresStore(pg_url, owner="a", gather_seconds=1.0)
+    await store.open()
+    blocker = await asyncpg.connect(pg_url)
+    try:
+        for i in range(3):
+            await store.create(record(f"d{i}"))
+        commits = store.commits
+        # The first commit waits for a lock on its table's row.
+        hold = blocker.transaction()
+        await hold.start()
+        await blocker.execute("SELECT 1 FROM tables WHERE id = 'd0' FOR UPDATE")
+        first = asyncio.create_task(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        await asyncio.sleep(1.3)  # gathered, committing, blocked
+        assert not first.done()
+        second = asyncio.create_task(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        await asyncio.sleep(0.05)
+        await hold.rollback()
+        await first
+        await asyncio.sleep(0.05)  # the first commit is done; the second has waited less
+        third = store.append("d2", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+        await asyncio.gather(second, third)
+        assert store.commits - commits == 2
+    finally:
+        await blocker.close()
+        await store.close()
+
+
+@pytest.mark.anyio
 async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url: str) -> None:
     """Store calls given up (`bounded.within`) on connections whose server does not
     answer (the backends paused: SIGSTOP, as a partition or a frozen VM) must not keep

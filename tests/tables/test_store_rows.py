@@ -8,17 +8,15 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from hollywood_gin.tables.store import (
-    Damaged,
-    SeatRecord,
-    TableRecord,
-    _entry_rows,
-    _hand_from,
-    _hand_rows,
-    _read_log,
-    _record_from,
-    _table_row,
+from hollywood_gin.tables.rows import (
+    entry_rows,
+    hand_from,
+    hand_rows,
+    read_log,
+    record_from,
+    table_row,
 )
+from hollywood_gin.tables.store import Damaged, SeatRecord, TableRecord
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**53), 2**53) | st.text(max_size=8),
@@ -54,29 +52,29 @@ def test_a_table_row_and_its_events_read_back_as_written(
 ) -> None:
     # A compacted table keeps its entry at base_seq: an empty log above 0 is damage.
     assume(log or record.base == 0)
-    back = _record_from(_table_row(record))
-    _read_log(back, [(seq, entry) for _, seq, entry in _entry_rows("t", record.base, log)])
+    back = record_from(table_row(record))
+    read_log(back, [(seq, entry) for _, seq, entry in entry_rows("t", record.base, log)])
     record.log = log
     assert back == record
 
 
 def test_an_empty_log_above_seq_0_an_empty_id_and_a_text_seq_are_damage() -> None:
     with pytest.raises(Damaged, match="beyond the log"):
-        _read_log(TableRecord("t", {}, [], 1.0, 1.0, base=3), [])
+        read_log(TableRecord("t", {}, [], 1.0, 1.0, base=3), [])
     with pytest.raises(Damaged, match="not a table id"):
-        _record_from(_table_row(TableRecord("", {}, [], 1.0, 1.0)))
+        record_from(table_row(TableRecord("", {}, [], 1.0, 1.0)))
     with pytest.raises(Damaged, match="not an integer"):
-        _read_log(TableRecord("t", {}, [], 1.0, 1.0), [("0", '{"event": "a"}')])  # type: ignore[list-item]
+        read_log(TableRecord("t", {}, [], 1.0, 1.0), [("0", '{"event": "a"}')])  # type: ignore[list-item]
 
 
 @given(hands=st.dictionaries(st.integers(1, 99), objects, max_size=4))
 def test_hand_records_read_back_as_written(hands: dict[int, dict[str, Any]]) -> None:
-    rows = _hand_rows("t", hands)
-    assert {number: _hand_from(raw, number) for _, number, raw in rows} == hands
+    rows = hand_rows("t", hands)
+    assert {number: hand_from(raw, number) for _, number, raw in rows} == hands
 
 
 def test_a_gap_in_the_seqs_is_damage() -> None:
     record = TableRecord("t", {}, [], 1.0, 1.0, base=3)
-    rows = _entry_rows("t", 3, [{"event": "a"}, {"event": "b"}])
+    rows = entry_rows("t", 3, [{"event": "a"}, {"event": "b"}])
     with pytest.raises(Damaged, match="seq 4 where 3 belongs"):
-        _read_log(record, [(seq, entry) for _, seq, entry in rows[1:]])
+        read_log(record, [(seq, entry) for _, seq, entry in rows[1:]])
