@@ -33,10 +33,11 @@ from pathlib import Path
 
 import asyncpg
 
+from benchmarks.bench_pg import bench_table
 from benchmarks.bench_scale import ProcMeter, load_average, start_profiled_cluster
 from hollywood_gin.tables.postgres_appends import FENCED_APPEND
 from hollywood_gin.tables.postgres_store import PostgresStore
-from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
+from hollywood_gin.tables.store import FIRST_EPOCH
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -91,16 +92,7 @@ async def main_async(args: argparse.Namespace, url: str, postmaster: int) -> int
     await store.open()
     ids = [f"c{i}" for i in range(8)]
     for table_id in ids:
-        await store.create(
-            TableRecord(
-                table_id=table_id,
-                options={"rules": "standard", "scoring": "hollywood", "target": 100},
-                seats=[SeatRecord("a", "0" * 64), SeatRecord("b", "1" * 64)],
-                created=time.time(),
-                last_active=time.time(),
-                log=[{"event": "start"}],
-            )
-        )
+        await store.create(bench_table(table_id))
     await store.close()
     settings = {"synchronous_commit": "on", "application_name": "bench"}
     con = await asyncpg.connect(url, server_settings=settings)

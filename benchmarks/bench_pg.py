@@ -94,6 +94,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(len(ordered) * q / 100))] if ordered else 0.0
 
 
+def bench_table(table_id: str) -> TableRecord:
+    """A new Hollywood table with both seats taken and its `start` logged (the
+    benchmarks' tables; bench_commit uses it too)."""
+    now = time.time()
+    return TableRecord(
+        table_id=table_id,
+        options={"rules": "standard", "scoring": "hollywood", "target": 100},
+        seats=[SeatRecord("a", "0" * 64), SeatRecord("b", "1" * 64)],
+        created=now,
+        last_active=now,
+        log=[{"event": "start"}],
+    )
+
+
 async def variant(
     url: str,
     pg_pid: int,
@@ -110,16 +124,7 @@ async def variant(
         store.pool._reset = None
     ids = [f"bench{secrets.token_hex(4)}{i:05d}" for i in range(args.tables)]
     for table_id in ids:
-        await store.create(
-            TableRecord(
-                table_id=table_id,
-                options={"rules": "standard", "scoring": "hollywood", "target": 100},
-                seats=[SeatRecord("a", "0" * 64), SeatRecord("b", "1" * 64)],
-                created=time.time(),
-                last_active=time.time(),
-                log=[{"event": "start"}],
-            )
-        )
+        await store.create(bench_table(table_id))
     async with store.pool.acquire() as con:
         await con.execute("SELECT pg_stat_statements_reset()")
     latencies: list[float] = []
