@@ -413,6 +413,16 @@ def load(paths: list[str]) -> list[dict[str, Any]]:
     return list(joined.values())
 
 
+def budget_field(budget: Budget, item: str) -> Budget:
+    """`budget` with one field set from `name=value` (`styles=normal:0.4/eager:0.6`)."""
+    name, value = item.split("=")
+    if name == "styles":
+        pairs = (part.split(":") for part in value.split("/"))
+        return dataclasses.replace(budget, styles=tuple((n, float(x)) for n, x in pairs))
+    kind = type(getattr(budget, name))
+    return dataclasses.replace(budget, **{name: kind(float(value))})
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--deals", type=int, default=1000, help="deals per pairing (2 hands each)")
@@ -469,9 +479,7 @@ def main() -> None:
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(playouts=args.hard_playouts, seconds=args.hard_seconds or None)
     for item in filter(None, args.hard_budget.split(",")):
-        name, value = item.split("=")
-        kind = type(getattr(budget, name))
-        budget = dataclasses.replace(budget, **{name: kind(float(value))})
+        budget = budget_field(budget, item)
     compare = [(x, y) for x, y in (c.split(">") for c in args.compare.split(",") if ">" in c)]
     if args.report is not None:
         loaded = load(args.report)
