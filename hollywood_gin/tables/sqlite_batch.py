@@ -59,7 +59,7 @@ def insert_rows(db: sqlite3.Connection, values: list[object]) -> None:
         db.execute(_INSERTS[len(part) // _COLUMNS], part)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: a frozen one's __init__ costs 4x (one per move)
 class Append:
     """An append as data, so a batch of them is one `INSERT` (`BatchWriter.commit`)."""
 

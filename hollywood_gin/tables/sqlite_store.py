@@ -9,7 +9,6 @@ one batch of writes (`sqlite_batch`); the WAL checkpoints (`sqlite_checkpoint`).
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import logging
 import sqlite3
@@ -18,7 +17,7 @@ from pathlib import Path
 from typing import TypeVar
 
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.tables.group_commit import GroupCommit, Outcomes, Worker
+from hollywood_gin.tables.group_commit import Answer, GroupCommit, Outcomes, Worker
 from hollywood_gin.tables.rows import (
     active_at,
     entry_rows,
@@ -74,7 +73,7 @@ class SqliteStore(SingleOwner):
         self._worker = Worker("sqlite-store")
         self._db: sqlite3.Connection | None = None
         self._batches = BatchWriter()
-        self._group: GroupCommit[Job] = GroupCommit(self._commit)
+        self._group: GroupCommit[Job] = GroupCommit(submit=self._submit)
         self.wal = Checkpointer(path, checkpoint_seconds)
 
     @property
@@ -96,10 +95,14 @@ class SqliteStore(SingleOwner):
             raise RuntimeError("store is not open")
         return fn(self._db)
 
-    def _commit(self, writes: list[Job]) -> asyncio.Future[Outcomes]:
-        """A batch handed to the worker thread (no coroutine of its own: one per commit)."""
-        batch = functools.partial(self._commit_batch, writes=writes)
-        return self._worker.run(functools.partial(self._call, batch))
+    def _submit(self, writes: list[Job], answer: Answer) -> None:
+        """A batch handed to the worker thread; `answer` hears its outcomes on the loop."""
+        self._worker.submit(functools.partial(self._commit_open, writes), answer)
+
+    def _commit_open(self, writes: list[Job]) -> Outcomes:
+        if self._db is None:
+            raise RuntimeError("store is not open")
+        return self._commit_batch(self._db, writes)
 
     def _commit_batch(self, db: sqlite3.Connection, writes: list[Job]) -> Outcomes:
         """On the worker thread: one transaction for the batch."""
