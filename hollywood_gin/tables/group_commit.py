@@ -65,10 +65,12 @@ class Worker:
         self._put(fn, future, loop)
         return future
 
-    def submit(self, fn: Callable[[], Any], answer: Callable[[Any], None]) -> None:
-        """Run `fn` on the thread, then `answer` on the caller's loop with what it
+    def submit(
+        self, fn: Callable[[], Any], answer: Callable[[Any], None], loop: asyncio.AbstractEventLoop
+    ) -> None:
+        """Run `fn` on the thread, then `answer` on `loop` (the caller's) with what it
         returned or the exception it raised (no future: `GroupCommit`'s hand-off)."""
-        self._put(fn, answer, asyncio.get_running_loop())
+        self._put(fn, answer, loop)
 
     def _put(
         self,
@@ -118,16 +120,16 @@ class GroupCommit(Generic[J]):
     at a time.
 
     `submit` instead of `commit`: the same, handed over without an awaitable. It is
-    given the batch and a function to call on the event loop with the outcomes (or
-    with what made the whole commit fail): `Worker.submit` does that, so a commit
-    costs the loop no task and no future of its own, only each caller's future.
+    given the batch, a function to call on the event loop with the outcomes (or with
+    what made the whole commit fail) and that loop: `Worker.submit` does that, so a
+    commit costs the loop no task and no future of its own, only each caller's future.
     """
 
     def __init__(
         self,
         commit: Callable[[list[J]], Awaitable[Outcomes]] | None = None,
         *,
-        submit: Callable[[list[J], Answer], None] | None = None,
+        submit: Callable[[list[J], Answer, asyncio.AbstractEventLoop], None] | None = None,
     ) -> None:
         if (commit is None) == (submit is None):
             raise TypeError("GroupCommit takes `commit` or `submit`")
@@ -172,11 +174,11 @@ class GroupCommit(Generic[J]):
             return
         batch, self._pending = self._pending, []
         answer = functools.partial(self._committed, batch)
-        assert self._submit is not None
+        assert self._submit is not None and self._loop is not None
         try:
-            self._submit([job for job, _ in batch], answer)
+            self._submit([job for job, _ in batch], answer, self._loop)
         except Exception as exc:  # not even handed over: the whole batch fails
-            asyncio.get_running_loop().call_soon(answer, exc)
+            self._loop.call_soon(answer, exc)
 
     async def _flush(self) -> None:
         """A task (`commit`): commit the writes waiting until there are none."""

@@ -9,6 +9,7 @@ one batch of writes (`sqlite_batch`); the WAL checkpoints (`sqlite_checkpoint`).
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import logging
 import sqlite3
@@ -95,9 +96,9 @@ class SqliteStore(SingleOwner):
             raise RuntimeError("store is not open")
         return fn(self._db)
 
-    def _submit(self, writes: list[Job], answer: Answer) -> None:
-        """A batch handed to the worker thread; `answer` hears its outcomes on the loop."""
-        self._worker.submit(functools.partial(self._commit_open, writes), answer)
+    def _submit(self, writes: list[Job], answer: Answer, loop: asyncio.AbstractEventLoop) -> None:
+        """A batch handed to the worker thread; `answer` hears its outcomes on `loop`."""
+        self._worker.submit(functools.partial(self._commit_open, writes), answer, loop)
 
     def _commit_open(self, writes: list[Job]) -> Outcomes:
         if self._db is None:

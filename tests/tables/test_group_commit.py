@@ -40,14 +40,14 @@ class Recorder:
         await self.gate.wait()
         return self.outcomes(jobs)
 
-    def submit(self, jobs: list[str], answer: Answer) -> None:
+    def submit(self, jobs: list[str], answer: Answer, loop: asyncio.AbstractEventLoop) -> None:
         self.batches.append(list(jobs))
 
         def blocking() -> Outcomes:
             self.thread_gate.wait()
             return self.outcomes(jobs)
 
-        self.worker.submit(blocking, answer)
+        self.worker.submit(blocking, answer, loop)
 
     def group(self, way: str) -> GroupCommit[str]:
         return GroupCommit(self.commit) if way == "commit" else GroupCommit(submit=self.submit)
