@@ -140,7 +140,7 @@ class Match:
         if version is not None and version != self.version:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
-        mover = self.presence.mover(seat, by)
+        mover = None if by is None else self.presence.mover(seat, by)
         if mover is not None and action.kind in END_KINDS:
             raise IllegalAction(f"only the seat itself may {action.kind}")
         if mover == "timeout" and self.status != "playing":
@@ -312,7 +312,8 @@ class Match:
         """The end actions open to `seat` now (after its other actions in `legal`)."""
         if not self.endings or self.status not in ("playing", "hand_over"):
             return []
-        return [_RESIGN, *self.presence.against(seat)]
+        opened = self.presence.against(seat)
+        return [_RESIGN, *opened] if opened else [_RESIGN]
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the

@@ -18,6 +18,7 @@ from hollywood_gin.engine.events import Snapshot
 from hollywood_gin.engine.vocabulary import AWAY_TIMEOUTS, MOVERS, Mover
 
 _CLAIM, _STAND_IN = Action.of("claim"), Action.of("stand_in")
+_BOTH = (_CLAIM, _STAND_IN)
 _MOVERS: Mapping[object, Mover] = {m: m for m in MOVERS}
 
 
@@ -39,15 +40,15 @@ class Presence:
         """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
         return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
 
-    def against(self, seat: int) -> list[Action]:
+    def against(self, seat: int) -> tuple[Action, ...]:
         """The end actions the other seat's being away opens to `seat`: `claim`, and
         `stand_in` unless the computer stands in for it already."""
         other = 1 - seat
         if self.trusted:
-            return [_CLAIM, _STAND_IN]  # the log says the other seat was away then
-        if not self.away(other):
-            return []
-        return [_CLAIM] if self.stand_in[other] else [_CLAIM, _STAND_IN]
+            return _BOTH  # the log says the other seat was away then
+        if not (self.absent[other] or self.timeouts[other] >= AWAY_TIMEOUTS):  # `away`
+            return ()
+        return (_CLAIM,) if self.stand_in[other] else _BOTH
 
     def mover(self, seat: int, by: object) -> Mover | None:
         """Who moves for `seat` (None: the seat itself).
