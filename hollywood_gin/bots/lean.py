@@ -184,9 +184,7 @@ def _remember(key: tuple[int, ...], value: tuple[int, bool]) -> tuple[int, bool]
     return value
 
 
-def _look_discard(
-    world: World, seat: int, style: str, w: Weights, width: int
-) -> tuple[int, bool]:
+def _look_discard(world: World, seat: int, style: str, w: Weights, width: int) -> tuple[int, bool]:
     """Normal's discard (its one-draw look at the live cards, danger included) with
     `style`'s knock rule on the least deadwood; `width` > 0: normal's look at only
     the `width` discards leaving the least deadwood (fewer solves)."""
