@@ -177,7 +177,7 @@ class Writer:
                 endings=True,
                 fair=True,
             )
-            table.match.absent = match.absent
+            table.match.presence.absent = match.presence.absent
         if undo is not None:
             undo()
 
