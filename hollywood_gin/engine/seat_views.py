@@ -68,17 +68,17 @@ class SeatViews:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
-        shared, version, ended, ready = self._shared, match.version, match.ended, match.ready
+        shared = self._shared
         # By position, in View's field order (cheaper than by keyword).
         return View(
-            version,
+            match.version,
             seat,
-            shared.table(match.status, ended),
-            None if hand is None else shared.hand(hand, version, match.outcome),
+            shared.table(match.status, match.ended),
+            None if hand is None else shared.hand(hand, match.version, match.outcome),
             mine,
             legal,
-            shared.sheet(match.sheet, ended),
-            (ready[0], ready[1]),
+            shared.sheet(match.sheet, match.ended),
+            (match.ready[0], match.ready[1]),
             knock_deadwood,
             match.next_deal,
         )
