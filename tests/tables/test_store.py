@@ -85,6 +85,71 @@ async def test_expire_removes_idle_tables_and_their_events(store_kind: str, tmp_
 
 
 @pytest.mark.anyio
+async def test_an_append_makes_its_table_active_for_expiry_and_after_reopening(
+    store_kind: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    async with opened(make_store(store_kind, path)) as store:
+        await store.create(record("played", last_active=10.0))
+        await store.create(record("idle", last_active=10.0))
+        await store.append("played", 1, [{"event": "action"}], 100.0, FIRST_EPOCH)
+        assert await store.expire(before=50.0) == ["idle"]
+        (loaded,) = await store.load_all()
+        assert loaded.last_active == 100.0
+    if store_kind != "sqlite":
+        return
+    # Read back by another connection while the store still holds the file (so as a
+    # killed process leaves it), then by the store reopened: the append's time is kept.
+    async with opened(SqliteStore(path)) as store:
+        with sqlite3.connect(path) as db:
+            (row,) = db.execute("SELECT last_active FROM tables WHERE id = 'played'")
+            assert row == (10.0,)  # the row is not rewritten by an append: `events.at` is
+        assert [r.last_active for r in await store.load_all()] == [100.0]
+        claimed = await store.claim("played", "me")
+        assert claimed is not None and claimed[1].last_active == 100.0
+        assert await store.expire(before=99.0) == []
+        await store.append("played", 2, [{"event": "action"}], 150.0, claimed[0])
+        assert await store.expire(before=120.0) == []
+        assert await store.expire(before=151.0) == ["played"]
+        assert await store.load_all() == []
+
+
+@pytest.mark.anyio
+async def test_a_schema_5_file_gains_append_times_and_keeps_each_last_activity(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v5.sqlite3"
+    async with opened(SqliteStore(path)) as store:
+        await store.create(record("t1", last_active=40.0))
+        await store.create(record("t2", last_active=60.0))
+        await store.append("t1", 1, [{"event": "action"}], 70.0, FIRST_EPOCH)
+    with sqlite3.connect(path) as db:  # as version 5 left it: no `at`, the row's time
+        db.execute("ALTER TABLE events DROP COLUMN at")
+        db.execute("UPDATE tables SET last_active = 70.0 WHERE id = 't1'")
+        db.execute("PRAGMA user_version = 5")
+
+    async with opened(SqliteStore(path)) as store:
+        assert {r.table_id: r.last_active for r in await store.load_all()} == {
+            "t1": 70.0,
+            "t2": 60.0,
+        }
+        assert await store.expire(before=65.0) == ["t2"]
+        await store.append("t1", 2, [{"event": "action"}], 80.0, FIRST_EPOCH)
+        (loaded,) = await store.load_all()
+        assert ([e["event"] for e in loaded.log], loaded.last_active) == (
+            ["start", "action", "action"],
+            80.0,
+        )
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("SELECT seq, at FROM events WHERE table_id = 't1'").fetchall() == [
+            (0, None),
+            (1, None),
+            (2, 80.0),
+        ]
+
+
+@pytest.mark.anyio
 async def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) -> None:
     async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
         for i in range(20):
@@ -257,4 +322,4 @@ async def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: 
         tables = [r.table_id for r in await store.load_all()]
         assert (tables, await store.review("t1", 1, 1)) == (["t1"], {"hand": 1})
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
