@@ -150,6 +150,7 @@ class BatchWriter:
             else:
                 failures = self._transaction(db, writes)
         except BaseException:
+            self._txn_seqs, self._txn_ats = {}, {}
             if db.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
@@ -159,6 +160,7 @@ class BatchWriter:
                 self.load(db)
             raise
         self._keep()
+        self._txn_seqs, self._txn_ats = {}, {}
         self.commits += 1
         self.writes += len(writes)
         return failures

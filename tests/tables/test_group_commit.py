@@ -71,11 +71,11 @@ async def test_writes_given_during_a_commit_go_together_into_the_next(
     rec: Recorder, way: str
 ) -> None:
     group = rec.group(way)
-    first = asyncio.create_task(group.write("a"))
+    first = asyncio.ensure_future(group.write("a"))
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert rec.batches == [["a"]] and not group.idle
-    rest = [asyncio.create_task(group.write(j)) for j in ("b", "c", "d")]
+    rest = [asyncio.ensure_future(group.write(j)) for j in ("b", "c", "d")]
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     rec.open()
@@ -109,8 +109,8 @@ async def test_a_cancelled_writer_leaves_the_others_answered_and_drain_waits(
     rec: Recorder, way: str
 ) -> None:
     group = rec.group(way)
-    gone = asyncio.create_task(group.write("a"))
-    kept = asyncio.create_task(group.write("b"))
+    gone = asyncio.ensure_future(group.write("a"))
+    kept = asyncio.ensure_future(group.write("b"))
     await asyncio.sleep(0)
     gone.cancel()
     drained = asyncio.create_task(group.drain())

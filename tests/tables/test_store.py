@@ -188,33 +188,46 @@ async def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> No
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("batch", ["one statement", "several statements", "a transaction"])
 async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
-    tmp_path: Path,
+    tmp_path: Path, batch: str
 ) -> None:
-    """The batched insert falls back to one append at a time when SQLite refuses one."""
+    """The batched insert falls back to one append at a time when SQLite refuses one:
+    a batch of a few appends (one INSERT, its own transaction), of more rows than one
+    statement takes (a savepoint around them), or with another write (a transaction)."""
     path = tmp_path / "s.sqlite3"
+    more = [f"m{i}" for i in range(70)] if batch == "several statements" else []
 
     async with opened(SqliteStore(path)) as store:
-        for name in ("t1", "t2", "t3"):
+        for name in ("t1", "t2", "t3", *more):
             await store.create(record(name))
         # SQLite itself refuses t3's events from now on (as a full disk would).
         refuse_writes(path, ["events"], when="NEW.table_id = 't3'", message="refused")
-        a, nowhere, refused, x, b = await asyncio.gather(
+        others = [store.append(m, 1, [{"event": "m"}], 1.0, 1) for m in more]
+        if batch == "a transaction":
+            others.append(store.touch("t2", 5.0))
+        a, nowhere, refused, x, b, *rest = await asyncio.gather(
             store.append("t1", 1, [{"event": "a"}], 1.0, 1),
             store.append("nowhere", 0, [{"event": "z"}], 1.0, 1),  # no such table: refused
             store.append("t3", 1, [{"event": "q"}], 1.0, 1),  # refused by SQLite
             store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0, 1),
             store.append("t1", 2, [{"event": "b"}], 1.0, 1),  # follows the first one
+            *others,
             return_exceptions=True,
         )
         # t3's log still ends at 0: the refused append left nothing behind.
         with pytest.raises(RuntimeError):
             await store.append("t3", 2, [{"event": "after"}], 1.0, 1)
         loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
-    assert a is None and x is None and b is None
+    assert a is None and x is None and b is None and rest == [None] * len(others)
     assert isinstance(nowhere, RuntimeError) and "nowhere" in str(nowhere)
     assert isinstance(refused, sqlite3.IntegrityError) and "refused" in str(refused)
-    assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"], "t3": ["start"]}
+    assert loaded == {
+        "t1": ["start", "a", "b"],
+        "t2": ["start", "x", "y"],
+        "t3": ["start"],
+        **{m: ["start", "m"] for m in more},
+    }
 
 
 @pytest.mark.anyio
