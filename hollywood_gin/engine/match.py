@@ -2,19 +2,18 @@
 
 `Match` is the engine's one stateful object. The tables layer creates it,
 calls `start()` once both seats are taken, then `apply(seat, action)` for
-every move and `view(seat)` for every connection. `view` is the only place
-where hidden information is decided.
+every move and `view(seat)` for every connection.
 
 Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
 reshuffle) comes from the injected dealer (`hollywood_gin.engine.dealer`) and is written
 to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 
-The match owns four helpers that know nothing of it: its `DealBook` (`deals`: the
+The match owns three helpers that know nothing of it: its `DealBook` (`deals`: the
 next deal's secret, the seats' entropy, each deal's deck), its `History`
-(`history`: the log, hand records, compaction), its `SharedViews`
-(`shared_views`: the parts of a view every seat shares) and its `Presence`
-(`presence`: who is away, who is stood in for). A log is read back by `replay`,
-which knows the match only by its moves.
+(`history`: the log, hand records, compaction) and its `Presence` (`presence`: who
+is away, who is stood in for). Two modules know it only by a protocol: `seat_views`
+builds each seat's view from its public state (the only place where hidden
+information is decided), and `replay` reads a log back through its moves.
 """
 
 from __future__ import annotations
@@ -44,8 +43,8 @@ from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.presence import Presence
 from hollywood_gin.engine.replay import redo
 from hollywood_gin.engine.scoring import Sheet
-from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended, Mine, Outcome, View
+from hollywood_gin.engine.seat_views import SeatViews
+from hollywood_gin.engine.views import Ended, Outcome, View
 from hollywood_gin.engine.vocabulary import Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
@@ -84,10 +83,7 @@ class Match:
         self.ready = [False, False]
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # `view` is asked for every seat on every change, so what a change leaves
-        # alone is kept: each seat's own part by the hand (`Hand.own`), the parts
-        # every seat's view shares here.
-        self._shared = SharedViews(options)
+        self._views = SeatViews(options)
         # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
         # them on; engine users such as the arena play matches out).
@@ -274,8 +270,8 @@ class Match:
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
         # The record keeps the sheet as it stands now, the view's own value.
-        sheet = self._shared.sheet(self.sheet, self.ended)
-        self._history.finished(hand.number, self._outcome(hand), sheet)
+        sheet = self._views.sheet(self.sheet, self.ended)
+        self._history.finished(hand.number, self.outcome(hand), sheet)
         self._open_deal(hand.number + 1)
 
     def _open_deal(self, number: int) -> None:
@@ -367,45 +363,17 @@ class Match:
         return [a for a in self.legal(seat) if a.kind not in END_KINDS]
 
     def view(self, seat: int | None) -> View:
-        """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
-        body of PROTOCOL.md.
+        """What `seat` may see now (None: a spectator; `hollywood_gin.engine.seat_views`);
+        `View.wire()` is the `state` body of PROTOCOL.md.
 
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.
         """
-        if seat is not None:
-            seat = check_seat(seat)
-        hand = self.hand
-        mine: Mine | None = None
-        legal: tuple[Action, ...] = ()
-        knock_deadwood: tuple[int, ...] = ()
-        if seat is not None:
-            legal = tuple(self.legal(seat))
-            if hand is not None:
-                # The seat's own part is worked out once per change of its cards.
-                own = hand.own(seat)
-                melds, deadwood = own.grouping
-                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
-                if self.status == "playing" and hand.phase == "discard" and hand.turn == seat:
-                    # `legal` lists the knocks after the discards (Hand.legal), each
-                    # with its discard, then the end actions.
-                    knock_deadwood = own.knock_deadwood
-        shared = self._shared
-        # By position, in View's field order (cheaper than by keyword).
-        return View(
-            self.version,
-            seat,
-            shared.table(self.status, self.ended),
-            None if hand is None else shared.hand(hand, self.version, self._outcome),
-            mine,
-            legal,
-            shared.sheet(self.sheet, self.ended),
-            (self.ready[0], self.ready[1]),
-            knock_deadwood,
-            self.next_deal,
-        )
+        return self._views.view(self, None if seat is None else check_seat(seat))
 
-    def _outcome(self, hand: Hand) -> Outcome | None:
+    def outcome(self, hand: Hand) -> Outcome | None:
+        """`hand`'s result as shown (None: not over): the deck revealed, what it was
+        derived from and, for the latest hand, the sheet's games its points went into."""
         if hand.result is None:
             return None
         games = tuple(self.hand_games) if hand is self.hand else ()
@@ -427,9 +395,7 @@ class Match:
         return self._history.orders
 
     def hand_record(self, n: int) -> JsonObject | None:
-        """The full record of finished hand `n` (1-based, counted over the
-        table's life), or None while it is unknown or still being played.
-        Built anew on each call: the caller may change what it gets."""
+        """The full record of finished hand `n` (`History.hand_record`), or None."""
         return self._history.hand_record(n)
 
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
@@ -437,12 +403,8 @@ class Match:
         return self._history.compaction()
 
     def compact(self) -> int:
-        """Drop the log before the last snapshot; return how many entries went.
-
-        The hands before it are finished: what they left is in the snapshot, and
-        their records are the caller's to keep (`compaction` gives them). So a
-        table's log, and its replay, stay about one hand long.
-        """
+        """Drop the log before the last snapshot (the records of its hands are the
+        caller's to keep: `compaction`); return how many entries went."""
         return self._history.compact()
 
     def _snapshot(self, hands_dealt: int) -> Snapshot:
@@ -463,13 +425,9 @@ class Match:
         endings: bool = False,
         fair: bool = False,
     ) -> Match:
-        """Rebuild a match from its `log`: the same state, views and version.
-
-        Deals and reshuffles come from the log, not from `rng`; `rng` serves
-        the hands dealt after the replay. `orders` (a match's `orders`) puts each
-        seat's latest card order back where in the log it was made; one that the
-        log does not reach, or that no longer fits, is left out. A stored log is
-        read into events with `hollywood_gin.engine.events.log_from_json`.
+        """Rebuild a match from its `log` (`hollywood_gin.engine.replay.redo`): the same
+        state, views and version. `rng` serves only the hands dealt after the replay;
+        `orders` (a match's `orders`) puts the seats' card orders back.
 
         :raises RuleError: the log does not describe a possible match.
         """

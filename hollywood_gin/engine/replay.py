@@ -54,8 +54,10 @@ class Replaying(Protocol):
 
 
 def redo(rebuilt: Replaying, events: Sequence[Event], orders: Mapping[int, Order]) -> None:
-    """Do `events` again on `rebuilt` (a new match, with a dealer replaying them), putting each
-    seat's latest card order (`orders`) back where in the log it was made.
+    """Do `events` again on `rebuilt` (a new match whose dealer deals and reshuffles
+    as the log recorded). Each seat's latest card order (`orders`) goes back where in
+    the log it was made; one the log does not reach, or that no longer fits, is left
+    out. A stored log is read into events with `events.log_from_json`.
 
     :raises RuleError: the log does not describe a possible match.
     """
