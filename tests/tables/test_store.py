@@ -93,6 +93,10 @@ async def test_an_append_makes_its_table_active_for_expiry_and_after_reopening(
         await store.create(record("played", last_active=10.0))
         await store.create(record("idle", last_active=10.0))
         await store.append("played", 1, [{"event": "action"}], 100.0, FIRST_EPOCH)
+        if store_kind == "sqlite":  # committed once acknowledged: another connection sees it
+            with sqlite3.connect(path) as db:
+                rows = db.execute("SELECT seq, at FROM events WHERE table_id = 'played'")
+                assert rows.fetchall() == [(0, None), (1, 100.0)]
         assert await store.expire(before=50.0) == ["idle"]
         (loaded,) = await store.load_all()
         assert loaded.last_active == 100.0
