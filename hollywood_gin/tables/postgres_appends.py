@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.tables.postgres_pool import Sessions
+from hollywood_gin.tables.postgres_pool import Held, Sessions
 from hollywood_gin.tables.rows import entry_rows, gap_error
 from hollywood_gin.tables.store import NotOwner
 
@@ -62,6 +62,8 @@ class FencedAppends:
 
     def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:
         self.sessions = sessions
+        # One connection kept for the batches, one at a time (no pool round per commit).
+        self.connection = Held(sessions)
         # How long the oldest append of a batch waits for others to join it before the
         # batch is committed (0: none; a batch that gathered during the commit before
         # it has waited already). At low load a commit carries one or two appends and
@@ -85,6 +87,7 @@ class FencedAppends:
     async def close(self) -> None:
         while self.busy:
             await asyncio.sleep(0.005)
+        await self.connection.close()
 
     async def append(
         self,
@@ -154,17 +157,16 @@ class FencedAppends:
                 rows_i.append(i)
                 rows_seq.append(seq)
                 rows_entry.append(entry)
-        async with self.sessions.session() as con:
-            result = await con.fetch(
-                FENCED_APPEND,
-                [a.table_id for a in batch],
-                [a.epoch for a in batch],
-                [a.first_seq for a in batch],
-                [a.now for a in batch],
-                rows_i,
-                rows_seq,
-                rows_entry,
-            )
+        result = await self.connection.fetch(
+            FENCED_APPEND,
+            [a.table_id for a in batch],
+            [a.epoch for a in batch],
+            [a.first_seq for a in batch],
+            [a.now for a in batch],
+            rows_i,
+            rows_seq,
+            rows_entry,
+        )
         self.commits += 1
         self.writes += len(batch)
         by_index = {int(r["i"]): r for r in result}
