@@ -267,6 +267,13 @@ class Setup:
         env = dict(LOAD_ENV)
         # `haproxy.NAME=VALUE`: a line `NAME VALUE` in HAProxy's global section.
         extra = dict(extra or {})
+        # `pg.NAME=VALUE`: a PostgreSQL setting for this set-up (ALTER SYSTEM, reloaded;
+        # reset when the set-up closes), for settings that need no restart.
+        self.pg_settings = {
+            k.removeprefix("pg."): extra.pop(k) for k in list(extra) if k.startswith("pg.")
+        }
+        if pg is not None and self.pg_settings:
+            alter_system(pg, self.pg_settings)
         proxy_globals = tuple(
             f"{k.removeprefix('haproxy.')} {extra.pop(k)}"
             for k in list(extra)
@@ -309,6 +316,23 @@ class Setup:
             w.stop()
         for c in self.caps:
             c.remove()
+        if self.pg is not None and self.pg_settings:
+            alter_system(self.pg, dict.fromkeys(self.pg_settings))
+
+
+def alter_system(pg: Cluster, settings: dict[str, str | None]) -> None:
+    """Set (or, for None, reset) cluster settings and reload them (psql)."""
+    sql = "".join(
+        f"ALTER SYSTEM RESET {name}; "
+        if value is None
+        else f"ALTER SYSTEM SET {name} = '{value}'; "
+        for name, value in settings.items()
+    )
+    pg.run(
+        str(pg.bindir / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "gin", "-d", "gin",
+        "-Atc", sql + "SELECT pg_reload_conf();",
+    )  # fmt: skip
+    time.sleep(0.5)  # the postmaster's children take the reload on their next wake
 
 
 @contextlib.contextmanager
@@ -675,7 +699,8 @@ def main() -> int:
         default=[],
         help="compare instead: 'LABEL[@TREE] [NAME=VALUE ...]' (repeat); each round runs one"
         " direct worker, then each variant with --workers workers through the proxy; NAME:"
-        " the workers' settings, or haproxy.NAME for a line of HAProxy's global section",
+        " the workers' settings, haproxy.NAME for a line of HAProxy's global section, or"
+        " pg.NAME for a PostgreSQL setting that needs no restart (ALTER SYSTEM)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="--variant: rounds (3)")
     parser.add_argument("--workers", type=int, default=2, help="--variant: workers (2)")

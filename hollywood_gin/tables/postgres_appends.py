@@ -9,7 +9,7 @@ append returns only once its entries are on disk, or raises.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from hollywood_gin.engine.jsonvalue import JsonObject
@@ -25,11 +25,15 @@ from hollywood_gin.tables.store import NotOwner
 # batch's first seq follows it. Only the tables written to come back: one missing is
 # not the writer's (or gone). The gap check is a courtesy; the primary key is what
 # makes two writers of one seq impossible. A batch holds at most one append per table
-# (a table's next write waits for the last one's answer).
+# (a table's next write waits for the last one's answer). The arrays go as text in
+# PostgreSQL's array syntax (`text_array`, `number_array`): asyncpg's encoder of a
+# list checks the list and each element against abstract base classes, a fifth of a
+# commit's instructions in the worker (issue 30).
 FENCED_APPEND = """
 WITH owned AS (
     UPDATE tables t SET last_active = greatest(t.last_active, b.now)
-    FROM unnest($1::text[], $2::bigint[], $3::integer[], $4::double precision[])
+    FROM unnest($1::text::text[], $2::text::bigint[], $3::text::integer[],
+        $4::text::double precision[])
         WITH ORDINALITY AS b(table_id, epoch, first_seq, now, i)
     WHERE t.id = b.table_id AND t.owner_epoch = b.epoch
     RETURNING b.i, b.table_id, b.first_seq,
@@ -38,12 +42,28 @@ WITH owned AS (
 written AS (
     INSERT INTO events (table_id, seq, entry)
     SELECT owned.table_id, r.seq, r.entry
-    FROM unnest($5::bigint[], $6::integer[], $7::text[]) AS r(i, seq, entry)
+    FROM unnest($5::text::bigint[], $6::text::integer[], $7::text::text[]) AS r(i, seq, entry)
     JOIN owned ON owned.i = r.i
     WHERE owned.last + 1 = owned.first_seq
 )
 SELECT i, true AS owned, last, last + 1 = first_seq AS written FROM owned
 """
+
+
+def text_array(values: Iterable[str]) -> str:
+    """PostgreSQL's literal of a text array, each element quoted: `{"a","b\\"c"}`.
+    Inside double quotes only a double quote and a backslash need a backslash (the
+    server reads any other character as it is, commas, braces and spaces too)."""
+    return (
+        "{"
+        + ",".join(['"' + v.replace("\\", "\\\\").replace('"', '\\"') + '"' for v in values])
+        + "}"
+    )
+
+
+def number_array(values: Iterable[float]) -> str:
+    """PostgreSQL's literal of a number array (a float's `str` reads back exactly)."""
+    return "{" + ",".join(map(str, values)) + "}"
 
 
 @dataclass(slots=True)
@@ -159,13 +179,13 @@ class FencedAppends:
                 rows_entry.append(entry)
         result = await self.connection.fetch(
             FENCED_APPEND,
-            [a.table_id for a in batch],
-            [a.epoch for a in batch],
-            [a.first_seq for a in batch],
-            [a.now for a in batch],
-            rows_i,
-            rows_seq,
-            rows_entry,
+            text_array([a.table_id for a in batch]),
+            number_array([a.epoch for a in batch]),
+            number_array([a.first_seq for a in batch]),
+            number_array([a.now for a in batch]),
+            number_array(rows_i),
+            number_array(rows_seq),
+            text_array(rows_entry),
         )
         self.commits += 1
         self.writes += len(batch)
