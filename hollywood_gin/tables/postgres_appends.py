@@ -66,6 +66,20 @@ def number_array(values: Iterable[float]) -> str:
     return "{" + ",".join(map(str, values)) + "}"
 
 
+class _Answer(asyncio.Future[None]):
+    """An append's answer, which tells its writer when it is given up (cancelled)."""
+
+    def __init__(self, appends: FencedAppends, loop: asyncio.AbstractEventLoop) -> None:
+        super().__init__(loop=loop)
+        self._appends = appends
+
+    def cancel(self, msg: object = None) -> bool:
+        if not super().cancel(msg):
+            return False
+        self._appends._given_up(self)
+        return True
+
+
 @dataclass(slots=True)
 class _Append:
     table_id: str
@@ -109,33 +123,35 @@ class FencedAppends:
             await asyncio.sleep(0.005)
         await self.connection.close()
 
-    async def append(
+    def append(
         self,
         table_id: str,
         first_seq: int,
         entries: Sequence[JsonObject],
         now: float,
         epoch: int,
-    ) -> None:
-        """Durable once this returns; `NotOwner` when the table's epoch moved on."""
+    ) -> asyncio.Future[None]:
+        """Its answer: done once durable; `NotOwner` when the table's epoch moved on.
+        A future, not a coroutine: awaited within a bound (`bounded.within`), it needs
+        no task of its own. Cancelled (given up: the ownership's bound, or its caller
+        cancelled), it cuts off the statement holding it (`_given_up`)."""
         loop = asyncio.get_running_loop()
-        future: asyncio.Future[None] = loop.create_future()
+        future = _Answer(self, loop)
         rows = entry_rows(table_id, first_seq, entries)
-        append = _Append(table_id, epoch, first_seq, rows, now, future, loop.time())
-        self._pending.append(append)
+        self._pending.append(_Append(table_id, epoch, first_seq, rows, now, future, loop.time()))
         if not self.busy:
-            self._flushing = asyncio.get_running_loop().create_task(self._flush())
-        try:
-            await future
-        except asyncio.CancelledError:
-            # Given up (the ownership's bound): a statement stuck on a connection that
-            # no longer answers must not hold every later append of this worker. Its
-            # batch fails (each table doubtful, settled before its next write) and its
-            # connection is closed; the appends behind it go on a new one.
-            statement = self._statement
-            if append in self._batch and statement is not None and not statement.done():
-                statement.cancel()
-            raise
+            self._flushing = loop.create_task(self._flush())
+        return future
+
+    def _given_up(self, future: asyncio.Future[None]) -> None:
+        """A statement stuck on a connection that no longer answers must not hold every
+        later append of this worker: its batch fails (each table doubtful, settled
+        before its next write) and its connection is closed; the appends behind it go on
+        a new one."""
+        statement = self._statement
+        held = any(a.future is future for a in self._batch)
+        if held and statement is not None and not statement.done():
+            statement.cancel()
 
     async def _flush(self) -> None:
         this = asyncio.current_task()

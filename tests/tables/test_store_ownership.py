@@ -136,7 +136,7 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
         for i in range(2):
             await store.create(record(f"g{i}"))
         commits = store.commits
-        first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        first = asyncio.ensure_future(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0)  # the writer wakes and gathers
         await asyncio.sleep(0)
         assert store.appends.busy
@@ -167,10 +167,10 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
         hold = blocker.transaction()
         await hold.start()
         await blocker.execute("SELECT 1 FROM tables WHERE id = 'd0' FOR UPDATE")
-        first = asyncio.create_task(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        first = asyncio.ensure_future(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(1.3)  # gathered, committing, blocked
         assert not first.done()
-        second = asyncio.create_task(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        second = asyncio.ensure_future(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0.05)
         await hold.rollback()
         await first
