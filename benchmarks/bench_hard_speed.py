@@ -12,6 +12,7 @@ both are printed, with the load average at the start and the end.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import random
 import sys
@@ -58,8 +59,15 @@ def main() -> None:
     ap.add_argument("--opponent", default="eager")
     ap.add_argument("--scoring", default="game")
     ap.add_argument("--playouts", type=int, default=Budget().playouts)
+    ap.add_argument(
+        "--hard-budget", default="", help="other Budget fields, e.g. looks=2,look_takes=2"
+    )
     args = ap.parse_args()
     budget = Budget(playouts=args.playouts)
+    for item in filter(None, args.hard_budget.split(",")):
+        name, value = item.split("=")
+        kind = type(getattr(budget, name))
+        budget = dataclasses.replace(budget, **{name: kind(float(value))})
     rows: list[tuple[float, float, int, str]] = []
     load0 = os.getloadavg()
     for d in range(args.seed, args.seed + args.deals):
@@ -88,7 +96,10 @@ def main() -> None:
     def ms(values: list[float]) -> str:
         return f"{1000 * sum(values) / len(values):.0f} / {1000 * max(values):.0f}"
 
-    print(f"# hard, {args.playouts} playouts a decision, vs {args.opponent}, {args.deals} deals")
+    print(
+        f"# hard, {args.playouts} playouts a decision {args.hard_budget}, "
+        f"vs {args.opponent}, {args.deals} deals"
+    )
     print(f"# load average {load0[0]:.1f} at the start, {load1[0]:.1f} at the end (1 min)")
     print("| moves (real choices) | searched | wall ms mean / max | CPU ms mean / max |")
     print("|---|---|---|---|")

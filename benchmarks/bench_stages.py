@@ -129,7 +129,9 @@ STAGES = [
     ("after-change hooks", "hollywood_gin.tables.writer", "Writer", "tell"),
     ("views (engine)", "hollywood_gin.engine.match", "Match", "view"),
     ("state message (players, wire)", "hollywood_gin.tables.hub", None, "state_message"),
+    ("state message (players, wire)", "hollywood_gin.tables.hub", "Hub", "_state_frames"),
     ("encoding (orjson, shared parts)", "hollywood_gin.tables.hub", "Hub", "_encode"),
+    ("encoding (orjson, shared parts)", "hollywood_gin.tables.frames", "StateFrames", "frame"),
     ("broadcast and outboxes", "hollywood_gin.tables.hub", "Hub", "broadcast"),
     ("broadcast and outboxes", "hollywood_gin.tables.hub", "Connection", "send"),
 ]

@@ -98,7 +98,7 @@ async def build(path: Path, tables: int, base: int, log: list[dict[str, Any]]) -
         else:
             db.execute("INSERT INTO tables VALUES (?, ?, ?, ?, ?, ?)", row)
         db.executemany(
-            "INSERT INTO events VALUES (?, ?, ?)",
+            "INSERT INTO events (table_id, seq, entry) VALUES (?, ?, ?)",
             [(table_id, base + i, e) for i, e in enumerate(entries)],
         )
     db.execute("COMMIT")

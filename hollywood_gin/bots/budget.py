@@ -47,3 +47,13 @@ class Budget:
     # and kept only if it agrees with what the opponent did (see `sample_opponent`):
     # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
     styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
+    # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
+    # are normal's (its one-draw look at the live cards), and my first `look_takes`
+    # draws; the lean count after. The opponent's first `opp_looks` discards too when
+    # its style is a patient one (normal, gin); an eager one keeps the lean count.
+    looks: int = 0
+    look_takes: int = 0
+    opp_looks: int = 0
+    # normal's look in the playouts at only this many discards, those leaving the
+    # least deadwood (0: all of them, as normal)
+    look_width: int = 0

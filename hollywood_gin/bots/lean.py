@@ -25,6 +25,9 @@ from hollywood_gin.bots.policy import (
     Weights,
     indices,
     makes_meld,
+    normal_discard,
+    normal_take,
+    ranked_discards,
     should_knock,
 )
 from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
@@ -149,18 +152,110 @@ def _lean_take(world: World, seat: int, w: Weights) -> bool:
     return after + 3 <= deadwood_mask(hand)
 
 
-def rollout(world: World, styles: tuple[str, str], rng: random.Random, w: Weights) -> World:
+# normal's look (`normal_discard`, `normal_take`) for the first turns of a playout,
+# remembered by everything it reads: the first discard after a searched take meets
+# the same position in every world
+_LOOKS: dict[tuple[int, ...], tuple[int, bool]] = {}
+
+
+def _look_key(world: World, seat: int, extra: int) -> tuple[int, ...]:
+    other = 1 - seat
+    dead = 0
+    for i in world.pile:
+        dead |= 1 << i
+    return (
+        seat,
+        world.hands[seat],
+        world.forbidden,
+        dead,
+        world.took[other] & world.hands[other],
+        world.threw[other],
+        len(world.stock),
+        world.knock_limit,
+        int(world.wall),
+        extra,
+    )
+
+
+def _remember(key: tuple[int, ...], value: tuple[int, bool]) -> tuple[int, bool]:
+    if len(_LOOKS) > _LIMIT:
+        _LOOKS.clear()
+    _LOOKS[key] = value
+    return value
+
+
+def _look_discard(world: World, seat: int, style: str, w: Weights, width: int) -> tuple[int, bool]:
+    """Normal's discard (its one-draw look at the live cards, danger included) with
+    `style`'s knock rule on the least deadwood; `width` > 0: normal's look at only
+    the `width` discards leaving the least deadwood (fewer solves)."""
+    key = _look_key(world, seat, -1 - len(style) - 10 * width)
+    known = _LOOKS.get(key)
+    if known is not None:
+        return known
+    hand, forbidden = world.hands[seat], world.forbidden
+    if style == "normal" and not width:
+        return _remember(key, normal_discard(world.seen(seat), w))
+    options = [(d, -VALUE[i], -i, i) for i, d in discard_deadwoods_mask(hand) if i != forbidden]
+    options.sort()
+    least_card, least = options[0][3], options[0][0]
+    if _knock_rule(style, world, seat, least, w):
+        return _remember(key, (least_card, True))
+    only = 0
+    if width:
+        for option in options[:width]:
+            only |= 1 << option[3]
+    return _remember(key, (ranked_discards(world.seen(seat), w, only)[0][1], False))
+
+
+def _look_take(world: World, seat: int, w: Weights) -> bool:
+    """Normal's take (a sure keep against a blind stock draw, one draw ahead)."""
+    if not world.pile or world.must_draw_stock:
+        return False
+    if not world.can_draw_stock():
+        return True
+    key = _look_key(world, seat, world.pile[-1] + 100)
+    known = _LOOKS.get(key)
+    if known is None:
+        known = _remember(key, (0, normal_take(world.seen(seat), world.pile[-1], w)))
+    return known[1]
+
+
+def rollout(
+    world: World,
+    styles: tuple[str, str],
+    rng: random.Random,
+    w: Weights,
+    looks: tuple[int, int] = (0, 0),
+    look_takes: tuple[int, int] = (0, 0),
+    width: int = 0,
+) -> World:
     """Play the hand to its end with the lean policy, seat s knocking by `styles[s]`
     (or MAX_TURNS turns, then it counts as a draw). The same play as `play_out`
-    with two `lean_policy` players, without building a `Seen` each step."""
+    with two `lean_policy` players, without building a `Seen` each step.
+
+    `looks[s]`: seat s's first that many discards are normal's (its one-draw look at
+    the live cards, `_look_discard`, over the `width` least-deadwood discards when
+    `width` > 0), the lean count after; `look_takes[s]` the same for its draws
+    (`normal_take`)."""
     steps = 0
+    discards = [0, 0]
+    takes = [0, 0]
     while world.phase != OVER and steps < 3 * MAX_TURNS:
         seat = world.turn
         if world.phase == DISCARD:
-            card, knock = _lean_discard(world, seat, styles[seat], w)
+            if discards[seat] < looks[seat]:
+                card, knock = _look_discard(world, seat, styles[seat], w, width)
+            else:
+                card, knock = _lean_discard(world, seat, styles[seat], w)
+            discards[seat] += 1
             world.discard(card, knock)
         else:
-            world.take(rng, _lean_take(world, seat, w))
+            if takes[seat] < look_takes[seat]:
+                taken = _look_take(world, seat, w)
+            else:
+                taken = _lean_take(world, seat, w)
+            takes[seat] += 1
+            world.take(rng, taken)
         steps += 1
     if world.phase != OVER:
         world.phase = OVER

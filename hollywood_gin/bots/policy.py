@@ -27,7 +27,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from hollywood_gin.bots.knowledge import FULL, Seen
-from hollywood_gin.engine.melds import arrange_mask, deadwood_mask
+from hollywood_gin.engine.melds import arrange_mask, deadwood_mask, discard_least
 
 VALUE = tuple(min(i % 13 + 1, 10) for i in range(52))
 RANK_BITS = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
@@ -125,7 +125,9 @@ def after_one_draw(ten: int, live: int, limit: int, w: Weights = WEIGHTS) -> flo
     cards = indices(ten)
     if not live:
         return _worth(dw, limit, w)
-    nine = min(deadwood_mask(ten ^ (1 << y)) for y in cards)
+    # one solve for every discard (`discard_least`) instead of one per discard
+    least = discard_least(ten)
+    nine = min(least[y] for y in cards)
     total = 0.0
     n = 0
     m = live
@@ -134,8 +136,8 @@ def after_one_draw(ten: int, live: int, limit: int, w: Weights = WEIGHTS) -> flo
         m ^= low
         x = low.bit_length() - 1
         if makes_meld(ten, x):
-            eleven = ten | low
-            best = min(deadwood_mask(eleven ^ (1 << y)) for y in cards)
+            least = discard_least(ten | low)
+            best = min(least[y] for y in cards)
         else:
             best = nine + VALUE[x]
         total += _worth(min(dw, best), limit, w)
@@ -202,27 +204,30 @@ def normal_take(seen: Seen, top: int, w: Weights = WEIGHTS) -> bool:
         return any(should_knock(seen, deadwood_mask(eleven ^ (1 << c)), w) for c in indices(hand))
     # taking: a known keep now; the stock: the expected keep after one draw
     blind = after_one_draw(hand, _live(seen, hand, 0), seen.knock_limit, w)
+    kept = discard_least(eleven)  # each keep's deadwood, one solve
     taken = min(
-        _worth(deadwood_mask(eleven ^ (1 << c)), seen.knock_limit, w)
+        _worth(kept[c], seen.knock_limit, w)
         + w.danger * danger(seen, c, eleven ^ (1 << c), w.danger_base)
         for c in indices(hand)
     )
     return taken + w.take_margin < blind
 
 
-def ranked_discards(seen: Seen, w: Weights = WEIGHTS) -> list[tuple[float, int]]:
-    """Every discard with its one-draw score (plus danger), best first."""
+def ranked_discards(seen: Seen, w: Weights = WEIGHTS, only: int = 0) -> list[tuple[float, int]]:
+    """Every discard (or those of the mask `only`) with its one-draw score (plus
+    danger), best first."""
     hand = seen.hand
     out = []
     risk = min(1.0, max(0, 31 - seen.stock_count) / 2 / w.hold_turns)
     limit = seen.knock_limit
-    for i in indices(hand):
+    kept = discard_least(hand) if w.hold else []  # each keep's deadwood, one solve
+    for i in indices(hand & only if only else hand):
         if i == seen.forbidden:
             continue
         keep = hand ^ (1 << i)
         score = after_one_draw(keep, _live(seen, keep, 1 << i), limit, w)
         if w.hold:
-            score += w.hold * risk * deadwood_mask(keep)
+            score += w.hold * risk * kept[i]
         out.append((score + w.danger * danger(seen, i, keep, w.danger_base), i))
     out.sort()
     return out

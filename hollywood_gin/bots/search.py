@@ -171,6 +171,9 @@ def hard_decide(
                 dealt += 1
                 world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
                 styles = ("normal", style) if me == 0 else (style, "normal")
+                theirs = budget.opp_looks if style != "eager" else 0
+                looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
+                look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
                 playout_seed = search.getrandbits(32)
                 for c in range(n):
                     values[c].append(None)
@@ -180,7 +183,9 @@ def hard_decide(
                     w = world.copy()
                     playout_rng = random.Random(playout_seed)
                     apply(w, options[c], playout_rng)
-                    values[c][k] = rollout(w, styles, playout_rng, weights).value_for(me)
+                    values[c][k] = rollout(
+                        w, styles, playout_rng, weights, looks, look_takes, budget.look_width
+                    ).value_for(me)
                     done += 1
                 if budget.seconds is not None and clock() - start >= budget.seconds:
                     capped = True

@@ -2,8 +2,7 @@
 
 `Match` is the engine's one stateful object. The tables layer creates it,
 calls `start()` once both seats are taken, then `apply(seat, action)` for
-every move and `view(seat)` for every connection. `view` is the only place
-where hidden information is decided.
+every move and `view(seat)` for every connection.
 
 Everything random (deck shuffles, salts, the first dealer, the `hand`-scoring
 reshuffle) comes from the injected dealer (`hollywood_gin.engine.dealer`) and is written
@@ -11,13 +10,14 @@ to `log`, so `Match.replay(options, log)` rebuilds the same state without it.
 
 The match owns three helpers that know nothing of it: its `DealBook` (`deals`: the
 next deal's secret, the seats' entropy, each deal's deck), its `History`
-(`history`: the log, hand records, compaction) and its `SharedViews`
-(`shared_views`: the parts of a view every seat shares).
+(`history`: the log, hand records, compaction) and its `Presence` (`presence`: who
+is away, who is stood in for). Two modules know it only by a protocol: `seat_views`
+builds each seat's view from its public state (the only place where hidden
+information is decided), and `replay` reads a log back through its moves.
 """
 
 from __future__ import annotations
 
-import contextlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -25,32 +25,30 @@ from hollywood_gin.engine.actions import END_KINDS, Action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.dealer import Dealer, Deals, Replayed, check_entropy, check_seat
 from hollywood_gin.engine.deals import DealBook
-from hollywood_gin.engine.errors import BadAction, IllegalAction, RuleError, StaleVersion
+from hollywood_gin.engine.errors import BadAction, IllegalAction, StaleVersion
 from hollywood_gin.engine.events import (
     START,
     ActionTaken,
     Arranged,
     Back,
     Deal,
-    Entropy,
     Event,
-    NextDeal,
     Reshuffle,
     Snapshot,
-    Start,
 )
 from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.history import History
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
+from hollywood_gin.engine.presence import Presence
+from hollywood_gin.engine.replay import redo
 from hollywood_gin.engine.scoring import Sheet
-from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended, Mine, Outcome, View
-from hollywood_gin.engine.vocabulary import AWAY_TIMEOUTS, MOVERS, Mover, Status, walled
+from hollywood_gin.engine.seat_views import SeatViews
+from hollywood_gin.engine.views import Ended, Outcome, View
+from hollywood_gin.engine.vocabulary import Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
-_RESIGN, _CLAIM, _STAND_IN = Action.of("resign"), Action.of("claim"), Action.of("stand_in")
-_MOVERS: Mapping[object, Mover] = {m: m for m in MOVERS}
+_RESIGN = Action.of("resign")
 
 
 class Match:
@@ -85,25 +83,14 @@ class Match:
         self.ready = [False, False]
         self._hands_dealt = 0
         self._next_dealer: int | None = None
-        # `view` is asked for every seat on every change, so what a change leaves
-        # alone is kept: each seat's own part by the hand (`Hand.own`), the parts
-        # every seat's view shares here.
-        self._shared = SharedViews(options)
+        self._views = SeatViews(options)
         # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
         # them on; engine users such as the arena play matches out).
         self.endings = False
-        # Seats the tables layer finds away by absence (no connection for the claim
-        # time): a fact of the world, not of the log, set before each view and move.
-        self.absent = [False, False]
-        # Consecutive turn-clock timeouts per seat, and the seats the computer
-        # stands in for: both follow from the log (`by` of its actions).
-        self.timeouts = [0, 0]
-        self.stand_in = [False, False]
+        self.presence = Presence()
         # How a match that did not play out ended (by `resign` or `claim`, and whom).
         self.ended: Ended | None = None
-        # A replay applies the log's claims as they were made: absence is not in it.
-        self._trusted = False
         self._open_deal(1)
 
     # -- moves: start, then apply for each --------------------------------------
@@ -149,25 +136,22 @@ class Match:
         if version is not None and version != self.version:
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
-        if by is not None and (not isinstance(by, str) or by not in _MOVERS):
-            raise BadAction(f"unknown mover {str(by)[:20]!r}")
-        if by == "stand_in" and not self.stand_in[seat]:
-            raise IllegalAction("nobody stands in for this seat now")
-        if by is not None and action.kind in END_KINDS:
+        mover = None if by is None else self.presence.mover(seat, by)
+        if mover is not None and action.kind in END_KINDS:
             raise IllegalAction(f"only the seat itself may {action.kind}")
-        if by == "timeout" and self.status != "playing":
+        if mover == "timeout" and self.status != "playing":
             raise IllegalAction("the turn clock runs only while a hand is played")
         if action.kind in END_KINDS:
             self._end_early(seat, action)
         elif entropy is not None and action.kind not in ("next_hand", "new_match"):
             raise BadAction("only next_hand and new_match carry entropy")
         elif action.kind in ("next_hand", "new_match"):
-            self._ready(seat, action, by, None if entropy is None else check_entropy(entropy))
+            self._ready(seat, action, mover, None if entropy is None else check_entropy(entropy))
         else:
-            self._play(seat, action, by)
+            self._play(seat, action, mover)
         return self
 
-    def _play(self, seat: int, action: Action, by: str | None) -> None:
+    def _play(self, seat: int, action: Action, by: Mover | None) -> None:
         """A move of the hand being played (`Hand.validate` checks it; nothing
         changes before it has)."""
         if self.status != "playing" or self.hand is None:
@@ -182,7 +166,7 @@ class Match:
         if hand.phase == "over":
             self._end_hand(hand)
 
-    def _ready(self, seat: int, action: Action, by: str | None, entropy: str | None) -> None:
+    def _ready(self, seat: int, action: Action, by: Mover | None, entropy: str | None) -> None:
         """`next_hand` or `new_match` (with the seat's entropy for the next deal, if
         any): the second seat to send it deals."""
         wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
@@ -217,15 +201,12 @@ class Match:
 
     def _end_early(self, seat: int, act: Action) -> None:
         """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
-        open_now = {a.kind for a in self._endings(seat)}
-        if self._trusted and self.endings and self.status in ("playing", "hand_over"):
-            open_now |= {"claim", "stand_in"}  # the log says the other seat was away then
-        if act.kind not in open_now:
+        if act.kind not in {a.kind for a in self._endings(seat)}:
             raise IllegalAction(f"{act.kind} is not open now")
         self._log_action(seat, act, None)
         self.version += 1
         if act.kind == "stand_in":
-            self.stand_in[1 - seat] = True
+            self.presence.stand_in[1 - seat] = True
             return
         hand = self.hand
         if self.status == "playing" and hand is not None:
@@ -237,15 +218,11 @@ class Match:
         self.status = "match_over"
         self.ready = [False, False]
 
-    def _log_action(self, seat: int, act: Action, by: str | None) -> None:
+    def _log_action(self, seat: int, act: Action, by: Mover | None) -> None:
         """The action into the log (with `by` when the seat did not move itself), and
-        what it says of the seat's presence: its timeouts and its stand-in."""
-        self._history.append(ActionTaken(seat, act, None if by is None else _MOVERS[by]))
-        if by == "timeout":
-            self.timeouts[seat] += 1
-        elif by is None:
-            self.timeouts[seat] = 0
-            self.stand_in[seat] = False  # the seat plays again itself
+        to the presence: a timeout counts, the seat's own move ends a stand-in."""
+        self._history.append(ActionTaken(seat, act, by))
+        self.presence.moved(seat, by)
 
     # -- hands ---------------------------------------------------------------
 
@@ -293,8 +270,8 @@ class Match:
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
         # The record keeps the sheet as it stands now, the view's own value.
-        sheet = self._shared.sheet(self.sheet, self.ended)
-        self._history.finished(hand.number, self._outcome(hand), sheet)
+        sheet = self._views.sheet(self.sheet, self.ended)
+        self._history.finished(hand.number, self.outcome(hand), sheet)
         self._open_deal(hand.number + 1)
 
     def _open_deal(self, number: int) -> None:
@@ -327,28 +304,19 @@ class Match:
 
     # -- seats ---------------------------------------------------------------
 
-    def away(self, seat: int) -> bool:
-        """Whether `seat` is away: absent for the claim time, or timed out 3 times running."""
-        return self.absent[seat] or self.timeouts[seat] >= AWAY_TIMEOUTS
-
     def _endings(self, seat: int) -> list[Action]:
         """The end actions open to `seat` now (after its other actions in `legal`)."""
         if not self.endings or self.status not in ("playing", "hand_over"):
             return []
-        out = [_RESIGN]
-        if self.away(1 - seat):
-            out.append(_CLAIM)
-            if not self.stand_in[1 - seat]:
-                out.append(_STAND_IN)
-        return out
+        opened = self.presence.against(seat)
+        return [_RESIGN, *opened] if opened else [_RESIGN]
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the
         version stays), but in the log, so a replay knows. True: it was standing in."""
         seat = check_seat(seat)
-        if not self.stand_in[seat]:
+        if not self.presence.back(seat):
             return False
-        self.stand_in[seat] = False
         self._history.append(Back(seat))
         return True
 
@@ -369,13 +337,11 @@ class Match:
         # Kept with where in the log it was made, so a replay puts it back exactly there.
         self._history.arranged(seat, self.hand.number, tuple(str(c) for c in cards))
 
-    def _rearrange(self, seat: int, order: Order) -> None:
-        """A stored order, in a replay: only how the cards are shown, so one that does
-        not fit (another hand's) is dropped, never a reason to lose the table."""
-        if self.hand is None or self.hand.number != order.hand:
-            return
-        with contextlib.suppress(RuleError):
-            self.arrange(seat, order.cards)
+    def keep_arranged(self, event: Arranged) -> None:
+        """An `Arranged` of a replayed log written before orders were kept apart:
+        applied, and kept, so the log stays the stored one entry for entry."""
+        self.arrange(event.seat, event.cards)
+        self._history.append(event)
 
     # -- queries -----------------------------------------------------------
 
@@ -397,45 +363,17 @@ class Match:
         return [a for a in self.legal(seat) if a.kind not in END_KINDS]
 
     def view(self, seat: int | None) -> View:
-        """What `seat` may see now (None: a spectator); `View.wire()` is the `state`
-        body of PROTOCOL.md.
+        """What `seat` may see now (None: a spectator; `hollywood_gin.engine.seat_views`);
+        `View.wire()` is the `state` body of PROTOCOL.md.
 
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.
         """
-        if seat is not None:
-            seat = check_seat(seat)
-        hand = self.hand
-        mine: Mine | None = None
-        legal: tuple[Action, ...] = ()
-        knock_deadwood: tuple[int, ...] = ()
-        if seat is not None:
-            legal = tuple(self.legal(seat))
-            if hand is not None:
-                # The seat's own part is worked out once per change of its cards.
-                own = hand.own(seat)
-                melds, deadwood = own.grouping
-                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
-                if self.status == "playing" and hand.phase == "discard" and hand.turn == seat:
-                    # `legal` lists the knocks after the discards (Hand.legal), each
-                    # with its discard, then the end actions.
-                    knock_deadwood = own.knock_deadwood
-        shared = self._shared
-        # By position, in View's field order (cheaper than by keyword).
-        return View(
-            self.version,
-            seat,
-            shared.table(self.status, self.ended),
-            None if hand is None else shared.hand(hand, self.version, self._outcome),
-            mine,
-            legal,
-            shared.sheet(self.sheet, self.ended),
-            (self.ready[0], self.ready[1]),
-            knock_deadwood,
-            self.next_deal,
-        )
+        return self._views.view(self, None if seat is None else check_seat(seat))
 
-    def _outcome(self, hand: Hand) -> Outcome | None:
+    def outcome(self, hand: Hand) -> Outcome | None:
+        """`hand`'s result as shown (None: not over): the deck revealed, what it was
+        derived from and, for the latest hand, the sheet's games its points went into."""
         if hand.result is None:
             return None
         games = tuple(self.hand_games) if hand is self.hand else ()
@@ -457,9 +395,7 @@ class Match:
         return self._history.orders
 
     def hand_record(self, n: int) -> JsonObject | None:
-        """The full record of finished hand `n` (1-based, counted over the
-        table's life), or None while it is unknown or still being played.
-        Built anew on each call: the caller may change what it gets."""
+        """The full record of finished hand `n` (`History.hand_record`), or None."""
         return self._history.hand_record(n)
 
     def compaction(self) -> tuple[int, dict[int, JsonObject]]:
@@ -467,32 +403,14 @@ class Match:
         return self._history.compaction()
 
     def compact(self) -> int:
-        """Drop the log before the last snapshot; return how many entries went.
-
-        The hands before it are finished: what they left is in the snapshot, and
-        their records are the caller's to keep (`compaction` gives them). So a
-        table's log, and its replay, stay about one hand long.
-        """
+        """Drop the log before the last snapshot (the records of its hands are the
+        caller's to keep: `compaction`); return how many entries went."""
         return self._history.compact()
 
     def _snapshot(self, hands_dealt: int) -> Snapshot:
-        """What the next deal starts from: everything earlier hands leave behind.
-        Presence carried over from earlier hands only when there is some (so the
-        logs of tables that never had any stay as they were)."""
-        timeouts = (self.timeouts[0], self.timeouts[1]) if any(self.timeouts) else None
-        stand_in = (self.stand_in[0], self.stand_in[1]) if any(self.stand_in) else None
-        return Snapshot(hands_dealt, self.version, self.sheet.to_state(), timeouts, stand_in)
-
-    def _restore(self, snapshot: Snapshot) -> None:
-        """Take up the state a snapshot describes (a replay that starts with one)."""
-        self._hands_dealt = snapshot.hands_dealt
-        self.version = snapshot.version
-        self.timeouts = list(snapshot.timeouts or (0, 0))
-        self.stand_in = list(snapshot.stand_in or (False, False))
-        try:
-            self.sheet = Sheet.from_state(snapshot.sheet, self.options.scoring, self.options.target)
-        except ValueError as exc:
-            raise BadAction(f"a snapshot's sheet: {exc}") from None
+        """What the next deal starts from: everything earlier hands leave behind."""
+        sheet = self.sheet.to_state()
+        return Snapshot(hands_dealt, self.version, sheet, *self.presence.carried())
 
     # -- replay --------------------------------------------------------------
 
@@ -507,13 +425,9 @@ class Match:
         endings: bool = False,
         fair: bool = False,
     ) -> Match:
-        """Rebuild a match from its `log`: the same state, views and version.
-
-        Deals and reshuffles come from the log, not from `rng`; `rng` serves
-        the hands dealt after the replay. `orders` (a match's `orders`) puts each
-        seat's latest card order back where in the log it was made; one that the
-        log does not reach, or that no longer fits, is left out. A stored log is
-        read into events with `hollywood_gin.engine.events.log_from_json`.
+        """Rebuild a match from its `log` (`hollywood_gin.engine.replay.redo`): the same
+        state, views and version. `rng` serves only the hands dealt after the replay;
+        `orders` (a match's `orders`) puts the seats' card orders back.
 
         :raises RuleError: the log does not describe a possible match.
         """
@@ -521,52 +435,30 @@ class Match:
         dealer = Replayed(events, then=Dealer(rng, fair=fair))
         match = cls(options, dealer=dealer)
         match.endings = endings
-        match._trusted = True
+        match.presence.trusted = True
         match._history.replaying(events)
-        arranged: dict[int, list[tuple[int, Order]]] = {}
-        for seat, order in (orders or {}).items():
-            arranged.setdefault(order.at, []).append((seat, order))
-        for i, event in enumerate([*events, None]):
-            for seat, order in arranged.get(i, ()):
-                match._rearrange(seat, order)
-            if event is None:
-                break
-            match._replay_one(event, events, i)
+        redo(match, events, orders or {})
         dealer.done()
         match._history.replayed(events)
-        match._trusted = False
+        match.presence.trusted = False
         return match
 
-    def _replay_one(self, event: Event, events: Sequence[Event], i: int) -> None:
-        """Event `i` of a replayed log, done again (deals and reshuffles are the
-        dealer's: `Replayed` deals them when the actions come to them)."""
-        following = events[i + 1] if i + 1 < len(events) else None
-        match event:
-            case Snapshot() if i == 0:
-                # A compacted log: the match goes on from here, with this hand.
-                if not isinstance(following, Deal):
-                    raise BadAction("a snapshot is followed by its deal")
-                self._restore(event)
-                self._deals.resume(following)
-                self._deal(self._new_hand(following.dealer))
-                self.version += 1
-            case Snapshot():
-                # Written again by the deal it comes before; checked there.
-                if not isinstance(following, Deal):
-                    raise BadAction("a snapshot is followed by its deal")
-            case Start():
-                self.start()
-            case Entropy(seat=seat, entropy=entropy):
-                self.contribute(seat, entropy)
-            case ActionTaken(seat=seat, action=action, by=by):
-                self.apply(seat, action, by=by)
-            case Back(seat=seat):
-                if not self.back(seat):
-                    raise BadAction("a seat came back that nobody stood in for")
-            case Arranged(seat=seat, cards=cards):
-                # Logs written before orders were kept apart: apply, and keep the
-                # event, so the log stays the stored one entry for entry.
-                self.arrange(seat, cards)
-                self._history.append(event)
-            case Deal() | Reshuffle() | NextDeal():
-                pass
+    def resume(self, snapshot: Snapshot, deal: Deal) -> None:
+        """Go on from a compacted log's start (in a replay): the state `snapshot`
+        describes, then its `deal` dealt again.
+
+        :raises IllegalAction: the match has already started.
+        :raises BadAction: the snapshot's sheet is not one of these options.
+        """
+        if self.status != "waiting":
+            raise IllegalAction("the match has already started")
+        try:
+            self.sheet = Sheet.from_state(snapshot.sheet, self.options.scoring, self.options.target)
+        except ValueError as exc:
+            raise BadAction(f"a snapshot's sheet: {exc}") from None
+        self._hands_dealt = snapshot.hands_dealt
+        self.version = snapshot.version
+        self.presence.restore(snapshot)
+        self._deals.resume(deal)
+        self._deal(self._new_hand(deal.dealer))
+        self.version += 1

@@ -103,7 +103,7 @@ class Computer:
     def _stand_ins(self, table: Table) -> None:
         """The computer (normal) plays an away seat's moves while it stands in for it."""
         for seat in (0, 1):
-            if not table.match.stand_in[seat] or not table.human(seat):
+            if not table.match.presence.stand_in[seat] or not table.human(seat):
                 table.stand_in_bots.pop(seat, None)
                 continue
             bot = table.stand_in_bots.get(seat)
@@ -142,7 +142,7 @@ class Computer:
         strength = "normal" if by else table.seats[seat].computer or "normal"
         loop = asyncio.get_running_loop()
         while self.players.get(table.id) is table:
-            if by == "stand_in" and not table.match.stand_in[seat]:
+            if by == "stand_in" and not table.match.presence.stand_in[seat]:
                 return
             if not table.match.playable(seat):
                 return
@@ -174,14 +174,14 @@ class Computer:
                 await asyncio.sleep(rest)
             if self.players.get(table.id) is not table:
                 return
-            if by == "stand_in" and not table.match.stand_in[seat]:
+            if by == "stand_in" and not table.match.presence.stand_in[seat]:
                 return  # the person came back while it thought
             try:
                 await self.players.act(table, seat, action, view.version, by=by)
             except RuleError as exc:
                 if exc.code == "stale_version":
                     continue  # the person moved meanwhile: look again
-                if by == "stand_in" and not table.match.stand_in[seat]:
+                if by == "stand_in" and not table.match.presence.stand_in[seat]:
                     return  # the person came back meanwhile
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import queue
 import threading
 from collections.abc import Awaitable, Callable
@@ -21,6 +22,8 @@ J = TypeVar("J")
 
 # One outcome a write: None (committed) or what made it fail.
 Outcomes = list[Exception | None]
+# Called on the event loop with a batch's outcomes, or with what failed the whole commit.
+Answer = Callable[[Outcomes | BaseException], None]
 
 
 def _succeed(future: asyncio.Future[Any], value: Any) -> None:
@@ -44,38 +47,61 @@ class Worker:
 
     def __init__(self, name: str) -> None:
         self.name = name
+        # Each call: the function, then a future to answer or a function to call with
+        # what it returned or raised, and the loop to answer on.
         self._calls: queue.SimpleQueue[
-            tuple[Callable[[], Any], asyncio.Future[Any], asyncio.AbstractEventLoop] | None
+            tuple[
+                Callable[[], Any],
+                asyncio.Future[Any] | Callable[[Any], None],
+                asyncio.AbstractEventLoop,
+            ]
+            | None
         ] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
 
     def run(self, fn: Callable[[], T]) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
+        self._put(fn, future, loop)
+        return future
+
+    def submit(
+        self, fn: Callable[[], Any], answer: Callable[[Any], None], loop: asyncio.AbstractEventLoop
+    ) -> None:
+        """Run `fn` on the thread, then `answer` on `loop` (the caller's) with what it
+        returned or the exception it raised (no future: `GroupCommit`'s hand-off)."""
+        self._put(fn, answer, loop)
+
+    def _put(
+        self,
+        fn: Callable[[], Any],
+        target: asyncio.Future[Any] | Callable[[Any], None],
+        loop: asyncio.AbstractEventLoop,
+    ) -> None:
         if self._thread is None:
             # A daemon: a process ending without `close` loses no acknowledged write
             # (a write is acknowledged only once its commit is done).
             self._thread = threading.Thread(target=self._serve, name=self.name, daemon=True)
             self._thread.start()
-        self._calls.put((fn, future, loop))
-        return future
+        self._calls.put((fn, target, loop))
 
     def _serve(self) -> None:
         while True:
             call = self._calls.get()
             if call is None:
                 return
-            fn, future, loop = call
-            answer: Callable[[asyncio.Future[Any], Any], None]
+            fn, target, loop = call
+            failed = False
             try:
-                value = fn()
+                outcome = fn()
             except BaseException as exc:  # handed to the caller, as an executor does
-                answer, outcome = _fail, exc
-            else:
-                answer, outcome = _succeed, value
+                failed, outcome = True, exc
             with contextlib.suppress(RuntimeError):  # the caller's loop is closed
-                loop.call_soon_threadsafe(answer, future, outcome)
-            del call, fn, future, outcome
+                if isinstance(target, asyncio.Future):
+                    loop.call_soon_threadsafe(_fail if failed else _succeed, target, outcome)
+                else:
+                    loop.call_soon_threadsafe(target, outcome)
+            del call, fn, target, outcome
 
     def shutdown(self) -> None:
         """Let the calls given so far finish, then end the thread."""
@@ -92,51 +118,121 @@ class GroupCommit(Generic[J]):
     per write: None, or the exception that write's caller gets. If `commit` itself
     raises, every write of the batch fails with that exception. One batch commits
     at a time.
+
+    `submit` instead of `commit`: the same, handed over without an awaitable. It is
+    given the batch, a function to call on the event loop with the outcomes (or with
+    what made the whole commit fail) and that loop: `Worker.submit` does that, so a
+    commit costs the loop no task and no future of its own, only each caller's future.
     """
 
-    def __init__(self, commit: Callable[[list[J]], Awaitable[Outcomes]]) -> None:
+    def __init__(
+        self,
+        commit: Callable[[list[J]], Awaitable[Outcomes]] | None = None,
+        *,
+        submit: Callable[[list[J], Answer, asyncio.AbstractEventLoop], None] | None = None,
+    ) -> None:
+        if (commit is None) == (submit is None):
+            raise TypeError("GroupCommit takes `commit` or `submit`")
         self._commit = commit
-        self._pending: list[tuple[J, asyncio.Future[None]]] = []
+        self._submit = submit
+        # The writes waiting for the next commit, and their callers' futures.
+        self._jobs: list[J] = []
+        self._futures: list[asyncio.Future[None]] = []
         self._flushing = False
+        # The loop of the commits under way (None when idle): a write while they run
+        # needs no look-up of it (each a getpid() system call on CPython 3.11).
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._flush_task: asyncio.Task[None] | None = None
 
-    async def write(self, job: J) -> None:
-        """Queue a write; return when the commit holding it is done (or raise its failure)."""
-        # One look-up of the loop: each costs a getpid() system call (CPython 3.11
-        # checks the process), a few % of the server's time at full load.
-        loop = asyncio.get_running_loop()
+    def write(self, job: J) -> asyncio.Future[None]:
+        """Queue a write; the future is done when the commit holding it is (or fails with
+        its failure). A future, not a coroutine: one frame fewer per write. Cancelling
+        it is a caller giving up its wait; the write is still committed."""
+        loop = self._loop or asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
-        self._pending.append((job, future))
+        self._jobs.append(job)
+        self._futures.append(future)
         if not self._flushing:
             self._flushing = True
-            # Kept: the loop holds only a weak reference to a task.
-            self._flush_task = loop.create_task(self._flush())
-        await future
+            self._loop = loop
+            # Next turn of the loop: the writes given until then go into this batch.
+            if self._submit is not None:
+                loop.call_soon(self._next)
+            else:  # kept: the loop holds only a weak reference to a task
+                self._flush_task = loop.create_task(self._flush())
+        return future
 
     @property
     def idle(self) -> bool:
         """No write waiting and no commit under way."""
-        return not (self._flushing or self._pending)
+        return not (self._flushing or self._jobs)
 
     async def drain(self) -> None:
         """Return once every write given so far has been committed (or failed)."""
         while not self.idle:
             await asyncio.sleep(0.005)
 
-    async def _flush(self) -> None:
+    def _take(self) -> tuple[list[J], list[asyncio.Future[None]]]:
+        jobs, futures = self._jobs, self._futures
+        self._jobs, self._futures = [], []
+        return jobs, futures
+
+    def _next(self) -> None:
+        """On the loop (`submit`): hand over the writes waiting, or go idle if none."""
+        if not self._jobs:
+            self._idle()
+            return
+        jobs, futures = self._take()
+        answer = functools.partial(self._committed, futures)
+        assert self._submit is not None and self._loop is not None
         try:
-            while self._pending:
-                batch, self._pending = self._pending, []
+            self._submit(jobs, answer, self._loop)
+        except Exception as exc:  # not even handed over: the whole batch fails
+            self._loop.call_soon(answer, exc)
+
+    async def _flush(self) -> None:
+        """A task (`commit`): commit the writes waiting until there are none."""
+        try:
+            while self._jobs:
+                jobs, futures = self._take()
+                assert self._commit is not None
+                outcomes: Outcomes | BaseException
                 try:
-                    outcomes = await self._commit([job for job, _ in batch])
+                    outcomes = await self._commit(jobs)
                 except Exception as exc:  # the whole commit failed: tell every waiter
-                    outcomes = [exc] * len(batch)
-                for (_, future), outcome in zip(batch, outcomes, strict=True):
-                    if future.done():
-                        continue
-                    if outcome is None:
-                        future.set_result(None)
-                    else:
-                        future.set_exception(outcome)
+                    outcomes = exc
+                _answer(futures, outcomes)
         finally:
-            self._flushing = False
+            self._idle()
+
+    def _idle(self) -> None:
+        self._flushing = False
+        self._loop = None
+        self._flush_task = None
+
+    def _committed(
+        self, futures: list[asyncio.Future[None]], outcomes: Outcomes | BaseException
+    ) -> None:
+        """On the loop (`submit`): the batch's outcomes told; then the next batch."""
+        try:
+            _answer(futures, outcomes)
+        finally:
+            self._next()
+
+
+def _answer(futures: list[asyncio.Future[None]], outcomes: Outcomes | BaseException) -> None:
+    """Each write of a batch hears its outcome (all the whole commit's failure)."""
+    if isinstance(outcomes, BaseException):
+        outcomes = [_failure(outcomes)] * len(futures)
+    for future, outcome in zip(futures, outcomes, strict=True):
+        if future.done():
+            continue
+        if outcome is None:
+            future.set_result(None)
+        else:
+            future.set_exception(outcome)
+
+
+def _failure(exc: BaseException) -> Exception:
+    """What each write hears of a whole commit's failure (an Exception, as before)."""
+    return exc if isinstance(exc, Exception) else RuntimeError(f"the commit failed: {exc!r}")

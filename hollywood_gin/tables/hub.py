@@ -8,13 +8,14 @@ own outbox, never the table's lock or the other players.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import orjson
 
 from hollywood_gin.engine.views import View
+from hollywood_gin.tables.frames import EncodedParts, StateFrames
 
 Seat = int | None
 
@@ -132,61 +133,13 @@ class TooManyConnections(Exception):
 @dataclass
 class _TableConnections:
     by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
-    # The parts of a state every seat's view shares, encoded once: the sheet (the
-    # same value for a whole hand) and the hand's moves (the same for every seat at
-    # a version). Views are frozen, so the same object means the same bytes.
-    sheet: tuple[object, orjson.Fragment] | None = None
-    events: _Events | None = None
-
-    def share(self, message: dict[str, object]) -> None:
-        """Put the encoded shared parts into a state message in place of their values."""
-        sheet = message["sheet"]
-        known = self.sheet
-        if known is None or known[0] is not sheet:
-            known = self.sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
-        message["sheet"] = known[1]
-        hand = message.get("hand")
-        if isinstance(hand, dict):
-            events = hand["events"]
-            encoded = self.events
-            if encoded is None or encoded.moves is not events:
-                encoded = self.events = _Events.of(events, encoded)
-            hand["events"] = encoded.fragment
+    # The parts of a state every seat's view shares, kept encoded between changes:
+    # the sheet (the same value for a whole hand) and the hand's moves.
+    parts: EncodedParts = field(default_factory=EncodedParts)
 
     def all(self) -> Iterable[Connection]:
         for conns in self.by_seat.values():
             yield from conns
-
-
-class _Events:
-    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
-    replay, a rollback make new move objects), so the moves of the next version are
-    encoded by adding the new ones to the last encoding: a move costs one small
-    encoding, not the whole hand's list again. The bytes are the same as
-    `orjson.dumps(moves)`."""
-
-    __slots__ = ("body", "fragment", "moves")
-
-    def __init__(self, moves: Sequence[object], body: bytes) -> None:
-        self.moves = moves
-        self.body = body  # the items, comma-separated, without the brackets
-        self.fragment = orjson.Fragment(b"[" + body + b"]")
-
-    @classmethod
-    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
-        known = 0 if last is None else len(last.moves)
-        if (
-            last is not None
-            and 0 < known <= len(moves)
-            and moves[known - 1] is last.moves[known - 1]
-            and moves[0] is last.moves[0]
-        ):
-            added = moves[known:]
-            if not added:
-                return cls(moves, last.body)
-            more = b",".join([orjson.dumps(move) for move in added])
-            return cls(moves, last.body + b"," + more)
-        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
 
 
 class Hub:
@@ -261,7 +214,7 @@ class Hub:
         if conn.seat is not None and not was_connected:
             self.broadcast(table)  # presence changed: everybody's players list differs
         else:
-            conn.send(self._encode(table, conn.seat), state=True)
+            conn.send(self._encode(self._state_frames(table), conn.seat), state=True)
 
     def detach(self, table: Viewable, conn: Connection) -> None:
         conns = self._tables.get(table.id)
@@ -278,15 +231,17 @@ class Hub:
         if conn.seat is not None and not seat_conns and not self._withheld(table.id):
             self.broadcast(table)
 
-    def _encode(
-        self, table: Viewable, seat: Seat, players: list[dict[str, object]] | None = None
-    ) -> bytes:
-        self.encodings += 1
-        message = state_message(table, seat, players)
+    def _state_frames(
+        self, table: Viewable, players: list[dict[str, object]] | None = None
+    ) -> StateFrames:
+        """The state frames of `table` as it is now (`players`: built already)."""
         conns = self._tables.get(table.id)
-        if conns is not None:
-            conns.share(message)
-        return orjson.dumps(message)
+        parts = conns.parts if conns is not None else EncodedParts()
+        return StateFrames(table, table.players() if players is None else players, parts)
+
+    def _encode(self, frames: StateFrames, seat: Seat) -> bytes:
+        self.encodings += 1
+        return frames.frame(seat)
 
     def broadcast(self, table: Viewable, seats: Iterable[Seat] | None = None) -> None:
         """Send every connection (of `seats`, default all) its own state, encoded once per seat."""
@@ -294,9 +249,9 @@ class Hub:
         if conns is None or self._withheld(table.id):
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
-        players = table.players()
+        frames = self._state_frames(table)
         for seat in wanted:
-            frame = self._encode(table, seat, players)
+            frame = self._encode(frames, seat)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 
@@ -322,7 +277,7 @@ class Hub:
 
     def send_state(self, table: Viewable, conn: Connection) -> None:
         if not self._withheld(table.id):
-            conn.send(self._encode(table, conn.seat), state=True)
+            conn.send(self._encode(self._state_frames(table), conn.seat), state=True)
 
     def total(self) -> int:
         """Open connections over all tables (a metric; walks every table)."""

@@ -55,6 +55,15 @@ def _text(value: Any) -> Any:
     return value.decode() if isinstance(value, bytes) else value
 
 
+def _later(row: tuple[Any, ...], column: int, at: Any) -> tuple[Any, ...]:
+    """`row` with its `column` raised to `at` when `at` is a later time."""
+    value = row[column]
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (value, at))
+    if not numbers or at <= value:
+        return row
+    return (*row[:column], float(at), *row[column + 1 :])
+
+
 def _read_rows(data_file: Path) -> dict[str, list[tuple[Any, ...]]]:
     db = open_for_reading(data_file)
     try:
@@ -64,6 +73,16 @@ def _read_rows(data_file: Path) -> dict[str, list[tuple[Any, ...]]]:
             order = " ORDER BY rowid" if name == "events" else ""
             query = f"SELECT {', '.join(columns)} FROM {name}{order}"  # names from COLUMNS
             rows[name] = [tuple(_text(v) for v in row) for row in db.execute(query)]
+        # A table's last activity is its row's or its latest append's (SQLite's
+        # `events.at`, schema 6); PostgreSQL keeps it in the row alone.
+        appended = dict(
+            db.execute(
+                "SELECT table_id, MAX(at) FROM events"
+                " WHERE typeof(at) IN ('real', 'integer') GROUP BY table_id"
+            )
+        )
+        last_active = COLUMNS["tables"].index("last_active")
+        rows["tables"] = [_later(row, last_active, appended.get(row[0])) for row in rows["tables"]]
         return rows
     finally:
         db.close()

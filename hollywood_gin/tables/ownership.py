@@ -364,9 +364,9 @@ class Shared(_Held):
             held,
         )
         if stored != held:
-            absent = table.match.absent
+            absent = table.match.presence.absent
             table.match = rebuild_match(record, self.holder.rng)[1]
-            table.match.absent = absent
+            table.match.presence.absent = absent
             table.base = record.base
             table.logged = len(record.log)
             self.holder.hub.broadcast(table)

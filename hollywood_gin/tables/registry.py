@@ -247,10 +247,13 @@ class Registry:
         *,
         by: str | None = None,
         entropy: str | None = None,
+        in_caller: bool = False,
     ) -> None:
         """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused.
         `by`: who moves for the seat (`timeout`, `stand_in`; None: the seat itself).
-        `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal)."""
+        `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal).
+        `in_caller`: the change runs in the caller's task, which nothing cancels
+        meanwhile (`Writer.change`)."""
         began = time.perf_counter()
 
         def move() -> Undo:
@@ -265,7 +268,7 @@ class Registry:
                 log.info("table %s hand %s over%s", short(table.id), number, over)
             return None
 
-        await self.writer.change(table, move)
+        await self.writer.change(table, move, in_caller=in_caller)
         self.observer.action(action.kind, time.perf_counter() - began)
 
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:

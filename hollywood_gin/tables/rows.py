@@ -120,6 +120,14 @@ def entry_rows(
     ]
 
 
+def active_at(record: TableRecord, at: object) -> None:
+    """An entry's append time (SQLite's `events.at`) into the record's last activity:
+    the later of its row's `last_active` and its entries' times. NULL (an entry of an
+    older file, or written at creation) or anything not a time leaves it as it is."""
+    if isinstance(at, int | float) and not isinstance(at, bool) and at > record.last_active:
+        record.last_active = float(at)
+
+
 def add_entry(record: TableRecord, seq: int, entry: bytes | str) -> None:
     """One stored entry onto the record's log; `Damaged` at a gap or an unreadable entry."""
     if isinstance(seq, bool) or not isinstance(seq, int):

@@ -11,13 +11,18 @@ import os
 import sqlite3
 from pathlib import Path
 
-from hollywood_gin.tables.rows import add_entry, check_log, record_from
+from hollywood_gin.tables.rows import active_at, add_entry, check_log, record_from
 from hollywood_gin.tables.store import Damaged, TableRecord
 
 log = logging.getLogger("hollywood_gin.store")
 
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
+# Version 6: `events.at`, the time of the append that wrote the entry. A table's last
+# activity is the later of `tables.last_active` (its creation, a `touch`) and its
+# events' latest `at`, so an append writes only its events: it no longer rewrites the
+# table's row and its `last_active` index entry, which in a group commit of K appends
+# dirtied up to K pages of `tables` besides the events' last page (docs/performance.md).
 # Version 5: `reviews`, the coach's review of a finished hand for one seat (kept so
 # a restart does not compute it again; a new table only, an older file gains it).
 # Version 4: no `tables.hooks` (the test hooks' deck orders and first dealer, written
@@ -44,7 +49,8 @@ CREATE TABLE IF NOT EXISTS tables (
 CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
-    entry TEXT NOT NULL
+    entry TEXT NOT NULL,
+    at REAL
 );
 CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
 CREATE TABLE IF NOT EXISTS set_aside (
@@ -176,6 +182,8 @@ def migrate_schema(db: sqlite3.Connection) -> None:
             db.execute("ALTER TABLE tables ADD COLUMN base_seq INTEGER NOT NULL DEFAULT 0")
         if "hooks" in columns:
             db.execute("ALTER TABLE tables DROP COLUMN hooks")
+        if "at" not in {row[1] for row in db.execute("PRAGMA table_info(events)")}:
+            db.execute("ALTER TABLE events ADD COLUMN at REAL")  # NULL in the older rows
         log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
@@ -203,11 +211,12 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
         except Damaged as exc:
             damaged[table_id] = str(exc)
     # In rowid order, which is the order of appending: each table's seq order.
-    events = db.execute("SELECT table_id, seq, entry FROM events ORDER BY rowid")
-    for table_id, seq, entry in events:
+    events = db.execute("SELECT table_id, seq, entry, at FROM events ORDER BY rowid")
+    for table_id, seq, entry, at in events:
         record = records.get(table_id)
         if record is None:
             continue
+        active_at(record, at)
         try:
             if isinstance(seq, int) and not isinstance(seq, bool) and seq < record.base:
                 continue  # compacted, not yet dropped

@@ -18,8 +18,9 @@ from pathlib import Path
 from typing import TypeVar
 
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.tables.group_commit import GroupCommit, Outcomes, Worker
+from hollywood_gin.tables.group_commit import Answer, GroupCommit, Outcomes, Worker
 from hollywood_gin.tables.rows import (
+    active_at,
     entry_rows,
     hand_from,
     hand_rows,
@@ -30,7 +31,13 @@ from hollywood_gin.tables.rows import (
     seats_json,
     table_row,
 )
-from hollywood_gin.tables.sqlite_batch import Append, BatchWriter, Job
+from hollywood_gin.tables.sqlite_batch import (
+    STATEMENTS_CACHED,
+    Append,
+    BatchWriter,
+    Job,
+    append_values,
+)
 from hollywood_gin.tables.sqlite_checkpoint import Checkpointer
 from hollywood_gin.tables.sqlite_file import (
     SCHEMA,
@@ -67,7 +74,7 @@ class SqliteStore(SingleOwner):
         self._worker = Worker("sqlite-store")
         self._db: sqlite3.Connection | None = None
         self._batches = BatchWriter()
-        self._group: GroupCommit[Job] = GroupCommit(self._commit)
+        self._group: GroupCommit[Job] = GroupCommit(submit=self._submit)
         self.wal = Checkpointer(path, checkpoint_seconds)
 
     @property
@@ -89,10 +96,14 @@ class SqliteStore(SingleOwner):
             raise RuntimeError("store is not open")
         return fn(self._db)
 
-    def _commit(self, writes: list[Job]) -> asyncio.Future[Outcomes]:
-        """A batch handed to the worker thread (no coroutine of its own: one per commit)."""
-        batch = functools.partial(self._commit_batch, writes=writes)
-        return self._worker.run(functools.partial(self._call, batch))
+    def _submit(self, writes: list[Job], answer: Answer, loop: asyncio.AbstractEventLoop) -> None:
+        """A batch handed to the worker thread; `answer` hears its outcomes on `loop`."""
+        self._worker.submit(functools.partial(self._commit_open, writes), answer, loop)
+
+    def _commit_open(self, writes: list[Job]) -> Outcomes:
+        if self._db is None:
+            raise RuntimeError("store is not open")
+        return self._commit_batch(self._db, writes)
 
     def _commit_batch(self, db: sqlite3.Connection, writes: list[Job]) -> Outcomes:
         """On the worker thread: one transaction for the batch."""
@@ -101,7 +112,12 @@ class SqliteStore(SingleOwner):
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         refuse_unusable(self.path)  # an empty or foreign file is not an empty store
-        db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
+        db = sqlite3.connect(
+            self.path,
+            isolation_level=None,
+            check_same_thread=False,
+            cached_statements=STATEMENTS_CACHED,
+        )
         # Before the WAL is made (SQLite gives it the file's mode) or anything written.
         private_file(self.path)
         (version,) = db.execute("PRAGMA user_version").fetchone()
@@ -157,6 +173,7 @@ class SqliteStore(SingleOwner):
                 (table_id, record.base),
             )
             read_log(record, events)
+            active_at(record, self._batches.last_append(table_id))  # its events' latest `at`
             return record
 
         return self._claimed(await self._run(read))
@@ -262,8 +279,9 @@ class SqliteStore(SingleOwner):
                 " VALUES (?, ?, ?, ?, ?, ?)",
                 row,
             )
-            # A table deleted earlier leaves no event behind (`delete`).
-            db.executemany("INSERT INTO events VALUES (?, ?, ?)", events)
+            # A table deleted earlier leaves no event behind (`delete`). No `at`: the
+            # row's `last_active` is the table's last activity until its first append.
+            db.executemany("INSERT INTO events (table_id, seq, entry) VALUES (?, ?, ?)", events)
             self._batches.created(record.table_id, record.base + len(events) - 1)
 
         await self._group.write(write)
@@ -284,8 +302,9 @@ class SqliteStore(SingleOwner):
         epoch: int,
     ) -> None:
         self._fence(table_id, epoch)
-        rows = entry_rows(table_id, first_seq, entries)
-        await self._group.write(Append(table_id, first_seq, rows, now))
+        values = append_values(table_id, first_seq, entries, now)
+        # Its time goes into its events' `at` (schema 6), not into the table's row.
+        await self._group.write(Append(table_id, first_seq, len(entries), values, now))
 
     async def touch(self, table_id: str, now: float) -> None:
         await self._group.write(
@@ -296,6 +315,8 @@ class SqliteStore(SingleOwner):
         gone: list[str] = []
 
         def write(db: sqlite3.Connection) -> None:
+            # Idle by its row (created, touched) and by its events' `at` (appended),
+            # the latter known to the batch writer without a scan of the events.
             ids = [
                 r[0]
                 for r in db.execute(
@@ -303,6 +324,7 @@ class SqliteStore(SingleOwner):
                     " AND id NOT IN (SELECT id FROM set_aside)",
                     (before,),
                 )
+                if not self._batches.active_since(r[0], before)
             ]
             self._delete(db, ids)
             gone.extend(ids)

@@ -189,10 +189,10 @@ class Table:
                 "computer": holder.computer,
                 "bot": holder.bot,
                 "away_seconds": None if connected else max(0, int(now - (left or now))),
-                "stand_in": match.stand_in[seat],
+                "stand_in": match.presence.stand_in[seat],
             }
             if clocked:
-                player["timeouts"] = match.timeouts[seat]
+                player["timeouts"] = match.presence.timeouts[seat]
             out.append(player)
         return out
 

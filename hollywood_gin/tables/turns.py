@@ -84,7 +84,7 @@ class Clockwork:
         match = table.match
         for seat in range(len(table.seats)):
             left = table.left_at[seat]
-            if table.human(seat) and left is not None and not match.absent[seat]:
+            if table.human(seat) and left is not None and not match.presence.absent[seat]:
                 due.append(left + self.registry.claim_after)
         if not due:
             self._due.pop(table.id, None)
@@ -166,9 +166,9 @@ class Clockwork:
         """Tell the match which seats are away by absence now; True when that changed
         (and then, with `broadcast`, everybody gets the state: claim may be open)."""
         absent = table.absent_now(self.registry.claim_after)
-        if absent == table.match.absent:
+        if absent == table.match.presence.absent:
             return False
-        table.match.absent = absent
+        table.match.presence.absent = absent
         if broadcast:
             self.registry.hub.broadcast(table)
         return True
@@ -188,7 +188,7 @@ class Clockwork:
                 table.left_at[seat] = now
         self.refresh_away(table)
         for seat in range(len(table.seats)):
-            if table.match.stand_in[seat] and hub.connected(table.id, seat):
+            if table.match.presence.stand_in[seat] and hub.connected(table.id, seat):
                 registry.writer.start(self.back(table, seat))
         self.schedule(table)
 

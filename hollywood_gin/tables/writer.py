@@ -87,6 +87,8 @@ class Writer:
         self.observer = Observer()
         # Changes still running: each runs to its end, even once its caller is gone.
         self._sections: set[asyncio.Task[Any]] = set()
+        # Changes running in their callers' tasks (`change(in_caller=True)`).
+        self._in_callers = 0
 
     async def change(
         self,
@@ -95,9 +97,13 @@ class Writer:
         *,
         seats: bool = False,
         only: int | None = None,
+        in_caller: bool = False,
     ) -> None:
         """Make `mutate`'s change durable, then show it; `seats`: store the seats too;
-        `only`: nothing changed but that seat's view (its listeners are told so)."""
+        `only`: nothing changed but that seat's view (its listeners are told so);
+        `in_caller`: run in the caller's own task, whose caller promises that nothing
+        cancels it before this returns (see `run`; a socket's reader keeps that
+        promise: `web.ws.Session`)."""
 
         async def section() -> None:
             async with table.lock:
@@ -123,7 +129,19 @@ class Writer:
                     table.set_deadline()
                 self.tell(table, None if only is None else [only])
 
-        await self.run(section())
+        if not in_caller:
+            await self.run(section())
+            return
+        # No task of its own and no shield: a tenth of a move's instructions
+        # (docs/performance.md). `close` waits for these too.
+        self._in_callers += 1
+        try:
+            await section()
+        except Exception as exc:
+            self._failed(exc)
+            raise
+        finally:
+            self._in_callers -= 1
 
     def tell(self, table: Table, seats: Sequence[int] | None = None) -> None:
         for listener in self.listeners:
@@ -159,7 +177,7 @@ class Writer:
                 endings=True,
                 fair=True,
             )
-            table.match.absent = match.absent
+            table.match.presence.absent = match.presence.absent
         if undo is not None:
             undo()
 
@@ -207,7 +225,9 @@ class Writer:
         here. Were the change cancelled with it, memory would roll back while the
         store's queued write still commits: memory and disk would disagree and every
         later move of the table fail. So the change is a task of its own, shielded;
-        the caller's cancellation ends only the caller's wait.
+        the caller's cancellation ends only the caller's wait. (A caller that is
+        never cancelled meanwhile runs the change in its own task instead:
+        `change(in_caller=True)`.)
         """
         task = self.start(work)
         await asyncio.shield(task)
@@ -226,10 +246,18 @@ class Writer:
         if task.cancelled():
             return
         exc = task.exception()
-        if exc is not None and not isinstance(exc, Refusal):
+        if exc is not None:
+            self._failed(exc)
+
+    @staticmethod
+    def _failed(exc: BaseException) -> None:
+        if not isinstance(exc, Refusal):
             log.error("a table change failed: %r", exc)
 
     async def close(self) -> None:
         """The changes under way end as they would have (their callers may be gone)."""
-        while self._sections:
-            await asyncio.gather(*self._sections, return_exceptions=True)
+        while self._sections or self._in_callers:
+            if self._sections:
+                await asyncio.gather(*self._sections, return_exceptions=True)
+            else:  # in their callers' tasks, which this cannot await
+                await asyncio.sleep(0.01)

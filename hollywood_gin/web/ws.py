@@ -82,6 +82,11 @@ class Session:
         self.clock = clock
         self.bucket = TokenBucket(settings.ws_messages_per_second, settings.ws_burst, clock)
         self.conn: Connection | None = None
+        # The reader is making a change: it runs in the reader's own task
+        # (`Registry.act(in_caller=True)`), so the reader is not cancelled meanwhile;
+        # `_stop` asks it to end once the change is done.
+        self._changing = False
+        self._stop = False
 
     def error(self, code: str, message: str) -> None:
         counted = metrics.of(self.websocket.app)
@@ -122,13 +127,17 @@ class Session:
             except asyncio.CancelledError:
                 # The server is going away: end both sides, then let the cancellation go on.
                 writer.cancel()
-                reader.cancel()
+                self._end_reader(reader)
                 raise
             for task in pending:
-                task.cancel()
-            for task in pending:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await task
+                if task is reader:
+                    self._end_reader(reader)
+                else:
+                    task.cancel()
+            if pending:
+                # Not `await task`: were this task cancelled meanwhile (the server going
+                # away), that would cancel a reader still making its change.
+                await asyncio.wait(pending)
             for task in done:
                 exc = None if task.cancelled() else task.exception()
                 if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
@@ -136,6 +145,15 @@ class Session:
         finally:
             hub.detach(self.table, self.conn)
             self.registry.presence(self.table)
+
+    def _end_reader(self, reader: asyncio.Task[None]) -> None:
+        """Cancel the reader, unless it is making a change: a change cut in half would
+        roll memory back under a store write that still commits. It then ends as soon
+        as the change is done."""
+        if self._changing:
+            self._stop = True
+        else:
+            reader.cancel()
 
     async def _await_hello(self) -> int | None:
         """The seat named by a `hello` sent as the first message (its state comes on attach)."""
@@ -179,7 +197,7 @@ class Session:
                 continue
             await self.handle(data)
             assert self.conn is not None
-            if self.conn.closed:
+            if self.conn.closed or self._stop:
                 return
 
     async def handle(self, data: str | bytes) -> None:
@@ -268,9 +286,18 @@ class Session:
                     message.action.to_action(),
                     getattr(message.action, "entropy", None),
                 )
-            await self.registry.act(
-                self.table, seat, message.action, message.version, entropy=message.entropy
-            )
+            self._changing = True
+            try:
+                await self.registry.act(
+                    self.table,
+                    seat,
+                    message.action,
+                    message.version,
+                    entropy=message.entropy,
+                    in_caller=True,  # nothing cancels this task meanwhile: `_end_reader`
+                )
+            finally:
+                self._changing = False
         except Refusal as exc:  # `server_error` among them: not stored, so not done
             self.error(exc.code, str(exc))
             if exc.code == "stale_version":

@@ -18,7 +18,7 @@ from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.lean import lean_policy, rollout
-from hollywood_gin.bots.playout import knocks, play_out
+from hollywood_gin.bots.playout import knocks, normal_policy, play_out
 from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.bots.worlds import (
     evidence_weight,
@@ -218,6 +218,58 @@ def test_rollout_plays_as_the_lean_policy() -> None:
         )
         compared += 1
     assert compared >= 30
+
+
+def test_rollout_looks_play_as_normal() -> None:
+    """With `looks` and `look_takes` longer than any hand, the fast playout plays
+    seat 0 as `normal_policy` and seat 1 as `lean_policy`; with none, as two lean
+    players; and looking at only some discards (`width`) or for the first turns
+    only still plays a whole legal hand."""
+    compared = differ = 0
+    for seed in range(40):
+        rng = random.Random(seed)
+        match = Match(Options("standard", ("hand", "game")[seed % 2], 100), rng=rng)
+        match.start()
+        for _ in range(rng.randrange(0, 16)):
+            if match.status != "playing":
+                break
+            seat = 0 if match.legal(0) else 1
+            match.apply(seat, rng.choice([a for a in match.legal(seat) if a.kind != "knock"]))
+        if match.status != "playing":
+            continue
+        seat = 0 if match.legal(0) else 1
+        seen = BotMemory().seen(match.view(seat))
+        assert seen is not None
+        world = sample_world(seen, random.Random(seed))
+        assert world is not None
+        style = ("eager", "gin")[seed % 2]
+        players = (normal_policy(), lean_policy(style=style))
+        a = play_out(world.copy(), players, random.Random(seed))
+        b = rollout(world.copy(), ("normal", style), random.Random(seed), WEIGHTS, (99, 0), (99, 0))
+        assert (a.winner, a.points, a.stock, a.pile, a.hands) == (
+            b.winner,
+            b.points,
+            b.stock,
+            b.pile,
+            b.hands,
+        )
+        lean = rollout(world.copy(), ("normal", style), random.Random(seed), WEIGHTS)
+        differ += (lean.pile, lean.hands) != (b.pile, b.hands)
+        for looks, width in (((2, 0), 0), ((1, 3), 4)):
+            c = rollout(
+                world.copy(),
+                ("normal", "normal"),
+                random.Random(seed),
+                WEIGHTS,
+                looks,
+                looks,
+                width,
+            )
+            assert c.phase == "over"
+            assert c.hands[0] & c.hands[1] == 0
+        compared += 1
+    assert compared >= 20
+    assert differ >= 5  # normal's look is not the lean count
 
 
 def test_worlds_are_weighted_by_what_the_opponent_did() -> None:

@@ -29,7 +29,7 @@ def test_any_mix_of_endings_replays_to_the_same_match(seed: int, scoring: str) -
     match.endings = True
     match.start()
     for _ in range(300):
-        match.absent = [rng.random() < 0.1, rng.random() < 0.1]
+        match.presence.absent = [rng.random() < 0.1, rng.random() < 0.1]
         seat = rng.randrange(2)
         legal = match.legal(seat)
         if not legal:
@@ -57,9 +57,12 @@ def test_any_mix_of_endings_replays_to_the_same_match(seed: int, scoring: str) -
             by_seat = match.ended.seat
             assert winner == (1 - by_seat if match.ended.by == "resign" else by_seat)
             assert [a.kind for a in match.legal(0)] == ["new_match"]
-        if rng.random() < 0.05 and any(match.stand_in):
-            match.back(match.stand_in.index(True))
+        if rng.random() < 0.05 and any(match.presence.stand_in):
+            match.back(match.presence.stand_in.index(True))
         replayed = Match.replay(options, match.log, endings=True)
-        replayed.absent = list(match.absent)
+        replayed.presence.absent = list(match.presence.absent)
         assert views(replayed) == views(match)
-        assert replayed.timeouts == match.timeouts and replayed.stand_in == match.stand_in
+        assert (
+            replayed.presence.timeouts == match.presence.timeouts
+            and replayed.presence.stand_in == match.presence.stand_in
+        )

@@ -149,7 +149,7 @@ def test_every_view_of_a_match_is_the_straightforward_computation(seed: int) -> 
     m.endings = True
     m.start()
     for _ in range(300):
-        m.absent = [rng.random() < 0.05, rng.random() < 0.05]
+        m.presence.absent = [rng.random() < 0.05, rng.random() < 0.05]
         hand = m.hand
         assert hand is not None
         for s in (0, 1):

@@ -47,7 +47,7 @@ def test_the_end_actions_are_off_for_engine_users() -> None:
         match.apply(0, Action.of("resign"))
     match.endings = True
     assert [a.kind for a in match.legal(0)] == ["resign"]
-    match.absent[1] = True
+    match.presence.absent[1] = True
     assert [a.kind for a in match.legal(0)] == ["resign", "claim", "stand_in"]
     # The computer and a stand-in never choose them.
     assert [a.kind for a in match.playable(0)] == []
@@ -64,7 +64,7 @@ async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> No
     assert table.deadline == T0 + 15
     clock.now += 15
     await registry.clockwork.tick(wait=True)
-    assert table.match.timeouts == [0, 1] and table.version == 2
+    assert table.match.presence.timeouts == [0, 1] and table.version == 2
     await registry.close()
     # A restart 100 s later: the count is in the log, the deadline is new.
     clock.now += 100
@@ -72,15 +72,15 @@ async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> No
     assert await again.load() == 1
     rebuilt = again.get(table.id)
     assert rebuilt is not None
-    assert rebuilt.match.timeouts == [0, 1]
+    assert rebuilt.match.presence.timeouts == [0, 1]
     assert rebuilt.deadline == clock.now + 15
     assert rebuilt.players()[1]["timeouts"] == 1
     # Nobody is away yet: absence counts from the load.
     again.clockwork.refresh_away(rebuilt)
-    assert rebuilt.match.absent == [False, False]
+    assert rebuilt.match.presence.absent == [False, False]
     clock.now += 2
     again.clockwork.refresh_away(rebuilt)
-    assert rebuilt.match.absent == [True, True]
+    assert rebuilt.match.presence.absent == [True, True]
     await again.close()
 
 
@@ -110,7 +110,7 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     clock.now += 2
     registry.clockwork.refresh_away(table)
     await registry.act(table, 0, Action.of("stand_in"), table.version)
-    assert table.match.stand_in == [False, True]
+    assert table.match.presence.stand_in == [False, True]
     # Play on into the second hand: the stand-in deals it on with `next_hand`.
     await play_until(
         registry, table, lambda: table.match.hand is not None and table.match.hand.number == 2
@@ -124,7 +124,7 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     await again.load()
     rebuilt = again.get(table.id)
     assert rebuilt is not None
-    assert rebuilt.match.stand_in == [False, True]  # carried by the deal's snapshot
+    assert rebuilt.match.presence.stand_in == [False, True]  # carried by the deal's snapshot
     assert [{**rebuilt.view(s).wire(), "legal": None} for s in (0, 1)] == views
     # Absence counts afresh from the load: the claim opens again after its time.
     assert "claim" not in [a.kind for a in rebuilt.match.legal(0)]
@@ -136,10 +136,10 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     await play_until(again, rebuilt, lambda: rebuilt.version >= before + 6)
     # Bob is back: stored, so a second restart knows it too.
     await again.clockwork.back(rebuilt, 1)
-    assert rebuilt.match.stand_in == [False, False]
+    assert rebuilt.match.presence.stand_in == [False, False]
     await again.close()
     third = registry_on(store, clock)
     await third.load()
     final = third.get(table.id)
-    assert final is not None and final.match.stand_in == [False, False]
+    assert final is not None and final.match.presence.stand_in == [False, False]
     await third.close()

@@ -5,51 +5,92 @@ from __future__ import annotations
 import asyncio
 import functools
 import threading
+from collections.abc import Iterator
 
 import pytest
 
-from hollywood_gin.tables.group_commit import GroupCommit, Outcomes, Worker
+from hollywood_gin.tables.group_commit import Answer, GroupCommit, Outcomes, Worker
 
 
 class Recorder:
-    """A commit that records its batches, held open until `gate` is set."""
+    """A commit that records its batches, held open until `open` is called.
+
+    Both ways to hand a batch over: `commit` (an awaitable, on the loop) and `submit`
+    (a `Worker` thread runs it and answers on the loop, as the SQLite store does)."""
 
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
         self.gate = asyncio.Event()
+        self.thread_gate = threading.Event()
         self.refuse: set[str] = set()
         self.broken = False
+        self.worker = Worker("test-commits")
 
-    async def commit(self, jobs: list[str]) -> Outcomes:
-        self.batches.append(list(jobs))
-        await self.gate.wait()
+    def open(self) -> None:
+        self.gate.set()
+        self.thread_gate.set()
+
+    def outcomes(self, jobs: list[str]) -> Outcomes:
         if self.broken:
             raise OSError("disk full")
         return [ValueError(j) if j in self.refuse else None for j in jobs]
 
+    async def commit(self, jobs: list[str]) -> Outcomes:
+        self.batches.append(list(jobs))
+        await self.gate.wait()
+        return self.outcomes(jobs)
+
+    def submit(self, jobs: list[str], answer: Answer, loop: asyncio.AbstractEventLoop) -> None:
+        self.batches.append(list(jobs))
+
+        def blocking() -> Outcomes:
+            self.thread_gate.wait()
+            return self.outcomes(jobs)
+
+        self.worker.submit(blocking, answer, loop)
+
+    def group(self, way: str) -> GroupCommit[str]:
+        return GroupCommit(self.commit) if way == "commit" else GroupCommit(submit=self.submit)
+
+
+@pytest.fixture(params=["commit", "submit"])
+def way(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
+
+
+@pytest.fixture
+def rec() -> Iterator[Recorder]:
+    recorder = Recorder()
+    yield recorder
+    recorder.thread_gate.set()
+    recorder.worker.shutdown()
+
 
 @pytest.mark.anyio
-async def test_writes_given_during_a_commit_go_together_into_the_next() -> None:
-    rec = Recorder()
-    group: GroupCommit[str] = GroupCommit(rec.commit)
-    first = asyncio.create_task(group.write("a"))
+async def test_writes_given_during_a_commit_go_together_into_the_next(
+    rec: Recorder, way: str
+) -> None:
+    group = rec.group(way)
+    first = asyncio.ensure_future(group.write("a"))
     await asyncio.sleep(0)
     await asyncio.sleep(0)
     assert rec.batches == [["a"]] and not group.idle
-    rest = [asyncio.create_task(group.write(j)) for j in ("b", "c", "d")]
+    rest = [asyncio.ensure_future(group.write(j)) for j in ("b", "c", "d")]
     await asyncio.sleep(0)
-    rec.gate.set()
+    await asyncio.sleep(0)
+    rec.open()
     await asyncio.gather(first, *rest)
     assert rec.batches == [["a"], ["b", "c", "d"]]
     assert group.idle
 
 
 @pytest.mark.anyio
-async def test_each_write_hears_its_own_outcome_and_a_failed_commit_fails_them_all() -> None:
-    rec = Recorder()
-    rec.gate.set()
+async def test_each_write_hears_its_own_outcome_and_a_failed_commit_fails_them_all(
+    rec: Recorder, way: str
+) -> None:
+    rec.open()
     rec.refuse = {"b"}
-    group: GroupCommit[str] = GroupCommit(rec.commit)
+    group = rec.group(way)
     a, b, c = await asyncio.gather(
         group.write("a"), group.write("b"), group.write("c"), return_exceptions=True
     )
@@ -64,17 +105,18 @@ async def test_each_write_hears_its_own_outcome_and_a_failed_commit_fails_them_a
 
 
 @pytest.mark.anyio
-async def test_a_cancelled_writer_leaves_the_others_answered_and_drain_waits() -> None:
-    rec = Recorder()
-    group: GroupCommit[str] = GroupCommit(rec.commit)
-    gone = asyncio.create_task(group.write("a"))
-    kept = asyncio.create_task(group.write("b"))
+async def test_a_cancelled_writer_leaves_the_others_answered_and_drain_waits(
+    rec: Recorder, way: str
+) -> None:
+    group = rec.group(way)
+    gone = asyncio.ensure_future(group.write("a"))
+    kept = asyncio.ensure_future(group.write("b"))
     await asyncio.sleep(0)
     gone.cancel()
     drained = asyncio.create_task(group.drain())
     await asyncio.sleep(0.02)
     assert not drained.done()
-    rec.gate.set()
+    rec.open()
     await kept
     await drained
     assert gone.cancelled() and rec.batches == [["a", "b"]]

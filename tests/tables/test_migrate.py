@@ -16,6 +16,7 @@ from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.migrate import MigrationError, migrate
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import rebuild_match
 from tests.postgres import pg_url, postgres  # noqa: F401 (fixtures)
@@ -55,6 +56,12 @@ async def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str)
             n: db.execute(f"SELECT count(*) FROM {n}").fetchone()[0]
             for n in ("tables", "events", "hands", "set_aside", "reviews")
         }
+        rows = dict(db.execute("SELECT id, last_active FROM tables"))
+    reader = open_for_reading(path)
+    active = {r.table_id: r.last_active for r in read_tables(reader)[0]}
+    reader.close()
+    # The long match's last activity is its latest append's (`events.at`), not its row's.
+    assert any(active[t] > rows[t] for t in seen)
     done = await migrate(path, pg_url)
     assert done.rows == counts and done.verified == 2
 
@@ -64,7 +71,7 @@ async def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str)
     try:
         for table_id, before in seen.items():
             claimed = await store.claim(table_id, "test")
-            assert claimed is not None
+            assert claimed is not None and claimed[1].last_active == active[table_id]
             _, match = rebuild_match(claimed[1])
             assert views(match) == before
         (table_id,) = first

@@ -85,6 +85,75 @@ async def test_expire_removes_idle_tables_and_their_events(store_kind: str, tmp_
 
 
 @pytest.mark.anyio
+async def test_an_append_makes_its_table_active_for_expiry_and_after_reopening(
+    store_kind: str, tmp_path: Path
+) -> None:
+    path = tmp_path / "s.sqlite3"
+    async with opened(make_store(store_kind, path)) as store:
+        await store.create(record("played", last_active=10.0))
+        await store.create(record("idle", last_active=10.0))
+        await store.append("played", 1, [{"event": "action"}], 100.0, FIRST_EPOCH)
+        if store_kind == "sqlite":  # committed once acknowledged: another connection sees it
+            with sqlite3.connect(path) as db:
+                rows = db.execute("SELECT seq, at FROM events WHERE table_id = 'played'")
+                assert rows.fetchall() == [(0, None), (1, 100.0)]
+        assert await store.expire(before=50.0) == ["idle"]
+        (loaded,) = await store.load_all()
+        assert loaded.last_active == 100.0
+    if store_kind != "sqlite":
+        return
+    # Read back by another connection while the store still holds the file (so as a
+    # killed process leaves it), then by the store reopened: the append's time is kept.
+    async with opened(SqliteStore(path)) as store:
+        with sqlite3.connect(path) as db:
+            (row,) = db.execute("SELECT last_active FROM tables WHERE id = 'played'")
+            assert row == (10.0,)  # the row is not rewritten by an append: `events.at` is
+        assert [r.last_active for r in await store.load_all()] == [100.0]
+        claimed = await store.claim("played", "me")
+        assert claimed is not None and claimed[1].last_active == 100.0
+        assert await store.expire(before=99.0) == []
+        await store.append("played", 2, [{"event": "action"}], 150.0, claimed[0])
+        assert await store.expire(before=120.0) == []
+        assert await store.expire(before=151.0) == ["played"]
+        assert await store.load_all() == []
+
+
+@pytest.mark.anyio
+async def test_a_schema_5_file_gains_append_times_and_keeps_each_last_activity(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "v5.sqlite3"
+    async with opened(SqliteStore(path)) as store:
+        await store.create(record("t1", last_active=40.0))
+        await store.create(record("t2", last_active=60.0))
+        await store.append("t1", 1, [{"event": "action"}], 70.0, FIRST_EPOCH)
+    with sqlite3.connect(path) as db:  # as version 5 left it: no `at`, the row's time
+        db.execute("ALTER TABLE events DROP COLUMN at")
+        db.execute("UPDATE tables SET last_active = 70.0 WHERE id = 't1'")
+        db.execute("PRAGMA user_version = 5")
+
+    async with opened(SqliteStore(path)) as store:
+        assert {r.table_id: r.last_active for r in await store.load_all()} == {
+            "t1": 70.0,
+            "t2": 60.0,
+        }
+        assert await store.expire(before=65.0) == ["t2"]
+        await store.append("t1", 2, [{"event": "action"}], 80.0, FIRST_EPOCH)
+        (loaded,) = await store.load_all()
+        assert ([e["event"] for e in loaded.log], loaded.last_active) == (
+            ["start", "action", "action"],
+            80.0,
+        )
+    with sqlite3.connect(path) as db:
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("SELECT seq, at FROM events WHERE table_id = 't1'").fetchall() == [
+            (0, None),
+            (1, None),
+            (2, 80.0),
+        ]
+
+
+@pytest.mark.anyio
 async def test_concurrent_writes_are_grouped_into_fewer_commits(tmp_path: Path) -> None:
     async with opened(SqliteStore(tmp_path / "s.sqlite3")) as store:
         for i in range(20):
@@ -123,33 +192,46 @@ async def test_a_failed_write_fails_alone_within_its_batch(tmp_path: Path) -> No
 
 
 @pytest.mark.anyio
+@pytest.mark.parametrize("batch", ["one statement", "several statements", "a transaction"])
 async def test_a_batch_of_appends_with_one_sqlite_refuses_fails_that_one_alone(
-    tmp_path: Path,
+    tmp_path: Path, batch: str
 ) -> None:
-    """The batched insert falls back to one append at a time when SQLite refuses one."""
+    """The batched insert falls back to one append at a time when SQLite refuses one:
+    a batch of a few appends (one INSERT, its own transaction), of more rows than one
+    statement takes (a savepoint around them), or with another write (a transaction)."""
     path = tmp_path / "s.sqlite3"
+    more = [f"m{i}" for i in range(70)] if batch == "several statements" else []
 
     async with opened(SqliteStore(path)) as store:
-        for name in ("t1", "t2", "t3"):
+        for name in ("t1", "t2", "t3", *more):
             await store.create(record(name))
         # SQLite itself refuses t3's events from now on (as a full disk would).
         refuse_writes(path, ["events"], when="NEW.table_id = 't3'", message="refused")
-        a, nowhere, refused, x, b = await asyncio.gather(
+        others = [store.append(m, 1, [{"event": "m"}], 1.0, 1) for m in more]
+        if batch == "a transaction":
+            others.append(store.touch("t2", 5.0))
+        a, nowhere, refused, x, b, *rest = await asyncio.gather(
             store.append("t1", 1, [{"event": "a"}], 1.0, 1),
             store.append("nowhere", 0, [{"event": "z"}], 1.0, 1),  # no such table: refused
             store.append("t3", 1, [{"event": "q"}], 1.0, 1),  # refused by SQLite
             store.append("t2", 1, [{"event": "x"}, {"event": "y"}], 1.0, 1),
             store.append("t1", 2, [{"event": "b"}], 1.0, 1),  # follows the first one
+            *others,
             return_exceptions=True,
         )
         # t3's log still ends at 0: the refused append left nothing behind.
         with pytest.raises(RuntimeError):
             await store.append("t3", 2, [{"event": "after"}], 1.0, 1)
         loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
-    assert a is None and x is None and b is None
+    assert a is None and x is None and b is None and rest == [None] * len(others)
     assert isinstance(nowhere, RuntimeError) and "nowhere" in str(nowhere)
     assert isinstance(refused, sqlite3.IntegrityError) and "refused" in str(refused)
-    assert loaded == {"t1": ["start", "a", "b"], "t2": ["start", "x", "y"], "t3": ["start"]}
+    assert loaded == {
+        "t1": ["start", "a", "b"],
+        "t2": ["start", "x", "y"],
+        "t3": ["start"],
+        **{m: ["start", "m"] for m in more},
+    }
 
 
 @pytest.mark.anyio
@@ -257,4 +339,4 @@ async def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: 
         tables = [r.table_id for r in await store.load_all()]
         assert (tables, await store.review("t1", 1, 1)) == (["t1"], {"hand": 1})
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (5,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)

@@ -349,7 +349,7 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
     assert thinkers is not None and thinkers.pids and os.getpid() not in thinkers.pids
     # Bob says hello again: the stand-in stops, stored as `back`.
     ws1 = connect(client, table_id, token1)
-    wait_until(lambda: not table.match.stand_in[1])
+    wait_until(lambda: not table.match.presence.stand_in[1])
     assert Back(1) in table.match.log
     state = latest(ws1)
     assert state["table"]["players"][1]["stand_in"] is False
@@ -365,7 +365,7 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
     )
     # The log replays to the same table (a restart).
     replayed = rebuild_match(table.record())[1]
-    assert replayed.stand_in == [False, False]
+    assert replayed.presence.stand_in == [False, False]
     assert [replayed.view(s).wire() for s in (0, 1)] == [table.view(s).wire() for s in (0, 1)]
     ws0.close()
     ws1.close()
@@ -417,8 +417,8 @@ def test_the_timeout_move_happens_once_and_only_after_the_deadline(
     ws = ws1 if seat == 1 else ws0
     mine = latest(ws)
     act(ws, mine, playable(mine["legal"])[0])
-    assert table.match.timeouts[seat] == 0
-    assert table.match.timeouts[1] == (1 if seat == 0 else 0)
+    assert table.match.presence.timeouts[seat] == 0
+    assert table.match.presence.timeouts[1] == (1 if seat == 0 else 0)
     ws0.close()
     ws1.close()
 
@@ -430,19 +430,19 @@ def test_three_timeouts_in_a_row_make_a_seat_away(client: TestClient, clock: Clo
     ws1 = connect(client, table_id, token1)
     # Nobody moves: the clock moves for whoever must act, each time.
     for _ in range(8):
-        if max(table.match.timeouts) >= 3:
+        if max(table.match.presence.timeouts) >= 3:
             break
         clock.now += 15
         tick(client)
-    away = 0 if table.match.timeouts[0] >= 3 else 1
-    assert table.match.timeouts[away] == 3
+    away = 0 if table.match.presence.timeouts[0] >= 3 else 1
+    assert table.match.presence.timeouts[away] == 3
     other = ws1 if away == 0 else ws0
     state = latest(other)
     assert state["table"]["players"][away]["timeouts"] == 3
     assert {"claim", "stand_in"} <= set(kinds(state))
     # Replayed from the log, the counts are the same (a restart).
     replayed: Match = rebuild_match(table.record())[1]
-    assert replayed.timeouts == table.match.timeouts
+    assert replayed.presence.timeouts == table.match.presence.timeouts
     ws0.close()
     ws1.close()
 

@@ -1,0 +1,88 @@
+"""What each seat sees of a match: `Match.view(seat)` is built here, from the match's
+public state (`Seen`), and nowhere else is hidden information decided.
+
+A seat's view holds its own cards (worked out once per change of them, `Hand.own`)
+and never the other seat's before the result, any stock card, or the card the other
+seat drew from the stock. `view` is asked for every seat on every change, so the
+parts every seat's view shares are kept in a `SharedViews` until what they show
+changes: the views of one change share them.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.hand import Hand
+from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.scoring import Sheet
+from hollywood_gin.engine.shared_views import SharedViews
+from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View
+from hollywood_gin.engine.vocabulary import Status
+
+
+class Seen(Protocol):
+    """The state of a match that its views show (`Match` is one)."""
+
+    @property
+    def version(self) -> int: ...
+    @property
+    def status(self) -> Status: ...
+    @property
+    def hand(self) -> Hand | None: ...
+    @property
+    def sheet(self) -> Sheet: ...
+    @property
+    def ready(self) -> list[bool]: ...
+    @property
+    def ended(self) -> Ended | None: ...
+    @property
+    def next_deal(self) -> str | None: ...
+    def legal(self, seat: int) -> list[Action]: ...
+    def outcome(self, hand: Hand) -> Outcome | None: ...
+
+
+class SeatViews:
+    """The views of one match, for its seats and spectators."""
+
+    __slots__ = ("_shared",)
+
+    def __init__(self, options: Options) -> None:
+        self._shared = SharedViews(options)
+
+    def view(self, match: Seen, seat: int | None) -> View:
+        """What `seat` (0 or 1, checked; None: a spectator) may see of `match` now;
+        `View.wire()` is the `state` body of PROTOCOL.md."""
+        hand = match.hand
+        mine: Mine | None = None
+        legal: tuple[Action, ...] = ()
+        knock_deadwood: tuple[int, ...] = ()
+        if seat is not None:
+            legal = tuple(match.legal(seat))
+            if hand is not None:
+                # The seat's own part is worked out once per change of its cards.
+                own = hand.own(seat)
+                melds, deadwood = own.grouping
+                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
+                if match.status == "playing" and hand.phase == "discard" and hand.turn == seat:
+                    # `legal` lists the knocks after the discards (Hand.legal), each
+                    # with its discard, then the end actions.
+                    knock_deadwood = own.knock_deadwood
+        shared = self._shared
+        # By position, in View's field order (cheaper than by keyword).
+        return View(
+            match.version,
+            seat,
+            shared.table(match.status, match.ended),
+            None if hand is None else shared.hand(hand, match.version, match.outcome),
+            mine,
+            legal,
+            shared.sheet(match.sheet, match.ended),
+            (match.ready[0], match.ready[1]),
+            knock_deadwood,
+            match.next_deal,
+        )
+
+    def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
+        """The sheet's view (the one every seat's view of this change holds)."""
+        return self._shared.sheet(sheet, ended)

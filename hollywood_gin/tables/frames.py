@@ -1,0 +1,243 @@
+"""A `state` frame's bytes, put together from parts encoded once per change.
+
+On every change the hub sends each seat (and the spectators) its own state. Most
+of it is the same for all of them: the table with its players, the hand's public
+part and its moves, the sheet, `ready`, `next_deal`. What differs is `you`, the
+seat's own cards (`my_cards`, `my_melds` …) and `legal`. So `StateFrames` encodes
+the shared parts once for a change and each seat's frame is its own parts joined
+to them: the same bytes, key for key, as `orjson.dumps(state_message(...))` with
+its dicts built per seat (`tests/tables/test_frames.py` checks that over whole
+matches, turn clocks, resignations and spectators).
+
+The hand's moves and the sheet are kept encoded from one change to the next
+(`EncodedParts`): the sheet is the same value for a whole hand, and a hand only
+ever appends moves.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol
+
+import orjson
+
+from hollywood_gin.engine.views import HandView, SheetView, TableView, View
+
+Seat = int | None
+
+_YOU = {0: b"0", 1: b"1", None: b"null"}
+
+
+class Framed(Protocol):
+    """What a frame needs of a table: its id and a view per seat (`stamp`, when the
+    table has one, is looked up by name: a turn clock's deadline and time)."""
+
+    @property
+    def id(self) -> str: ...
+
+    def view(self, seat: Seat) -> View: ...
+
+
+class EncodedParts:
+    """The encoded sheet and hand's moves of one table, kept between changes. Views
+    are frozen, so the same object means the same bytes."""
+
+    __slots__ = ("_events", "_sheet")
+
+    def __init__(self) -> None:
+        self._sheet: tuple[object, orjson.Fragment] | None = None
+        self._events: _Events | None = None
+
+    def sheet(self, sheet: SheetView) -> orjson.Fragment:
+        known = self._sheet
+        if known is None or known[0] is not sheet:
+            known = self._sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
+        return known[1]
+
+    def events(self, moves: Sequence[object]) -> orjson.Fragment:
+        encoded = self._events
+        if encoded is None or encoded.moves is not moves:
+            encoded = self._events = _Events.of(moves, encoded)
+        return encoded.fragment
+
+
+class _Events:
+    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
+    replay, a rollback make new move objects), so the moves of the next version are
+    encoded by adding the new ones to the last encoding: a move costs one small
+    encoding, not the whole hand's list again. The bytes are the same as
+    `orjson.dumps(moves)`."""
+
+    __slots__ = ("body", "fragment", "moves")
+
+    def __init__(self, moves: Sequence[object], body: bytes) -> None:
+        self.moves = moves
+        self.body = body  # the items, comma-separated, without the brackets
+        self.fragment = orjson.Fragment(b"[" + body + b"]")
+
+    @classmethod
+    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
+        known = 0 if last is None else len(last.moves)
+        if (
+            last is not None
+            and 0 < known <= len(moves)
+            and moves[known - 1] is last.moves[known - 1]
+            and moves[0] is last.moves[0]
+        ):
+            added = moves[known:]
+            if not added:
+                return cls(moves, last.body)
+            more = b",".join([orjson.dumps(move) for move in added])
+            return cls(moves, last.body + b"," + more)
+        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
+
+
+class _Shared:
+    """The encoded parts of one change that every seat's frame holds, and the view
+    parts they were made from (held, so `is` cannot match a new object at an old id)."""
+
+    __slots__ = (
+        "hand",
+        "hand_back",
+        "head",
+        "middle",
+        "next_deal",
+        "ready",
+        "sheet",
+        "table",
+        "tail",
+        "version",
+    )
+
+    def __init__(self, view: View) -> None:
+        self.version = view.version
+        self.table: TableView = view.table
+        self.hand: HandView | None = view.hand
+        self.sheet: SheetView = view.sheet
+        self.ready = view.ready
+        self.next_deal = view.next_deal
+        self.head = b""  # up to `"you":`
+        self.middle = b""  # from `,"table":` up to the seat's own cards
+        self.hand_back = b""  # from the hand's `card_counts` to its end
+        self.tail = b""  # from `,"sheet":` to the end
+
+    def fits(self, view: View) -> bool:
+        return (
+            view.table is self.table
+            and view.hand is self.hand
+            and view.sheet is self.sheet
+            and view.version == self.version
+            and view.ready == self.ready
+            and view.next_deal == self.next_deal
+        )
+
+
+class StateFrames:
+    """The `state` frames of one table at one moment (a broadcast, or one send):
+    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`."""
+
+    __slots__ = ("_parts", "_players", "_shared", "_stamped", "_table")
+
+    def __init__(
+        self, table: Framed, players: list[dict[str, object]], parts: EncodedParts
+    ) -> None:
+        self._table = table
+        self._players = players
+        self._parts = parts
+        self._shared: _Shared | None = None
+        # What a turn clock adds: keys at the hand's end and at the message's end.
+        self._stamped: tuple[dict[str, object], dict[str, object]] | None = None
+
+    def frame(self, seat: Seat) -> bytes:
+        view = self._table.view(seat)
+        shared = self._shared
+        if shared is None or not shared.fits(view):
+            shared = self._shared = self._share(view)
+        mine = view.mine
+        own = b""
+        if mine is not None and view.hand is not None:
+            own = orjson.dumps(
+                {
+                    "my_cards": mine.cards,
+                    "opponent_card_count": mine.opponent_card_count,
+                    "my_deadwood": mine.deadwood,
+                    "my_melds": mine.melds,
+                }
+            )
+            own = b"," + own[1:-1]
+        you = _YOU.get(view.you)
+        if you is None:
+            you = orjson.dumps(view.you)
+        return b"".join(
+            (
+                shared.head,
+                you,
+                shared.middle,
+                own,
+                shared.hand_back,
+                b',"legal":',
+                orjson.dumps(view.legal_wire()),
+                shared.tail,
+            )
+        )
+
+    def _stamps(self, with_hand: bool) -> tuple[dict[str, object], dict[str, object]]:
+        """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
+        stamped = self._stamped
+        if stamped is None:
+            probe: dict[str, object] = {"hand": {}} if with_hand else {}
+            stamp = getattr(self._table, "stamp", None)
+            if stamp is not None:
+                stamp(probe)
+            hand = probe.pop("hand", {})
+            stamped = self._stamped = (hand if isinstance(hand, dict) else {}, probe)
+        return stamped
+
+    def _share(self, view: View) -> _Shared:
+        shared = _Shared(view)
+        shared.head = b'{"type":"state","version":' + orjson.dumps(view.version) + b',"you":'
+        t = view.table
+        table: dict[str, object] = {
+            "rules": t.rules,
+            "scoring": t.scoring,
+            "target": t.target,
+            "status": t.status,
+            "id": self._table.id,
+            "players": self._players,
+        }
+        if t.ended is not None:
+            table["ended"] = t.ended
+        hand_extra, top_extra = self._stamps(view.hand is not None)
+        middle = b',"table":' + orjson.dumps(table)
+        hand = view.hand
+        if hand is not None:
+            front = orjson.dumps(
+                {
+                    "number": hand.number,
+                    "dealer": hand.dealer,
+                    "turn": hand.turn,
+                    "phase": hand.phase,
+                    "knock_limit": hand.knock_limit,
+                    "stock_count": hand.stock_count,
+                    "discard_top": hand.discard_top,
+                    "discard_count": hand.discard_count,
+                }
+            )
+            middle += b',"hand":' + front[:-1]  # open: the seat's own cards come next
+            back: dict[str, object] = {
+                "card_counts": hand.card_counts,
+                "deck_commitment": hand.deck_commitment,
+                "last_action": hand.last_action,
+                "events": self._parts.events(hand.events),
+            }
+            if hand.outcome is not None:
+                back["result"] = hand.outcome.wire()
+            back.update(hand_extra)
+            shared.hand_back = b"," + orjson.dumps(back)[1:]
+        shared.middle = middle
+        tail: dict[str, object] = {"sheet": self._parts.sheet(view.sheet), "ready": view.ready}
+        if view.next_deal is not None:
+            tail["next_deal"] = {"commitment": view.next_deal}
+        tail.update(top_extra)
+        shared.tail = b"," + orjson.dumps(tail)[1:]
+        return shared
