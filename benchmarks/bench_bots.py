@@ -76,6 +76,10 @@ class Tally:
     knocks: list[int] = field(default_factory=lambda: [0, 0])  # gin included
     undercuts: list[int] = field(default_factory=lambda: [0, 0])  # won as the defender
     deals: list[int] = field(default_factory=list)  # the seed of each entry of points_by_deal
+    # one entry a hand (`--report --breakdown`): [deal, A's seat, winner (0: A, 1: B, None),
+    # kind, points, knocker (0: A, 1: B, None), the knocker's deadwood, the defender's
+    # deadwood before and after lay-offs, stock cards left, actions]
+    ends: list[list[Any]] = field(default_factory=list)
 
 
 def wilson(k: int, n: int) -> tuple[float, float]:
@@ -137,6 +141,7 @@ def duel(
                 tally.stalled += 1
                 tally.draws += 1
                 continue
+            tally.ends.append(hand_end(d, swap, outcome, match))
             if outcome.winner is None:
                 tally.draws += 1
                 continue
@@ -153,6 +158,33 @@ def duel(
         if (d - seed + 1) % 100 == 0:
             print(f"  {d - seed + 1} deals", file=sys.stderr, flush=True)
     return tally
+
+
+def hand_end(deal: int, swap: int, outcome: Any, match: Match) -> list[Any]:
+    """How one hand ended, seen from bot A (see `Tally.ends`)."""
+    result = outcome.result
+    knocker = None if result.knocker is None else result.knocker ^ swap
+    winner = None if outcome.winner is None else outcome.winner ^ swap
+    kd = dd = db = None
+    if result.knocker is not None:
+        kd = result.seats[result.knocker].deadwood_value
+        defender = result.seats[1 - result.knocker]
+        dd = defender.deadwood_value
+        db = dd if defender.before_layoffs is None else defender.before_layoffs
+    stock = len(match.hand.stock) if match.hand is not None else None
+    return [
+        deal,
+        swap,
+        winner,
+        outcome.kind,
+        outcome.points,
+        knocker,
+        kd,
+        db,
+        dd,
+        stock,
+        outcome.actions,
+    ]
 
 
 def maker(name: str, budget: Budget, *, pool: bool = False) -> Callable[[int], Player]:
@@ -183,6 +215,7 @@ def merged(parts: list[Tally]) -> Tally:
         t.knocks = [t.knocks[0] + p.knocks[0], t.knocks[1] + p.knocks[1]]
         t.undercuts = [t.undercuts[0] + p.undercuts[0], t.undercuts[1] + p.undercuts[1]]
         t.deals += p.deals
+        t.ends += p.ends
     return t
 
 
@@ -252,6 +285,7 @@ def record(a: str, b: str, t: Tally, label: str, seconds: float) -> dict[str, An
         "points": t.points_by_deal,
         "think_ms": [ms(t.times[0]), ms(t.times[1])],
         "seconds": round(seconds),
+        "ends": t.ends,
     }
 
 
@@ -299,6 +333,59 @@ def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> 
                 )
 
 
+def _mean(xs: list[float]) -> str:
+    return f"{sum(xs) / len(xs):.1f}" if xs else "-"
+
+
+def breakdown(records: list[dict[str, Any]]) -> None:
+    """How the hands ended, from A's side (files saved with per-hand `ends`): the share
+    of hands and the points per hand (of all hands) each way of ending brings A (+) or
+    costs it (-), and the deadwood and stock behind the knocks."""
+    ways = [
+        ("A gin", lambda e: e[5] == 0 and e[3] == "gin"),
+        ("A knock won", lambda e: e[5] == 0 and e[3] == "knock"),
+        ("A undercut", lambda e: e[5] == 0 and e[3] == "undercut"),
+        ("B gin", lambda e: e[5] == 1 and e[3] == "gin"),
+        ("B knock won", lambda e: e[5] == 1 and e[3] == "knock"),
+        ("B undercut", lambda e: e[5] == 1 and e[3] == "undercut"),
+        ("draw", lambda e: e[2] is None),
+    ]
+    print("| A vs style | hands | " + " | ".join(f"{w}: % / pts" for w, _ in ways) + " |")
+    print("|---" * (2 + len(ways)) + "|")
+    for r in records:
+        ends = r.get("ends") or []
+        if not ends:
+            continue
+        n = len(ends)
+        cells = []
+        for _, test in ways:
+            hit = [e for e in ends if test(e)]
+            pts = sum(e[4] if e[2] == 0 else -e[4] for e in hit if e[2] is not None)
+            cells.append(f"{len(hit) / n:.1%} / {pts / n:+.2f}")
+        print(f"| {r['label']} vs {r['b']} | {n} | " + " | ".join(cells) + " |")
+    print()
+    print(
+        "| A vs style | A knock deadwood | stock left at A's knocks | A's deadwood (before "
+        "lay-offs) when B knocks | ... when B knock-wins | stock left at B's knocks "
+        "| A undercut of A's knocks | A's points lost per B knock-win |"
+    )
+    print("|---" * 8 + "|")
+    for r in records:
+        ends = r.get("ends") or []
+        if not ends:
+            continue
+        mine = [e for e in ends if e[5] == 0]
+        theirs = [e for e in ends if e[5] == 1]
+        won = [e for e in theirs if e[3] == "knock"]
+        cut = [e for e in mine if e[3] == "undercut"]
+        print(
+            f"| {r['label']} vs {r['b']} | {_mean([e[6] for e in mine])} "
+            f"| {_mean([e[9] for e in mine])} | {_mean([e[7] for e in theirs])} "
+            f"| {_mean([e[7] for e in won])} | {_mean([e[9] for e in theirs])} "
+            f"| {len(cut) / max(1, len(mine)):.0%} | {_mean([e[4] for e in won])} |"
+        )
+
+
 def load(paths: list[str]) -> list[dict[str, Any]]:
     """Saved results; runs of the same label against the same style on other
     deals are joined into one (a deal played twice counts once, the last)."""
@@ -321,7 +408,19 @@ def load(paths: list[str]) -> list[dict[str, Any]]:
             for name in ("wins", "knocks", "undercuts"):
                 j[name] = [x + y for x, y in zip(j[name], r[name], strict=True)]
             j["think_ms"] = [f"{j['think_ms'][0]}; {r['think_ms'][0]}", j["think_ms"][1]]
+            dealt = {e[0] for e in r.get("ends", [])}
+            j["ends"] = [e for e in j.get("ends", []) if e[0] not in dealt] + r.get("ends", [])
     return list(joined.values())
+
+
+def budget_field(budget: Budget, item: str) -> Budget:
+    """`budget` with one field set from `name=value` (`styles=normal:0.4/eager:0.6`)."""
+    name, value = item.split("=")
+    if name == "styles":
+        pairs = (part.split(":") for part in value.split("/"))
+        return dataclasses.replace(budget, styles=tuple((n, float(x)) for n, x in pairs))
+    kind = type(getattr(budget, name))
+    return dataclasses.replace(budget, **{name: kind(float(value))})
 
 
 def main() -> None:
@@ -367,6 +466,11 @@ def main() -> None:
         help="print the pool table from saved files (no play)",
     )
     ap.add_argument(
+        "--breakdown",
+        action="store_true",
+        help="with --report: how the hands ended (files saved with per-hand ends)",
+    )
+    ap.add_argument(
         "--compare",
         default="hard>normal,normal>easy",
         help="paired differences to report, better>worse labels",
@@ -375,12 +479,14 @@ def main() -> None:
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(playouts=args.hard_playouts, seconds=args.hard_seconds or None)
     for item in filter(None, args.hard_budget.split(",")):
-        name, value = item.split("=")
-        kind = type(getattr(budget, name))
-        budget = dataclasses.replace(budget, **{name: kind(float(value))})
+        budget = budget_field(budget, item)
     compare = [(x, y) for x, y in (c.split(">") for c in args.compare.split(",") if ">" in c)]
     if args.report is not None:
-        pool_report(load(args.report), compare)
+        loaded = load(args.report)
+        pool_report(loaded, compare)
+        if args.breakdown:
+            print()
+            breakdown(loaded)
         return
 
     print(

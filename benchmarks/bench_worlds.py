@@ -15,7 +15,6 @@ stock cards both seats have drawn.
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import statistics
 import sys
@@ -23,9 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from benchmarks.bench_bots import budget_field
 from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
-from hollywood_gin.bots.worlds import sample_opponent
+from hollywood_gin.bots.worlds import evidence_weight, sample_opponent
 from hollywood_gin.engine.cards import full_deck, mask_of
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask
@@ -42,10 +42,8 @@ def main() -> None:
     args = ap.parse_args()
     budget = Budget()
     for item in filter(None, args.budget.split(",")):
-        name, value = item.split("=")
-        kind = type(getattr(budget, name))
-        budget = dataclasses.replace(budget, **{name: kind(float(value))})
-    rows: list[tuple[int, int, float]] = []
+        budget = budget_field(budget, item)
+    rows: list[tuple[int, int, float, float]] = []
     for d in range(args.seed, args.seed + args.deals):
         deck = full_deck()
         random.Random(d).shuffle(deck)
@@ -69,22 +67,26 @@ def main() -> None:
                 real = deadwood_mask(mask_of(match.hand.cards[1]))
                 rng = random.Random(d)
                 sampled = []
+                weights = []
                 for _ in range(args.samples):
                     drawn = sample_opponent(seen, rng, budget, me.weights)
                     assert drawn is not None
                     sampled.append(deadwood_mask(drawn[0].hands[1]))
-                rows.append((31 - seen.stock_count, real, statistics.mean(sampled)))
+                    weights.append(evidence_weight(seen, drawn[0].hands[1], budget.evidence))
+                weighted = sum(w * x for w, x in zip(weights, sampled, strict=True)) / sum(weights)
+                rows.append((31 - seen.stock_count, real, statistics.mean(sampled), weighted))
             match.apply(seat, players[seat].choose(view))
     print(f"# {args.opponent}, deals {args.seed}+{args.deals}, budget {args.budget or 'default'}")
-    print("| stock cards drawn | decisions | real deadwood | sampled |")
-    print("|---|---|---|---|")
+    print("| stock cards drawn | decisions | real deadwood | sampled | weighted by evidence |")
+    print("|---|---|---|---|---|")
     for k in range(5):
-        some = [(r, s) for drawn, r, s in rows if min(drawn // 4, 4) == k]
+        some = [(r, s, e) for drawn, r, s, e in rows if min(drawn // 4, 4) == k]
         if some:
             label = f"{4 * k}+" if k == 4 else f"{4 * k}–{4 * k + 3}"
-            real = statistics.mean(r for r, _ in some)
-            sampled = statistics.mean(s for _, s in some)
-            print(f"| {label} | {len(some)} | {real:.1f} | {sampled:.1f} |")
+            real = statistics.mean(r for r, _, _ in some)
+            sampled = statistics.mean(s for _, s, _ in some)
+            weighted = statistics.mean(e for _, _, e in some)
+            print(f"| {label} | {len(some)} | {real:.1f} | {sampled:.1f} | {weighted:.1f} |")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,41 @@
+"""The benchmark's record of how each hand ended (`bench_bots.py --report --breakdown`)
+agrees with its points, and `--hard-budget` reads the opponent-style prior."""
+
+from __future__ import annotations
+
+import random
+
+from benchmarks.bench_bots import budget_field, duel
+from benchmarks.bot_pool import STYLES
+from hollywood_gin.bots import Bot, Budget
+from hollywood_gin.engine.options import Options
+
+
+def test_each_hand_has_an_end_that_adds_up_to_the_points() -> None:
+    options = Options("standard", "game", 100)
+    make = (
+        lambda d: Bot("normal", random.Random(d)),
+        lambda d: STYLES["eager"](random.Random(d + 1)),
+    )
+    tally = duel(make, 4, options, 440000)
+    assert len(tally.ends) == tally.hands == 8
+    won = [0, 0]
+    for deal, seat, winner, kind, points, knocker, kd, before, after, stock, actions in tally.ends:
+        assert 440000 <= deal < 440004 and seat in (0, 1) and actions > 0
+        assert 0 <= stock <= 31
+        if winner is None:
+            assert kind == "draw" and knocker is None
+            continue
+        won[winner] += points
+        assert kind in ("gin", "knock", "undercut")
+        assert (knocker == winner) == (kind != "undercut")
+        assert kd is not None and after is not None and after <= before
+        assert (kd == 0) == (kind == "gin")
+    assert won == [sum(a for a, _ in tally.points_by_deal), sum(b for _, b in tally.points_by_deal)]
+
+
+def test_hard_budget_reads_the_style_prior() -> None:
+    budget = budget_field(Budget(), "styles=normal:0.2/eager:0.7/gin:0.1")
+    assert budget.styles == (("normal", 0.2), ("eager", 0.7), ("gin", 0.1))
+    assert budget_field(budget, "evidence=0.25").evidence == 0.25
+    assert budget_field(budget, "takes=0").takes is False
