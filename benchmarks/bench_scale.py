@@ -321,16 +321,19 @@ class Setup:
 
 
 def alter_system(pg: Cluster, settings: dict[str, str | None]) -> None:
-    """Set (or, for None, reset) cluster settings and reload them (psql)."""
-    sql = "".join(
-        f"ALTER SYSTEM RESET {name}; "
-        if value is None
-        else f"ALTER SYSTEM SET {name} = '{value}'; "
-        for name, value in settings.items()
-    )
+    """Set (or, for None, reset) cluster settings and reload them (psql; one `-c` each:
+    ALTER SYSTEM refuses to run inside the transaction of a multi-statement `-c`)."""
+    commands: list[str] = []
+    for name, value in settings.items():
+        sql = (
+            f"ALTER SYSTEM RESET {name}"
+            if value is None
+            else f"ALTER SYSTEM SET {name} = '{value}'"
+        )
+        commands += ["-c", sql]
     pg.run(
         str(pg.bindir / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "gin", "-d", "gin",
-        "-Atc", sql + "SELECT pg_reload_conf();",
+        "-At", *commands, "-c", "SELECT pg_reload_conf()",
     )  # fmt: skip
     time.sleep(0.5)  # the postmaster's children take the reload on their next wake
 
