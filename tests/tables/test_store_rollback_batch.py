@@ -26,20 +26,32 @@ def rollback_on(path: Path, table_id: str) -> None:
 
 
 @pytest.mark.anyio
-async def test_an_append_committed_in_the_fallback_is_acknowledged(tmp_path: Path) -> None:
+@pytest.mark.parametrize("batch", ["one statement", "several statements", "a transaction"])
+async def test_an_append_committed_in_the_fallback_is_acknowledged(
+    tmp_path: Path, batch: str
+) -> None:
     path = tmp_path / "s.sqlite3"
+    more = [f"m{i}" for i in range(70)] if batch == "several statements" else []
     async with opened(SqliteStore(path)) as store:
-        for name in ("t1", "t3"):
+        for name in ("t1", "t2", "t3", *more):
             await store.create(record(name))
         rollback_on(path, "t3")
-        a, refused = await asyncio.gather(
+        others = [store.append(m, 1, [{"event": "m"}], 1.0, 1) for m in more]
+        if batch == "a transaction":
+            others.append(store.touch("t2", 5.0))
+        a, refused, *rest = await asyncio.gather(
             store.append("t1", 1, [{"event": "a"}], 1.0, 1),
             store.append("t3", 1, [{"event": "q"}], 1.0, 1),
+            *others,
             return_exceptions=True,
         )
         loaded = {r.table_id: [e["event"] for e in r.log] for r in await store.load_all()}
-    # What the caller heard and what the file holds agree, for each append.
-    t1_stored = loaded["t1"] == ["start", "a"]
-    assert (a is None) == t1_stored, (a, loaded)
+        # The store's own idea of each log's end is the file's: t1 goes on from there.
+        following = 2 if loaded["t1"] == ["start", "a"] else 1
+        await store.append("t1", following, [{"event": "next"}], 2.0, 1)
+    # What each caller heard and what the file holds agree.
+    assert (a is None) == (loaded["t1"] == ["start", "a"]), (a, loaded)
     assert isinstance(refused, Exception)
     assert loaded["t3"] == ["start"]
+    for m, outcome in zip(more, rest, strict=False):
+        assert (outcome is None) == (loaded[m] == ["start", "m"]), (m, outcome)
