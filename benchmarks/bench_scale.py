@@ -267,6 +267,13 @@ class Setup:
         env = dict(LOAD_ENV)
         # `haproxy.NAME=VALUE`: a line `NAME VALUE` in HAProxy's global section.
         extra = dict(extra or {})
+        # `pg.NAME=VALUE`: a PostgreSQL setting for this set-up (ALTER SYSTEM, reloaded;
+        # reset when the set-up closes), for settings that need no restart.
+        self.pg_settings = {
+            k.removeprefix("pg."): extra.pop(k) for k in list(extra) if k.startswith("pg.")
+        }
+        if pg is not None and self.pg_settings:
+            alter_system(pg, self.pg_settings)
         proxy_globals = tuple(
             f"{k.removeprefix('haproxy.')} {extra.pop(k)}"
             for k in list(extra)
@@ -309,6 +316,26 @@ class Setup:
             w.stop()
         for c in self.caps:
             c.remove()
+        if self.pg is not None and self.pg_settings:
+            alter_system(self.pg, dict.fromkeys(self.pg_settings))
+
+
+def alter_system(pg: Cluster, settings: dict[str, str | None]) -> None:
+    """Set (or, for None, reset) cluster settings and reload them (psql; one `-c` each:
+    ALTER SYSTEM refuses to run inside the transaction of a multi-statement `-c`)."""
+    commands: list[str] = []
+    for name, value in settings.items():
+        sql = (
+            f"ALTER SYSTEM RESET {name}"
+            if value is None
+            else f"ALTER SYSTEM SET {name} = '{value}'"
+        )
+        commands += ["-c", sql]
+    pg.run(
+        str(pg.bindir / "psql"), "-h", "127.0.0.1", "-p", str(pg.port), "-U", "gin", "-d", "gin",
+        "-At", *commands, "-c", "SELECT pg_reload_conf()",
+    )  # fmt: skip
+    time.sleep(0.5)  # the postmaster's children take the reload on their next wake
 
 
 @contextlib.contextmanager
@@ -409,18 +436,58 @@ def per_action(cpu: dict[str, float], actions: int) -> dict[str, float]:
     return parts
 
 
+def by_process(cpu: dict[str, float], per: float) -> dict[str, float]:
+    """µs of CPU by process (each worker, HAProxy, each kind of PostgreSQL process) per
+    `per` (actions, or seconds for an idle window)."""
+    return {
+        name: seconds / per * 1e6
+        for name, seconds in cpu.items()
+        if name not in ("seconds", "commits", "postgres")
+    }
+
+
+def idle_cpu(s: Setup, seconds: float) -> dict[str, float]:
+    """Every process's CPU over `seconds` with nothing asked of the set-up: its fixed
+    cost (health checks, the ownership watch, timers), µs per second."""
+    meter = s.meter()
+    meter.start()
+    time.sleep(seconds)
+    cpu = meter.stop()
+    return by_process(cpu, cpu["seconds"])
+
+
+def print_breakdown(title: str, rows: list[tuple[str, dict[str, float]]], unit: str) -> None:
+    names = sorted({k for _, r in rows for k in r}, key=lambda k: (k.startswith("pg:"), k))
+    print(title)
+    print(f"| set-up | {' | '.join(k.removeprefix('pg:') for k in names)} | total {unit} |")
+    print("|---" * (len(names) + 2) + "|")
+    for label, r in rows:
+        cells = " | ".join(f"{r[k]:.0f}" if k in r else "" for k in names)
+        print(f"| {label} | {cells} | {sum(r.values()):.0f} |")
+
+
 def cpu_mode(
-    root: Path, pg: Cluster, seconds: float, tables: int, period: float, paced_tables: int = 1000
+    root: Path,
+    pg: Cluster,
+    seconds: float,
+    tables: int,
+    period: float,
+    paced_tables: int = 1000,
+    idle_seconds: float = 0.0,
 ) -> int:
     """CPU per action over every process at 1, 2 and 4 workers through the proxy, and of
     one direct worker (SQLite, no proxy), at the same paced load; then p99 at 1,000 tables
-    paced at one action per table every 5 s through the proxy with 2 workers."""
+    paced at one action per table every 5 s through the proxy with 2 workers. With
+    `idle_seconds`, each set-up's CPU with no load first (its fixed cost per second)."""
     say(f"load average before: {load_average()}")
     rows = []
+    idles: list[tuple[str, dict[str, float]]] = []
     profile: list[dict[str, Any]] = []
     for n in (0, 1, 2, 4):  # 0: one direct worker, its SQLite file, no proxy
         names = [f"w{i}" for i in range(1, max(n, 1) + 1)]
         with setup(root, pg if n else None, names, None) as s:
+            if idle_seconds:
+                idles.append((f"{n} workers" if n else "direct", idle_cpu(s, idle_seconds)))
             if n == 2:
                 asyncio.run(statements(pg.url, reset=True))
             result = load_apart(s.base, tables, seconds, period, s.meter())
@@ -435,14 +502,17 @@ def cpu_mode(
             f" p99 {result['p99_ms']:.1f} ms; load average {load_average()}"
         )
     paced_period = 5.0
-    with setup(root, pg, ["w1", "w2"], None) as s:
-        paced = load_apart(s.base, paced_tables, max(seconds, 30.0), paced_period, s.meter())
-    paced_parts = per_action(paced["cpu"], paced["actions"])
-    say(
-        f"{paced_tables} tables, one action each every {paced_period:.0f} s, 2 workers: "
-        f"{paced['per_second']:.0f} actions/s, p50 {paced['p50_ms']:.1f} ms, p99 "
-        f"{paced['p99_ms']:.1f} ms, max {paced['max_ms']:.0f} ms; load average {load_average()}"
-    )
+    paced: dict[str, Any] = {}
+    if paced_tables:
+        with setup(root, pg, ["w1", "w2"], None) as s:
+            paced = load_apart(s.base, paced_tables, max(seconds, 30.0), paced_period, s.meter())
+        paced["parts"] = per_action(paced["cpu"], paced["actions"])
+        say(
+            f"{paced_tables} tables, one action each every {paced_period:.0f} s, 2 workers: "
+            f"{paced['per_second']:.0f} actions/s, p50 {paced['p50_ms']:.1f} ms, p99 "
+            f"{paced['p99_ms']:.1f} ms, max {paced['max_ms']:.0f} ms; load average "
+            f"{load_average()}"
+        )
     direct = rows[0][2]["total"]
     one = rows[1][2]["total"]
     print()
@@ -462,18 +532,38 @@ def cpu_mode(
             f" {parts['workers']:.0f} | {parts.get('postgres', 0):.0f} |"
             f" {parts.get('haproxy', 0):.0f} | {result['p50_ms']:.1f} | {result['p99_ms']:.1f} |"
         )
+    print()
+    print_breakdown(
+        "CPU µs per action by process (pg: PostgreSQL's processes; backends: the"
+        " workers' connections):",
+        [
+            (f"{n} workers" if n else "direct", by_process(r["cpu"], r["actions"]))
+            for n, r, _ in rows
+        ],
+        "µs/action",
+    )
+    if idles:
+        print()
+        print_breakdown(
+            f"At idle (no tables, {idle_seconds:g} s), CPU µs per second by process:",
+            idles,
+            "µs/s",
+        )
+    print()
     scaled = [p["total"] for n, _, p in rows if n]
     print(
         f"max/min over 1, 2, 4 workers: {max(scaled) / min(scaled):.2f} (goal <= 1.10);"
         f" 2 workers / direct: {rows[2][2]['total'] / direct:.2f} (goal <= 1.35)"
     )
-    print()
-    print(
-        f"p99 at {paced_tables} tables, one action per table every {paced_period:g} s,"
-        f" through the proxy, 2 workers: {paced['p99_ms']:.1f} ms (goal <= 50 ms; p50"
-        f" {paced['p50_ms']:.1f} ms, max {paced['max_ms']:.0f} ms,"
-        f" {paced['per_second']:.0f} actions/s, {paced_parts['total']:.0f} µs CPU per action)"
-    )
+    if paced:
+        print()
+        print(
+            f"p99 at {paced_tables} tables, one action per table every {paced_period:g} s,"
+            f" through the proxy, 2 workers: {paced['p99_ms']:.1f} ms (goal <= 50 ms; p50"
+            f" {paced['p50_ms']:.1f} ms, max {paced['max_ms']:.0f} ms,"
+            f" {paced['per_second']:.0f} actions/s, {paced['parts']['total']:.0f} µs CPU per"
+            " action)"
+        )
     print()
     print("PostgreSQL's statements in the 2-worker run (pg_stat_statements, per call):")
     for st in profile:
@@ -592,7 +682,16 @@ def main() -> int:
     )
     parser.add_argument("--tables", type=int, default=200, help="--cpu: paced tables (200)")
     parser.add_argument(
-        "--paced-tables", type=int, default=1000, help="--cpu: tables of the p99 run (1000)"
+        "--idle",
+        type=float,
+        default=0.0,
+        help="--cpu: first measure each set-up this many seconds with no load (0: not)",
+    )
+    parser.add_argument(
+        "--paced-tables",
+        type=int,
+        default=1000,
+        help="--cpu: tables of the p99 run (1000; 0: no such run)",
     )
     parser.add_argument(
         "--period", type=float, default=0.5, help="--cpu: seconds between a table's actions (0.5)"
@@ -603,7 +702,8 @@ def main() -> int:
         default=[],
         help="compare instead: 'LABEL[@TREE] [NAME=VALUE ...]' (repeat); each round runs one"
         " direct worker, then each variant with --workers workers through the proxy; NAME:"
-        " the workers' settings, or haproxy.NAME for a line of HAProxy's global section",
+        " the workers' settings, haproxy.NAME for a line of HAProxy's global section, or"
+        " pg.NAME for a PostgreSQL setting that needs no restart (ALTER SYSTEM)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="--variant: rounds (3)")
     parser.add_argument("--workers", type=int, default=2, help="--variant: workers (2)")
@@ -623,7 +723,9 @@ def main() -> int:
         if args.variant:
             return compare_mode(root, pg, args, [parse_variant(v) for v in args.variant])
         if args.cpu:
-            return cpu_mode(root, pg, args.seconds, args.tables, args.period, args.paced_tables)
+            return cpu_mode(
+                root, pg, args.seconds, args.tables, args.period, args.paced_tables, args.idle
+            )
         # 1. Scaling with capped workers.
         rates = {}
         for n in (1, 2, 4):

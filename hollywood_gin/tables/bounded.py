@@ -32,15 +32,35 @@ async def within(call: Awaitable[T], seconds: float) -> T:
     (`postgres_pool`): a call given up never keeps one.
     """
     task = asyncio.ensure_future(call)
-    try:
-        done, _ = await asyncio.wait({task}, timeout=seconds)
-    except BaseException:  # the caller is cancelled: so is the call, not waited on
-        task.cancel()
-        task.add_done_callback(_retrieve)
-        raise
-    if task in done:
-        return task.result()
+    if not task.done():
+        # What `asyncio.wait({task}, timeout=seconds)` does, without its set, its inner
+        # coroutine and its generic bookkeeping: 58,000 instructions per append in the
+        # worker, more than the commit's own statement (issue 30).
+        loop = task.get_loop()
+        woken = loop.create_future()
+
+        def wake(_: object = None) -> None:
+            if not woken.done():
+                woken.set_result(None)
+
+        timer = loop.call_later(seconds, wake)
+        task.add_done_callback(wake)
+        try:
+            await woken
+        except BaseException:  # the caller is cancelled: so is the call, not waited on
+            timer.cancel()
+            task.remove_done_callback(wake)
+            _give_up(task)
+            raise
+        timer.cancel()
+        if not task.done():
+            task.remove_done_callback(wake)
+            _give_up(task)
+            log.warning("a store call given up after %.0f s", seconds)
+            raise TimeoutError(f"the store did not answer within {seconds:.0f} s")
+    return task.result()
+
+
+def _give_up(task: asyncio.Future[Any]) -> None:
     task.cancel()
     task.add_done_callback(_retrieve)
-    log.warning("a store call given up after %.0f s", seconds)
-    raise TimeoutError(f"the store did not answer within {seconds:.0f} s")

@@ -25,6 +25,15 @@ async def _no_reset(con: asyncpg.Connection) -> None:
     """A pool release's reset: nothing beyond asyncpg's own rollback of an open transaction."""
 
 
+# How every connection is made, the pool's and a held one's (`Held`).
+CONNECT: dict[str, Any] = {
+    # Durable before seen (SCALE.md): never acknowledge a commit not on disk.
+    "server_settings": {"synchronous_commit": "on", "application_name": "hollywood-gin"},
+    "command_timeout": 10,
+    "timeout": 5,  # to connect: a database coming back must not hold a caller longer
+}
+
+
 class Sessions:
     """A pool of `size` connections to `url`, each call on one of them (`session`)."""
 
@@ -41,18 +50,16 @@ class Sessions:
             raise RuntimeError("store is not open")
         return self._pool
 
+    async def connect(self) -> asyncpg.Connection:
+        """A connection of its own, outside the pool (`Held`)."""
+        return await asyncpg.connect(self.url, **CONNECT)
+
     async def open(self) -> None:
         self._pool = await asyncpg.create_pool(
             self.url,
             min_size=1,
             max_size=self.size,
-            # Durable before seen (SCALE.md): never acknowledge a commit not on disk.
-            server_settings={
-                "synchronous_commit": "on",
-                "application_name": "hollywood-gin",
-            },
-            command_timeout=10,
-            timeout=5,  # to connect: a database coming back must not hold a caller longer
+            **CONNECT,
             # asyncpg's default sends `pg_advisory_unlock_all(); CLOSE ALL; UNLISTEN *;
             # RESET ALL` on every release: a second round trip per commit. Nothing here
             # leaves session state behind (advisory locks are per transaction, no
@@ -106,3 +113,38 @@ class Sessions:
         async with self.session() as con:
             status: str = await con.execute(query, *args)
             return status
+
+
+class Held:
+    """One connection kept for one caller that makes its calls one at a time (the
+    appends' writer), connected on first use: a commit then costs no pool acquire and
+    release (the pool's queue, its proxy object, an idle timer set and cancelled each
+    time). As with `Sessions.session`, a call cut off without the server's answer
+    closes the connection at once (`terminate`), and the next call connects afresh."""
+
+    def __init__(self, sessions: Sessions) -> None:
+        self.sessions = sessions
+        self._con: asyncpg.Connection | None = None
+
+    async def fetch(self, query: str, *args: object) -> list[asyncpg.Record]:
+        con = self._con
+        if con is None or con.is_closed():
+            con = self._con = await self.sessions.connect()
+        try:
+            rows: list[asyncpg.Record] = await con.fetch(query, *args)
+        except asyncpg.PostgresError:  # the server answered: the connection is sound
+            raise
+        except BaseException:
+            con.terminate()  # synchronous: no answer awaited from a server that may not give one
+            self._con = None
+            self.sessions.replaced += 1
+            raise
+        return rows
+
+    async def close(self) -> None:
+        con, self._con = self._con, None
+        if con is not None and not con.is_closed():
+            try:
+                await con.close(timeout=5)
+            except Exception:  # the database is away: nothing to say goodbye to
+                con.terminate()

@@ -14,7 +14,7 @@ closes one whose call was cut off rather than wait for it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Awaitable, Sequence
 from typing import Any
 
 import asyncpg
@@ -208,17 +208,17 @@ class PostgresStore:
             raise NotOwner(f"table {table_id[:8]} has another owner now")
         self._commits += 1
 
-    async def append(
+    def append(
         self,
         table_id: str,
         first_seq: int,
         entries: Sequence[JsonObject],
         now: float,
         epoch: int,
-    ) -> None:
-        """Durable once this returns; `NotOwner` when the table's epoch moved on
-        (group commit: `postgres_appends`)."""
-        await self.appends.append(table_id, first_seq, entries, now, epoch)
+    ) -> Awaitable[None]:
+        """Durable once awaited; `NotOwner` when the table's epoch moved on (group
+        commit: `postgres_appends`; a future, so a bounded wait needs no task)."""
+        return self.appends.append(table_id, first_seq, entries, now, epoch)
 
     async def touch(self, table_id: str, now: float) -> None:
         await self.sessions.execute(

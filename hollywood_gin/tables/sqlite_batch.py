@@ -272,7 +272,15 @@ class BatchWriter:
                 db.execute("RELEASE run")
             elif in_transaction and not db.in_transaction:
                 raise
-            return [self._one_append(db, a) for a in run]
+            if in_transaction:
+                return [self._one_append(db, a) for a in run]
+            # One transaction for them all: were each its own, an error that makes
+            # SQLite roll back (a full disk) would fail the whole batch after the
+            # appends before it had committed, their callers told they failed.
+            db.execute("BEGIN")
+            outcomes: Outcomes = [self._one_append(db, a) for a in run]
+            db.execute("COMMIT")
+            return outcomes
         if several:
             db.execute("RELEASE run")
         for a in written:

@@ -13,7 +13,7 @@ store never sees a token in clear and never decides a rule.
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -109,16 +109,17 @@ class TableStore(Protocol):
         """Fenced by `epoch`, as `append` is."""
         ...
 
-    async def append(
+    def append(
         self,
         table_id: str,
         first_seq: int,
         entries: Sequence[JsonObject],
         now: float,
         epoch: int,
-    ) -> None:
+    ) -> Awaitable[None]:
         """Fenced by `epoch` (the writer's claim): raises `NotOwner` when the table is
-        no longer its, and then nothing of it is stored."""
+        no longer its, and then nothing of it is stored. Any awaitable: a coroutine
+        (`async def`), or a future (the shared store's, awaited without a task)."""
         ...
 
     async def touch(self, table_id: str, now: float) -> None: ...

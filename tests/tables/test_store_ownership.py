@@ -136,7 +136,7 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
         for i in range(2):
             await store.create(record(f"g{i}"))
         commits = store.commits
-        first = asyncio.create_task(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        first = asyncio.ensure_future(store.append("g0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0)  # the writer wakes and gathers
         await asyncio.sleep(0)
         assert store.appends.busy
@@ -167,10 +167,10 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
         hold = blocker.transaction()
         await hold.start()
         await blocker.execute("SELECT 1 FROM tables WHERE id = 'd0' FOR UPDATE")
-        first = asyncio.create_task(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        first = asyncio.ensure_future(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(1.3)  # gathered, committing, blocked
         assert not first.done()
-        second = asyncio.create_task(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        second = asyncio.ensure_future(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
         await asyncio.sleep(0.05)
         await hold.rollback()
         await first
@@ -201,20 +201,24 @@ async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url:
     try:
         for name in ("t1", "t2"):
             await store.create(record(name))
-        # Both of the pool's connections open: two calls at once.
+        # Both of the pool's connections open: two calls at once; and the appends' own.
         await asyncio.gather(*(store.sessions.fetch("SELECT pg_sleep(0.2)") for _ in range(2)))
+        await store.append("t1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
         rows = await admin.fetch(
             "SELECT pid FROM pg_stat_activity"
             " WHERE application_name = 'hollywood-gin' AND datname = current_database()"
         )
-        assert len(rows) == 2
+        assert len(rows) == 3
         for row in rows:
             os.kill(row["pid"], signal.SIGSTOP)
             stopped.append(row["pid"])
+        # Two calls at once, so each of the pool's paused connections is given up.
+        given_up = await asyncio.gather(
+            *(within(store.owners(["t1"]), 0.5) for _ in range(2)), return_exceptions=True
+        )
+        assert all(isinstance(g, TimeoutError) for g in given_up), given_up
         with pytest.raises(TimeoutError):
-            await within(store.owners(["t1"]), 0.5)
-        with pytest.raises(TimeoutError):
-            await within(store.append("t1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH), 0.5)
+            await within(store.append("t1", 2, [{"event": "x"}], 1.0, FIRST_EPOCH), 0.5)
         # The backends still paused: the pool serves on new connections.
         assert await within(store.owners(["t1", "t2"]), 5.0) == {
             "t1": FIRST_EPOCH,
