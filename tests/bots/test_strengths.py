@@ -18,7 +18,7 @@ from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.lean import lean_policy, rollout
-from hollywood_gin.bots.playout import knocks, normal_policy, play_out
+from hollywood_gin.bots.playout import World, knocks, normal_policy, play_out
 from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.bots.worlds import (
     evidence_weight,
@@ -185,26 +185,35 @@ def test_the_same_seed_and_view_give_the_same_move() -> None:
     assert len(choices) == 1
 
 
+def _world_mid_hand(seed: int, most_moves: int) -> World | None:
+    """A world sampled from the mover's view after up to `most_moves` random moves
+    (no knock) of a seeded hand; None when the hand ended meanwhile."""
+    rng = random.Random(seed)
+    match = Match(Options("standard", ("hand", "game")[seed % 2], 100), rng=rng)
+    match.start()
+    for _ in range(rng.randrange(0, most_moves)):
+        if match.status != "playing":
+            return None
+        seat = 0 if match.legal(0) else 1
+        match.apply(seat, rng.choice([a for a in match.legal(seat) if a.kind != "knock"]))
+    if match.status != "playing":
+        return None
+    seat = 0 if match.legal(0) else 1
+    seen = BotMemory().seen(match.view(seat))
+    assert seen is not None
+    world = sample_world(seen, random.Random(seed))
+    assert world is not None
+    return world
+
+
 def test_rollout_plays_as_the_lean_policy() -> None:
     """The search's fast playout (no `Seen` built per step, answers remembered by
     hand) plays the same hand as two `lean_policy` players in `play_out`."""
     compared = 0
     for seed in range(60):
-        rng = random.Random(seed)
-        match = Match(Options("standard", ("hand", "game")[seed % 2], 100), rng=rng)
-        match.start()
-        for _ in range(rng.randrange(0, 20)):
-            if match.status != "playing":
-                break
-            seat = 0 if match.legal(0) else 1
-            match.apply(seat, rng.choice([a for a in match.legal(seat) if a.kind != "knock"]))
-        if match.status != "playing":
+        world = _world_mid_hand(seed, 20)
+        if world is None:
             continue
-        seat = 0 if match.legal(0) else 1
-        seen = BotMemory().seen(match.view(seat))
-        assert seen is not None
-        world = sample_world(seen, random.Random(seed))
-        assert world is not None
         styles = (("normal", "eager", "gin")[seed % 3], ("gin", "normal", "eager")[seed % 2])
         lean = (lean_policy(style=styles[0]), lean_policy(style=styles[1]))
         a = play_out(world.copy(), lean, random.Random(seed))
@@ -227,21 +236,9 @@ def test_rollout_looks_play_as_normal() -> None:
     only still plays a whole legal hand."""
     compared = differ = 0
     for seed in range(40):
-        rng = random.Random(seed)
-        match = Match(Options("standard", ("hand", "game")[seed % 2], 100), rng=rng)
-        match.start()
-        for _ in range(rng.randrange(0, 16)):
-            if match.status != "playing":
-                break
-            seat = 0 if match.legal(0) else 1
-            match.apply(seat, rng.choice([a for a in match.legal(seat) if a.kind != "knock"]))
-        if match.status != "playing":
+        world = _world_mid_hand(seed, 16)
+        if world is None:
             continue
-        seat = 0 if match.legal(0) else 1
-        seen = BotMemory().seen(match.view(seat))
-        assert seen is not None
-        world = sample_world(seen, random.Random(seed))
-        assert world is not None
         style = ("eager", "gin")[seed % 2]
         players = (normal_policy(), lean_policy(style=style))
         a = play_out(world.copy(), players, random.Random(seed))
