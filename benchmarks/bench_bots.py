@@ -312,6 +312,8 @@ def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> 
     print()
     print("| paired: A − B, same deals | style | hands | share A − share B | 95% CI |")
     print("|---" * 5 + "|")
+    # (better, worse) -> the styles and both sides' points on their common deals
+    pooled: dict[tuple[str, str], list[tuple[str, list[Any], list[Any]]]] = {}
     for better, worse in pairs:
         for r in records:
             if r["label"] != better:
@@ -331,6 +333,21 @@ def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> 
                     f"| {better} − {worse} | {r['b']} | {2 * len(common)} "
                     f"| {100 * diff:+.1f} | {100 * lo:+.1f} to {100 * hi:+.1f} |"
                 )
+                pooled.setdefault((better, worse), []).append((r["b"], first, second))
+    # the styles of a pair together (the deals of every style resampled as one set;
+    # a separate rng, so the rows above read as they did before these rows existed)
+    joint = random.Random(54321)
+    for (better, worse), parts in pooled.items():
+        if len(parts) < 2:
+            continue
+        first = [x for _, f, _ in parts for x in f]
+        second = [y for _, _, g in parts for y in g]
+        diff, lo, hi = paired_interval(first, second, joint)
+        styles = "+".join(style for style, _, _ in parts)
+        print(
+            f"| {better} − {worse} | {styles} | {2 * len(first)} "
+            f"| {100 * diff:+.1f} | {100 * lo:+.1f} to {100 * hi:+.1f} |"
+        )
 
 
 def _mean(xs: list[float]) -> str:
