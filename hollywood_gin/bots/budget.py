@@ -52,6 +52,11 @@ class Budget:
     # and kept only if it agrees with what the opponent did (see `sample_opponent`):
     # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
     styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
+    # Check the drawn (hand, style) pair against every earlier plain discard of the
+    # opponent too, not only its last: its hand then is the one dealt minus what it
+    # took since (the stock draws at random) plus what it threw since, and a style
+    # that would have knocked with it there is drawn again (`worlds.knocked_before`).
+    history: bool = False
     # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
     # are normal's (its one-draw look at the live cards), and my first `look_takes`
     # draws; the lean count after. The opponent's first `opp_looks` discards too when
