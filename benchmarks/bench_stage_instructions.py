@@ -111,6 +111,17 @@ def seed_secrets(seed: int) -> None:
     secrets.token_hex = lambda n=32: rng.randbytes(n).hex()  # type: ignore[assignment]
 
 
+def extra_stages(args: argparse.Namespace) -> list[tuple[str, str, str | None, str]]:
+    """`--extra name=module:Owner.attr,...`: more stages (plain functions), to look inside one."""
+    out = []
+    for item in filter(None, (args.extra or "").split(",")):
+        name, _, where = item.partition("=")
+        module, _, path = where.partition(":")
+        owner, _, attr = path.rpartition(".")
+        out.append((name, module, owner or None, attr))
+    return out
+
+
 def inside(args: argparse.Namespace) -> int:
     """Under valgrind: play, counting the stage `args.target` after the warm-up."""
     import asyncio
@@ -136,7 +147,7 @@ def inside(args: argparse.Namespace) -> int:
         outer()
     lib.gin_dump(b"nested")
     toggles = Toggles(lib, args.target)
-    for stage, module_name, owner_name, attr in bench_stages.STAGES:
+    for stage, module_name, owner_name, attr in [*bench_stages.STAGES, *extra_stages(args)]:
         try:
             module = importlib.import_module(module_name)
         except ImportError:
@@ -206,6 +217,7 @@ def run_one(root: Path, args: argparse.Namespace, lib: Path, out: Path, target: 
         sys.executable, "-m", "benchmarks.bench_stage_instructions", "--inside",
         "--lib", str(lib), "--meta", str(meta), "--target", target,
         "--tables", str(args.tables), "--rounds", str(args.rounds),
+        "--extra", args.extra or "",
     ]  # fmt: skip
     subprocess.run(argv, cwd=folder, env=env, check=True, stderr=subprocess.DEVNULL)
     info = eval(meta.read_text())  # our own repr of plain values
@@ -223,6 +235,7 @@ def count(root: Path, args: argparse.Namespace, lib: Path, out: Path) -> dict[st
     stages = ["all", *dict.fromkeys(stage for stage, *_ in bench_stages.STAGES)]
     if args.stages:
         stages = ["all", *args.stages.split(",")]
+    stages += [name for name, *_ in extra_stages(args)]
     skip = {
         "frame parse and validation",
         "action to engine, errors",
@@ -250,6 +263,10 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=40)
     parser.add_argument(
         "--stages", help="comma-separated stage names to count (default: every plain one)"
+    )
+    parser.add_argument(
+        "--extra",
+        help="more stages inside the others, name=module:Owner.attr, comma-separated",
     )
     parser.add_argument("--keep", help="a folder to keep callgrind's files in")
     parser.add_argument("--inside", action="store_true", help=argparse.SUPPRESS)

@@ -30,7 +30,8 @@ _YOU = {0: b"0", 1: b"1", None: b"null"}
 
 class Framed(Protocol):
     """What a frame needs of a table: its id and a view per seat (`stamp`, when the
-    table has one, is looked up by name: a turn clock's deadline and time)."""
+    table has one, is looked up by name: the keys a turn clock adds, its deadline
+    to the hand and the server's time to the message)."""
 
     @property
     def id(self) -> str: ...
@@ -132,9 +133,17 @@ class _Shared:
         )
 
 
+# No turn clock: nothing added to the hand or to the message.
+_NO_STAMP: tuple[dict[str, object], dict[str, object]] = ({}, {})
+
+
 class StateFrames:
     """The `state` frames of one table at one moment (a broadcast, or one send):
-    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`."""
+    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`.
+
+    The parts come from the view's own wire parts (`View.table_wire`,
+    `HandView.front`, `Mine.wire`, `HandView.back`, `View.legal_wire`, `View.tail`),
+    so `View.wire` and the frames share one statement of the shape."""
 
     __slots__ = ("_parts", "_players", "_shared", "_stamped", "_table")
 
@@ -156,15 +165,7 @@ class StateFrames:
         mine = view.mine
         own = b""
         if mine is not None and view.hand is not None:
-            own = orjson.dumps(
-                {
-                    "my_cards": mine.cards,
-                    "opponent_card_count": mine.opponent_card_count,
-                    "my_deadwood": mine.deadwood,
-                    "my_melds": mine.melds,
-                }
-            )
-            own = b"," + own[1:-1]
+            own = b"," + orjson.dumps(mine.wire())[1:-1]
         you = _YOU.get(view.you)
         if you is None:
             you = orjson.dumps(view.you)
@@ -181,63 +182,32 @@ class StateFrames:
             )
         )
 
-    def _stamps(self, with_hand: bool) -> tuple[dict[str, object], dict[str, object]]:
+    def _stamps(self) -> tuple[dict[str, object], dict[str, object]]:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:
-            probe: dict[str, object] = {"hand": {}} if with_hand else {}
             stamp = getattr(self._table, "stamp", None)
-            if stamp is not None:
-                stamp(probe)
-            hand = probe.pop("hand", {})
-            stamped = self._stamped = (hand if isinstance(hand, dict) else {}, probe)
+            got = None if stamp is None else stamp()
+            stamped = self._stamped = _NO_STAMP if got is None else got
         return stamped
 
     def _share(self, view: View) -> _Shared:
         shared = _Shared(view)
         shared.head = b'{"type":"state","version":' + orjson.dumps(view.version) + b',"you":'
-        t = view.table
-        table: dict[str, object] = {
-            "rules": t.rules,
-            "scoring": t.scoring,
-            "target": t.target,
-            "status": t.status,
-            "id": self._table.id,
-            "players": self._players,
-        }
-        if t.ended is not None:
-            table["ended"] = t.ended
-        hand_extra, top_extra = self._stamps(view.hand is not None)
+        hand_extra, top_extra = self._stamps()
+        table = view.table_wire(id=self._table.id, players=self._players)
         middle = b',"table":' + orjson.dumps(table)
         hand = view.hand
         if hand is not None:
-            front = orjson.dumps(
-                {
-                    "number": hand.number,
-                    "dealer": hand.dealer,
-                    "turn": hand.turn,
-                    "phase": hand.phase,
-                    "knock_limit": hand.knock_limit,
-                    "stock_count": hand.stock_count,
-                    "discard_top": hand.discard_top,
-                    "discard_count": hand.discard_count,
-                }
-            )
-            middle += b',"hand":' + front[:-1]  # open: the seat's own cards come next
-            back: dict[str, object] = {
-                "card_counts": hand.card_counts,
-                "deck_commitment": hand.deck_commitment,
-                "last_action": hand.last_action,
-                "events": self._parts.events(hand.events),
-            }
-            if hand.outcome is not None:
-                back["result"] = hand.outcome.wire()
+            # open: the seat's own keys come next
+            middle += b',"hand":' + orjson.dumps(hand.front())[:-1]
+            back = hand.back()
+            back["events"] = self._parts.events(hand.events)
             back.update(hand_extra)
             shared.hand_back = b"," + orjson.dumps(back)[1:]
         shared.middle = middle
-        tail: dict[str, object] = {"sheet": self._parts.sheet(view.sheet), "ready": view.ready}
-        if view.next_deal is not None:
-            tail["next_deal"] = {"commitment": view.next_deal}
+        tail = view.tail()
+        tail["sheet"] = self._parts.sheet(view.sheet)
         tail.update(top_extra)
         shared.tail = b"," + orjson.dumps(tail)[1:]
         return shared
