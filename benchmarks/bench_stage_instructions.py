@@ -1,23 +1,26 @@
 """One move's server work stage by stage, counted in instructions (valgrind's callgrind):
 `bench_stages`' driver and stages, a figure the machine's load does not move.
 
-Run: `python -m benchmarks.bench_stage_instructions main HEAD --tables 20 --rounds 40`
+Run: `python -m benchmarks.bench_stage_instructions 13afddc . --tables 20 --rounds 30`
 
 For each commit (its package from `git archive`, as `bench_versions` does; `.` is the
 working tree) `bench_stages`' driver (this tree's) plays T tables one at a time, with a
-store that keeps nothing, under `valgrind --tool=callgrind --instr-atstart=no`:
-deals, table ids and secrets seeded, `PYTHONHASHSEED=0`, so every version plays the
-same moves. After one warm-up round counting is switched on (callgrind's client
-requests, from a small C library built here with the system's `valgrind/callgrind.h`).
+store that keeps nothing, under `valgrind --tool=callgrind --instr-atstart=no
+--collect-atstart=no`: deals, table ids and secrets seeded, `PYTHONHASHSEED=0`, so
+every version plays the same moves; the server's collector thresholds
+(`hollywood_gin.serve.GC_THRESHOLDS`). After one warm-up round, counting is toggled
+by callgrind's client requests (from a small C library built here with the system's
+`valgrind/callgrind.h`).
 
-Each of `bench_stages`' stages that is a plain function (not a coroutine: the lock,
-section and store hand-off stay in "the rest") is called through a C function of its
-own (`stage_N`, one per stage and the stage it was called from), so callgrind's
-inclusive cost of that C function is the stage's instructions with the stages inside
-it; a stage's own figure is that less the C functions of the stages called from it.
-The trampoline's own cost (ctypes' callback) is counted apart (a function that does
-nothing, called the same way) and taken off each call. The load client's choice of
-moves is such a stage too and left out of the total.
+One run per stage: counting is on only while that stage's function runs, and off
+again while a stage called from it runs (so each figure is the stage's own, as
+`bench_stages`' are), and one run with counting on throughout but for the load
+client's choice of moves (the total). Only `bench_stages`' stages that are plain
+functions are counted apart; the coroutines (the frame's parse, the lock, section
+and store hand-off) and the event loop are "the rest". The toggles' own cost (a
+stage that does nothing, alone and with a stage inside it) is counted first and
+taken off each call. `--extra name=module:Owner.attr` adds stages (to look inside
+one); `--stages` counts only some.
 """
 
 from __future__ import annotations
@@ -125,6 +128,7 @@ def extra_stages(args: argparse.Namespace) -> list[tuple[str, str, str | None, s
 def inside(args: argparse.Namespace) -> int:
     """Under valgrind: play, counting the stage `args.target` after the warm-up."""
     import asyncio
+    import gc
     import importlib
     import inspect
 
@@ -185,6 +189,12 @@ def inside(args: argparse.Namespace) -> int:
             setattr(self.clock, name, value)
 
     bench_stages.CLOCK = StartAfterWarmUp()  # type: ignore[assignment]
+    try:  # the server's collector thresholds (`hollywood_gin.serve`), where it has them
+        from hollywood_gin.serve import GC_THRESHOLDS
+
+        gc.set_threshold(*GC_THRESHOLDS)
+    except ImportError:
+        pass
     actions, _ = asyncio.run(bench_stages.play("none", args.tables, args.rounds, 0, staged=True))
     if toggles.on:
         lib.gin_toggle()

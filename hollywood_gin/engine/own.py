@@ -103,9 +103,10 @@ def grouping_of(mask: int) -> Grouping:
 class Own:
     """One seat's own part of its view, for one order of its cards.
 
-    `discards`, `knocks` and `knock_deadwood` are empty unless the seat holds eleven
-    (its turn to discard); `ten` is then the mask of the ten kept after the best
-    discard, whose grouping `grouping` is.
+    `discards`, `knocks`, `plays` (the two, as `legal` lists them) and
+    `knock_deadwood` are empty unless the seat holds eleven (its turn to discard);
+    `ten` is then the mask of the ten kept after the best discard, whose grouping
+    `grouping` is.
     """
 
     __slots__ = (
@@ -114,6 +115,7 @@ class Own:
         "grouping",
         "knock_deadwood",
         "knocks",
+        "plays",
         "taken",
         "ten",
         "texts",
@@ -138,6 +140,8 @@ class Own:
         self.discards = discards
         self.knocks = knocks
         self.knock_deadwood = knock_deadwood
+        # `legal`'s play actions holding eleven: the discards, then the knocks.
+        self.plays = discards + knocks
 
     def fits(self, cards: tuple[Card, ...], taken: Card | None) -> bool:
         """Whether this is the `Own` of these cards in this order with this banned card."""

@@ -21,11 +21,50 @@ from typing import Protocol
 
 import orjson
 
+from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import HandView, SheetView, TableView, View
 
 Seat = int | None
 
 _YOU = {0: b"0", 1: b"1", None: b"null"}
+
+# The engine's shared actions (`Action.of`: every action `legal` lists), encoded once
+# each, by identity: (the action, held so its id stays its own; its bytes).
+_ENCODED: dict[int, tuple[Action, bytes]] = {}
+# A knock's bytes with the deadwood `legal` shows next to it, by (id, deadwood).
+_KNOCKS: dict[tuple[int, int], bytes] = {}
+
+
+def _action(action: Action) -> bytes:
+    known = _ENCODED.get(id(action))
+    if known is not None:
+        return known[1]
+    encoded = orjson.dumps(action.to_dict())
+    if action.melds is None and Action.of(action.kind, action.card) is action:
+        _ENCODED[id(action)] = (action, encoded)
+    return encoded
+
+
+def legal_bytes(view: View) -> bytes:
+    """`orjson.dumps(view.legal_wire())`, from each action's bytes encoded once."""
+    legal = view.legal
+    if not legal:
+        return b"[]"
+    parts = [_action(a) for a in legal]
+    if view.knock_deadwood:
+        # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
+        lefts = iter(view.knock_deadwood)
+        for i, action in enumerate(legal):
+            if action.kind == "knock":
+                left = next(lefts)
+                key = (id(action), left)
+                knock = _KNOCKS.get(key)
+                if knock is None:
+                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(left) + b"}"
+                    if id(action) in _ENCODED:
+                        _KNOCKS[key] = knock
+                parts[i] = knock
+    return b"[" + b",".join(parts) + b"]"
 
 
 class Framed(Protocol):
@@ -177,7 +216,7 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                orjson.dumps(view.legal_wire()),
+                legal_bytes(view),
                 shared.tail,
             )
         )
