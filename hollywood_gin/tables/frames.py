@@ -28,20 +28,19 @@ Seat = int | None
 
 _YOU = {0: b"0", 1: b"1", None: b"null"}
 
-# The engine's shared actions (`Action.of`: every action `legal` lists), encoded once
-# each, by identity: (the action, held so its id stays its own; its bytes).
-_ENCODED: dict[int, tuple[Action, bytes]] = {}
-# A knock's bytes with the deadwood `legal` shows next to it, by (id, deadwood).
+# The engine's shared actions (`Action.of`: every action `legal` lists) encoded once
+# each, by identity (`_HELD` keeps them, so an id stays its action's), and each knock
+# with the deadwood `legal` shows next to it, by (id, deadwood).
+_ENCODED: dict[int, bytes] = {}
 _KNOCKS: dict[tuple[int, int], bytes] = {}
+_HELD: list[Action] = []
 
 
-def _action(action: Action) -> bytes:
-    known = _ENCODED.get(id(action))
-    if known is not None:
-        return known[1]
+def _encode_action(action: Action) -> bytes:
     encoded = orjson.dumps(action.to_dict())
     if action.melds is None and Action.of(action.kind, action.card) is action:
-        _ENCODED[id(action)] = (action, encoded)
+        _HELD.append(action)
+        _ENCODED[id(action)] = encoded
     return encoded
 
 
@@ -50,19 +49,23 @@ def legal_bytes(view: View) -> bytes:
     legal = view.legal
     if not legal:
         return b"[]"
-    parts = [_action(a) for a in legal]
+    encoded = _ENCODED
+    try:
+        parts = [encoded[id(a)] for a in legal]
+    except KeyError:
+        parts = [encoded.get(id(a)) or _encode_action(a) for a in legal]
     if view.knock_deadwood:
         # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
         lefts = iter(view.knock_deadwood)
+        knocks = _KNOCKS
         for i, action in enumerate(legal):
             if action.kind == "knock":
-                left = next(lefts)
-                key = (id(action), left)
-                knock = _KNOCKS.get(key)
+                key = (id(action), next(lefts))
+                knock = knocks.get(key)
                 if knock is None:
-                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(left) + b"}"
-                    if id(action) in _ENCODED:
-                        _KNOCKS[key] = knock
+                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(key[1]) + b"}"
+                    if key[0] in encoded:
+                        knocks[key] = knock
                 parts[i] = knock
     return b"[" + b",".join(parts) + b"]"
 
@@ -79,14 +82,51 @@ class Framed(Protocol):
 
 
 class EncodedParts:
-    """The encoded sheet and hand's moves of one table, kept between changes. Views
-    are frozen, so the same object means the same bytes."""
+    """The encoded parts of one table's frames that outlive a change, kept between
+    changes: the sheet and the hand's moves, and the `table` object and the body's
+    tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
+    frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_sheet")
+    __slots__ = ("_events", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
         self._sheet: tuple[object, orjson.Fragment] | None = None
         self._events: _Events | None = None
+        self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
+        self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
+
+    def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
+        """`,"table":` and the table object (`View.table_wire` with the id and players)."""
+        known = self._table
+        if (
+            known is None
+            or known[0] is not view.table
+            or known[1] != players
+            or known[2] != table_id
+        ):
+            encoded = orjson.dumps(view.table_wire(id=table_id, players=players))
+            known = self._table = (view.table, players, table_id, b',"table":' + encoded)
+        return known[3]
+
+    def tail(self, view: View, extra: dict[str, object]) -> bytes:
+        """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
+        clock's time, never kept)."""
+        known = self._tail
+        if (
+            extra
+            or known is None
+            or known[0] is not view.sheet
+            or known[1] != view.ready
+            or known[2] != view.next_deal
+        ):
+            tail = view.tail()
+            tail["sheet"] = self.sheet(view.sheet)
+            tail.update(extra)
+            encoded = b"," + orjson.dumps(tail)[1:]
+            if extra:
+                return encoded
+            known = self._tail = (view.sheet, view.ready, view.next_deal, encoded)
+        return known[3]
 
     def sheet(self, sheet: SheetView) -> orjson.Fragment:
         known = self._sheet
@@ -234,8 +274,7 @@ class StateFrames:
         shared = _Shared(view)
         shared.head = b'{"type":"state","version":' + orjson.dumps(view.version) + b',"you":'
         hand_extra, top_extra = self._stamps()
-        table = view.table_wire(id=self._table.id, players=self._players)
-        middle = b',"table":' + orjson.dumps(table)
+        middle = self._parts.table(view, self._table.id, self._players)
         hand = view.hand
         if hand is not None:
             # open: the seat's own keys come next
@@ -245,8 +284,5 @@ class StateFrames:
             back.update(hand_extra)
             shared.hand_back = b"," + orjson.dumps(back)[1:]
         shared.middle = middle
-        tail = view.tail()
-        tail["sheet"] = self._parts.sheet(view.sheet)
-        tail.update(top_extra)
-        shared.tail = b"," + orjson.dumps(tail)[1:]
+        shared.tail = self._parts.tail(view, top_extra)
         return shared
