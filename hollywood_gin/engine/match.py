@@ -379,7 +379,9 @@ class Match:
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.
         """
-        return self._views.view(self, None if seat is None else check_seat(seat))
+        if seat is not None and (seat.__class__ is not int or (seat != 0 and seat != 1)):
+            seat = check_seat(seat)  # raises, or a 0 or 1 of another type
+        return self._views.view(self, seat)
 
     def outcome(self, hand: Hand) -> Outcome | None:
         """`hand`'s result as shown (None: not over): the deck revealed, what it was

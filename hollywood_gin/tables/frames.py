@@ -22,7 +22,7 @@ from typing import Protocol
 import orjson
 
 from hollywood_gin.engine.actions import Action
-from hollywood_gin.engine.views import HandView, SheetView, TableView, View
+from hollywood_gin.engine.views import HandView, Mine, SheetView, TableView, View
 
 Seat = int | None
 
@@ -87,9 +87,11 @@ class EncodedParts:
     tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
     frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_sheet", "_table", "_tail")
+    __slots__ = ("_events", "_own", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
+        # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
+        self._own: dict[Seat, tuple[Mine, bytes]] = {}
         self._sheet: tuple[object, orjson.Fragment] | None = None
         self._events: _Events | None = None
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
@@ -107,6 +109,20 @@ class EncodedParts:
             encoded = orjson.dumps(view.table_wire(id=table_id, players=players))
             known = self._table = (view.table, players, table_id, b',"table":' + encoded)
         return known[3]
+
+    def own(self, seat: Seat, mine: Mine) -> bytes:
+        """`,` and the seat's own keys of the hand object (`Mine.wire`), kept while
+        its cards, their grouping and the other seat's card count stay."""
+        known = self._own.get(seat)
+        if (
+            known is None
+            or known[0].cards is not mine.cards
+            or known[0].melds is not mine.melds
+            or known[0].opponent_card_count != mine.opponent_card_count
+            or known[0].deadwood != mine.deadwood
+        ):
+            known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
+        return known[1]
 
     def tail(self, view: View, extra: dict[str, object]) -> bytes:
         """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
@@ -244,7 +260,7 @@ class StateFrames:
         mine = view.mine
         own = b""
         if mine is not None and view.hand is not None:
-            own = b"," + orjson.dumps(mine.wire())[1:-1]
+            own = self._parts.own(seat, mine)
         you = _YOU.get(view.you)
         if you is None:
             you = orjson.dumps(view.you)

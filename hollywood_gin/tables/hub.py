@@ -254,8 +254,9 @@ class Hub:
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
         frames = self._state_frames(table)
+        self.encodings += len(wanted)
         for seat in wanted:
-            frame = self._encode(frames, seat)
+            frame = frames.frame(seat)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 
