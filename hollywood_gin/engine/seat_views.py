@@ -21,6 +21,11 @@ from hollywood_gin.engine.shared_views import SharedViews
 from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View
 from hollywood_gin.engine.vocabulary import Status
 
+# A named tuple built from all its fields in order, as its generated `__new__` does
+# (`tuple.__new__`), without that Python frame: views are built for every seat on
+# every change.
+_new = tuple.__new__
+
 
 class Seen(Protocol):
     """The state of a match that its views show (`Match` is one)."""
@@ -72,25 +77,28 @@ class SeatViews:
                 own = hand.own(seat)
                 legal = match.actions(seat, own)
                 melds, deadwood = own.grouping
-                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
+                mine = _new(Mine, (own.texts, len(hand.cards[1 - seat]), melds, deadwood))
                 if status == "playing" and hand.phase == "discard" and hand.turn == seat:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
                 hand_view = shared.hand(hand, match.version, match.outcome)
         ready = match.ready
-        # By position, in View's field order (cheaper than by keyword).
-        return View(
-            match.version,
-            seat,
-            shared.table(status, ended),
-            hand_view,
-            mine,
-            legal,
-            shared.sheet(match.sheet, ended),
-            (ready[0], ready[1]),
-            knock_deadwood,
-            None if status == "playing" else match.next_deal,
+        # Every field, in View's order (`_new`: see there).
+        return _new(
+            View,
+            (
+                match.version,
+                seat,
+                shared.table(status, ended),
+                hand_view,
+                mine,
+                legal,
+                shared.sheet(match.sheet, ended),
+                (ready[0], ready[1]),
+                knock_deadwood,
+                None if status == "playing" else match.next_deal,
+            ),
         )
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
