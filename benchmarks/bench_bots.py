@@ -289,9 +289,14 @@ def record(a: str, b: str, t: Tally, label: str, seconds: float) -> dict[str, An
     }
 
 
-def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> None:
+def pool_report(
+    records: list[dict[str, Any]],
+    pairs: list[tuple[str, str]],
+    groups: list[list[str]] | None = None,
+) -> None:
     """The table of every label against every style, then the paired differences
-    (`pairs`: (better, worse) labels) on the deals both played."""
+    (`pairs`: (better, worse) labels) on the deals both played, per style and pooled
+    over each of `groups` (styles whose deals are resampled together)."""
     rng = random.Random(12345)
     print(
         "| A vs style | hands | A points share | 95% CI | A knocks / undercuts "
@@ -331,6 +336,28 @@ def pool_report(records: list[dict[str, Any]], pairs: list[tuple[str, str]]) -> 
                     f"| {better} − {worse} | {r['b']} | {2 * len(common)} "
                     f"| {100 * diff:+.1f} | {100 * lo:+.1f} to {100 * hi:+.1f} |"
                 )
+        for group in groups or []:
+            first, second = [], []
+            for style in group:
+                mine = _by_deal(records, better, style)
+                theirs = _by_deal(records, worse, style)
+                for d in sorted(set(mine) & set(theirs)):
+                    first.append(mine[d])
+                    second.append(theirs[d])
+            if first:
+                diff, lo, hi = paired_interval(first, second, rng)
+                print(
+                    f"| {better} − {worse} | {'+'.join(group)} | {2 * len(first)} "
+                    f"| {100 * diff:+.1f} | {100 * lo:+.1f} to {100 * hi:+.1f} |"
+                )
+
+
+def _by_deal(records: list[dict[str, Any]], label: str, style: str) -> dict[int, tuple[int, int]]:
+    """One label's points (A, B) by deal against one style."""
+    for r in records:
+        if r["label"] == label and r["b"] == style:
+            return {d: (p[0], p[1]) for d, p in zip(r["deals"], r["points"], strict=True)}
+    return {}
 
 
 def _mean(xs: list[float]) -> str:
@@ -419,7 +446,8 @@ def budget_field(budget: Budget, item: str) -> Budget:
     if name == "styles":
         pairs = (part.split(":") for part in value.split("/"))
         return dataclasses.replace(budget, styles=tuple((n, float(x)) for n, x in pairs))
-    kind = type(getattr(budget, name))
+    current = getattr(budget, name)
+    kind = float if current is None else type(current)  # None: an optional number
     return dataclasses.replace(budget, **{name: kind(float(value))})
 
 
@@ -475,6 +503,11 @@ def main() -> None:
         default="hard>normal,normal>easy",
         help="paired differences to report, better>worse labels",
     )
+    ap.add_argument(
+        "--pooled",
+        default="",
+        help="with --compare: also pooled over styles, e.g. openspiel+eager,normal+gin",
+    )
     args = ap.parse_args()
     options = Options(args.rules, args.scoring, 100)
     budget = Budget(playouts=args.hard_playouts, seconds=args.hard_seconds or None)
@@ -483,7 +516,8 @@ def main() -> None:
     compare = [(x, y) for x, y in (c.split(">") for c in args.compare.split(",") if ">" in c)]
     if args.report is not None:
         loaded = load(args.report)
-        pool_report(loaded, compare)
+        groups = [g.split("+") for g in args.pooled.split(",") if g]
+        pool_report(loaded, compare, groups)
         if args.breakdown:
             print()
             breakdown(loaded)

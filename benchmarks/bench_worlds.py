@@ -8,8 +8,8 @@ Normal (seat 0) plays duplicate-style seeded deals against a pool style; at each
 normal's discards the search's sampler (`worlds.sample_opponent`, the default
 `Budget` or `--budget` fields) deals the opponent's hand 40 times from normal's
 view, and the mean sampled deadwood is printed beside the opponent's real
-deadwood (read from the match, which the search never sees), by how many
-stock cards both seats have drawn.
+deadwood (read from the match, which the search never sees), and how often the
+eager style was drawn with it, by how many stock cards both seats have drawn.
 """
 
 from __future__ import annotations
@@ -43,7 +43,7 @@ def main() -> None:
     budget = Budget()
     for item in filter(None, args.budget.split(",")):
         budget = budget_field(budget, item)
-    rows: list[tuple[int, int, float, float]] = []
+    rows: list[tuple[int, int, float, float, float]] = []
     for d in range(args.seed, args.seed + args.deals):
         deck = full_deck()
         random.Random(d).shuffle(deck)
@@ -68,25 +68,35 @@ def main() -> None:
                 rng = random.Random(d)
                 sampled = []
                 weights = []
+                eager = 0
                 for _ in range(args.samples):
                     drawn = sample_opponent(seen, rng, budget, me.weights)
                     assert drawn is not None
                     sampled.append(deadwood_mask(drawn[0].hands[1]))
+                    eager += drawn[1] == "eager"
                     weights.append(evidence_weight(seen, drawn[0].hands[1], budget.evidence))
                 weighted = sum(w * x for w, x in zip(weights, sampled, strict=True)) / sum(weights)
-                rows.append((31 - seen.stock_count, real, statistics.mean(sampled), weighted))
+                mean = statistics.mean(sampled)
+                rows.append((31 - seen.stock_count, real, mean, weighted, eager / args.samples))
             match.apply(seat, players[seat].choose(view))
     print(f"# {args.opponent}, deals {args.seed}+{args.deals}, budget {args.budget or 'default'}")
-    print("| stock cards drawn | decisions | real deadwood | sampled | weighted by evidence |")
-    print("|---|---|---|---|---|")
+    print(
+        "| stock cards drawn | decisions | real deadwood | sampled | weighted by evidence"
+        " | eager style drawn |"
+    )
+    print("|---|---|---|---|---|---|")
     for k in range(5):
-        some = [(r, s, e) for drawn, r, s, e in rows if min(drawn // 4, 4) == k]
+        some = [(r, s, e, g) for drawn, r, s, e, g in rows if min(drawn // 4, 4) == k]
         if some:
             label = f"{4 * k}+" if k == 4 else f"{4 * k}–{4 * k + 3}"
-            real = statistics.mean(r for r, _, _ in some)
-            sampled = statistics.mean(s for _, s, _ in some)
-            weighted = statistics.mean(e for _, _, e in some)
-            print(f"| {label} | {len(some)} | {real:.1f} | {sampled:.1f} | {weighted:.1f} |")
+            real = statistics.mean(r for r, _, _, _ in some)
+            sampled = statistics.mean(s for _, s, _, _ in some)
+            weighted = statistics.mean(e for _, _, e, _ in some)
+            eager = statistics.mean(g for _, _, _, g in some)
+            print(
+                f"| {label} | {len(some)} | {real:.1f} | {sampled:.1f} | {weighted:.1f}"
+                f" | {100 * eager:.0f} % |"
+            )
 
 
 if __name__ == "__main__":

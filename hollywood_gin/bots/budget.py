@@ -34,6 +34,11 @@ class Budget:
     # only the knock was searched; 8 and the confidence of 2 were chosen on the
     # screening deals 300000+ of issue 27, docs/bots.md)
     knock_margin: float = 8.0
+    # the knock margin in worlds whose opponent style is eager (it knocks as soon as it
+    # may, so playing on, which the margin credits, is worth less there); None: the same
+    # as `knock_margin`. A knock's penalty is the weighted mean over the worlds of the
+    # margin of each world's style (`margin`; docs/bots.md "Round 5").
+    eager_margin: float | None = None
     # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 2.0
     # stop after a halving round once every candidate left is worse than normal's
@@ -47,6 +52,11 @@ class Budget:
     # and kept only if it agrees with what the opponent did (see `sample_opponent`):
     # normal's low, late knock; knocking as soon as legal; gin only until the stock is low.
     styles: tuple[tuple[str, float], ...] = (("normal", 0.4), ("eager", 0.4), ("gin", 0.2))
+    # Check the drawn (hand, style) pair against every earlier plain discard of the
+    # opponent too, not only its last: its hand then is the one dealt minus what it
+    # took since (the stock draws at random) plus what it threw since, and a style
+    # that would have knocked with it there is drawn again (`worlds.knocked_before`).
+    history: bool = False
     # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
     # are normal's (its one-draw look at the live cards), and my first `look_takes`
     # draws; the lean count after. The opponent's first `opp_looks` discards too when
@@ -59,3 +69,9 @@ class Budget:
     # normal's look in the playouts at only this many discards, those leaving the
     # least deadwood (0: all of them, as normal)
     look_width: int = 0
+
+    def margin(self, style: str) -> float:
+        """The knock margin in a world whose opponent plays `style`."""
+        if style == "eager" and self.eager_margin is not None:
+            return self.eager_margin
+        return self.knock_margin

@@ -20,6 +20,7 @@ from hollywood_gin.engine.vocabulary import walled
 
 FULL = (1 << 52) - 1
 TAKES = ("take_upcard", "draw_discard")
+TOOK, THREW = 0, 1  # the kinds of `Seen.opp_log`
 
 
 def bit(text: object) -> int:
@@ -71,6 +72,10 @@ class Seen:
     # the opponent's knocks in earlier hands at this table, as (its deadwood, stock
     # draws left then, knock limit): how low and how late it knocks
     opp_knocks: tuple[tuple[int, int, int], ...] = ()
+    # the opponent's pile takes and plain discards this hand, in order, as (kind, card,
+    # stock cards then): kind TOOK or THREW; between two discards it drew once, from
+    # the stock when no take is logged (`worlds.sample_opponent` with `Budget.history`)
+    opp_log: tuple[tuple[int, int, int], ...] = ()
 
     @property
     def top(self) -> int:
@@ -97,6 +102,7 @@ class BotMemory:
         self._opp_has = 0
         self._opp_threw = 0
         self._opp_discards = 0
+        self._opp_log: list[tuple[int, int, int]] = []
         self._opp_knocks: list[tuple[int, int, int]] = []
         self._counted: tuple[int, str] | None = None  # the hand whose result is in _opp_knocks
         self._stock_count = -1
@@ -116,10 +122,11 @@ class BotMemory:
             self._opp_has = 0
             self._opp_threw = 0
             self._opp_discards = 0
+            self._opp_log = []
             self._version = view.version
             self._stock_count = stock_count
             self._top = top
-            self._note_last(hand, me, fresh=True)
+            self._note_last(hand, me, stock_count, fresh=True)
             self._settle(view, hand, top)
             self._note_knock(view, hand, me, key, stock_count)
             return
@@ -129,7 +136,7 @@ class BotMemory:
         if self._stock_count >= 0 and stock_count > self._stock_count:
             # `hand` scoring turned the pile under its top into a new stock
             self._pile = self._pile[-1:]
-        self._note_last(hand, me, fresh=False)
+        self._note_last(hand, me, stock_count, fresh=False)
         self._stock_count = stock_count
         self._settle(view, hand, top)
         self._note_knock(view, hand, me, key, stock_count)
@@ -149,7 +156,7 @@ class BotMemory:
         self._opp_knocks.append((result.seats[knocker].deadwood_value, left, hand.knock_limit))
         del self._opp_knocks[:-20]  # the latest hands say the most
 
-    def _note_last(self, hand: HandView, me: int | None, *, fresh: bool) -> None:
+    def _note_last(self, hand: HandView, me: int | None, stock: int, *, fresh: bool) -> None:
         last = hand.last_action
         if last is None:
             return
@@ -163,6 +170,7 @@ class BotMemory:
                 self._pile.remove(card)
             if not mine:
                 self._opp_has |= 1 << card
+                self._opp_log.append((TOOK, card, stock))
         elif kind == "discard" and card >= 0:
             if not fresh or not self._pile or self._pile[-1] != card:
                 if card in self._pile:
@@ -172,6 +180,7 @@ class BotMemory:
                 self._opp_has &= ~(1 << card)
                 self._opp_threw |= 1 << card
                 self._opp_discards += 1
+                self._opp_log.append((THREW, card, stock))
         elif kind in ("pass", "draw_stock") and not mine and self._top >= 0 and not fresh:
             # the opponent could have had this card and did not want it
             self._opp_threw |= 1 << self._top
@@ -221,4 +230,5 @@ class BotMemory:
             forbidden=forbidden,
             opp_discards=self._opp_discards,
             opp_knocks=tuple(self._opp_knocks),
+            opp_log=tuple(self._opp_log),
         )

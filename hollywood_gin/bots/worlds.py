@@ -13,9 +13,10 @@ card it took from the pile that does not, each make the world less likely).
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 from hollywood_gin.bots.budget import Budget
-from hollywood_gin.bots.knowledge import FULL, Seen
+from hollywood_gin.bots.knowledge import FULL, TOOK, Seen
 from hollywood_gin.bots.playout import World, knocks
 from hollywood_gin.bots.policy import Weights, indices, makes_meld
 from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
@@ -117,6 +118,51 @@ def evidence_weight(seen: Seen, opp: int, evidence: float) -> float:
     return float(evidence**odd)
 
 
+def knocked_before(
+    seen: Seen, opp: int, theirs: Seen, style: str, w: Weights, rng: random.Random
+) -> bool:
+    """Would an opponent of `style` holding `opp` now have knocked at one of its
+    earlier plain discards (`seen.opp_log`)? Going back from its last discard, each
+    discard is taken back into the hand and the draw before it out of it: the pile
+    card it took, or (a stock draw) one of its cards at random that it did not take
+    from the pile. At each earlier discard the style is asked about the least
+    deadwood it could have kept from its eleven cards, with the stock as it was then
+    (`theirs`: the opponent's view now). A log that does not add up (views missed)
+    says nothing."""
+    log = seen.opp_log
+    taken = 0
+    for kind, card, _ in log:
+        if kind == TOOK:
+            taken |= 1 << card
+    hand = opp
+    last = True
+    k = len(log) - 1
+    while k >= 0:
+        kind, card, stock = log[k]
+        k -= 1
+        if kind == TOOK or hand >> card & 1 or hand.bit_count() != 10:
+            return False  # a take without its discard, or a card held twice: a gap
+        eleven = hand | (1 << card)
+        if not last:
+            least = min(d for _, d in discard_deadwoods_mask(eleven))
+            if knocks(style, replace(theirs, stock_count=stock), least, w):
+                return True
+        last = False
+        # the draw before this discard
+        if k >= 0 and log[k][0] == TOOK:
+            took = log[k][1]
+            k -= 1
+            if not eleven >> took & 1:
+                return False
+            hand = eleven & ~(1 << took)
+        else:
+            free = indices(eleven & ~taken)
+            if not free:
+                return False
+            hand = eleven & ~(1 << free[rng.randrange(len(free))])
+    return False
+
+
 UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
 
 
@@ -188,7 +234,9 @@ def sample_opponent(
         # what the opponent saw at its discard: about the same stock as now
         theirs = world.seen(1 - seen.me)
         deadwood = deadwood_mask(world.hands[1 - seen.me])
-        if not knocks(style, theirs, deadwood, w):
+        if not knocks(style, theirs, deadwood, w) and not (
+            budget.history and knocked_before(seen, world.hands[1 - seen.me], theirs, style, w, rng)
+        ):
             return drawn
     if drawn is not None:
         # nothing fitted in time: the last deal, with a style that fits it if any does

@@ -87,8 +87,11 @@ class Writer:
         self.observer = Observer()
         # Changes still running: each runs to its end, even once its caller is gone.
         self._sections: set[asyncio.Task[Any]] = set()
-        # Changes running in their callers' tasks (`change(in_caller=True)`).
+        # Changes running in their callers' tasks (`change(in_caller=True)`), and set
+        # whenever none is: what `close` waits on, as it cannot await their tasks.
         self._in_callers = 0
+        self._no_callers = asyncio.Event()
+        self._no_callers.set()
 
     async def change(
         self,
@@ -135,6 +138,7 @@ class Writer:
         # No task of its own and no shield: a tenth of a move's instructions
         # (docs/performance.md). `close` waits for these too.
         self._in_callers += 1
+        self._no_callers.clear()
         try:
             await section()
         except Exception as exc:
@@ -142,6 +146,8 @@ class Writer:
             raise
         finally:
             self._in_callers -= 1
+            if not self._in_callers:
+                self._no_callers.set()
 
     def tell(self, table: Table, seats: Sequence[int] | None = None) -> None:
         for listener in self.listeners:
@@ -260,4 +266,4 @@ class Writer:
             if self._sections:
                 await asyncio.gather(*self._sections, return_exceptions=True)
             else:  # in their callers' tasks, which this cannot await
-                await asyncio.sleep(0.01)
+                await self._no_callers.wait()

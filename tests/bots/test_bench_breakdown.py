@@ -1,11 +1,15 @@
 """The benchmark's record of how each hand ended (`bench_bots.py --report --breakdown`)
-agrees with its points, and `--hard-budget` reads the opponent-style prior."""
+agrees with its points, `--hard-budget` reads the opponent-style prior, and
+`--pooled` joins the paired comparison of several styles."""
 
 from __future__ import annotations
 
 import random
+from typing import Any
 
-from benchmarks.bench_bots import budget_field, duel
+import pytest
+
+from benchmarks.bench_bots import budget_field, duel, pool_report
 from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.engine.options import Options
@@ -39,3 +43,35 @@ def test_hard_budget_reads_the_style_prior() -> None:
     assert budget.styles == (("normal", 0.2), ("eager", 0.7), ("gin", 0.1))
     assert budget_field(budget, "evidence=0.25").evidence == 0.25
     assert budget_field(budget, "takes=0").takes is False
+    # an optional number (None by default) is read as a number
+    assert Budget().eager_margin is None
+    assert budget_field(budget, "eager_margin=0").eager_margin == 0.0
+
+
+def test_pooled_compares_the_styles_deals_together(capsys: pytest.CaptureFixture[str]) -> None:
+    def rec(label: str, style: str, points: list[tuple[int, int]]) -> dict[str, Any]:
+        return {
+            "a": "hard",
+            "b": style,
+            "label": label,
+            "hands": 2 * len(points),
+            "knocks": [0, 0],
+            "undercuts": [0, 0],
+            "deals": list(range(len(points))),
+            "points": [list(p) for p in points],
+            "think_ms": ["0", "0"],
+        }
+
+    # x takes 30 of 40 points against one style and 10 of 40 against the other;
+    # y takes 20 of 40 on both: pooled, they are even (40 of 80 each)
+    records = [
+        rec("x", "s", [(15, 5), (15, 5)]),
+        rec("x", "t", [(5, 15), (5, 15)]),
+        rec("y", "s", [(10, 10), (10, 10)]),
+        rec("y", "t", [(10, 10), (10, 10)]),
+    ]
+    pool_report(records, [("x", "y")], [["s", "t"]])
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| x − y")]
+    assert rows[0].startswith("| x − y | s | 4 | +25.0 |")
+    assert rows[1].startswith("| x − y | t | 4 | -25.0 |")
+    assert rows[2].startswith("| x − y | s+t | 8 | +0.0 |")

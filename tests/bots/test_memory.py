@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.bots.knowledge import THREW, TOOK, BotMemory
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card, parse_cards
 from hollywood_gin.engine.match import Match
@@ -70,6 +70,9 @@ def test_memory_tracks_pile_takes_and_throws_through_a_real_match() -> None:
     assert s.pile_count == 3 and len(s.pile) == 3
     assert s.stock_count == 29  # 31 - two stock draws
     assert s.opp_discards == 2
+    # in order, with the stock then: its take, its discards (its stock draw between is implied)
+    idx = [Card.parse(t).index for t in ("7H", "AD", "7H")]
+    assert s.opp_log == ((TOOK, idx[0], 31), (THREW, idx[1], 31), (THREW, idx[2], 29))
 
 
 def test_a_view_seen_twice_counts_once_and_a_new_hand_resets() -> None:
