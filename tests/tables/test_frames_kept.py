@@ -56,9 +56,7 @@ def rebuilt(table: Table, seed: int) -> Match:
     return match
 
 
-async def _run(
-    registry: Registry, clock: Clock, seed: int, clocked: bool, scoring: str
-) -> int:
+async def _run(registry: Registry, clock: Clock, seed: int, clocked: bool, scoring: str) -> int:
     options: dict[str, object] = {"rules": "standard", "scoring": scoring, "target": 100}
     if clocked:
         options["turn_seconds"] = 20
