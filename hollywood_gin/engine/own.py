@@ -63,22 +63,25 @@ def _meld_table() -> dict[int, tuple[int, tuple[str, ...]]]:
 _MELDS = _meld_table()
 _T = run_deadwoods()
 
-# Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as masks of the
-# clubs (shifted to their suit when shown): filled as patterns come up (at most 8,192).
-_RUNS: dict[int, tuple[int, ...]] = {}
+
+class _Shown(dict[int, list[tuple[int, tuple[str, ...]]]]):
+    """Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as shown:
+    each run's (place in the shown order, its cards' text). Filled as patterns come
+    up, for the four suits at once (at most 8,192 patterns)."""
+
+    def __missing__(self, pattern: int) -> list[tuple[int, tuple[str, ...]]]:
+        runs = arrange_mask(pattern)[1]
+        for suit, shown in enumerate(_SHOWN):
+            shown[pattern] = [_MELDS[m << 13 * suit] for m in runs]
+        return self[pattern]
 
 
-def _runs(pattern: int) -> tuple[int, ...]:
-    runs = _RUNS.get(pattern)
-    if runs is None:
-        runs = _RUNS[pattern] = tuple(arrange_mask(pattern)[1])
-    return runs
+_SHOWN = (_Shown(), _Shown(), _Shown(), _Shown())
 
 
 def grouping_of(mask: int) -> Grouping:
     """One least-deadwood arrangement of a mask as shown: the melds' text, in
     `melds.arrange`'s order, and the deadwood (`arrange_mask`'s arrangement)."""
-    table = _MELDS
     c = mask & 8191
     d = mask >> 13 & 8191
     h = mask >> 26 & 8191
@@ -86,15 +89,14 @@ def grouping_of(mask: int) -> Grouping:
     if (c & d & (h | s)) | (h & s & (c | d)):
         # a set is possible: the whole search
         deadwood, melds, _ = arrange_mask(mask)
+        table = _MELDS
         shown = [table[m] for m in melds]
     else:
         # runs only: each suit on its own (what `arrange_mask` does without sets)
         t = _T
         deadwood = t[c] + t[d] + t[h] + t[s]
-        shown = [table[m] for m in _runs(c)]
-        shown += [table[m << 13] for m in _runs(d)]
-        shown += [table[m << 26] for m in _runs(h)]
-        shown += [table[m << 39] for m in _runs(s)]
+        known = _SHOWN
+        shown = [*known[0][c], *known[1][d], *known[2][h], *known[3][s]]
     if len(shown) > 1:
         shown.sort()
     return tuple([texts for _, texts in shown]), deadwood
@@ -103,9 +105,10 @@ def grouping_of(mask: int) -> Grouping:
 class Own:
     """One seat's own part of its view, for one order of its cards.
 
-    `discards`, `knocks` and `knock_deadwood` are empty unless the seat holds eleven
-    (its turn to discard); `ten` is then the mask of the ten kept after the best
-    discard, whose grouping `grouping` is.
+    `discards`, `knocks`, `plays` (the two, as `legal` lists them) and
+    `knock_deadwood` are empty unless the seat holds eleven (its turn to discard);
+    `ten` is then the mask of the ten kept after the best discard, whose grouping
+    `grouping` is.
     """
 
     __slots__ = (
@@ -114,6 +117,7 @@ class Own:
         "grouping",
         "knock_deadwood",
         "knocks",
+        "plays",
         "taken",
         "ten",
         "texts",
@@ -138,6 +142,8 @@ class Own:
         self.discards = discards
         self.knocks = knocks
         self.knock_deadwood = knock_deadwood
+        # `legal`'s play actions holding eleven: the discards, then the knocks.
+        self.plays = discards + knocks
 
     def fits(self, cards: tuple[Card, ...], taken: Card | None) -> bool:
         """Whether this is the `Own` of these cards in this order with this banned card."""

@@ -21,16 +21,59 @@ from typing import Protocol
 
 import orjson
 
-from hollywood_gin.engine.views import HandView, SheetView, TableView, View
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.views import HandView, Mine, SheetView, TableView, View
 
 Seat = int | None
 
 _YOU = {0: b"0", 1: b"1", None: b"null"}
 
+# The engine's shared actions (`Action.of`: every action `legal` lists) encoded once
+# each, by identity (`_HELD` keeps them, so an id stays its action's), and each knock
+# with the deadwood `legal` shows next to it, by (id, deadwood).
+_ENCODED: dict[int, bytes] = {}
+_KNOCKS: dict[tuple[int, int], bytes] = {}
+_HELD: list[Action] = []
+
+
+def _encode_action(action: Action) -> bytes:
+    encoded = orjson.dumps(action.to_dict())
+    if action.melds is None and Action.of(action.kind, action.card) is action:
+        _HELD.append(action)
+        _ENCODED[id(action)] = encoded
+    return encoded
+
+
+def legal_bytes(view: View) -> bytes:
+    """`orjson.dumps(view.legal_wire())`, from each action's bytes encoded once."""
+    legal = view.legal
+    if not legal:
+        return b"[]"
+    encoded = _ENCODED
+    try:
+        parts = [encoded[id(a)] for a in legal]
+    except KeyError:
+        parts = [encoded.get(id(a)) or _encode_action(a) for a in legal]
+    if view.knock_deadwood:
+        # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
+        lefts = iter(view.knock_deadwood)
+        knocks = _KNOCKS
+        for i, action in enumerate(legal):
+            if action.kind == "knock":
+                key = (id(action), next(lefts))
+                knock = knocks.get(key)
+                if knock is None:
+                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(key[1]) + b"}"
+                    if key[0] in encoded:
+                        knocks[key] = knock
+                parts[i] = knock
+    return b"[" + b",".join(parts) + b"]"
+
 
 class Framed(Protocol):
     """What a frame needs of a table: its id and a view per seat (`stamp`, when the
-    table has one, is looked up by name: a turn clock's deadline and time)."""
+    table has one, is looked up by name: the keys a turn clock adds, its deadline
+    to the hand and the server's time to the message)."""
 
     @property
     def id(self) -> str: ...
@@ -39,14 +82,67 @@ class Framed(Protocol):
 
 
 class EncodedParts:
-    """The encoded sheet and hand's moves of one table, kept between changes. Views
-    are frozen, so the same object means the same bytes."""
+    """The encoded parts of one table's frames that outlive a change, kept between
+    changes: the sheet and the hand's moves, and the `table` object and the body's
+    tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
+    frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_sheet")
+    __slots__ = ("_events", "_own", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
+        # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
+        self._own: dict[Seat, tuple[Mine, bytes]] = {}
         self._sheet: tuple[object, orjson.Fragment] | None = None
         self._events: _Events | None = None
+        self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
+        self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
+
+    def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
+        """`,"table":` and the table object (`View.table_wire` with the id and players)."""
+        known = self._table
+        if (
+            known is None
+            or known[0] is not view.table
+            or known[1] != players
+            or known[2] != table_id
+        ):
+            encoded = orjson.dumps(view.table_wire(id=table_id, players=players))
+            known = self._table = (view.table, players, table_id, b',"table":' + encoded)
+        return known[3]
+
+    def own(self, seat: Seat, mine: Mine) -> bytes:
+        """`,` and the seat's own keys of the hand object (`Mine.wire`), kept while
+        its cards, their grouping and the other seat's card count stay."""
+        known = self._own.get(seat)
+        if (
+            known is None
+            or known[0].cards is not mine.cards
+            or known[0].melds is not mine.melds
+            or known[0].opponent_card_count != mine.opponent_card_count
+            or known[0].deadwood != mine.deadwood
+        ):
+            known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
+        return known[1]
+
+    def tail(self, view: View, extra: dict[str, object]) -> bytes:
+        """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
+        clock's time, never kept)."""
+        known = self._tail
+        if (
+            extra
+            or known is None
+            or known[0] is not view.sheet
+            or known[1] != view.ready
+            or known[2] != view.next_deal
+        ):
+            tail = view.tail()
+            tail["sheet"] = self.sheet(view.sheet)
+            tail.update(extra)
+            encoded = b"," + orjson.dumps(tail)[1:]
+            if extra:
+                return encoded
+            known = self._tail = (view.sheet, view.ready, view.next_deal, encoded)
+        return known[3]
 
     def sheet(self, sheet: SheetView) -> orjson.Fragment:
         known = self._sheet
@@ -132,9 +228,17 @@ class _Shared:
         )
 
 
+# No turn clock: nothing added to the hand or to the message.
+_NO_STAMP: tuple[dict[str, object], dict[str, object]] = ({}, {})
+
+
 class StateFrames:
     """The `state` frames of one table at one moment (a broadcast, or one send):
-    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`."""
+    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`.
+
+    The parts come from the view's own wire parts (`View.table_wire`,
+    `HandView.front`, `Mine.wire`, `HandView.back`, `View.legal_wire`, `View.tail`),
+    so `View.wire` and the frames share one statement of the shape."""
 
     __slots__ = ("_parts", "_players", "_shared", "_stamped", "_table")
 
@@ -156,15 +260,7 @@ class StateFrames:
         mine = view.mine
         own = b""
         if mine is not None and view.hand is not None:
-            own = orjson.dumps(
-                {
-                    "my_cards": mine.cards,
-                    "opponent_card_count": mine.opponent_card_count,
-                    "my_deadwood": mine.deadwood,
-                    "my_melds": mine.melds,
-                }
-            )
-            own = b"," + own[1:-1]
+            own = self._parts.own(seat, mine)
         you = _YOU.get(view.you)
         if you is None:
             you = orjson.dumps(view.you)
@@ -176,68 +272,33 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                orjson.dumps(view.legal_wire()),
+                legal_bytes(view),
                 shared.tail,
             )
         )
 
-    def _stamps(self, with_hand: bool) -> tuple[dict[str, object], dict[str, object]]:
+    def _stamps(self) -> tuple[dict[str, object], dict[str, object]]:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:
-            probe: dict[str, object] = {"hand": {}} if with_hand else {}
             stamp = getattr(self._table, "stamp", None)
-            if stamp is not None:
-                stamp(probe)
-            hand = probe.pop("hand", {})
-            stamped = self._stamped = (hand if isinstance(hand, dict) else {}, probe)
+            got = None if stamp is None else stamp()
+            stamped = self._stamped = _NO_STAMP if got is None else got
         return stamped
 
     def _share(self, view: View) -> _Shared:
         shared = _Shared(view)
         shared.head = b'{"type":"state","version":' + orjson.dumps(view.version) + b',"you":'
-        t = view.table
-        table: dict[str, object] = {
-            "rules": t.rules,
-            "scoring": t.scoring,
-            "target": t.target,
-            "status": t.status,
-            "id": self._table.id,
-            "players": self._players,
-        }
-        if t.ended is not None:
-            table["ended"] = t.ended
-        hand_extra, top_extra = self._stamps(view.hand is not None)
-        middle = b',"table":' + orjson.dumps(table)
+        hand_extra, top_extra = self._stamps()
+        middle = self._parts.table(view, self._table.id, self._players)
         hand = view.hand
         if hand is not None:
-            front = orjson.dumps(
-                {
-                    "number": hand.number,
-                    "dealer": hand.dealer,
-                    "turn": hand.turn,
-                    "phase": hand.phase,
-                    "knock_limit": hand.knock_limit,
-                    "stock_count": hand.stock_count,
-                    "discard_top": hand.discard_top,
-                    "discard_count": hand.discard_count,
-                }
-            )
-            middle += b',"hand":' + front[:-1]  # open: the seat's own cards come next
-            back: dict[str, object] = {
-                "card_counts": hand.card_counts,
-                "deck_commitment": hand.deck_commitment,
-                "last_action": hand.last_action,
-                "events": self._parts.events(hand.events),
-            }
-            if hand.outcome is not None:
-                back["result"] = hand.outcome.wire()
+            # open: the seat's own keys come next
+            middle += b',"hand":' + orjson.dumps(hand.front())[:-1]
+            back = hand.back()
+            back["events"] = self._parts.events(hand.events)
             back.update(hand_extra)
             shared.hand_back = b"," + orjson.dumps(back)[1:]
         shared.middle = middle
-        tail: dict[str, object] = {"sheet": self._parts.sheet(view.sheet), "ready": view.ready}
-        if view.next_deal is not None:
-            tail["next_deal"] = {"commitment": view.next_deal}
-        tail.update(top_extra)
-        shared.tail = b"," + orjson.dumps(tail)[1:]
+        shared.tail = self._parts.tail(view, top_extra)
         return shared

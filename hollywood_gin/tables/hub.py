@@ -49,8 +49,12 @@ def state_message(
         {"type": "state"}, id=table.id, players=table.players() if players is None else players
     )
     stamp = getattr(table, "stamp", None)
-    if stamp is not None:  # a table with a turn clock: its deadline and the server's time
-        stamp(message)
+    stamped = None if stamp is None else stamp()
+    if stamped is not None:  # a table with a turn clock: its deadline and the server's time
+        hand = message.get("hand")
+        if isinstance(hand, dict):
+            hand.update(stamped[0])
+        message.update(stamped[1])
     return message
 
 
@@ -250,8 +254,9 @@ class Hub:
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
         frames = self._state_frames(table)
+        self.encodings += len(wanted)
         for seat in wanted:
-            frame = self._encode(frames, seat)
+            frame = frames.frame(seat)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 
