@@ -154,8 +154,8 @@ def own_cards(
     cards: tuple[Card, ...], taken: Card | None, knock_limit: int, before: Own | None = None
 ) -> Own:
     """A seat's `Own`: `cards` in the seat's order; `taken` the card it may not discard
-    (holding eleven); `before` the seat's last `Own`, whose grouping of the ten it kept
-    is reused when these are those ten."""
+    (holding eleven); `before` the seat's last `Own`, whose grouping of its ten is
+    reused when these are those ten, or when those are the ten these keep."""
     mask = 0
     for card in cards:
         mask |= _BIT[card.index]
@@ -200,11 +200,14 @@ def own_cards(
         if left < best_left or (left == best_left and card.value > best_value):
             best, best_left, best_value = i, left, card.value
     ten = mask ^ _BIT[best]
+    # The best discard is often the card just drawn: the ten kept are then the ten
+    # held before, whose grouping the seat's last `Own` has.
+    grouping = before.grouping if before is not None and before.ten == ten else grouping_of(ten)
     return Own(
         cards,
         taken,
         texts,
-        grouping_of(ten),
+        grouping,
         ten,
         tuple(discards),
         tuple(knocks),
