@@ -83,17 +83,20 @@ class Framed(Protocol):
 
 class EncodedParts:
     """The encoded parts of one table's frames that outlive a change, kept between
-    changes: the sheet and the hand's moves, and the `table` object and the body's
-    tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
+    changes: the sheet and the hand's moves, and the `table` object, the body's tail
+    (the sheet, `ready`, `next_deal`) and each seat's own keys and `legal` while what
+    they show stays. Views are
     frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_own", "_sheet", "_table", "_tail")
+    __slots__ = ("_events", "_legal", "_own", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
+        # Per seat, its `legal` and knocks' deadwood and their bytes.
+        self._legal: dict[Seat, tuple[tuple[Action, ...], tuple[int, ...], bytes]] = {}
         # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
         self._own: dict[Seat, tuple[Mine, bytes]] = {}
         self._sheet: tuple[object, orjson.Fragment] | None = None
-        self._events: _Events | None = None
+        self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
         self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
 
@@ -124,6 +127,13 @@ class EncodedParts:
             known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
         return known[1]
 
+    def legal(self, seat: Seat, view: View) -> bytes:
+        """The seat's `legal` encoded (`legal_bytes`), kept while it stays the same."""
+        known = self._legal.get(seat)
+        if known is None or known[0] != view.legal or known[1] != view.knock_deadwood:
+            known = self._legal[seat] = (view.legal, view.knock_deadwood, legal_bytes(view))
+        return known[2]
+
     def tail(self, view: View, extra: dict[str, object]) -> bytes:
         """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
         clock's time, never kept)."""
@@ -151,41 +161,31 @@ class EncodedParts:
         return known[1]
 
     def events(self, moves: Sequence[object]) -> orjson.Fragment:
-        encoded = self._events
-        if encoded is None or encoded.moves is not moves:
-            encoded = self._events = _Events.of(moves, encoded)
-        return encoded.fragment
+        """A hand's public moves, encoded: the same bytes as `orjson.dumps(moves)`.
 
-
-class _Events:
-    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
-    replay, a rollback make new move objects), so the moves of the next version are
-    encoded by adding the new ones to the last encoding: a move costs one small
-    encoding, not the whole hand's list again. The bytes are the same as
-    `orjson.dumps(moves)`."""
-
-    __slots__ = ("body", "fragment", "moves")
-
-    def __init__(self, moves: Sequence[object], body: bytes) -> None:
-        self.moves = moves
-        self.body = body  # the items, comma-separated, without the brackets
-        self.fragment = orjson.Fragment(b"[" + body + b"]")
-
-    @classmethod
-    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
-        known = 0 if last is None else len(last.moves)
-        if (
-            last is not None
-            and 0 < known <= len(moves)
-            and moves[known - 1] is last.moves[known - 1]
-            and moves[0] is last.moves[0]
-        ):
-            added = moves[known:]
-            if not added:
-                return cls(moves, last.body)
-            more = b",".join([orjson.dumps(move) for move in added])
-            return cls(moves, last.body + b"," + more)
-        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
+        A hand only ever appends to them (a new hand, a replay, a rollback make new
+        move objects), so the moves of the next version are encoded by adding the
+        new ones to the last encoding (`_events`: the moves, their items
+        comma-separated without the brackets, the fragment): a move costs one small
+        encoding, not the whole hand's list again."""
+        known = self._events
+        n = 0 if known is None else len(known[0])
+        if known is not None and 0 < n <= len(moves):
+            last = known[0]
+            if moves[n - 1] is last[n - 1] and moves[0] is last[0]:
+                if n == len(moves):
+                    return known[2]
+                if n + 1 == len(moves):
+                    body = known[1] + b"," + orjson.dumps(moves[n])
+                else:
+                    body = known[1] + b"," + b",".join([orjson.dumps(m) for m in moves[n:]])
+                fragment = orjson.Fragment(b"[" + body + b"]")
+                self._events = (moves, body, fragment)
+                return fragment
+        body = b",".join([orjson.dumps(m) for m in moves])
+        fragment = orjson.Fragment(b"[" + body + b"]")
+        self._events = (moves, body, fragment)
+        return fragment
 
 
 class _Shared:
@@ -272,7 +272,7 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                legal_bytes(view),
+                self._parts.legal(seat, view),
                 shared.tail,
             )
         )
