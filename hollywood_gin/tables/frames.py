@@ -9,14 +9,17 @@ to them: the same bytes, key for key, as `orjson.dumps(state_message(...))` with
 its dicts built per seat (`tests/tables/test_frames.py` checks that over whole
 matches, turn clocks, resignations and spectators).
 
-The hand's moves and the sheet are kept encoded from one change to the next
-(`EncodedParts`): the sheet is the same value for a whole hand, and a hand only
-ever appends moves.
+Parts are also kept encoded from one change to the next while what they show
+stays (`EncodedParts`, one per table): the hand's moves (a hand only appends
+moves), the sheet, the table object with its players, the message's tail and,
+per seat, the seat's own keys and its `legal`. Each is compared with everything
+its bytes come from before it is used again (`tests/tables/test_frames_kept.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Protocol
 
 import orjson
@@ -101,7 +104,9 @@ class EncodedParts:
         self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
 
     def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
-        """`,"table":` and the table object (`View.table_wire` with the id and players)."""
+        """`,"table":` and the table object (`View.table_wire` with the id and players).
+        `players` is compared by value with the last call's: it must be a new list
+        each time (`Table.players()`), never one changed in place."""
         known = self._table
         if (
             known is None
@@ -134,7 +139,7 @@ class EncodedParts:
             known = self._legal[seat] = (view.legal, view.knock_deadwood, legal_bytes(view))
         return known[2]
 
-    def tail(self, view: View, extra: dict[str, object]) -> bytes:
+    def tail(self, view: View, extra: Mapping[str, object]) -> bytes:
         """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
         clock's time, never kept)."""
         known = self._tail
@@ -229,7 +234,10 @@ class _Shared:
 
 
 # No turn clock: nothing added to the hand or to the message.
-_NO_STAMP: tuple[dict[str, object], dict[str, object]] = ({}, {})
+_NO_STAMP: tuple[Mapping[str, object], Mapping[str, object]] = (
+    MappingProxyType({}),
+    MappingProxyType({}),
+)
 
 
 class StateFrames:
@@ -250,7 +258,7 @@ class StateFrames:
         self._parts = parts
         self._shared: _Shared | None = None
         # What a turn clock adds: keys at the hand's end and at the message's end.
-        self._stamped: tuple[dict[str, object], dict[str, object]] | None = None
+        self._stamped: tuple[Mapping[str, object], Mapping[str, object]] | None = None
 
     def frame(self, seat: Seat) -> bytes:
         view = self._table.view(seat)
@@ -277,7 +285,7 @@ class StateFrames:
             )
         )
 
-    def _stamps(self) -> tuple[dict[str, object], dict[str, object]]:
+    def _stamps(self) -> tuple[Mapping[str, object], Mapping[str, object]]:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:
