@@ -64,15 +64,16 @@ _MELDS = _meld_table()
 _T = run_deadwoods()
 
 
-class _Shown(dict[int, list[tuple[int, tuple[str, ...]]]]):
+class _Shown(dict[int, tuple[tuple[int, tuple[str, ...]], ...]]):
     """Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as shown:
     each run's (place in the shown order, its cards' text). Filled as patterns come
-    up, for the four suits at once (at most 8,192 patterns)."""
+    up, for the four suits at once (at most 8,192 patterns; tuples: most patterns
+    have no run, and the empty tuple is one object)."""
 
-    def __missing__(self, pattern: int) -> list[tuple[int, tuple[str, ...]]]:
+    def __missing__(self, pattern: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
         runs = arrange_mask(pattern)[1]
         for suit, shown in enumerate(_SHOWN):
-            shown[pattern] = [_MELDS[m << 13 * suit] for m in runs]
+            shown[pattern] = tuple([_MELDS[m << 13 * suit] for m in runs])
         return self[pattern]
 
 
