@@ -64,15 +64,16 @@ _MELDS = _meld_table()
 _T = run_deadwoods()
 
 
-class _Shown(dict[int, list[tuple[int, tuple[str, ...]]]]):
+class _Shown(dict[int, tuple[tuple[int, tuple[str, ...]], ...]]):
     """Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as shown:
     each run's (place in the shown order, its cards' text). Filled as patterns come
-    up, for the four suits at once (at most 8,192 patterns)."""
+    up, for the four suits at once (at most 8,192 patterns; tuples: most patterns
+    have no run, and the empty tuple is one object)."""
 
-    def __missing__(self, pattern: int) -> list[tuple[int, tuple[str, ...]]]:
+    def __missing__(self, pattern: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
         runs = arrange_mask(pattern)[1]
         for suit, shown in enumerate(_SHOWN):
-            shown[pattern] = [_MELDS[m << 13 * suit] for m in runs]
+            shown[pattern] = tuple([_MELDS[m << 13 * suit] for m in runs])
         return self[pattern]
 
 
@@ -154,8 +155,8 @@ def own_cards(
     cards: tuple[Card, ...], taken: Card | None, knock_limit: int, before: Own | None = None
 ) -> Own:
     """A seat's `Own`: `cards` in the seat's order; `taken` the card it may not discard
-    (holding eleven); `before` the seat's last `Own`, whose grouping of the ten it kept
-    is reused when these are those ten."""
+    (holding eleven); `before` the seat's last `Own`, whose grouping of its ten is
+    reused when these are those ten, or when those are the ten these keep."""
     mask = 0
     for card in cards:
         mask |= _BIT[card.index]
@@ -200,11 +201,14 @@ def own_cards(
         if left < best_left or (left == best_left and card.value > best_value):
             best, best_left, best_value = i, left, card.value
     ten = mask ^ _BIT[best]
+    # The best discard is often the card just drawn: the ten kept are then the ten
+    # held before, whose grouping the seat's last `Own` has.
+    grouping = before.grouping if before is not None and before.ten == ten else grouping_of(ten)
     return Own(
         cards,
         taken,
         texts,
-        grouping_of(ten),
+        grouping,
         ten,
         tuple(discards),
         tuple(knocks),

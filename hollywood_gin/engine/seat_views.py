@@ -18,13 +18,8 @@ from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.own import Own
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View
+from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View, new_mine, new_view
 from hollywood_gin.engine.vocabulary import Status
-
-# A named tuple built from all its fields in order, as its generated `__new__` does
-# (`tuple.__new__`), without that Python frame: views are built for every seat on
-# every change.
-_new = tuple.__new__
 
 
 class Seen(Protocol):
@@ -77,16 +72,15 @@ class SeatViews:
                 own = hand.own(seat)
                 legal = match.actions(seat, own)
                 melds, deadwood = own.grouping
-                mine = _new(Mine, (own.texts, len(hand.cards[1 - seat]), melds, deadwood))
+                mine = new_mine((own.texts, len(hand.cards[1 - seat]), melds, deadwood))
                 if status == "playing" and hand.phase == "discard" and hand.turn == seat:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
                 hand_view = shared.hand(hand, match.version, match.outcome)
         ready = match.ready
-        # Every field, in View's order (`_new`: see there).
-        return _new(
-            View,
+        # Every field, in View's order (`new_view`: see there).
+        return new_view(
             (
                 match.version,
                 seat,
@@ -97,7 +91,7 @@ class SeatViews:
                 shared.sheet(match.sheet, ended),
                 (ready[0], ready[1]),
                 knock_deadwood,
-                None if status == "playing" else match.next_deal,
+                match.next_deal,
             ),
         )
 

@@ -46,25 +46,20 @@ class SharedViews:
             return known[2]
         discard = hand.discard
         cards = hand.cards
-        # Every field, in HandView's order, as its generated `__new__` builds it
-        # (`tuple.__new__`) without that Python frame.
-        view = tuple.__new__(
-            HandView,
-            (
-                hand.number,
-                hand.dealer,
-                hand.turn,
-                hand.phase,
-                hand.knock_limit,
-                len(hand.stock),
-                discard[-1].text if discard else None,
-                len(discard),
-                (len(cards[0]), len(cards[1])),
-                hand.commitment,
-                hand.last_action,
-                tuple(hand.events),
-                outcome(hand) if hand.phase == "over" else None,
-            ),
+        view = HandView(
+            hand.number,
+            hand.dealer,
+            hand.turn,
+            hand.phase,
+            hand.knock_limit,
+            len(hand.stock),
+            discard[-1].text if discard else None,
+            len(discard),
+            (len(cards[0]), len(cards[1])),
+            hand.commitment,
+            hand.last_action,
+            tuple(hand.events),
+            outcome(hand) if hand.phase == "over" else None,
         )
         self._hand = (hand, version, view)
         return view

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hollywood_gin.engine.actions import Action, parse_action
@@ -422,3 +423,32 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
 
 def _seat(column: Mapping[str, Any]) -> dict[str, Any]:
     return {**column, "entries": tuple(column["entries"])}
+
+
+# The views of every seat are built on every change: `new_mine((...))` and
+# `new_view((...))` make the named tuple from all its fields in order as its own
+# generated `__new__` does (`tuple.__new__`), without that Python frame (a tenth of
+# the views' instructions, docs/performance.md). For mypy they take the fields'
+# types in order, so a field out of place or missing is a type error;
+# tests/engine/test_view.py checks that these are the classes' own fields.
+MineFields = tuple[tuple[str, ...], int, tuple[tuple[str, ...], ...], int]
+ViewFields = tuple[
+    int,
+    int | None,
+    TableView,
+    HandView | None,
+    Mine | None,
+    tuple[Action, ...],
+    SheetView,
+    tuple[bool, bool],
+    tuple[int, ...],
+    str | None,
+]
+if TYPE_CHECKING:
+
+    def new_mine(fields: MineFields, /) -> Mine: ...
+    def new_view(fields: ViewFields, /) -> View: ...
+
+else:
+    new_mine = partial(tuple.__new__, Mine)
+    new_view = partial(tuple.__new__, View)

@@ -9,14 +9,17 @@ to them: the same bytes, key for key, as `orjson.dumps(state_message(...))` with
 its dicts built per seat (`tests/tables/test_frames.py` checks that over whole
 matches, turn clocks, resignations and spectators).
 
-The hand's moves and the sheet are kept encoded from one change to the next
-(`EncodedParts`): the sheet is the same value for a whole hand, and a hand only
-ever appends moves.
+Parts are also kept encoded from one change to the next while what they show
+stays (`EncodedParts`, one per table): the hand's moves (a hand only appends
+moves), the sheet, the table object with its players, the message's tail and,
+per seat, the seat's own keys and its `legal`. Each is compared with everything
+its bytes come from before it is used again (`tests/tables/test_frames_kept.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Protocol
 
 import orjson
@@ -83,22 +86,27 @@ class Framed(Protocol):
 
 class EncodedParts:
     """The encoded parts of one table's frames that outlive a change, kept between
-    changes: the sheet and the hand's moves, and the `table` object and the body's
-    tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
+    changes: the sheet and the hand's moves, and the `table` object, the body's tail
+    (the sheet, `ready`, `next_deal`) and each seat's own keys and `legal` while what
+    they show stays. Views are
     frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_own", "_sheet", "_table", "_tail")
+    __slots__ = ("_events", "_legal", "_own", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
+        # Per seat, its `legal` and knocks' deadwood and their bytes.
+        self._legal: dict[Seat, tuple[tuple[Action, ...], tuple[int, ...], bytes]] = {}
         # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
         self._own: dict[Seat, tuple[Mine, bytes]] = {}
         self._sheet: tuple[object, orjson.Fragment] | None = None
-        self._events: _Events | None = None
+        self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
         self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
 
     def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
-        """`,"table":` and the table object (`View.table_wire` with the id and players)."""
+        """`,"table":` and the table object (`View.table_wire` with the id and players).
+        `players` is compared by value with the last call's: it must be a new list
+        each time (`Table.players()`), never one changed in place."""
         known = self._table
         if (
             known is None
@@ -124,7 +132,14 @@ class EncodedParts:
             known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
         return known[1]
 
-    def tail(self, view: View, extra: dict[str, object]) -> bytes:
+    def legal(self, seat: Seat, view: View) -> bytes:
+        """The seat's `legal` encoded (`legal_bytes`), kept while it stays the same."""
+        known = self._legal.get(seat)
+        if known is None or known[0] != view.legal or known[1] != view.knock_deadwood:
+            known = self._legal[seat] = (view.legal, view.knock_deadwood, legal_bytes(view))
+        return known[2]
+
+    def tail(self, view: View, extra: Mapping[str, object]) -> bytes:
         """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
         clock's time, never kept)."""
         known = self._tail
@@ -151,41 +166,31 @@ class EncodedParts:
         return known[1]
 
     def events(self, moves: Sequence[object]) -> orjson.Fragment:
-        encoded = self._events
-        if encoded is None or encoded.moves is not moves:
-            encoded = self._events = _Events.of(moves, encoded)
-        return encoded.fragment
+        """A hand's public moves, encoded: the same bytes as `orjson.dumps(moves)`.
 
-
-class _Events:
-    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
-    replay, a rollback make new move objects), so the moves of the next version are
-    encoded by adding the new ones to the last encoding: a move costs one small
-    encoding, not the whole hand's list again. The bytes are the same as
-    `orjson.dumps(moves)`."""
-
-    __slots__ = ("body", "fragment", "moves")
-
-    def __init__(self, moves: Sequence[object], body: bytes) -> None:
-        self.moves = moves
-        self.body = body  # the items, comma-separated, without the brackets
-        self.fragment = orjson.Fragment(b"[" + body + b"]")
-
-    @classmethod
-    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
-        known = 0 if last is None else len(last.moves)
-        if (
-            last is not None
-            and 0 < known <= len(moves)
-            and moves[known - 1] is last.moves[known - 1]
-            and moves[0] is last.moves[0]
-        ):
-            added = moves[known:]
-            if not added:
-                return cls(moves, last.body)
-            more = b",".join([orjson.dumps(move) for move in added])
-            return cls(moves, last.body + b"," + more)
-        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
+        A hand only ever appends to them (a new hand, a replay, a rollback make new
+        move objects), so the moves of the next version are encoded by adding the
+        new ones to the last encoding (`_events`: the moves, their items
+        comma-separated without the brackets, the fragment): a move costs one small
+        encoding, not the whole hand's list again."""
+        known = self._events
+        n = 0 if known is None else len(known[0])
+        if known is not None and 0 < n <= len(moves):
+            last = known[0]
+            if moves[n - 1] is last[n - 1] and moves[0] is last[0]:
+                if n == len(moves):
+                    return known[2]
+                if n + 1 == len(moves):
+                    body = known[1] + b"," + orjson.dumps(moves[n])
+                else:
+                    body = known[1] + b"," + b",".join([orjson.dumps(m) for m in moves[n:]])
+                fragment = orjson.Fragment(b"[" + body + b"]")
+                self._events = (moves, body, fragment)
+                return fragment
+        body = b",".join([orjson.dumps(m) for m in moves])
+        fragment = orjson.Fragment(b"[" + body + b"]")
+        self._events = (moves, body, fragment)
+        return fragment
 
 
 class _Shared:
@@ -229,7 +234,10 @@ class _Shared:
 
 
 # No turn clock: nothing added to the hand or to the message.
-_NO_STAMP: tuple[dict[str, object], dict[str, object]] = ({}, {})
+_NO_STAMP: tuple[Mapping[str, object], Mapping[str, object]] = (
+    MappingProxyType({}),
+    MappingProxyType({}),
+)
 
 
 class StateFrames:
@@ -250,7 +258,7 @@ class StateFrames:
         self._parts = parts
         self._shared: _Shared | None = None
         # What a turn clock adds: keys at the hand's end and at the message's end.
-        self._stamped: tuple[dict[str, object], dict[str, object]] | None = None
+        self._stamped: tuple[Mapping[str, object], Mapping[str, object]] | None = None
 
     def frame(self, seat: Seat) -> bytes:
         view = self._table.view(seat)
@@ -272,12 +280,12 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                legal_bytes(view),
+                self._parts.legal(seat, view),
                 shared.tail,
             )
         )
 
-    def _stamps(self) -> tuple[dict[str, object], dict[str, object]]:
+    def _stamps(self) -> tuple[Mapping[str, object], Mapping[str, object]]:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:

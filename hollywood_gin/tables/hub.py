@@ -137,8 +137,9 @@ class TooManyConnections(Exception):
 @dataclass
 class _TableConnections:
     by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
-    # The parts of a state every seat's view shares, kept encoded between changes:
-    # the sheet (the same value for a whole hand) and the hand's moves.
+    # The parts of this table's states kept encoded between changes (`EncodedParts`):
+    # the shared ones and, per seat, its own cards and `legal`, so never share one
+    # `EncodedParts` between tables or hand its per-seat parts to another seat.
     parts: EncodedParts = field(default_factory=EncodedParts)
 
     def all(self) -> Iterable[Connection]:

@@ -139,6 +139,8 @@ async def test_kept_parts_follow_every_change(seed: int, clocked: bool, scoring:
         await store.open()
         try:
             registry = registry_on(store, clock=clock, rng=random.Random(seed))
-            assert await _run(registry, clock, seed, clocked, scoring) > 50
+            # The deals are fair (a fresh server secret each), so how long the two
+            # matches last varies from run to run: 46 to 171 checks for one seed.
+            assert await _run(registry, clock, seed, clocked, scoring) > 20
         finally:
             await store.close()
