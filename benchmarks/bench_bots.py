@@ -446,7 +446,8 @@ def budget_field(budget: Budget, item: str) -> Budget:
     if name == "styles":
         pairs = (part.split(":") for part in value.split("/"))
         return dataclasses.replace(budget, styles=tuple((n, float(x)) for n, x in pairs))
-    kind = type(getattr(budget, name))
+    current = getattr(budget, name)
+    kind = float if current is None else type(current)  # None: an optional number
     return dataclasses.replace(budget, **{name: kind(float(value))})
 
 

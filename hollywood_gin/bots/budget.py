@@ -34,6 +34,11 @@ class Budget:
     # only the knock was searched; 8 and the confidence of 2 were chosen on the
     # screening deals 300000+ of issue 27, docs/bots.md)
     knock_margin: float = 8.0
+    # the knock margin in worlds whose opponent style is eager (it knocks as soon as it
+    # may, so playing on, which the margin credits, is worth less there); None: the same
+    # as `knock_margin`. A knock's penalty is the weighted mean over the worlds of the
+    # margin of each world's style (`margin`; docs/bots.md "Round 5").
+    eager_margin: float | None = None
     # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 2.0
     # stop after a halving round once every candidate left is worse than normal's
@@ -67,3 +72,9 @@ class Budget:
     # normal's look in the playouts at only this many discards, those leaving the
     # least deadwood (0: all of them, as normal)
     look_width: int = 0
+
+    def margin(self, style: str) -> float:
+        """The knock margin in a world whose opponent plays `style`."""
+        if style == "eager" and self.eager_margin is not None:
+            return self.eager_margin
+        return self.knock_margin

@@ -17,9 +17,11 @@ random numbers) in rounds of *successive halving*: each round spends its share
 of the playouts evenly on the candidates still in, then the worse half leaves
 (normal's choice always stays).
 Hard leaves normal's choice only for a candidate better on the shared worlds by
-more than `Budget.confidence` standard errors, a knock by `Budget.knock_margin`
+more than `Budget.confidence` standard errors, a knock by the knock margin
 points more (the playouts continue with a plainer player than hard, which
-undervalues playing on).
+undervalues playing on): the weighted mean over the worlds of each world's
+style's margin (`Budget.margin`: `knock_margin`, or `eager_margin` in a world
+whose opponent is eager).
 
 The budget is work, not time: exactly `Budget.playouts` playouts per searched
 decision, from a seed drawn from the bot's rng, so the same seed and view give
@@ -151,6 +153,8 @@ def hard_decide(
         # values[c][k]: candidate c's result on world k (None: not played there)
         values: list[list[float | None]] = [[] for _ in options]
         world_weights: list[float] = []
+        # the knock margin of each world's opponent style (`Budget.margin`)
+        margins: list[float] = []
         alive = list(range(n))
         sizes = _round_sizes(n, budget.playouts)
         for r, size in enumerate(sizes):
@@ -170,6 +174,7 @@ def hard_decide(
                 k = dealt
                 dealt += 1
                 world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
+                margins.append(budget.margin(style))
                 styles = ("normal", style) if me == 0 else (style, "normal")
                 theirs = budget.opp_looks if style != "eager" else 0
                 looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
@@ -192,19 +197,20 @@ def hard_decide(
                     break
             if capped or last or done >= budget.playouts:
                 break
-            if _settled(options, alive, values, world_weights, budget):
+            if _settled(options, alive, values, world_weights, margins, budget):
                 break  # normal's choice is clearly best: the rest of the budget is not spent
             if len(alive) <= 2:
                 continue  # two left: the last round plays both (unless settled above)
             # the worse half leaves; normal's choice stays to the end
             ranked = sorted(
-                alive, key=lambda c: -_adjusted(options, c, values[c], world_weights, budget)
+                alive,
+                key=lambda c: -_adjusted(options, c, values[c], world_weights, margins),
             )
             keep = ranked[: max(1, (len(alive) + 1) // 2)]
             alive = sorted(set(keep) | {0})
             if len(alive) == 1:
                 break
-        best = _pick(options, alive, values, world_weights, budget)
+        best = _pick(options, alive, values, world_weights, margins, budget)
     if stats is not None:
         stats.playouts = done
         stats.worlds = dealt
@@ -214,21 +220,36 @@ def hard_decide(
     return options[best]
 
 
+def _mean_margin(pairs: list[tuple[float, float]]) -> float:
+    """The weighted mean of the knock margins of (weight, margin) pairs; one
+    margin for every world (every style's the same) is that margin exactly."""
+    first = pairs[0][1] if pairs else 0.0
+    if all(m == first for _, m in pairs):
+        return first
+    total = sum(wt for wt, _ in pairs)
+    if total <= 0:
+        return sum(m for _, m in pairs) / len(pairs)
+    return sum(wt * m for wt, m in pairs) / total
+
+
 def _adjusted(
     options: list[Decision],
     c: int,
     vals: list[float | None],
     world_weights: list[float],
-    budget: Budget,
+    margins: list[float],
 ) -> float:
-    """Candidate c's weighted mean result, a knock counted `knock_margin` worse."""
+    """Candidate c's weighted mean result, a knock counted the knock margin worse
+    (the weighted mean of the margins of the worlds it played)."""
     total = weight = 0.0
-    for v, wt in zip(vals, world_weights, strict=False):
+    played: list[tuple[float, float]] = []
+    for v, wt, m in zip(vals, world_weights, margins, strict=False):
         if v is not None:
             total += wt * v
             weight += wt
+            played.append((wt, m))
     mean = total / weight if weight > 0 else -1e9
-    return mean - budget.knock_margin * options[c][2]
+    return mean - _mean_margin(played) * options[c][2]
 
 
 def _pick(
@@ -236,6 +257,7 @@ def _pick(
     alive: list[int],
     values: list[list[float | None]],
     world_weights: list[float],
+    margins: list[float],
     budget: Budget,
 ) -> int:
     """Normal's choice (0) unless a candidate still in beats it on the worlds both
@@ -244,7 +266,7 @@ def _pick(
     for c in alive:
         if c == 0:
             continue
-        paired = _paired(options, c, values, world_weights, budget)
+        paired = _paired(options, c, values, world_weights, margins)
         if paired is None:
             continue
         mean, error = paired
@@ -258,16 +280,17 @@ def _paired(
     c: int,
     values: list[list[float | None]],
     world_weights: list[float],
-    budget: Budget,
+    margins: list[float],
 ) -> tuple[float, float] | None:
     """Candidate c minus normal's choice on the worlds both played: the weighted
-    mean difference (the knock margin counted) and its standard error; None with
-    fewer than two shared worlds."""
-    diffs = [
-        (wt, v - b)
-        for v, b, wt in zip(values[c], values[0], world_weights, strict=False)
+    mean difference (the knock margin counted: the weighted mean of those worlds'
+    margins) and its standard error; None with fewer than two shared worlds."""
+    shared = [
+        (wt, v - b, m)
+        for v, b, wt, m in zip(values[c], values[0], world_weights, margins, strict=False)
         if v is not None and b is not None
     ]
+    diffs = [(wt, d) for wt, d, _ in shared]
     total = sum(wt for wt, _ in diffs)
     if len(diffs) < 2 or total <= 0:
         return None
@@ -276,8 +299,10 @@ def _paired(
     size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
     error = (spread / max(1.0, size - 1)) ** 0.5
     # the playouts continue with a plainer player than hard is: waiting
-    # is worth about `knock_margin` more than they say
-    mean += budget.knock_margin * (options[0][2] - options[c][2])
+    # is worth about the knock margin more than they say (the margin is a
+    # correction, not a draw: it does not enter the standard error)
+    if options[0][2] != options[c][2]:
+        mean += _mean_margin([(wt, m) for wt, _, m in shared]) * (options[0][2] - options[c][2])
     return mean, error
 
 
@@ -286,6 +311,7 @@ def _settled(
     alive: list[int],
     values: list[list[float | None]],
     world_weights: list[float],
+    margins: list[float],
     budget: Budget,
 ) -> bool:
     """Is every candidate still in worse than normal's choice by more than
@@ -295,7 +321,7 @@ def _settled(
     for c in alive:
         if c == 0:
             continue
-        paired = _paired(options, c, values, world_weights, budget)
+        paired = _paired(options, c, values, world_weights, margins)
         if paired is None or paired[0] + budget.stop * paired[1] >= 0:
             return False
     return True

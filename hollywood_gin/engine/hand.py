@@ -33,6 +33,9 @@ UPCARD_POSITION = DEAL_SIZE  # card 20
 _PLAYS: Mapping[str, PlayKind] = {k: k for k in PLAY_KINDS}
 _TAKE_UPCARD, _PASS = Action.of("take_upcard"), Action.of("pass")
 _DRAW_STOCK, _DRAW_DISCARD = Action.of("draw_stock"), Action.of("draw_discard")
+_UPCARD_OFFER = (_TAKE_UPCARD, _PASS)
+_DRAWS = (_DRAW_STOCK, _DRAW_DISCARD)
+_STOCK_ONLY = (_DRAW_STOCK,)
 
 
 def knock_limit(rules: Rules, upcard: Card) -> int:
@@ -207,16 +210,20 @@ class Hand:
 
     def legal(self, seat: int) -> list[Action]:
         """The play actions open to `seat` now (`Match.view` shows each knock's deadwood)."""
+        return list(self.plays(seat))
+
+    def plays(self, seat: int, own: Own | None = None) -> tuple[Action, ...]:
+        """`legal` as a tuple of the shared actions; `own`: the seat's `own(seat)`,
+        when the caller has it already."""
         if self.phase == "over" or seat != self.turn:
-            return []
+            return ()
         if self.phase == "upcard_offer":
-            return [_TAKE_UPCARD, _PASS]
+            return _UPCARD_OFFER
         if self.phase == "draw":
             if not self.must_draw_stock and self.discard:
-                return [_DRAW_STOCK, _DRAW_DISCARD]
-            return [_DRAW_STOCK]
-        own = self.own(seat)
-        return [*own.discards, *own.knocks]
+                return _DRAWS
+            return _STOCK_ONLY
+        return (own or self.own(seat)).plays
 
     def needs_reshuffle(self, plan: Plan) -> bool:
         """`hand` scoring: a draw from an empty stock first turns the discard

@@ -40,6 +40,7 @@ from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.history import History
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options, Order
+from hollywood_gin.engine.own import Own
 from hollywood_gin.engine.presence import Presence
 from hollywood_gin.engine.replay import redo
 from hollywood_gin.engine.scoring import Sheet
@@ -49,6 +50,7 @@ from hollywood_gin.engine.vocabulary import Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN = Action.of("resign")
+_RESIGN_ONLY = (_RESIGN,)
 
 
 class Match:
@@ -201,7 +203,8 @@ class Match:
 
     def _end_early(self, seat: int, act: Action) -> None:
         """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
-        if act.kind not in {a.kind for a in self._endings(seat)}:
+        under_way = self.endings and self.status in ("playing", "hand_over")
+        if not under_way or act.kind not in {a.kind for a in self._endings(seat)}:
             raise IllegalAction(f"{act.kind} is not open now")
         self._log_action(seat, act, None)
         self.version += 1
@@ -304,12 +307,11 @@ class Match:
 
     # -- seats ---------------------------------------------------------------
 
-    def _endings(self, seat: int) -> list[Action]:
-        """The end actions open to `seat` now (after its other actions in `legal`)."""
-        if not self.endings or self.status not in ("playing", "hand_over"):
-            return []
+    def _endings(self, seat: int) -> tuple[Action, ...]:
+        """The end actions open to `seat` while a match is under way (`playing` or
+        `hand_over`, with `endings` on), after its other actions in `legal`."""
         opened = self.presence.against(seat)
-        return [_RESIGN, *opened] if opened else [_RESIGN]
+        return (_RESIGN, *opened) if opened else _RESIGN_ONLY
 
     def back(self, seat: int) -> bool:
         """A connection of `seat` said hello: the stand-in stops. Not an action (the
@@ -347,16 +349,24 @@ class Match:
 
     def legal(self, seat: int) -> list[Action]:
         """Exactly the actions open to `seat` now (`view` shows them as they are sent)."""
-        seat = check_seat(seat)
-        if self.status == "playing" and self.hand is not None:
-            return [*self.hand.legal(seat), *self._endings(seat)]
-        if self.status == "hand_over" and not self.ready[seat]:
-            return [_NEXT_HAND, *self._endings(seat)]
-        if self.status == "hand_over":
-            return self._endings(seat)
-        if self.status == "match_over" and not self.ready[seat]:
-            return [_NEW_MATCH]
-        return []
+        return list(self.actions(check_seat(seat)))
+
+    def actions(self, seat: int, own: Own | None = None) -> tuple[Action, ...]:
+        """`legal` of a seat already checked, as a tuple of the shared actions (what a
+        view holds); `own`: the seat's `Hand.own`, when the caller has it."""
+        status = self.status
+        if status == "playing":
+            hand = self.hand
+            if hand is None:
+                return ()
+            plays = hand.plays(seat, own)
+            return plays + self._endings(seat) if self.endings else plays
+        if status == "hand_over":
+            ends = self._endings(seat) if self.endings else ()
+            return ends if self.ready[seat] else (_NEXT_HAND, *ends)
+        if status == "match_over" and not self.ready[seat]:
+            return (_NEW_MATCH,)
+        return ()
 
     def playable(self, seat: int) -> list[Action]:
         """`legal` without the end actions: what a computer or a stand-in may choose from."""
@@ -369,7 +379,9 @@ class Match:
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.
         """
-        return self._views.view(self, None if seat is None else check_seat(seat))
+        if seat is not None and (seat.__class__ is not int or (seat != 0 and seat != 1)):
+            seat = check_seat(seat)  # raises, or a 0 or 1 of another type
+        return self._views.view(self, seat)
 
     def outcome(self, hand: Hand) -> Outcome | None:
         """`hand`'s result as shown (None: not over): the deck revealed, what it was

@@ -214,9 +214,14 @@ def arrange_mask(mask: int) -> tuple[int, list[int], int]:
     three = (c & d & (h | s)) | (h & s & (c | d))
     t = _RUN_DEADWOOD
     if three:
-        best = min(
-            _set_states(c, d, h, s, three), key=lambda q: t[q[0]] + t[q[1]] + t[q[2]] + t[q[3]]
-        )
+        # The first state of the least deadwood (as `min` with that key would pick).
+        states = _set_states(c, d, h, s, three)
+        best = states[0]
+        least = t[best[0]] + t[best[1]] + t[best[2]] + t[best[3]]
+        for q in states:
+            v = t[q[0]] + t[q[1]] + t[q[2]] + t[q[3]]
+            if v < least:
+                best, least = q, v
     else:
         best = (c, d, h, s)
     sets = mask & ~_join(best)
@@ -316,22 +321,38 @@ def discard_least(mask: int) -> list[int]:
                 least[offset + low.bit_length() - 1] = base + t[p ^ low]
             offset += 13
         return least
-    states = _set_states(c, d, h, s, three)
-    for state in states:
+    drops = _DROPS
+    for state in _set_states(c, d, h, s, three):
         total = t[state[0]] + t[state[1]] + t[state[2]] + t[state[3]]
         offset = 0
         for p in state:
             base = total - t[p]
-            rest = p
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                v = base + t[p ^ low]
-                i = offset + low.bit_length() - 1
+            for j, left in drops[p]:
+                v = base + left
+                i = offset + j
                 if v < least[i]:
                     least[i] = v
             offset += 13
     return least
+
+
+class _Drops(dict[int, tuple[tuple[int, int], ...]]):
+    """Per 13-bit pattern of one suit, each card's (rank index, the pattern's run
+    deadwood without it), lowest first: filled as patterns come up (at most 8,192)."""
+
+    def __missing__(self, pattern: int) -> tuple[tuple[int, int], ...]:
+        t = _RUN_DEADWOOD
+        out = []
+        rest = pattern
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            out.append((low.bit_length() - 1, t[pattern ^ low]))
+        drops = self[pattern] = tuple(out)
+        return drops
+
+
+_DROPS = _Drops()
 
 
 def discard_deadwoods(

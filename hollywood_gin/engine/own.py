@@ -63,22 +63,26 @@ def _meld_table() -> dict[int, tuple[int, tuple[str, ...]]]:
 _MELDS = _meld_table()
 _T = run_deadwoods()
 
-# Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as masks of the
-# clubs (shifted to their suit when shown): filled as patterns come up (at most 8,192).
-_RUNS: dict[int, tuple[int, ...]] = {}
+
+class _Shown(dict[int, tuple[tuple[int, tuple[str, ...]], ...]]):
+    """Per 13-bit pattern of one suit, the runs `arrange_mask` makes of it, as shown:
+    each run's (place in the shown order, its cards' text). Filled as patterns come
+    up, for the four suits at once (at most 8,192 patterns; tuples: most patterns
+    have no run, and the empty tuple is one object)."""
+
+    def __missing__(self, pattern: int) -> tuple[tuple[int, tuple[str, ...]], ...]:
+        runs = arrange_mask(pattern)[1]
+        for suit, shown in enumerate(_SHOWN):
+            shown[pattern] = tuple([_MELDS[m << 13 * suit] for m in runs])
+        return self[pattern]
 
 
-def _runs(pattern: int) -> tuple[int, ...]:
-    runs = _RUNS.get(pattern)
-    if runs is None:
-        runs = _RUNS[pattern] = tuple(arrange_mask(pattern)[1])
-    return runs
+_SHOWN = (_Shown(), _Shown(), _Shown(), _Shown())
 
 
 def grouping_of(mask: int) -> Grouping:
     """One least-deadwood arrangement of a mask as shown: the melds' text, in
     `melds.arrange`'s order, and the deadwood (`arrange_mask`'s arrangement)."""
-    table = _MELDS
     c = mask & 8191
     d = mask >> 13 & 8191
     h = mask >> 26 & 8191
@@ -86,15 +90,14 @@ def grouping_of(mask: int) -> Grouping:
     if (c & d & (h | s)) | (h & s & (c | d)):
         # a set is possible: the whole search
         deadwood, melds, _ = arrange_mask(mask)
+        table = _MELDS
         shown = [table[m] for m in melds]
     else:
         # runs only: each suit on its own (what `arrange_mask` does without sets)
         t = _T
         deadwood = t[c] + t[d] + t[h] + t[s]
-        shown = [table[m] for m in _runs(c)]
-        shown += [table[m << 13] for m in _runs(d)]
-        shown += [table[m << 26] for m in _runs(h)]
-        shown += [table[m << 39] for m in _runs(s)]
+        known = _SHOWN
+        shown = [*known[0][c], *known[1][d], *known[2][h], *known[3][s]]
     if len(shown) > 1:
         shown.sort()
     return tuple([texts for _, texts in shown]), deadwood
@@ -103,9 +106,10 @@ def grouping_of(mask: int) -> Grouping:
 class Own:
     """One seat's own part of its view, for one order of its cards.
 
-    `discards`, `knocks` and `knock_deadwood` are empty unless the seat holds eleven
-    (its turn to discard); `ten` is then the mask of the ten kept after the best
-    discard, whose grouping `grouping` is.
+    `discards`, `knocks`, `plays` (the two, as `legal` lists them) and
+    `knock_deadwood` are empty unless the seat holds eleven (its turn to discard);
+    `ten` is then the mask of the ten kept after the best discard, whose grouping
+    `grouping` is.
     """
 
     __slots__ = (
@@ -114,6 +118,7 @@ class Own:
         "grouping",
         "knock_deadwood",
         "knocks",
+        "plays",
         "taken",
         "ten",
         "texts",
@@ -138,6 +143,8 @@ class Own:
         self.discards = discards
         self.knocks = knocks
         self.knock_deadwood = knock_deadwood
+        # `legal`'s play actions holding eleven: the discards, then the knocks.
+        self.plays = discards + knocks
 
     def fits(self, cards: tuple[Card, ...], taken: Card | None) -> bool:
         """Whether this is the `Own` of these cards in this order with this banned card."""
@@ -148,8 +155,8 @@ def own_cards(
     cards: tuple[Card, ...], taken: Card | None, knock_limit: int, before: Own | None = None
 ) -> Own:
     """A seat's `Own`: `cards` in the seat's order; `taken` the card it may not discard
-    (holding eleven); `before` the seat's last `Own`, whose grouping of the ten it kept
-    is reused when these are those ten."""
+    (holding eleven); `before` the seat's last `Own`, whose grouping of its ten is
+    reused when these are those ten, or when those are the ten these keep."""
     mask = 0
     for card in cards:
         mask |= _BIT[card.index]
@@ -194,11 +201,14 @@ def own_cards(
         if left < best_left or (left == best_left and card.value > best_value):
             best, best_left, best_value = i, left, card.value
     ten = mask ^ _BIT[best]
+    # The best discard is often the card just drawn: the ten kept are then the ten
+    # held before, whose grouping the seat's last `Own` has.
+    grouping = before.grouping if before is not None and before.ten == ten else grouping_of(ten)
     return Own(
         cards,
         taken,
         texts,
-        grouping_of(ten),
+        grouping,
         ten,
         tuple(discards),
         tuple(knocks),

@@ -15,9 +15,10 @@ from typing import Protocol
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.hand import Hand
 from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.own import Own
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View
+from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View, new_mine, new_view
 from hollywood_gin.engine.vocabulary import Status
 
 
@@ -38,7 +39,7 @@ class Seen(Protocol):
     def ended(self) -> Ended | None: ...
     @property
     def next_deal(self) -> str | None: ...
-    def legal(self, seat: int) -> list[Action]: ...
+    def actions(self, seat: int, own: Own | None = None) -> tuple[Action, ...]: ...
     def outcome(self, hand: Hand) -> Outcome | None: ...
 
 
@@ -54,33 +55,44 @@ class SeatViews:
         """What `seat` (0 or 1, checked; None: a spectator) may see of `match` now;
         `View.wire()` is the `state` body of PROTOCOL.md."""
         hand = match.hand
+        status = match.status
+        ended = match.ended
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
         knock_deadwood: tuple[int, ...] = ()
-        if seat is not None:
-            legal = tuple(match.legal(seat))
-            if hand is not None:
+        shared = self._shared
+        if seat is None:
+            hand_view = None if hand is None else shared.hand(hand, match.version, match.outcome)
+        else:
+            if hand is None:
+                legal = match.actions(seat)
+                hand_view = None
+            else:
                 # The seat's own part is worked out once per change of its cards.
                 own = hand.own(seat)
+                legal = match.actions(seat, own)
                 melds, deadwood = own.grouping
-                mine = Mine(own.texts, len(hand.cards[1 - seat]), melds, deadwood)
-                if match.status == "playing" and hand.phase == "discard" and hand.turn == seat:
+                mine = new_mine((own.texts, len(hand.cards[1 - seat]), melds, deadwood))
+                if status == "playing" and hand.phase == "discard" and hand.turn == seat:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
-        shared = self._shared
-        # By position, in View's field order (cheaper than by keyword).
-        return View(
-            match.version,
-            seat,
-            shared.table(match.status, match.ended),
-            None if hand is None else shared.hand(hand, match.version, match.outcome),
-            mine,
-            legal,
-            shared.sheet(match.sheet, match.ended),
-            (match.ready[0], match.ready[1]),
-            knock_deadwood,
-            match.next_deal,
+                hand_view = shared.hand(hand, match.version, match.outcome)
+        ready = match.ready
+        # Every field, in View's order (`new_view`: see there).
+        return new_view(
+            (
+                match.version,
+                seat,
+                shared.table(status, ended),
+                hand_view,
+                mine,
+                legal,
+                shared.sheet(match.sheet, ended),
+                (ready[0], ready[1]),
+                knock_deadwood,
+                match.next_deal,
+            ),
         )
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:

@@ -26,8 +26,9 @@ class SharedViews:
     def __init__(self, options: Options) -> None:
         self._options = options
         self._table: TableView | None = None
-        self._hand: tuple[tuple[Hand, int], HandView] | None = None
-        self._sheet: tuple[object, SheetView] | None = None
+        self._hand: tuple[Hand, int, HandView] | None = None
+        # (the sheet, its wins of each seat, how the match ended, the view)
+        self._sheet: tuple[Sheet, int, int, Ended | None, SheetView] | None = None
 
     def table(self, status: Status, ended: Ended | None) -> TableView:
         """The table's options, status and how it ended."""
@@ -40,38 +41,45 @@ class SharedViews:
     def hand(self, hand: Hand, version: int, outcome: Callable[[Hand], Outcome | None]) -> HandView:
         """The public part of `hand` at `version`; `outcome` gives its result as shown
         once it is over."""
-        key = (hand, version)
         known = self._hand
-        if known is not None and known[0] == key:
-            return known[1]
+        if known is not None and known[0] is hand and known[1] == version:
+            return known[2]
+        discard = hand.discard
+        cards = hand.cards
         view = HandView(
-            number=hand.number,
-            dealer=hand.dealer,
-            turn=hand.turn,
-            phase=hand.phase,
-            knock_limit=hand.knock_limit,
-            stock_count=len(hand.stock),
-            discard_top=hand.discard[-1].text if hand.discard else None,
-            discard_count=len(hand.discard),
-            card_counts=(len(hand.cards[0]), len(hand.cards[1])),
-            deck_commitment=hand.commitment,
-            last_action=hand.last_action,
-            events=tuple(hand.events),
-            outcome=outcome(hand) if hand.phase == "over" else None,
+            hand.number,
+            hand.dealer,
+            hand.turn,
+            hand.phase,
+            hand.knock_limit,
+            len(hand.stock),
+            discard[-1].text if discard else None,
+            len(discard),
+            (len(cards[0]), len(cards[1])),
+            hand.commitment,
+            hand.last_action,
+            tuple(hand.events),
+            outcome(hand) if hand.phase == "over" else None,
         )
-        self._hand = (key, view)
+        self._hand = (hand, version, view)
         return view
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
         """The sheet's view; a match ended early names the winner its ending gives."""
         # `Sheet.record` is its only change and always counts a won hand; a new
         # match is a new sheet.
-        key = (sheet, *sheet.wins, id(ended))
         known = self._sheet
-        if known is None or known[0] != key:
+        wins = sheet.wins
+        if (
+            known is None
+            or known[0] is not sheet
+            or known[1] != wins[0]
+            or known[2] != wins[1]
+            or known[3] is not ended
+        ):
             view = sheet_view(sheet)
             if ended is not None:
                 view = dataclasses.replace(view, match_winner=ended.winner)
-            known = (key, view)
+            known = (sheet, wins[0], wins[1], ended, view)
             self._sheet = known
-        return known[1]
+        return known[4]

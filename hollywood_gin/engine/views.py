@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from hollywood_gin.engine.actions import Action, parse_action
@@ -93,6 +94,15 @@ class Mine(NamedTuple):
     melds: tuple[tuple[str, ...], ...]
     deadwood: int
 
+    def wire(self) -> dict[str, object]:
+        """The seat's own keys of the `hand` object, in the protocol's order."""
+        return {
+            "my_cards": self.cards,
+            "opponent_card_count": self.opponent_card_count,
+            "my_deadwood": self.deadwood,
+            "my_melds": self.melds,
+        }
+
 
 class Outcome(NamedTuple):
     """A finished hand's result as shown: the engine's result, the deck revealed,
@@ -145,10 +155,9 @@ class HandView(NamedTuple):
     events: tuple[Move, ...]
     outcome: Outcome | None = None  # None: the hand is still being played
 
-    def wire(self, mine: Mine | None) -> dict[str, object]:
-        """The `hand` object, with the seat's own part where the protocol puts it
-        (values orjson writes: tuples, dataclasses)."""
-        out: dict[str, object] = {
+    def front(self) -> dict[str, object]:
+        """The `hand` object's keys before the seat's own (`Mine.wire`), in order."""
+        return {
             "number": self.number,
             "dealer": self.dealer,
             "turn": self.turn,
@@ -158,17 +167,27 @@ class HandView(NamedTuple):
             "discard_top": self.discard_top,
             "discard_count": self.discard_count,
         }
-        if mine is not None:
-            out["my_cards"] = mine.cards
-            out["opponent_card_count"] = mine.opponent_card_count
-            out["my_deadwood"] = mine.deadwood
-            out["my_melds"] = mine.melds
-        out["card_counts"] = self.card_counts
-        out["deck_commitment"] = self.deck_commitment
-        out["last_action"] = self.last_action
-        out["events"] = self.events
+
+    def back(self) -> dict[str, object]:
+        """The `hand` object's keys after the seat's own, in order (the result once
+        the hand is over)."""
+        out: dict[str, object] = {
+            "card_counts": self.card_counts,
+            "deck_commitment": self.deck_commitment,
+            "last_action": self.last_action,
+            "events": self.events,
+        }
         if self.outcome is not None:
             out["result"] = self.outcome.wire()
+        return out
+
+    def wire(self, mine: Mine | None) -> dict[str, object]:
+        """The `hand` object, with the seat's own part where the protocol puts it
+        (values orjson writes: tuples, dataclasses): `front`, `Mine.wire`, `back`."""
+        out = self.front()
+        if mine is not None:
+            out.update(mine.wire())
+        out.update(self.back())
         return out
 
 
@@ -204,14 +223,10 @@ class View(NamedTuple):
                     out[i]["deadwood"] = next(lefts)
         return out
 
-    def wire(self, head: dict[str, object] | None = None, **table_facts: Any) -> dict[str, object]:
-        """The body as sent (tuples and dataclasses inside, which orjson writes as
-        arrays and objects), after the keys of `head` (the message's `type`);
-        `table_facts` join the `table` object (id, players)."""
+    def table_wire(self, **table_facts: Any) -> dict[str, object]:
+        """The `table` object: the options and status, `table_facts` (id, players),
+        how the match ended."""
         t = self.table
-        out: dict[str, object] = {} if head is None else head
-        out["version"] = self.version
-        out["you"] = self.you
         table: dict[str, object] = {
             "rules": t.rules,
             "scoring": t.scoring,
@@ -221,14 +236,28 @@ class View(NamedTuple):
         }
         if t.ended is not None:
             table["ended"] = t.ended
-        out["table"] = table
+        return table
+
+    def tail(self) -> dict[str, object]:
+        """The body's keys after `legal`, in order."""
+        out: dict[str, object] = {"sheet": self.sheet, "ready": self.ready}
+        if self.next_deal is not None:
+            out["next_deal"] = {"commitment": self.next_deal}
+        return out
+
+    def wire(self, head: dict[str, object] | None = None, **table_facts: Any) -> dict[str, object]:
+        """The body as sent (tuples and dataclasses inside, which orjson writes as
+        arrays and objects), after the keys of `head` (the message's `type`);
+        `table_facts` join the `table` object (id, players). In order: `version`,
+        `you`, `table_wire`, the hand (`HandView.wire`), `legal_wire`, `tail`."""
+        out: dict[str, object] = {} if head is None else head
+        out["version"] = self.version
+        out["you"] = self.you
+        out["table"] = self.table_wire(**table_facts)
         if self.hand is not None:
             out["hand"] = self.hand.wire(self.mine)
         out["legal"] = self.legal_wire()
-        out["sheet"] = self.sheet
-        out["ready"] = self.ready
-        if self.next_deal is not None:
-            out["next_deal"] = {"commitment": self.next_deal}
+        out.update(self.tail())
         return out
 
 
@@ -394,3 +423,32 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
 
 def _seat(column: Mapping[str, Any]) -> dict[str, Any]:
     return {**column, "entries": tuple(column["entries"])}
+
+
+# The views of every seat are built on every change: `new_mine((...))` and
+# `new_view((...))` make the named tuple from all its fields in order as its own
+# generated `__new__` does (`tuple.__new__`), without that Python frame (a tenth of
+# the views' instructions, docs/performance.md). For mypy they take the fields'
+# types in order, so a field out of place or missing is a type error;
+# tests/engine/test_view.py checks that these are the classes' own fields.
+MineFields = tuple[tuple[str, ...], int, tuple[tuple[str, ...], ...], int]
+ViewFields = tuple[
+    int,
+    int | None,
+    TableView,
+    HandView | None,
+    Mine | None,
+    tuple[Action, ...],
+    SheetView,
+    tuple[bool, bool],
+    tuple[int, ...],
+    str | None,
+]
+if TYPE_CHECKING:
+
+    def new_mine(fields: MineFields, /) -> Mine: ...
+    def new_view(fields: ViewFields, /) -> View: ...
+
+else:
+    new_mine = partial(tuple.__new__, Mine)
+    new_view = partial(tuple.__new__, View)

@@ -9,28 +9,74 @@ to them: the same bytes, key for key, as `orjson.dumps(state_message(...))` with
 its dicts built per seat (`tests/tables/test_frames.py` checks that over whole
 matches, turn clocks, resignations and spectators).
 
-The hand's moves and the sheet are kept encoded from one change to the next
-(`EncodedParts`): the sheet is the same value for a whole hand, and a hand only
-ever appends moves.
+Parts are also kept encoded from one change to the next while what they show
+stays (`EncodedParts`, one per table): the hand's moves (a hand only appends
+moves), the sheet, the table object with its players, the message's tail and,
+per seat, the seat's own keys and its `legal`. Each is compared with everything
+its bytes come from before it is used again (`tests/tables/test_frames_kept.py`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from types import MappingProxyType
 from typing import Protocol
 
 import orjson
 
-from hollywood_gin.engine.views import HandView, SheetView, TableView, View
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.views import HandView, Mine, SheetView, TableView, View
 
 Seat = int | None
 
 _YOU = {0: b"0", 1: b"1", None: b"null"}
 
+# The engine's shared actions (`Action.of`: every action `legal` lists) encoded once
+# each, by identity (`_HELD` keeps them, so an id stays its action's), and each knock
+# with the deadwood `legal` shows next to it, by (id, deadwood).
+_ENCODED: dict[int, bytes] = {}
+_KNOCKS: dict[tuple[int, int], bytes] = {}
+_HELD: list[Action] = []
+
+
+def _encode_action(action: Action) -> bytes:
+    encoded = orjson.dumps(action.to_dict())
+    if action.melds is None and Action.of(action.kind, action.card) is action:
+        _HELD.append(action)
+        _ENCODED[id(action)] = encoded
+    return encoded
+
+
+def legal_bytes(view: View) -> bytes:
+    """`orjson.dumps(view.legal_wire())`, from each action's bytes encoded once."""
+    legal = view.legal
+    if not legal:
+        return b"[]"
+    encoded = _ENCODED
+    try:
+        parts = [encoded[id(a)] for a in legal]
+    except KeyError:
+        parts = [encoded.get(id(a)) or _encode_action(a) for a in legal]
+    if view.knock_deadwood:
+        # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
+        lefts = iter(view.knock_deadwood)
+        knocks = _KNOCKS
+        for i, action in enumerate(legal):
+            if action.kind == "knock":
+                key = (id(action), next(lefts))
+                knock = knocks.get(key)
+                if knock is None:
+                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(key[1]) + b"}"
+                    if key[0] in encoded:
+                        knocks[key] = knock
+                parts[i] = knock
+    return b"[" + b",".join(parts) + b"]"
+
 
 class Framed(Protocol):
     """What a frame needs of a table: its id and a view per seat (`stamp`, when the
-    table has one, is looked up by name: a turn clock's deadline and time)."""
+    table has one, is looked up by name: the keys a turn clock adds, its deadline
+    to the hand and the server's time to the message)."""
 
     @property
     def id(self) -> str: ...
@@ -39,14 +85,79 @@ class Framed(Protocol):
 
 
 class EncodedParts:
-    """The encoded sheet and hand's moves of one table, kept between changes. Views
-    are frozen, so the same object means the same bytes."""
+    """The encoded parts of one table's frames that outlive a change, kept between
+    changes: the sheet and the hand's moves, and the `table` object, the body's tail
+    (the sheet, `ready`, `next_deal`) and each seat's own keys and `legal` while what
+    they show stays. Views are
+    frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_sheet")
+    __slots__ = ("_events", "_legal", "_own", "_sheet", "_table", "_tail")
 
     def __init__(self) -> None:
+        # Per seat, its `legal` and knocks' deadwood and their bytes.
+        self._legal: dict[Seat, tuple[tuple[Action, ...], tuple[int, ...], bytes]] = {}
+        # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
+        self._own: dict[Seat, tuple[Mine, bytes]] = {}
         self._sheet: tuple[object, orjson.Fragment] | None = None
-        self._events: _Events | None = None
+        self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
+        self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
+        self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
+
+    def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
+        """`,"table":` and the table object (`View.table_wire` with the id and players).
+        `players` is compared by value with the last call's: it must be a new list
+        each time (`Table.players()`), never one changed in place."""
+        known = self._table
+        if (
+            known is None
+            or known[0] is not view.table
+            or known[1] != players
+            or known[2] != table_id
+        ):
+            encoded = orjson.dumps(view.table_wire(id=table_id, players=players))
+            known = self._table = (view.table, players, table_id, b',"table":' + encoded)
+        return known[3]
+
+    def own(self, seat: Seat, mine: Mine) -> bytes:
+        """`,` and the seat's own keys of the hand object (`Mine.wire`), kept while
+        its cards, their grouping and the other seat's card count stay."""
+        known = self._own.get(seat)
+        if (
+            known is None
+            or known[0].cards is not mine.cards
+            or known[0].melds is not mine.melds
+            or known[0].opponent_card_count != mine.opponent_card_count
+            or known[0].deadwood != mine.deadwood
+        ):
+            known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
+        return known[1]
+
+    def legal(self, seat: Seat, view: View) -> bytes:
+        """The seat's `legal` encoded (`legal_bytes`), kept while it stays the same."""
+        known = self._legal.get(seat)
+        if known is None or known[0] != view.legal or known[1] != view.knock_deadwood:
+            known = self._legal[seat] = (view.legal, view.knock_deadwood, legal_bytes(view))
+        return known[2]
+
+    def tail(self, view: View, extra: Mapping[str, object]) -> bytes:
+        """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
+        clock's time, never kept)."""
+        known = self._tail
+        if (
+            extra
+            or known is None
+            or known[0] is not view.sheet
+            or known[1] != view.ready
+            or known[2] != view.next_deal
+        ):
+            tail = view.tail()
+            tail["sheet"] = self.sheet(view.sheet)
+            tail.update(extra)
+            encoded = b"," + orjson.dumps(tail)[1:]
+            if extra:
+                return encoded
+            known = self._tail = (view.sheet, view.ready, view.next_deal, encoded)
+        return known[3]
 
     def sheet(self, sheet: SheetView) -> orjson.Fragment:
         known = self._sheet
@@ -55,41 +166,31 @@ class EncodedParts:
         return known[1]
 
     def events(self, moves: Sequence[object]) -> orjson.Fragment:
-        encoded = self._events
-        if encoded is None or encoded.moves is not moves:
-            encoded = self._events = _Events.of(moves, encoded)
-        return encoded.fragment
+        """A hand's public moves, encoded: the same bytes as `orjson.dumps(moves)`.
 
-
-class _Events:
-    """A hand's public moves, encoded. A hand only ever appends to them (a new hand, a
-    replay, a rollback make new move objects), so the moves of the next version are
-    encoded by adding the new ones to the last encoding: a move costs one small
-    encoding, not the whole hand's list again. The bytes are the same as
-    `orjson.dumps(moves)`."""
-
-    __slots__ = ("body", "fragment", "moves")
-
-    def __init__(self, moves: Sequence[object], body: bytes) -> None:
-        self.moves = moves
-        self.body = body  # the items, comma-separated, without the brackets
-        self.fragment = orjson.Fragment(b"[" + body + b"]")
-
-    @classmethod
-    def of(cls, moves: Sequence[object], last: _Events | None) -> _Events:
-        known = 0 if last is None else len(last.moves)
-        if (
-            last is not None
-            and 0 < known <= len(moves)
-            and moves[known - 1] is last.moves[known - 1]
-            and moves[0] is last.moves[0]
-        ):
-            added = moves[known:]
-            if not added:
-                return cls(moves, last.body)
-            more = b",".join([orjson.dumps(move) for move in added])
-            return cls(moves, last.body + b"," + more)
-        return cls(moves, b",".join([orjson.dumps(move) for move in moves]))
+        A hand only ever appends to them (a new hand, a replay, a rollback make new
+        move objects), so the moves of the next version are encoded by adding the
+        new ones to the last encoding (`_events`: the moves, their items
+        comma-separated without the brackets, the fragment): a move costs one small
+        encoding, not the whole hand's list again."""
+        known = self._events
+        n = 0 if known is None else len(known[0])
+        if known is not None and 0 < n <= len(moves):
+            last = known[0]
+            if moves[n - 1] is last[n - 1] and moves[0] is last[0]:
+                if n == len(moves):
+                    return known[2]
+                if n + 1 == len(moves):
+                    body = known[1] + b"," + orjson.dumps(moves[n])
+                else:
+                    body = known[1] + b"," + b",".join([orjson.dumps(m) for m in moves[n:]])
+                fragment = orjson.Fragment(b"[" + body + b"]")
+                self._events = (moves, body, fragment)
+                return fragment
+        body = b",".join([orjson.dumps(m) for m in moves])
+        fragment = orjson.Fragment(b"[" + body + b"]")
+        self._events = (moves, body, fragment)
+        return fragment
 
 
 class _Shared:
@@ -132,9 +233,20 @@ class _Shared:
         )
 
 
+# No turn clock: nothing added to the hand or to the message.
+_NO_STAMP: tuple[Mapping[str, object], Mapping[str, object]] = (
+    MappingProxyType({}),
+    MappingProxyType({}),
+)
+
+
 class StateFrames:
     """The `state` frames of one table at one moment (a broadcast, or one send):
-    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`."""
+    `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`.
+
+    The parts come from the view's own wire parts (`View.table_wire`,
+    `HandView.front`, `Mine.wire`, `HandView.back`, `View.legal_wire`, `View.tail`),
+    so `View.wire` and the frames share one statement of the shape."""
 
     __slots__ = ("_parts", "_players", "_shared", "_stamped", "_table")
 
@@ -146,7 +258,7 @@ class StateFrames:
         self._parts = parts
         self._shared: _Shared | None = None
         # What a turn clock adds: keys at the hand's end and at the message's end.
-        self._stamped: tuple[dict[str, object], dict[str, object]] | None = None
+        self._stamped: tuple[Mapping[str, object], Mapping[str, object]] | None = None
 
     def frame(self, seat: Seat) -> bytes:
         view = self._table.view(seat)
@@ -156,15 +268,7 @@ class StateFrames:
         mine = view.mine
         own = b""
         if mine is not None and view.hand is not None:
-            own = orjson.dumps(
-                {
-                    "my_cards": mine.cards,
-                    "opponent_card_count": mine.opponent_card_count,
-                    "my_deadwood": mine.deadwood,
-                    "my_melds": mine.melds,
-                }
-            )
-            own = b"," + own[1:-1]
+            own = self._parts.own(seat, mine)
         you = _YOU.get(view.you)
         if you is None:
             you = orjson.dumps(view.you)
@@ -176,68 +280,33 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                orjson.dumps(view.legal_wire()),
+                self._parts.legal(seat, view),
                 shared.tail,
             )
         )
 
-    def _stamps(self, with_hand: bool) -> tuple[dict[str, object], dict[str, object]]:
+    def _stamps(self) -> tuple[Mapping[str, object], Mapping[str, object]]:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:
-            probe: dict[str, object] = {"hand": {}} if with_hand else {}
             stamp = getattr(self._table, "stamp", None)
-            if stamp is not None:
-                stamp(probe)
-            hand = probe.pop("hand", {})
-            stamped = self._stamped = (hand if isinstance(hand, dict) else {}, probe)
+            got = None if stamp is None else stamp()
+            stamped = self._stamped = _NO_STAMP if got is None else got
         return stamped
 
     def _share(self, view: View) -> _Shared:
         shared = _Shared(view)
         shared.head = b'{"type":"state","version":' + orjson.dumps(view.version) + b',"you":'
-        t = view.table
-        table: dict[str, object] = {
-            "rules": t.rules,
-            "scoring": t.scoring,
-            "target": t.target,
-            "status": t.status,
-            "id": self._table.id,
-            "players": self._players,
-        }
-        if t.ended is not None:
-            table["ended"] = t.ended
-        hand_extra, top_extra = self._stamps(view.hand is not None)
-        middle = b',"table":' + orjson.dumps(table)
+        hand_extra, top_extra = self._stamps()
+        middle = self._parts.table(view, self._table.id, self._players)
         hand = view.hand
         if hand is not None:
-            front = orjson.dumps(
-                {
-                    "number": hand.number,
-                    "dealer": hand.dealer,
-                    "turn": hand.turn,
-                    "phase": hand.phase,
-                    "knock_limit": hand.knock_limit,
-                    "stock_count": hand.stock_count,
-                    "discard_top": hand.discard_top,
-                    "discard_count": hand.discard_count,
-                }
-            )
-            middle += b',"hand":' + front[:-1]  # open: the seat's own cards come next
-            back: dict[str, object] = {
-                "card_counts": hand.card_counts,
-                "deck_commitment": hand.deck_commitment,
-                "last_action": hand.last_action,
-                "events": self._parts.events(hand.events),
-            }
-            if hand.outcome is not None:
-                back["result"] = hand.outcome.wire()
+            # open: the seat's own keys come next
+            middle += b',"hand":' + orjson.dumps(hand.front())[:-1]
+            back = hand.back()
+            back["events"] = self._parts.events(hand.events)
             back.update(hand_extra)
             shared.hand_back = b"," + orjson.dumps(back)[1:]
         shared.middle = middle
-        tail: dict[str, object] = {"sheet": self._parts.sheet(view.sheet), "ready": view.ready}
-        if view.next_deal is not None:
-            tail["next_deal"] = {"commitment": view.next_deal}
-        tail.update(top_extra)
-        shared.tail = b"," + orjson.dumps(tail)[1:]
+        shared.tail = self._parts.tail(view, top_extra)
         return shared

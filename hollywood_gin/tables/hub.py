@@ -49,8 +49,12 @@ def state_message(
         {"type": "state"}, id=table.id, players=table.players() if players is None else players
     )
     stamp = getattr(table, "stamp", None)
-    if stamp is not None:  # a table with a turn clock: its deadline and the server's time
-        stamp(message)
+    stamped = None if stamp is None else stamp()
+    if stamped is not None:  # a table with a turn clock: its deadline and the server's time
+        hand = message.get("hand")
+        if isinstance(hand, dict):
+            hand.update(stamped[0])
+        message.update(stamped[1])
     return message
 
 
@@ -133,8 +137,9 @@ class TooManyConnections(Exception):
 @dataclass
 class _TableConnections:
     by_seat: dict[Seat, set[Connection]] = field(default_factory=dict)
-    # The parts of a state every seat's view shares, kept encoded between changes:
-    # the sheet (the same value for a whole hand) and the hand's moves.
+    # The parts of this table's states kept encoded between changes (`EncodedParts`):
+    # the shared ones and, per seat, its own cards and `legal`, so never share one
+    # `EncodedParts` between tables or hand its per-seat parts to another seat.
     parts: EncodedParts = field(default_factory=EncodedParts)
 
     def all(self) -> Iterable[Connection]:
@@ -250,8 +255,9 @@ class Hub:
             return
         wanted = set(conns.by_seat) if seats is None else set(seats) & set(conns.by_seat)
         frames = self._state_frames(table)
+        self.encodings += len(wanted)
         for seat in wanted:
-            frame = self._encode(frames, seat)
+            frame = frames.frame(seat)
             for conn in conns.by_seat[seat]:
                 conn.send(frame, state=True)
 

@@ -215,15 +215,17 @@ class Table:
 
         return undo
 
-    def stamp(self, message: dict[str, object]) -> None:
-        """With a turn clock: the deadline of the action due and the server's time."""
+    def stamp(self) -> tuple[dict[str, object], dict[str, object]] | None:
+        """With a turn clock, the keys it adds to a state: the `hand` object's (the
+        deadline of the action due) and the message's (the server's time); None
+        without one."""
         if self.options.turn_seconds is None:
-            return
-        hand = message.get("hand")
-        if isinstance(hand, dict):
-            deadline = self.deadline
-            hand["turn_deadline"] = None if deadline is None else int(deadline * 1000)
-        message["server_time"] = int(self.clock() * 1000)
+            return None
+        deadline = self.deadline
+        return (
+            {"turn_deadline": None if deadline is None else int(deadline * 1000)},
+            {"server_time": int(self.clock() * 1000)},
+        )
 
     def human(self, seat: int) -> bool:
         return seat < len(self.seats) and self.seats[seat].computer is None

@@ -43,6 +43,9 @@ def test_hard_budget_reads_the_style_prior() -> None:
     assert budget.styles == (("normal", 0.2), ("eager", 0.7), ("gin", 0.1))
     assert budget_field(budget, "evidence=0.25").evidence == 0.25
     assert budget_field(budget, "takes=0").takes is False
+    # an optional number (None by default) is read as a number
+    assert Budget().eager_margin is None
+    assert budget_field(budget, "eager_margin=0").eager_margin == 0.0
 
 
 def test_pooled_compares_the_styles_deals_together(capsys: pytest.CaptureFixture[str]) -> None:

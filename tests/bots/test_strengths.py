@@ -4,6 +4,7 @@ plays the same hands."""
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import random
 import time
@@ -18,8 +19,9 @@ from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.lean import lean_policy, rollout
-from hollywood_gin.bots.playout import World, knocks, normal_policy, play_out
+from hollywood_gin.bots.playout import Decision, World, knocks, normal_policy, play_out
 from hollywood_gin.bots.policy import WEIGHTS
+from hollywood_gin.bots.search import _adjusted, _paired, _pick, candidates, hard_decide
 from hollywood_gin.bots.worlds import (
     evidence_weight,
     sample_opponent,
@@ -350,3 +352,85 @@ def test_memory_keeps_the_opponents_knocks_across_hands() -> None:
     assert expected
     assert [k for k, _, _ in seen.opp_knocks] == expected[-20:]
     assert all(limit == 10 and 0 <= left <= 29 for _, left, limit in seen.opp_knocks)
+
+
+def test_a_knocks_margin_is_the_weighted_mean_of_its_worlds_styles_margins() -> None:
+    """Normal's choice (play on) against a knock that is 5 points better on each
+    of four worlds (give or take 1): the knock's penalty is the margin of each
+    world's style, weighed as the worlds are, and it enters the mean, not the
+    standard error."""
+    options: list[Decision] = [("discard", 3, False), ("discard", 7, True)]
+    values: list[list[float | None]] = [[0.0, 0.0, 0.0, 0.0], [4.0, 6.0, 4.0, 6.0]]
+    weights = [3.0, 1.0, 3.0, 1.0]
+    # eager worlds (margin 0) weigh 6, the others (margin 8) weigh 2: penalty 2
+    margins = [0.0, 8.0, 0.0, 8.0]
+    paired = _paired(options, 1, values, weights, margins)
+    assert paired is not None
+    mean, error = paired
+    plain = _paired(options, 1, values, weights, [0.0] * 4)
+    assert plain is not None
+    assert mean == pytest.approx(plain[0] - 2.0)
+    assert error == pytest.approx(plain[1])
+    assert _adjusted(options, 1, values[1], weights, margins) == pytest.approx(4.5 - 2.0)
+    assert _adjusted(options, 0, values[0], weights, margins) == 0.0
+    budget = Budget(confidence=2.0)
+    assert _pick(options, [0, 1], values, weights, margins, budget) == 1
+    assert _pick(options, [0, 1], values, weights, [8.0] * 4, budget) == 0  # one margin of 8
+
+
+def _knock_decisions(seeds: range) -> list[tuple[Seen, set[str]]]:
+    """Normal (seat 0) against the eager style on seeded deals: each of normal's
+    discards where the search plays a knock among its candidates."""
+    out = []
+    for seed in seeds:
+        deck = full_deck()
+        random.Random(seed).shuffle(deck)
+        match = Match(Options(), rng=random.Random(seed), deck_orders=[deck], first_dealer=0)
+        match.start()
+        players: tuple[Bot, Player] = (
+            Bot("normal", random.Random(seed)),
+            STYLES["eager"](random.Random(seed + 1)),
+        )
+        while match.status == "playing" and match.hand is not None and match.hand.phase != "over":
+            seat = 0 if match.legal(0) else 1
+            view = match.view(seat)
+            players[1 - seat].observe(match.view(1 - seat))
+            players[seat].observe(view)
+            if seat == 0:
+                kinds = {a.kind for a in view.legal}
+                seen = players[0].memory.seen(view)
+                if (
+                    seen is not None
+                    and seen.phase == "discard"
+                    and "knock" in kinds
+                    and any(knock for _, _, knock in candidates(seen, kinds, Budget(), WEIGHTS))
+                ):
+                    out.append((seen, kinds))
+            match.apply(seat, players[seat].choose(view))
+    return out
+
+
+def test_the_knock_margin_follows_each_worlds_opponent_style() -> None:
+    """`eager_margin` is the margin in the worlds whose opponent is eager: with
+    every world eager it decides as a knock margin of that value does, with no
+    world eager it changes nothing, and there is a knock that only it lets
+    through (the playouts favour the knock by less than the usual margin)."""
+    decisions = _knock_decisions(range(0, 5))
+    assert len(decisions) >= 5
+
+    def decide(seen: Seen, kinds: set[str], **fields: object) -> Decision:
+        budget = dataclasses.replace(Budget(playouts=200, seconds=None), **fields)
+        return hard_decide(seen, kinds, random.Random(1), budget=budget)
+
+    eager = (("eager", 1.0),)
+    patient = (("normal", 1.0),)
+    let_through = 0
+    for seen, kinds in decisions:
+        per_style = decide(seen, kinds, styles=eager, eager_margin=0.0)
+        assert per_style == decide(seen, kinds, styles=eager, knock_margin=0.0)
+        assert decide(seen, kinds, styles=patient, eager_margin=0.0) == decide(
+            seen, kinds, styles=patient
+        )
+        usual = decide(seen, kinds, styles=eager)
+        let_through += per_style[2] and not usual[2]
+    assert let_through >= 1

@@ -14,7 +14,15 @@ from hollywood_gin.engine import BadAction, BadCard, Match, Options
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.melds import arrange, discard_deadwoods
-from hollywood_gin.engine.views import view_from_wire
+from hollywood_gin.engine.views import (
+    Mine,
+    MineFields,
+    View,
+    ViewFields,
+    new_mine,
+    new_view,
+    view_from_wire,
+)
 from tests.engine.helpers import act, cards, deck_order, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
 from tests.wire import sheet as wire_sheet
@@ -339,3 +347,15 @@ def test_view_from_wire_refuses_what_is_no_state() -> None:
     del body["hand"]["discard_top"]
     with pytest.raises(ValueError, match="not a state body"):
         view_from_wire(body)
+
+
+def test_the_fast_constructors_take_the_classes_own_fields_in_order() -> None:
+    """`new_mine` / `new_view` skip the named tuples' own `__new__`; mypy checks
+    their callers against `MineFields` / `ViewFields`, so those must be the fields."""
+    import typing
+
+    for cls, fields, make in ((Mine, MineFields, new_mine), (View, ViewFields, new_view)):
+        hints = typing.get_type_hints(cls)
+        assert typing.get_args(fields) == tuple(hints[name] for name in cls._fields)
+        built = make(tuple(range(len(cls._fields))))
+        assert type(built) is cls and built == cls(*range(len(cls._fields)))

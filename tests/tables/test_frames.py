@@ -146,3 +146,35 @@ async def test_a_broadcast_encodes_the_shared_parts_once(tmp_path: Path) -> None
     assert frames._shared is shared
     await registry.close()
     await store.close()
+
+
+def test_legal_bytes_are_the_plain_encoding_knocks_included() -> None:
+    """Each action's bytes encoded once, and a knock's with its deadwood, give the
+    bytes of `legal` as `View.legal_wire` has it, whatever the seat and the moment."""
+    from hollywood_gin.engine.match import Match
+    from hollywood_gin.engine.options import Options
+    from hollywood_gin.tables.frames import legal_bytes
+
+    knocks = 0
+    for seed in range(6):
+        rng = random.Random(seed)
+        bots = (Bot("easy", random.Random(seed + 1)), Bot("easy", random.Random(seed + 2)))
+        match = Match(Options("standard", "game", 100), rng=random.Random(seed + 100))
+        match.endings = seed % 2 == 1  # `resign` after the plays, or not
+        match.start()
+        for _ in range(400):
+            for seat in (0, 1, None):
+                view = match.view(seat)
+                assert legal_bytes(view) == orjson.dumps(view.legal_wire()), (seed, seat)
+                knocks += len(view.knock_deadwood)
+            if match.status == "match_over":
+                break
+            seat = next((s for s in (0, 1) if match.playable(s)), None)
+            if seat is None:
+                break
+            moves = match.playable(seat)
+            if match.status == "playing" and rng.random() < 0.8:
+                match.apply(seat, bots[seat].choose(match.view(seat)))
+            else:
+                match.apply(seat, rng.choice(moves))
+    assert knocks > 20
