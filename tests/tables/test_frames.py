@@ -19,6 +19,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import Table
 from tests.tables.helpers import registry_on
+from tests.tables.stores import opened
 
 SEATS = (0, 1, None)
 
@@ -51,13 +52,9 @@ async def play(
     after each change; return the changes compared and the table's status."""
     clock = Clock()
     with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore(Path(folder) / "t.sqlite3")
-        await store.open()
-        try:
+        async with opened(SqliteStore(Path(folder) / "t.sqlite3")) as store:
             registry = registry_on(store, clock=clock, rng=random.Random(seed))
             return await _play(registry, clock, options, seed, ending, spectate, steps)
-        finally:
-            await store.close()
 
 
 async def _play(

@@ -9,7 +9,6 @@ import random
 import tempfile
 from pathlib import Path
 
-import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -17,28 +16,20 @@ from hypothesis import strategies as st
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.match import Match
-from hollywood_gin.tables.hub import Connection, state_message
+from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import Table
 from tests.tables.helpers import registry_on
-
-SEATS = (0, 1, None)
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1_000_000.0
-
-    def __call__(self) -> float:
-        return self.now
+from tests.tables.stores import opened
+from tests.tables.test_frames import SEATS, Clock, plain
 
 
 def check(table: Table, what: str) -> None:
     """A fresh broadcast's frames (the kept parts reused) against the plain encoding."""
     frames = table.hub._state_frames(table)
     for seat in SEATS:
-        assert frames.frame(seat) == orjson.dumps(state_message(table, seat)), (what, seat)
+        assert frames.frame(seat) == plain(table, seat), (what, seat)
 
 
 def rebuilt(table: Table, seed: int) -> Match:
@@ -135,12 +126,8 @@ async def test_kept_parts_follow_every_change(seed: int, clocked: bool, scoring:
     rebuilt from its log, a hand over, a new match: every frame as if encoded anew."""
     clock = Clock()
     with tempfile.TemporaryDirectory() as folder:
-        store = SqliteStore(Path(folder) / "t.sqlite3")
-        await store.open()
-        try:
+        async with opened(SqliteStore(Path(folder) / "t.sqlite3")) as store:
             registry = registry_on(store, clock=clock, rng=random.Random(seed))
             # The deals are fair (a fresh server secret each), so how long the two
             # matches last varies from run to run: 46 to 171 checks for one seed.
             assert await _run(registry, clock, seed, clocked, scoring) > 20
-        finally:
-            await store.close()
