@@ -9,8 +9,9 @@ import random
 import time
 
 from hollywood_gin.bots import Budget
+from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.playout import Decision
-from hollywood_gin.bots.search import _close_call, hard_decide
+from hollywood_gin.bots.search import SearchStats, _close_call, hard_decide
 from tests.bots.test_strengths import _hard_moves, _knock_decisions
 
 
@@ -63,22 +64,16 @@ def test_the_race_changes_only_the_worlds_whose_opponent_is_eager() -> None:
     decisions = _knock_decisions(range(0, 5))
     assert len(decisions) >= 5
 
-    def decide(seen: object, kinds: set[str], **fields: object) -> tuple[Decision, int]:
-        from hollywood_gin.bots.search import SearchStats
-
+    def decide(seen: Seen, kinds: set[str], **fields: object) -> tuple[Decision, int]:
         budget = Budget(playouts=120, seconds=None, **fields)  # type: ignore[arg-type]
         stats = SearchStats()
-        move = hard_decide(seen, kinds, random.Random(1), budget=budget, stats=stats)  # type: ignore[arg-type]
+        move = hard_decide(seen, kinds, random.Random(1), budget=budget, stats=stats)
         return move, stats.playouts
 
     patient = (("normal", 0.6), ("gin", 0.4))
     eager = (("eager", 1.0),)
     changed = 0
     for seen, kinds in decisions:
-        assert decide(seen, kinds, styles=patient, race=True) == decide(
-            seen, kinds, styles=patient
-        )
-        changed += decide(seen, kinds, styles=eager, race=True) != decide(
-            seen, kinds, styles=eager
-        )
+        assert decide(seen, kinds, styles=patient, race=True) == decide(seen, kinds, styles=patient)
+        changed += decide(seen, kinds, styles=eager, race=True) != decide(seen, kinds, styles=eager)
     assert changed >= 1
