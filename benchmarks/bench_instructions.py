@@ -1,7 +1,7 @@
 """The whole server's instructions per action under valgrind's callgrind, per version:
 a figure the shared machine's load does not move (CPU seconds do, by ±10 %).
 
-Run: `python -m benchmarks.bench_instructions main HEAD --actions 300`
+Run: `python -m benchmarks.bench_instructions main HEAD --actions 300 --relay`
 
 For each commit (its package, `templates` and `static` from `git archive`, as
 `bench_versions` does) and each round, `python -m hollywood_gin` runs under
@@ -13,6 +13,21 @@ per table, counting is switched on (`callgrind_control --instr=on`), `--actions`
 actions are played, and the counters are dumped: user-space instructions of every
 thread of the server (the event loop and the store's), per action. System calls'
 kernel time is not counted.
+
+Deals are seeded: the server runs with its test hooks on and each table is created
+with its first dealer and a list of server secrets derived from the table's number
+(`test_first_dealer`, `test_secrets`; no seat sends entropy), so every run and every
+version plays the same hands with the same moves. The clients send no pings. What is
+left to chance is the interleaving of the tables (the store's batches, the loop's
+turns) and the tokens' and ids' text: two runs of one commit agree within about
+0.1 % (docs/performance.md, "The stack per frame, cut").
+
+`--relay`: each round also counts the bare relay of `bench_server`
+(`benchmarks.serve`, this tree's, the same uvicorn stack under the same callgrind) on
+the same number of rooms: per action the mover sends one frame and both seats receive
+one frame as large as the app's mean state frame of that round (`loadclient`'s relay
+round trip), so "app / relay" is a ratio of instructions the load does not move.
+`--keep DIR` keeps each run's callgrind files there (for `callgrind_annotate`).
 """
 
 from __future__ import annotations
@@ -20,12 +35,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import glob
+import hashlib
 import os
 import re
+import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -34,12 +53,42 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.compat import playable
-from benchmarks.serve import LOAD_ENV, export, free_port
+from benchmarks.serve import LOAD_ENV, REPO, export, free_port
+
+# Server secrets per table: enough for every deal of a run (the hooks take up to 200).
+SECRETS_PER_TABLE = 200
+
+
+def table_secrets(number: int) -> list[str]:
+    """Table `number`'s server secrets, one per deal, the same in every run."""
+    return [
+        hashlib.sha256(f"bench_instructions {number} {deal}".encode()).hexdigest()
+        for deal in range(SECRETS_PER_TABLE)
+    ]
+
+
+async def connect_quiet(url: str) -> ClientConnection:
+    """A client socket that sends no pings (a ping's cost would go by the wall clock)."""
+    return await connect(url, max_size=None, open_timeout=300, ping_interval=None)
+
+
+@dataclass
+class Received:
+    """Frames (and their bytes) the clients received, to size the relay's frames."""
+
+    frames: int = 0
+    bytes: int = 0
 
 
 class Table:
-    def __init__(self, base: str) -> None:
-        made = httpx.post(f"{base}/api/tables", json={"name": "Ann"}, timeout=120).json()
+    def __init__(self, base: str, number: int, received: Received) -> None:
+        self.received = received
+        body = {
+            "name": "Ann",
+            "test_first_dealer": number % 2,
+            "test_secrets": table_secrets(number),
+        }
+        made = httpx.post(f"{base}/api/tables", json=body, timeout=120).json()
         joined = httpx.post(
             f"{base}/api/tables/{made['table_id']}/seats", json={"name": "Bob"}, timeout=120
         ).json()
@@ -50,7 +99,7 @@ class Table:
 
     async def open(self) -> None:
         for token in self.tokens:
-            ws = await connect(self.url, max_size=None, open_timeout=300)
+            ws = await connect_quiet(self.url)
             await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
             self.sockets.append(ws)
         await self.until(lambda s: s.get("you") in (0, 1))
@@ -58,7 +107,10 @@ class Table:
     async def until(self, done: Any) -> None:
         for seat, ws in enumerate(self.sockets):
             while not done(self.states[seat]) or self.states[seat].get("you") != seat:
-                message = orjson.loads(await asyncio.wait_for(ws.recv(), 600))
+                raw = await asyncio.wait_for(ws.recv(), 600)
+                self.received.frames += 1
+                self.received.bytes += len(raw)
+                message = orjson.loads(raw)
                 if message["type"] == "state":
                     self.states[seat] = message
 
@@ -89,11 +141,43 @@ class Table:
         await self.sockets[seat].send(orjson.dumps(frame).decode())
 
 
-async def play(tables: list[Table], per_table: int) -> int:
+class Room:
+    """A relay room of `benchmarks.serve`: two seat sockets; an action is one frame from
+    the mover (the seats take turns) and one frame of `pad` bytes more to each seat."""
+
+    def __init__(self, base: str, number: int, pad: int) -> None:
+        self.url = base.replace("http://", "ws://") + f"/relay/room{number}"
+        self.pad = pad
+        self.sockets: list[ClientConnection] = []
+        self.version = 0
+
+    async def open(self) -> None:
+        self.sockets = [await connect_quiet(self.url) for _ in (0, 1)]
+
+    @property
+    def states(self) -> list[dict[str, int]]:  # as `Table`'s, for `play`
+        return [{"version": self.version}]
+
+    async def act(self) -> None:
+        frame = {
+            "type": "action",
+            "version": self.version,
+            "action": {"kind": "draw_stock"},
+            "fanout": True,
+            "pad": self.pad,
+        }
+        await self.sockets[self.version % 2].send(orjson.dumps(frame).decode())
+        for ws in self.sockets:
+            message = orjson.loads(await asyncio.wait_for(ws.recv(), 600))
+            assert message["version"] == self.version + 1, message
+        self.version += 1
+
+
+async def play(tables: list[Table] | list[Room], per_table: int) -> int:
     """Every table plays until it has done `per_table` actions; the versions gained."""
     before: int = sum(t.states[0]["version"] for t in tables)
 
-    async def run(table: Table) -> None:
+    async def run(table: Table | Room) -> None:
         start = table.states[0]["version"]
         while table.states[0]["version"] - start < per_table:
             await table.act()
@@ -111,7 +195,28 @@ def control(pid: int, *args: str) -> None:
         raise RuntimeError(f"callgrind_control {' '.join(args)}: {said.strip()}")
 
 
-def count(root: Path, args: argparse.Namespace, out: Path) -> float:
+@dataclass
+class Counted:
+    per_action: float
+    frame_bytes: float  # mean bytes of the frames the clients received while counting
+    frames_per_action: float
+
+
+def wait_healthy(proc: subprocess.Popen[bytes], base: str) -> None:
+    deadline = time.monotonic() + 600
+    while True:
+        try:
+            if httpx.get(base + "/healthz", timeout=5).status_code == 200:
+                return
+        except httpx.HTTPError:
+            pass
+        assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
+        time.sleep(1)
+
+
+def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) -> Counted:
+    """Instructions per action of `root`'s server, or (`root` None) of the bare relay
+    with frames of `pad` bytes."""
     port = free_port()
     env = dict(os.environ)
     env.update(LOAD_ENV)
@@ -121,35 +226,38 @@ def count(root: Path, args: argparse.Namespace, out: Path) -> float:
             "HOLLYWOOD_GIN_PORT": str(port),
             "HOLLYWOOD_GIN_DATA_FILE": str(out / "tables.sqlite3"),
             "HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false",
+            "HOLLYWOOD_GIN_TEST_HOOKS": "true",
             "PYTHONHASHSEED": "0",
-            "PYTHONPATH": str(root),
+            "PYTHONPATH": str(root or REPO),
         }
     )
+    if root is None:
+        served = ["benchmarks.serve", "--echo", "--port", str(port), "--no-deflate"]
+    else:
+        served = ["hollywood_gin"]
     argv = [
         "valgrind", "--tool=callgrind", "--instr-atstart=no",
         f"--callgrind-out-file={out}/callgrind.out.%p",
-        sys.executable, "-m", "hollywood_gin",
+        sys.executable, "-m", *served,
     ]  # fmt: skip
-    proc = subprocess.Popen(argv, cwd=root, env=env, stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(argv, cwd=root or REPO, env=env, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
+    received = Received()
     try:
-        deadline = time.monotonic() + 600
-        while True:
-            try:
-                if httpx.get(base + "/healthz", timeout=5).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            assert proc.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(1)
+        wait_healthy(proc, base)
 
         async def session() -> int:
-            tables = [Table(base) for _ in range(args.tables)]
+            tables: list[Table] | list[Room]
+            if root is None:
+                tables = [Room(base, n, pad) for n in range(args.tables)]
+            else:
+                tables = [Table(base, n, received) for n in range(args.tables)]
             for table in tables:
                 await table.open()
             await play(tables, args.warm)
             control(proc.pid, "--zero")
             control(proc.pid, "--instr=on")
+            received.frames = received.bytes = 0
             done = await play(tables, args.actions // args.tables)
             control(proc.pid, "--dump")  # (switching counting off first loses the counts)
             for table in tables:
@@ -165,7 +273,16 @@ def count(root: Path, args: argparse.Namespace, out: Path) -> float:
     (dump,) = glob.glob(f"{out}/callgrind.out.*.1")
     found = re.search(r"^(?:summary|totals): (\d+)", Path(dump).read_text(), re.M)
     assert found, dump
-    return int(found.group(1)) / actions
+    if args.keep:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        shutil.copy(dump, args.keep / f"{out.name}.callgrind")
+    if root is None:
+        return Counted(int(found.group(1)) / actions, pad + 40.0, 2.0)
+    return Counted(
+        int(found.group(1)) / actions,
+        received.bytes / max(1, received.frames),
+        received.frames / actions,
+    )
 
 
 def main() -> int:
@@ -175,22 +292,48 @@ def main() -> int:
     parser.add_argument("--warm", type=int, default=10, help="actions per table first")
     parser.add_argument("--actions", type=int, default=200, help="counted, all tables")
     parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--relay", action="store_true", help="count the bare relay too, each round")
+    parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     args = parser.parse_args()
-    results: dict[str, list[float]] = {c: [] for c in args.commits}
+    results: dict[str, list[Counted]] = {c: [] for c in args.commits}
+    relays: list[Counted] = []
     with tempfile.TemporaryDirectory(prefix="gin-bench-instr-") as tmp:
         roots = {c: export(c, Path(tmp)) for c in args.commits}
         for n in range(args.rounds):
             for commit, root in roots.items():
                 out = Path(tmp) / f"out-{commit}-{n}"
                 out.mkdir()
-                per = count(root, args, out)
-                results[commit].append(per)
-                print(f"{commit}: {per:,.0f} instructions per action", file=sys.stderr)
+                got = count(root, args, out)
+                results[commit].append(got)
+                print(
+                    f"{commit}: {got.per_action:,.0f} instructions per action "
+                    f"({got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes)",
+                    file=sys.stderr,
+                )
+            if args.relay:
+                sizes = [r[-1].frame_bytes for r in results.values()]
+                pad = max(0, int(statistics.mean(sizes)) - 40)
+                out = Path(tmp) / f"out-relay-{n}"
+                out.mkdir()
+                got = count(None, args, out, pad)
+                relays.append(got)
+                print(f"relay: {got.per_action:,.0f} instructions per action", file=sys.stderr)
     print(f"\n{args.tables} tables, {args.actions} actions counted after {args.warm} each:\n")
-    print("| commit | instructions per action (each round) |")
-    print("|---|---|")
+    head = "| commit | instructions per action (each round) |"
+    rule = "|---|---|"
+    if relays:
+        head += " app / relay (each round) |"
+        rule += "---|"
+    print(head)
+    print(rule)
     for commit, each in results.items():
-        print(f"| {commit} | {', '.join(f'{x:,.0f}' for x in each)} |")
+        row = f"| {commit} | {', '.join(f'{c.per_action:,.0f}' for c in each)} |"
+        if relays:
+            ratios = (c.per_action / r.per_action for c, r in zip(each, relays, strict=True))
+            row += f" {', '.join(f'{x:.2f}' for x in ratios)} |"
+        print(row)
+    if relays:
+        print(f"| relay | {', '.join(f'{r.per_action:,.0f}' for r in relays)} | |")
     return 0
 
 
