@@ -16,11 +16,15 @@ kernel time is not counted.
 
 Deals are seeded: the server runs with its test hooks on and each table is created
 with its first dealer and a list of server secrets derived from the table's number
-(`test_first_dealer`, `test_secrets`; no seat sends entropy), so every run and every
-version plays the same hands with the same moves. The clients send no pings. What is
-left to chance is the interleaving of the tables (the store's batches, the loop's
-turns) and the tokens' and ids' text: two runs of one commit agree within about
-0.1 % (docs/performance.md, "The stack per frame, cut").
+(`test_first_dealer`, `test_secrets`; no seat sends entropy), and through
+`benchmarks.seeded` (tokens, ids and each dealer's reshuffles seeded, no keepalive
+pings), so every run and every version plays the same hands with the same moves. The
+clients send no pings either. The idle server's own work per second (uvicorn's tick,
+the WAL checkpointer: it goes by the wall clock, which valgrind and the machine's load
+stretch) is counted over `--idle` seconds first and taken off. What is left to chance
+is the tables' interleaving (the store's batches, the loop's turns): `--serial` has the
+tables take turns, one action in the server at a time, and then two runs of one commit
+agree within about 0.1 % (docs/performance.md, "The stack per frame, cut").
 
 `--relay`: each round also counts the bare relay of `bench_server`
 (`benchmarks.serve`, this tree's, the same uvicorn stack under the same callgrind) on
@@ -173,9 +177,18 @@ class Room:
         self.version += 1
 
 
-async def play(tables: list[Table] | list[Room], per_table: int) -> int:
-    """Every table plays until it has done `per_table` actions; the versions gained."""
+async def play(tables: list[Table] | list[Room], per_table: int, serial: bool = False) -> int:
+    """Every table plays until it has done `per_table` actions; the versions gained.
+    `serial`: the tables take turns, one action in the server at a time."""
     before: int = sum(t.states[0]["version"] for t in tables)
+    if serial:
+        each: list[Table | Room] = list(tables)
+        starts = [t.states[0]["version"] for t in each]
+        while any(t.states[0]["version"] - s < per_table for t, s in zip(each, starts)):  # noqa: B905
+            for table, start in zip(each, starts, strict=True):
+                if table.states[0]["version"] - start < per_table:
+                    await table.act()
+        return sum(t.states[0]["version"] for t in tables) - before
 
     async def run(table: Table | Room) -> None:
         start = table.states[0]["version"]
@@ -197,7 +210,10 @@ def control(pid: int, *args: str) -> None:
 
 @dataclass
 class Counted:
-    per_action: float
+    per_action: float  # less the idle server's instructions over the counted seconds
+    raw: float  # all the counted window's instructions per action
+    idle_per_second: float
+    seconds: float  # the counted window's wall time
     frame_bytes: float  # mean bytes of the frames the clients received while counting
     frames_per_action: float
 
@@ -228,7 +244,8 @@ def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) 
             "HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false",
             "HOLLYWOOD_GIN_TEST_HOOKS": "true",
             "PYTHONHASHSEED": "0",
-            "PYTHONPATH": str(root or REPO),
+            # The version's package first, this tree's benchmarks after it.
+            "PYTHONPATH": os.pathsep.join(str(r) for r in (root, REPO) if r is not None),
         }
     )
     if root is None:
@@ -238,11 +255,12 @@ def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) 
     argv = [
         "valgrind", "--tool=callgrind", "--instr-atstart=no",
         f"--callgrind-out-file={out}/callgrind.out.%p",
-        sys.executable, "-m", *served,
+        sys.executable, "-m", "benchmarks.seeded", *served,
     ]  # fmt: skip
     proc = subprocess.Popen(argv, cwd=root or REPO, env=env, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
     received = Received()
+    windows: list[float] = []  # wall seconds: idle, counted
     try:
         wait_healthy(proc, base)
 
@@ -254,12 +272,21 @@ def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) 
                 tables = [Table(base, n, received) for n in range(args.tables)]
             for table in tables:
                 await table.open()
-            await play(tables, args.warm)
+            await play(tables, args.warm, args.serial)
             control(proc.pid, "--zero")
             control(proc.pid, "--instr=on")
+            # The idle server's own work (uvicorn's tick ten times a second, the WAL
+            # checkpointer's every second...) goes by the wall clock, which valgrind
+            # stretches and the machine's load moves: counted alone first, taken off.
+            idle_from = time.monotonic()
+            await asyncio.sleep(args.idle)
+            control(proc.pid, "--dump")  # (a dump zeroes the counters)
+            windows.append(time.monotonic() - idle_from)
             received.frames = received.bytes = 0
-            done = await play(tables, args.actions // args.tables)
+            counted_from = time.monotonic()
+            done = await play(tables, args.actions // args.tables, args.serial)
             control(proc.pid, "--dump")  # (switching counting off first loses the counts)
+            windows.append(time.monotonic() - counted_from)
             for table in tables:
                 for ws in table.sockets:
                     await ws.close()
@@ -269,20 +296,31 @@ def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) 
     finally:
         proc.terminate()
         proc.wait(timeout=300)
-    # The explicit dump (`--dump`, the file ending in .1) is the counted window.
-    (dump,) = glob.glob(f"{out}/callgrind.out.*.1")
-    found = re.search(r"^(?:summary|totals): (\d+)", Path(dump).read_text(), re.M)
-    assert found, dump
+    # The explicit dumps: .1 the idle window, .2 the counted one.
+    idle, counted = (total(out, n) for n in (1, 2))
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
+        (dump,) = glob.glob(f"{out}/callgrind.out.*.2")
         shutil.copy(dump, args.keep / f"{out.name}.callgrind")
+    idle_per_second = idle / windows[0]
+    net = (counted - idle_per_second * windows[1]) / actions
     if root is None:
-        return Counted(int(found.group(1)) / actions, pad + 40.0, 2.0)
+        return Counted(net, counted / actions, idle_per_second, windows[1], pad + 40.0, 2.0)
     return Counted(
-        int(found.group(1)) / actions,
+        net,
+        counted / actions,
+        idle_per_second,
+        windows[1],
         received.bytes / max(1, received.frames),
         received.frames / actions,
     )
+
+
+def total(out: Path, number: int) -> int:
+    (dump,) = glob.glob(f"{out}/callgrind.out.*.{number}")
+    found = re.search(r"^(?:summary|totals): (\d+)", Path(dump).read_text(), re.M)
+    assert found, dump
+    return int(found.group(1))
 
 
 def main() -> int:
@@ -293,6 +331,14 @@ def main() -> int:
     parser.add_argument("--actions", type=int, default=200, help="counted, all tables")
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--relay", action="store_true", help="count the bare relay too, each round")
+    parser.add_argument(
+        "--serial",
+        action="store_true",
+        help="the tables take turns, one action at a time (no batches: repeatable to 0.1 %%)",
+    )
+    parser.add_argument(
+        "--idle", type=float, default=5.0, help="seconds of the idle server counted first"
+    )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     args = parser.parse_args()
     results: dict[str, list[Counted]] = {c: [] for c in args.commits}
@@ -307,7 +353,9 @@ def main() -> int:
                 results[commit].append(got)
                 print(
                     f"{commit}: {got.per_action:,.0f} instructions per action "
-                    f"({got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes)",
+                    f"({got.raw:,.0f} with the idle server's {got.idle_per_second:,.0f} a "
+                    f"second over {got.seconds:.1f} s; "
+                    f"{got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes)",
                     file=sys.stderr,
                 )
             if args.relay:
@@ -317,8 +365,14 @@ def main() -> int:
                 out.mkdir()
                 got = count(None, args, out, pad)
                 relays.append(got)
-                print(f"relay: {got.per_action:,.0f} instructions per action", file=sys.stderr)
-    print(f"\n{args.tables} tables, {args.actions} actions counted after {args.warm} each:\n")
+                print(
+                    f"relay: {got.per_action:,.0f} instructions per action ({got.raw:,.0f} "
+                    f"with the idle server's {got.idle_per_second:,.0f} a second over "
+                    f"{got.seconds:.1f} s)",
+                    file=sys.stderr,
+                )
+    how = "taking turns" if args.serial else "at once"
+    print(f"\n{args.tables} tables {how}, {args.actions} actions counted after {args.warm} each:\n")
     head = "| commit | instructions per action (each round) |"
     rule = "|---|---|"
     if relays:
