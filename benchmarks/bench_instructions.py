@@ -230,9 +230,11 @@ def wait_healthy(proc: subprocess.Popen[bytes], base: str) -> None:
         time.sleep(1)
 
 
-def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) -> Counted:
-    """Instructions per action of `root`'s server, or (`root` None) of the bare relay
-    with frames of `pad` bytes."""
+def count(
+    root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0, null: bool = False
+) -> Counted:
+    """Instructions per action of `root`'s server (`null`: with a store that keeps
+    nothing), or (`root` None) of the bare relay with frames of `pad` bytes."""
     port = free_port()
     env = dict(os.environ)
     env.update(LOAD_ENV)
@@ -255,7 +257,7 @@ def count(root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0) 
     argv = [
         "valgrind", "--tool=callgrind", "--instr-atstart=no",
         f"--callgrind-out-file={out}/callgrind.out.%p",
-        sys.executable, "-m", "benchmarks.seeded", *served,
+        sys.executable, "-m", "benchmarks.seeded", *(["--null-store"] if null else []), *served,
     ]  # fmt: skip
     proc = subprocess.Popen(argv, cwd=root or REPO, env=env, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -339,20 +341,27 @@ def main() -> int:
     parser.add_argument(
         "--idle", type=float, default=5.0, help="seconds of the idle server counted first"
     )
+    parser.add_argument(
+        "--null-store",
+        action="store_true",
+        help="each commit with a store that keeps nothing too (benchmarks.nullstore)",
+    )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     args = parser.parse_args()
-    results: dict[str, list[Counted]] = {c: [] for c in args.commits}
+    names = [*args.commits, *(f"{c} (no store)" for c in args.commits if args.null_store)]
+    results: dict[str, list[Counted]] = {c: [] for c in names}
     relays: list[Counted] = []
     with tempfile.TemporaryDirectory(prefix="gin-bench-instr-") as tmp:
         roots = {c: export(c, Path(tmp)) for c in args.commits}
         for n in range(args.rounds):
-            for commit, root in roots.items():
-                out = Path(tmp) / f"out-{commit}-{n}"
+            for name in names:
+                commit = name.removesuffix(" (no store)")
+                out = Path(tmp) / f"out-{commit}{'-null' if commit != name else ''}-{n}"
                 out.mkdir()
-                got = count(root, args, out)
-                results[commit].append(got)
+                got = count(roots[commit], args, out, null=commit != name)
+                results[name].append(got)
                 print(
-                    f"{commit}: {got.per_action:,.0f} instructions per action "
+                    f"{name}: {got.per_action:,.0f} instructions per action "
                     f"({got.raw:,.0f} with the idle server's {got.idle_per_second:,.0f} a "
                     f"second over {got.seconds:.1f} s; "
                     f"{got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes)",

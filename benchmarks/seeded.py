@@ -1,4 +1,5 @@
-"""`python -m benchmarks.seeded MODULE ARGS...`: run `python -m MODULE ARGS...` with its
+"""`python -m benchmarks.seeded [--null-store] MODULE ARGS...`: run `python -m MODULE
+ARGS...` (`--null-store`: the server with a store that keeps nothing) with its
 randomness seeded and its WebSocket keepalive pings off, for counts that repeat
 (`bench_instructions`).
 
@@ -56,10 +57,22 @@ def no_pings() -> None:
     uvicorn.run = quiet_run
 
 
+def null_store() -> None:
+    """The server's store one that keeps nothing (`benchmarks.nullstore`)."""
+    import hollywood_gin.tables.lifecycle as lifecycle
+    from benchmarks.nullstore import NullStore
+
+    lifecycle.open_store = lambda *_, **__: NullStore()
+
+
 def main() -> None:
-    module, *rest = sys.argv[1:]
+    args = sys.argv[1:]
+    nothing_kept = args[0] == "--null-store"
+    module, *rest = args[1:] if nothing_kept else args
     seed()
     no_pings()
+    if nothing_kept:
+        null_store()
     sys.argv = [module, *rest]
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 

@@ -27,6 +27,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
+from hollywood_gin.web.connections import TEXT_BYTES
 from hollywood_gin.web.errors import validation_message
 from hollywood_gin.web.inbound import ActionFrame, parse
 from hollywood_gin.web.limits import TokenBucket
@@ -174,13 +175,19 @@ class Session:
 
     async def _write(self) -> None:
         assert self.conn is not None
+        websocket = self.websocket
+        # This server's sockets take a text frame as orjson's bytes (`TEXT_BYTES`).
+        as_bytes = TEXT_BYTES in websocket.scope.get("extensions", ())
         while True:
             frame = await self.conn.next_frame()
             if frame is None:
-                if self.websocket.application_state == WebSocketState.CONNECTED:
-                    await self.websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
+                if websocket.application_state == WebSocketState.CONNECTED:
+                    await websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
                 return
-            await self.websocket.send_text(frame.decode())
+            if as_bytes:
+                await websocket.send({"type": "websocket.send", "text": frame})
+            else:
+                await websocket.send_text(frame.decode())
             # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
             # waiting for its next frame must not hold the last one.
             del frame
