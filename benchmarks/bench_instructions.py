@@ -31,7 +31,11 @@ agree within about 0.1 % (docs/performance.md, "The stack per frame, cut").
 the same number of rooms: per action the mover sends one frame and both seats receive
 one frame as large as the app's mean state frame of that round (`loadclient`'s relay
 round trip), so "app / relay" is a ratio of instructions the load does not move.
-`--keep DIR` keeps each run's callgrind files there (for `callgrind_annotate`).
+`--null-store`: each commit also with a store that keeps nothing. `--outside-stages`:
+each commit also counted only outside `bench_stages`' in-process stages (and the
+frame's parse): the sockets' stack, the writer tasks, the store's thread and answers,
+the loop (`benchmarks.seeded.Outside`). `--keep DIR` keeps each run's callgrind files
+there (for `callgrind_annotate`).
 """
 
 from __future__ import annotations
@@ -56,6 +60,7 @@ import httpx
 import orjson
 from websockets.asyncio.client import ClientConnection, connect
 
+from benchmarks.bench_stage_instructions import build
 from benchmarks.compat import playable
 from benchmarks.serve import LOAD_ENV, REPO, export, free_port
 
@@ -231,10 +236,15 @@ def wait_healthy(proc: subprocess.Popen[bytes], base: str) -> None:
 
 
 def count(
-    root: Path | None, args: argparse.Namespace, out: Path, pad: int = 0, null: bool = False
+    root: Path | None,
+    args: argparse.Namespace,
+    out: Path,
+    pad: int = 0,
+    options: tuple[str, ...] = (),
 ) -> Counted:
-    """Instructions per action of `root`'s server (`null`: with a store that keeps
-    nothing), or (`root` None) of the bare relay with frames of `pad` bytes."""
+    """Instructions per action of `root`'s server (`options` for `benchmarks.seeded`:
+    a store that keeps nothing, only outside the stages), or (`root` None) of the bare
+    relay with frames of `pad` bytes."""
     port = free_port()
     env = dict(os.environ)
     env.update(LOAD_ENV)
@@ -257,7 +267,7 @@ def count(
     argv = [
         "valgrind", "--tool=callgrind", "--instr-atstart=no",
         f"--callgrind-out-file={out}/callgrind.out.%p",
-        sys.executable, "-m", "benchmarks.seeded", *(["--null-store"] if null else []), *served,
+        sys.executable, "-m", "benchmarks.seeded", *options, *served,
     ]  # fmt: skip
     proc = subprocess.Popen(argv, cwd=root or REPO, env=env, stderr=subprocess.DEVNULL)
     base = f"http://127.0.0.1:{port}"
@@ -346,20 +356,34 @@ def main() -> int:
         action="store_true",
         help="each commit with a store that keeps nothing too (benchmarks.nullstore)",
     )
+    parser.add_argument(
+        "--outside-stages",
+        action="store_true",
+        help="each commit counted outside bench_stages' in-process stages too",
+    )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     args = parser.parse_args()
-    names = [*args.commits, *(f"{c} (no store)" for c in args.commits if args.null_store)]
-    results: dict[str, list[Counted]] = {c: [] for c in names}
+    results: dict[str, list[Counted]] = {}
     relays: list[Counted] = []
     with tempfile.TemporaryDirectory(prefix="gin-bench-instr-") as tmp:
         roots = {c: export(c, Path(tmp)) for c in args.commits}
+        variants: list[tuple[str, str, tuple[str, ...]]] = [("", "", ())]
+        if args.null_store:
+            variants.append((" (no store)", "-null", ("--null-store",)))
+        if args.outside_stages:
+            lib = build(Path(tmp))
+            variants.append((" (outside the stages)", "-out", ("--outside-stages", str(lib))))
+            if args.null_store:
+                both = ("--null-store", "--outside-stages", str(lib))
+                variants.append((" (no store, outside the stages)", "-null-out", both))
         for n in range(args.rounds):
-            for name in names:
-                commit = name.removesuffix(" (no store)")
-                out = Path(tmp) / f"out-{commit}{'-null' if commit != name else ''}-{n}"
-                out.mkdir()
-                got = count(roots[commit], args, out, null=commit != name)
-                results[name].append(got)
+            for commit, root in roots.items():
+                for suffix, tag, options in variants:
+                    name = commit + suffix
+                    out = Path(tmp) / f"out-{commit}{tag}-{n}"
+                    out.mkdir()
+                    got = count(root, args, out, options=options)
+                    results.setdefault(name, []).append(got)
                 print(
                     f"{name}: {got.per_action:,.0f} instructions per action "
                     f"({got.raw:,.0f} with the idle server's {got.idle_per_second:,.0f} a "
@@ -368,7 +392,7 @@ def main() -> int:
                     file=sys.stderr,
                 )
             if args.relay:
-                sizes = [r[-1].frame_bytes for r in results.values()]
+                sizes = [results[c][-1].frame_bytes for c in args.commits]
                 pad = max(0, int(statistics.mean(sizes)) - 40)
                 out = Path(tmp) / f"out-relay-{n}"
                 out.mkdir()

@@ -1,5 +1,7 @@
-"""`python -m benchmarks.seeded [--null-store] MODULE ARGS...`: run `python -m MODULE
-ARGS...` (`--null-store`: the server with a store that keeps nothing) with its
+"""`python -m benchmarks.seeded [--null-store] [--outside-stages LIB] MODULE ARGS...`: run
+`python -m MODULE ARGS...` (`--null-store`: the server with a store that keeps nothing;
+`--outside-stages`: callgrind collecting only outside `bench_stages`' stages, `Outside`)
+with its
 randomness seeded and its WebSocket keepalive pings off, for counts that repeat
 (`bench_instructions`).
 
@@ -65,14 +67,113 @@ def null_store() -> None:
     lifecycle.open_store = lambda *_, **__: NullStore()
 
 
+# Extra in-process stages left out with `--outside-stages`, beside `bench_stages.STAGES`:
+# the frame's parse itself (`Session.handle` is a coroutine, so counted apart here too).
+EXTRA_STAGES = [("frame parse", "hollywood_gin.web.inbound", None, "parse")]
+
+
+class Outside:
+    """Callgrind collects only outside `bench_stages`' stages (and `EXTRA_STAGES`): off
+    from a stage's entry to its return, a coroutine's off at each of its steps (from
+    its resumption to its next wait), nested stages counted once. `lib` is the client
+    requests' library of `bench_stage_instructions.build`."""
+
+    def __init__(self, lib: str) -> None:
+        import ctypes
+
+        self.lib = ctypes.CDLL(lib)
+        self.depth = 0
+
+    def enter(self) -> None:
+        self.depth += 1
+        if self.depth == 1:
+            self.lib.gin_toggle()
+
+    def leave(self) -> None:
+        self.depth -= 1
+        if self.depth == 0:
+            self.lib.gin_toggle()
+
+    def plain(self, fn: Any) -> Any:
+        me = self
+
+        def run(*args: Any, **kwargs: Any) -> Any:
+            me.enter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                me.leave()
+
+        return run
+
+    def coroutine(self, fn: Any) -> Any:
+        import types
+
+        me = self
+
+        @types.coroutine
+        def steps(coro: Any) -> Any:
+            value: Any = None
+            error: BaseException | None = None
+            while True:
+                me.enter()
+                try:
+                    step = coro.send(value) if error is None else coro.throw(error)
+                except StopIteration as done:
+                    return done.value
+                finally:
+                    me.leave()
+                try:
+                    value, error = (yield step), None
+                except BaseException as exc:  # thrown in (a cancellation): on to the stage
+                    value, error = None, exc
+
+        async def run(*args: Any, **kwargs: Any) -> Any:
+            return await steps(fn(*args, **kwargs))
+
+        return run
+
+    def install(self) -> None:
+        import importlib
+        import inspect
+
+        from benchmarks.bench_stages import STAGES
+
+        for _, module_name, owner_name, attr in [*STAGES, *EXTRA_STAGES]:
+            try:
+                module = importlib.import_module(module_name)
+            except ImportError:
+                continue
+            owner = module if owner_name is None else getattr(module, owner_name, None)
+            fn = getattr(owner, attr, None)
+            if fn is None:
+                continue
+            wrapped = self.coroutine(fn) if inspect.iscoroutinefunction(fn) else self.plain(fn)
+            setattr(owner, attr, wrapped)
+            if owner_name is None:  # modules that imported the function by name
+                for other in ("hollywood_gin.tables.hub", "hollywood_gin.web.ws"):
+                    mod = importlib.import_module(other)
+                    if getattr(mod, attr, None) is fn:
+                        setattr(mod, attr, wrapped)
+
+
 def main() -> None:
     args = sys.argv[1:]
-    nothing_kept = args[0] == "--null-store"
-    module, *rest = args[1:] if nothing_kept else args
+    nothing_kept = outside = None
+    while args[0].startswith("--"):
+        if args[0] == "--null-store":
+            nothing_kept, args = True, args[1:]
+        elif args[0] == "--outside-stages":
+            outside, args = args[1], args[2:]
+        else:
+            raise SystemExit(f"benchmarks.seeded: unknown option {args[0]}")
+    module, *rest = args
     seed()
     no_pings()
     if nothing_kept:
         null_store()
+    if outside:
+        Outside(outside).install()
     sys.argv = [module, *rest]
     runpy.run_module(module, run_name="__main__", alter_sys=True)
 
