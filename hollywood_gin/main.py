@@ -68,7 +68,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Inside the gate and the access log (hosts, rates, each request's line as before),
     # outside everything else: HAProxy asks every worker once a second.
-    app.add_middleware(Health, body=json.dumps(health, separators=(",", ":")).encode(), https=security.is_https(settings))
+    body = json.dumps(health, separators=(",", ":")).encode()  # as JSONResponse renders it
+    app.add_middleware(Health, body=body, https=security.is_https(settings))
     app.add_middleware(AnswerHead)
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
@@ -110,9 +111,10 @@ class Health:
     HAProxy's health check (a new connection and `GET /healthz` every second, on every
     worker) cost a worker ~370 µs of CPU through the whole stack (the security headers'
     `BaseHTTPMiddleware`, compression, routing, the JSON encoder) and ~100 µs answered
-    here (issue 30). The answer is the route's (status, body, security headers; no `Vary`, it has one form);
-    what it proves is unchanged: this process's event loop is running (it never asks
-    the database: docs/scale-out.md). HEAD is `AnswerHead`'s, outside.
+    here (issue 30). The answer is the route's (status, body, security headers; no
+    `Vary`: it has one form). What it proves is unchanged: this process's event loop
+    is running (it never asks the database: docs/scale-out.md). HEAD is `AnswerHead`'s,
+    outside.
     """
 
     def __init__(self, app: ASGIApp, body: bytes, https: bool) -> None:
