@@ -39,7 +39,11 @@ def open_store(settings: Settings, owner: str) -> TableStore:
                 " pip install 'hollywood-gin[postgres]'"
             ) from exc
         return PostgresStore(
-            settings.database_url, owner=owner, gather_seconds=settings.database_gather_seconds
+            settings.database_url,
+            owner=owner,
+            gather_seconds=settings.database_gather_seconds,
+            gather_appends=settings.database_gather_appends,
+            gather_max_seconds=settings.database_gather_max_seconds,
         )
     return SqliteStore(settings.data_file)
 
