@@ -265,7 +265,7 @@ def count(
     else:
         served = ["hollywood_gin"]
     argv = [
-        "valgrind", "--tool=callgrind", "--instr-atstart=no",
+        "valgrind", "--tool=callgrind", "--instr-atstart=no", *args.valgrind.split(),
         f"--callgrind-out-file={out}/callgrind.out.%p",
         sys.executable, "-m", "benchmarks.seeded", *options, *served,
     ]  # fmt: skip
@@ -312,8 +312,8 @@ def count(
     idle, counted = (total(out, n) for n in (1, 2))
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        (dump,) = glob.glob(f"{out}/callgrind.out.*.2")
-        shutil.copy(dump, args.keep / f"{out.name}.callgrind")
+        for dump in dumps(out, 2):  # one a thread with --separate-threads=yes
+            shutil.copy(dump, args.keep / f"{out.name}{dump.rpartition('.2')[2]}.callgrind")
     idle_per_second = idle / windows[0]
     net = (counted - idle_per_second * windows[1]) / actions
     if root is None:
@@ -328,11 +328,23 @@ def count(
     )
 
 
+def dumps(out: Path, number: int) -> list[str]:
+    """The files of dump `number` (one, or one a thread: `callgrind.out.PID.N-TT`)."""
+    found = glob.glob(f"{out}/callgrind.out.*.{number}") or glob.glob(
+        f"{out}/callgrind.out.*.{number}-*"
+    )
+    assert found, (out, number)
+    return sorted(found)
+
+
 def total(out: Path, number: int) -> int:
-    (dump,) = glob.glob(f"{out}/callgrind.out.*.{number}")
-    found = re.search(r"^(?:summary|totals): (\d+)", Path(dump).read_text(), re.M)
-    assert found, dump
-    return int(found.group(1))
+    """All threads' instructions in dump `number`."""
+    counted = 0
+    for dump in dumps(out, number):
+        found = re.search(r"^(?:summary|totals): (\d+)", Path(dump).read_text(), re.M)
+        assert found, dump
+        counted += int(found.group(1))
+    return counted
 
 
 def main() -> int:
@@ -360,6 +372,9 @@ def main() -> int:
         "--outside-stages",
         action="store_true",
         help="each commit counted outside bench_stages' in-process stages too",
+    )
+    parser.add_argument(
+        "--valgrind", default="", help="more valgrind options, e.g. --separate-threads=yes"
     )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
     args = parser.parse_args()
