@@ -41,12 +41,14 @@ from hollywood_gin.web.errors import error_body
 from hollywood_gin.web.gate import TEST_HOOKS_BODY_BYTES
 from hollywood_gin.web.security import HEADERS
 
-# An ASGI extension of this server's sockets (`GuardedWebSocket`), named in each socket's
-# scope: a `websocket.send` whose "text" is bytes, already UTF-8 (orjson's), is sent as
-# that text frame, byte for byte, without decoding it to a str for the protocol to
-# encode again (two passes over every state frame, ~2 KB each: docs/performance.md
-# "The stack per frame, cut"). Without it in the scope (another server, a test client)
-# the app sends str, as ASGI has it.
+# An ASGI extension of this server's sockets (`GuardedWebSocket`), in each socket's
+# scope: `{"send": coroutine function}` sends bytes, already UTF-8 (orjson's), as that
+# text frame, byte for byte: no decoding to a str for the protocol to encode again (two
+# passes over every state frame, ~2 KB each) and none of the ASGI `send` chain around
+# it (Starlette's `WebSocket.send`, its exception handler's wrapper): docs/performance.md
+# "The stack per frame, cut". Like the protocol's `send`, it raises `ClientDisconnected`
+# (an OSError) once the client is gone. Without it in the scope (another server, a test
+# client) the app sends str through ASGI.
 TEXT_BYTES = "hollywood_gin.text_bytes"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
@@ -317,20 +319,16 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
         def handle_connect(self, event: Request) -> None:
             super().handle_connect(event)
             scope = getattr(self, "scope", None)  # none when the handshake was refused
-            if scope is not None:
-                scope["extensions"][TEXT_BYTES] = {}  # the app starts on the next turn
+            if scope is not None:  # (the app starts on the next turn of the loop)
+                scope["extensions"][TEXT_BYTES] = {"send": self.send_text_bytes}
 
-        async def send(self, message: Any) -> None:
-            text = message.get("text")
-            if type(text) is not bytes:
-                await super().send(message)
-                return
-            # uvicorn's own `websocket.send` of a text, but for the text's encoding.
+        async def send_text_bytes(self, text: bytes) -> None:
+            """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""
             await self.writable.wait()
             if self.disconnected:
                 raise ClientDisconnected()
             if not self.handshake_complete or self.close_sent or self.initial_response:
-                await super().send({"type": message["type"], "text": text.decode()})
+                await self.send({"type": "websocket.send", "text": text.decode()})
                 return
             try:
                 self.conn.send_text(text)

@@ -176,18 +176,22 @@ class Session:
     async def _write(self) -> None:
         assert self.conn is not None
         websocket = self.websocket
-        # This server's sockets take a text frame as orjson's bytes (`TEXT_BYTES`).
-        as_bytes = TEXT_BYTES in websocket.scope.get("extensions", ())
+        # This server's sockets send orjson's bytes as a text frame (`TEXT_BYTES`).
+        extension = websocket.scope.get("extensions", {}).get(TEXT_BYTES)
+        send_bytes = None if extension is None else extension["send"]
         while True:
             frame = await self.conn.next_frame()
             if frame is None:
                 if websocket.application_state == WebSocketState.CONNECTED:
                     await websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
                 return
-            if as_bytes:
-                await websocket.send({"type": "websocket.send", "text": frame})
-            else:
+            if send_bytes is None:
                 await websocket.send_text(frame.decode())
+            else:
+                try:
+                    await send_bytes(frame)
+                except OSError:  # the client is gone: what Starlette's `send` raises then
+                    raise WebSocketDisconnect(code=1006) from None
             # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
             # waiting for its next frame must not hold the last one.
             del frame
