@@ -42,14 +42,16 @@ from hollywood_gin.web.gate import TEST_HOOKS_BODY_BYTES
 from hollywood_gin.web.security import HEADERS
 
 # An ASGI extension of this server's sockets (`GuardedWebSocket`), in each socket's
-# scope: `{"send": coroutine function}` sends bytes, already UTF-8 (orjson's), as that
-# text frame, byte for byte: no decoding to a str for the protocol to encode again (two
-# passes over every state frame, ~2 KB each) and none of the ASGI `send` chain around
-# it (Starlette's `WebSocket.send`, its exception handler's wrapper): docs/performance.md
-# "The stack per frame, cut". Like the protocol's `send`, it raises `ClientDisconnected`
-# (an OSError) once the client is gone. Without it in the scope (another server, a test
-# client) the app sends str through ASGI.
-TEXT_BYTES = "hollywood_gin.text_bytes"
+# scope: `{"send": ..., "receive": ...}`, the protocol's own coroutines without the
+# ASGI chain around them (Starlette's `WebSocket.send` / `receive` and their state
+# checks, its exception handler's wrapper). `send` takes bytes, already UTF-8 (orjson's),
+# and sends them as that text frame, byte for byte: no decoding to a str for the
+# protocol to encode again (two passes over every state frame, ~2 KB each);
+# docs/performance.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
+# raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
+# protocol's ASGI `receive`. Without it in the scope (another server, a test client)
+# the app goes through ASGI.
+DIRECT = "hollywood_gin.direct"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
 # pipes, and a health check that arrives in a flood.
@@ -320,7 +322,10 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             super().handle_connect(event)
             scope = getattr(self, "scope", None)  # none when the handshake was refused
             if scope is not None:  # (the app starts on the next turn of the loop)
-                scope["extensions"][TEXT_BYTES] = {"send": self.send_text_bytes}
+                scope["extensions"][DIRECT] = {
+                    "send": self.send_text_bytes,
+                    "receive": self.receive,
+                }
 
         async def send_text_bytes(self, text: bytes) -> None:
             """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""

@@ -27,7 +27,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
-from hollywood_gin.web.connections import TEXT_BYTES
+from hollywood_gin.web.connections import DIRECT
 from hollywood_gin.web.errors import validation_message
 from hollywood_gin.web.inbound import ActionFrame, parse
 from hollywood_gin.web.limits import TokenBucket
@@ -176,8 +176,8 @@ class Session:
     async def _write(self) -> None:
         assert self.conn is not None
         websocket = self.websocket
-        # This server's sockets send orjson's bytes as a text frame (`TEXT_BYTES`).
-        extension = websocket.scope.get("extensions", {}).get(TEXT_BYTES)
+        # This server's sockets send orjson's bytes as a text frame (`DIRECT`).
+        extension = websocket.scope.get("extensions", {}).get(DIRECT)
         send_bytes = None if extension is None else extension["send"]
         while True:
             frame = await self.conn.next_frame()
@@ -197,8 +197,10 @@ class Session:
             del frame
 
     async def _read(self) -> None:
+        extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
+        receive = self.websocket.receive if extension is None else extension["receive"]
         while True:
-            message = await self.websocket.receive()
+            message = await receive()
             if message["type"] == "websocket.disconnect":
                 return
             data = message.get("text")

@@ -144,7 +144,7 @@ def test_websockets_count_until_they_close(base: str) -> None:
 
 def test_frames_go_out_as_utf8_text_frames(base: str) -> None:
     """This server's sockets send a frame's UTF-8 bytes as a text frame without decoding
-    them first (`connections.TEXT_BYTES`): the client gets text frames (str) that are the
+    them first (`connections.DIRECT`): the client gets text frames (str) that are the
     JSON of the state, names outside ASCII intact, for states and for the answers."""
     made = httpx.post(f"{base}/api/tables", json={"name": "Zoë Ærø"}, timeout=10).json()
     table_id = made["table_id"]
