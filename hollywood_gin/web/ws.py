@@ -222,11 +222,7 @@ class Session:
             else:
                 self.error("rate_limited", "too many messages; slow down")
             return
-        size = len(data)
-        if not isinstance(data, bytes) and 4 * size > self.settings.ws_max_message_bytes:
-            # Its UTF-8 bytes, counted only when they could pass the limit: a character
-            # is at most 4 of them (a lone surrogate, replaced, 1).
-            size = len(data.encode("utf-8", "replace"))
+        size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
         if size > self.settings.ws_max_message_bytes:
             self.error(
                 "too_large", f"a message has at most {self.settings.ws_max_message_bytes} bytes"
