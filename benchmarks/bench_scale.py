@@ -200,6 +200,7 @@ class ProcMeter:
         return out
 
     def start(self) -> None:
+        self.counting = self._count_events() if os.environ.get("GIN_BENCH_PERF") else {}
         self.marks = self._tree_cpu()
         self.began = time.perf_counter()
         self.commits_at = self.commits() if self.commits else 0
@@ -211,6 +212,47 @@ class ProcMeter:
             out[name] = cpu - self.marks.get(name, 0.0)
         if self.commits:
             out["commits"] = self.commits() - self.commits_at
+        out.update(self._counted())
+        return out
+
+    # With GIN_BENCH_PERF=1: system calls and context switches by part (`perf stat` on
+    # the kernel's tracepoints: counts, the same on a loaded machine), as `sys:NAME`
+    # and `cs:NAME`. PostgreSQL: the processes alive at the start (its backends).
+    def _count_events(self) -> dict[str, tuple[subprocess.Popen[bytes], Path]]:
+        stats = proc_stats()
+        children: dict[int, list[int]] = {}
+        for pid, (ppid, _own, _reaped) in stats.items():
+            children.setdefault(ppid, []).append(pid)
+        out = {}
+        for name, root in self.roots.items():
+            pids, todo = [], [root]
+            while todo:
+                pid = todo.pop()
+                pids.append(pid)
+                todo.extend(children.get(pid, ()))
+            part = "workers" if name.startswith("w") else name
+            path = Path(tempfile.mkstemp(prefix=f"perf-{name}-")[1])
+            proc = subprocess.Popen(
+                ["perf", "stat", "-x", ",", "-o", str(path), "-e",
+                 "raw_syscalls:sys_enter,sched:sched_switch", "-p", ",".join(map(str, pids))],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            )  # fmt: skip
+            out[f"{part}/{name}"] = (proc, path)
+        time.sleep(0.3)  # attached
+        return out
+
+    def _counted(self) -> dict[str, float]:
+        out: dict[str, float] = {}
+        for key, (proc, path) in self.counting.items():
+            part = key.split("/")[0]
+            proc.send_signal(2)
+            proc.wait(10)
+            for line in path.read_text().splitlines():
+                fields = line.split(",")
+                if len(fields) > 2 and fields[0].strip().isdigit():
+                    kind = "sys" if "sys_enter" in fields[2] else "cs"
+                    out[f"{kind}:{part}"] = out.get(f"{kind}:{part}", 0.0) + int(fields[0])
+            path.unlink()
         return out
 
 
@@ -279,6 +321,12 @@ class Setup:
             for k in list(extra)
             if k.startswith("haproxy.")
         )
+        # `haproxyd.NAME=VALUE` (`,` for a space in VALUE): a line of its `defaults`.
+        proxy_defaults = tuple(
+            f"{k.removeprefix('haproxyd.')} {extra.pop(k).replace(',', ' ')}"
+            for k in list(extra)
+            if k.startswith("haproxyd.")
+        )
         env.update(extra)
         for w in self.workers:
             w.start(env)
@@ -290,7 +338,12 @@ class Setup:
         self.proxy: Proxy | None = None
         if pg is not None:
             self.proxy = Proxy(
-                free_port(), root, self.workers, tables_per_hour=10_000_000, globals=proxy_globals
+                free_port(),
+                root,
+                self.workers,
+                tables_per_hour=10_000_000,
+                globals=proxy_globals,
+                defaults=proxy_defaults,
             )
             self.proxy.log.write_text("")
             self.proxy.start()
@@ -428,7 +481,7 @@ def per_action(cpu: dict[str, float], actions: int) -> dict[str, float]:
     """µs of CPU per action by part (workers summed), and the total."""
     parts: dict[str, float] = {}
     for name, seconds in cpu.items():
-        if name in ("seconds", "commits") or name.startswith("pg:"):
+        if name in ("seconds", "commits") or ":" in name:
             continue
         part = "workers" if name.startswith("w") else name
         parts[part] = parts.get(part, 0.0) + seconds / actions * 1e6
@@ -442,7 +495,7 @@ def by_process(cpu: dict[str, float], per: float) -> dict[str, float]:
     return {
         name: seconds / per * 1e6
         for name, seconds in cpu.items()
-        if name not in ("seconds", "commits", "postgres")
+        if name not in ("seconds", "commits", "postgres") and not name.startswith(("sys:", "cs:"))
     }
 
 
@@ -593,8 +646,9 @@ def compare_mode(
     plan: list[tuple[str, Path | None, dict[str, str]]] = [("direct", None, {}), *variants]
     for r in range(args.rounds):
         direct = 0.0
-        for label, tree, extra in plan:
-            n = 0 if label == "direct" else args.workers
+        for label, tree, settings in plan:
+            extra = dict(settings)  # `workers=N`: this variant's own count of workers
+            n = 0 if label == "direct" else int(extra.pop("workers", args.workers))
             names = [f"w{i}" for i in range(1, max(n, 1) + 1)]
             with setup(root, pg if n else None, names, None, tree, extra) as s:
                 result = load_apart(s.base, args.tables, args.seconds, args.period, s.meter())
@@ -617,6 +671,8 @@ def compare_mode(
             for name, seconds in cpu.items():
                 if name.startswith("pg:"):
                     run[name] = seconds / actions * 1e6
+                elif name.startswith(("sys:", "cs:")):  # counts per action
+                    run[name] = seconds / actions
             runs.setdefault(label, []).append(run)
             pgs = ", ".join(f"{k[3:]} {v:.0f}" for k, v in run.items() if k.startswith("pg:"))
             say(
@@ -650,6 +706,18 @@ def compare_mode(
             f" {med([r['haproxy'] for r in rs]):.0f} | {med([r['per_commit'] for r in rs]):.2f} |"
             f" {med([r['p50'] for r in rs]):.1f} | {med([r['p99'] for r in rs]):.1f} |"
         )
+    counts = sorted(
+        {k for v in runs.values() for r in v for k in r if k.startswith(("sys:", "cs:"))}
+    )
+    if counts:
+        print()
+        print("System calls (sys) and context switches (cs) per action by part, medians"
+              " (perf stat on the kernel's tracepoints):")  # fmt: skip
+        print(f"| set-up | {' | '.join(counts)} |")
+        print("|---" * (len(counts) + 1) + "|")
+        for label, rs in runs.items():
+            cells = " | ".join(f"{med([r.get(k, 0.0) for r in rs]):.1f}" for k in counts)
+            print(f"| {label} | {cells} |")
     print(f"load average after: {load_average()}")
     return 0
 
@@ -702,8 +770,10 @@ def main() -> int:
         default=[],
         help="compare instead: 'LABEL[@TREE] [NAME=VALUE ...]' (repeat); each round runs one"
         " direct worker, then each variant with --workers workers through the proxy; NAME:"
-        " the workers' settings, haproxy.NAME for a line of HAProxy's global section, or"
-        " pg.NAME for a PostgreSQL setting that needs no restart (ALTER SYSTEM)",
+        " the workers' settings, haproxy.NAME for a line of HAProxy's global section"
+        " (haproxyd.NAME of its defaults; `,` for a space in the value),"
+        " pg.NAME for a PostgreSQL setting that needs no restart (ALTER SYSTEM), or"
+        " workers=N for this variant's count of workers (default --workers)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="--variant: rounds (3)")
     parser.add_argument("--workers", type=int, default=2, help="--variant: workers (2)")

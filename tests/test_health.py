@@ -59,3 +59,28 @@ def test_no_server_banner_and_no_schema_unless_asked(tmp_path: Path) -> None:
     ):
         schema = httpx.get(base + "/openapi.json", timeout=5)
         assert schema.status_code == 200 and "/api/tables" in schema.json()["paths"]
+
+
+@pytest.mark.anyio
+async def test_healthz_answered_early_is_the_routes_answer(tmp_path: Path) -> None:
+    # `Health` answers GET /healthz before the routing (issue 30): the same JSON as the
+    # route's own response, with the security headers; other methods still reach the app.
+    from fastapi.responses import JSONResponse
+
+    settings = Settings(
+        data_file=tmp_path / "t.sqlite3", commit="abc1234", allowed_hosts=["testserver"]
+    )
+    app = create_app(settings)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        r = await client.get("/healthz?probe=1")
+        post = await client.post("/healthz")
+        head = await client.head("/healthz")
+    expected = JSONResponse({"ok": True, "version": __version__, "commit": "abc1234"})
+    assert r.content == expected.body
+    assert r.headers["content-type"] == "application/json"
+    assert r.headers["content-length"] == str(len(expected.body))
+    assert r.headers["x-frame-options"] == "DENY"
+    assert post.status_code == 405
+    assert head.status_code == 200 and head.content == b""
+    assert head.headers["content-length"] == str(len(expected.body))

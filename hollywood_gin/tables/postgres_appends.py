@@ -1,7 +1,9 @@
 """The shared store's appends: group commit, one fenced statement per batch (SCALE.md).
 
 Appends that arrive while a commit is under way go in together with the next one,
-and no batch is committed before its oldest append has waited `gather_seconds`. Each
+and no batch is committed before its oldest append has waited `gather_seconds` (nor,
+with `gather_appends`, while it holds fewer than that many appends and its oldest has
+waited less than `gather_max_seconds`). Each
 batch is one statement, fenced by each table's epoch, `synchronous_commit = on`: an
 append returns only once its entries are on disk, or raises.
 """
@@ -71,6 +73,11 @@ def number_array(values: Iterable[float]) -> str:
     return "{" + ",".join(map(str, values)) + "}"
 
 
+def _done(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
+
+
 class _Answer(asyncio.Future[None]):
     """An append's answer, which tells its writer when it is given up (cancelled)."""
 
@@ -99,7 +106,13 @@ class _Append:
 class FencedAppends:
     """Every table's appends of this worker, written in batches."""
 
-    def __init__(self, sessions: Sessions, gather_seconds: float = 0.0) -> None:
+    def __init__(
+        self,
+        sessions: Sessions,
+        gather_seconds: float = 0.0,
+        gather_appends: int = 1,
+        gather_max_seconds: float = 0.0,
+    ) -> None:
         self.sessions = sessions
         # One connection kept for the batches, one at a time (no pool round per commit).
         self.connection = Held(sessions)
@@ -110,6 +123,14 @@ class FencedAppends:
         # every commit, not only when the writer was idle, makes the batches grow
         # (issue 30), for at most this much more latency per move.
         self.gather_seconds = gather_seconds
+        # Then, a batch of fewer than `gather_appends` waits on for more, until its
+        # oldest append has waited `gather_max_seconds`: a worker's commit rate no
+        # longer follows the cycle of the delay and the flush whatever its share of the
+        # load, so N workers make about the commits of one for the same moves (issue
+        # 30). 1: no such wait.
+        self.gather_appends = gather_appends
+        self.gather_max_seconds = gather_max_seconds
+        self._filled: asyncio.Future[None] | None = None
         self._pending: list[_Append] = []
         self._flushing: asyncio.Task[None] | None = None
         # The statement under way and its batch: an append given up while in it cuts it off.
@@ -144,6 +165,9 @@ class FencedAppends:
         future = _Answer(self, loop)
         rows = entry_rows(table_id, first_seq, entries)
         self._pending.append(_Append(table_id, epoch, first_seq, rows, now, future, loop.time()))
+        filled = self._filled
+        if filled is not None and len(self._pending) >= self.gather_appends and not filled.done():
+            filled.set_result(None)
         if not self.busy:
             self._flushing = loop.create_task(self._flush())
         return future
@@ -163,9 +187,12 @@ class FencedAppends:
         assert this is not None
         loop = asyncio.get_running_loop()
         while self._pending:
-            wait = self._pending[0].arrived + self.gather_seconds - loop.time()
+            oldest = self._pending[0].arrived
+            wait = oldest + self.gather_seconds - loop.time()
             if wait > 0:
                 await asyncio.sleep(wait)
+            if len(self._pending) < self.gather_appends:
+                await self._fill(oldest + self.gather_max_seconds)
             batch, self._pending = self._pending, []
             self._batch = batch
             statement = loop.create_task(self._write_batch(batch))
@@ -188,6 +215,19 @@ class FencedAppends:
                     a.future.set_result(None)
                 else:
                     a.future.set_exception(outcome)
+
+    async def _fill(self, deadline: float) -> None:
+        """Until the batch holds `gather_appends` (`append` says so) or `deadline`."""
+        loop = asyncio.get_running_loop()
+        if loop.time() >= deadline:
+            return
+        filled = self._filled = loop.create_future()
+        timer = loop.call_at(deadline, _done, filled)
+        try:
+            await filled
+        finally:
+            timer.cancel()
+            self._filled = None
 
     async def _write_batch(self, batch: list[_Append]) -> list[Exception | None]:
         rows_i: list[int] = []

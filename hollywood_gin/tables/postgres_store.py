@@ -102,13 +102,22 @@ class PostgresStore:
     shared = True
 
     def __init__(
-        self, url: str, *, owner: str = "", pool_size: int = 4, gather_seconds: float = 0.0
+        self,
+        url: str,
+        *,
+        owner: str = "",
+        pool_size: int = 4,
+        gather_seconds: float = 0.0,
+        gather_appends: int = 1,
+        gather_max_seconds: float = 0.0,
     ) -> None:
         self.url = url
         # Who writes (the worker's name), kept in each row it claims: for people.
         self.owner = owner
         self.sessions = Sessions(url, pool_size)
-        self.appends = FencedAppends(self.sessions, gather_seconds)
+        self.appends = FencedAppends(
+            self.sessions, gather_seconds, gather_appends, gather_max_seconds
+        )
         self._commits = 0  # those not of appends
 
     @property

@@ -161,6 +161,8 @@ class Proxy:
     trusted: str = ""
     # Lines added to the config's `global` section (a benchmark trying a setting).
     globals: tuple[str, ...] = ()
+    # And to its `defaults` section (`option splice-auto`, ...).
+    defaults: tuple[str, ...] = ()
 
     @property
     def base(self) -> str:
@@ -178,6 +180,9 @@ class Proxy:
         if self.globals:
             lines = "".join(f"    {g}\n" for g in self.globals)
             text = re.sub(r"(?m)^global\n", lambda m: m.group(0) + lines, text, count=1)
+        if self.defaults:
+            lines = "".join(f"    {d}\n" for d in self.defaults)
+            text = re.sub(r"(?m)^defaults\n", lambda m: m.group(0) + lines, text, count=1)
         cfg.write_text(text)
         env = dict(os.environ)
         env["GIN_BIND"] = f"127.0.0.1:{self.port}"

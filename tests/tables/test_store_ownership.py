@@ -184,6 +184,43 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
 
 
 @pytest.mark.anyio
+async def test_a_batch_short_of_its_appends_waits_for_them_up_to_its_bound(pg_url: str) -> None:
+    """With `gather_appends`, a batch of fewer appends waits on after the delay, and
+    goes as soon as the last one it waits for arrives; alone, it goes at its bound
+    (issue 30: batches that keep their size when more workers share the load)."""
+    from hollywood_gin.tables.postgres_store import PostgresStore
+
+    store = PostgresStore(
+        pg_url, owner="a", gather_seconds=0.0, gather_appends=3, gather_max_seconds=30.0
+    )
+    await store.open()
+    try:
+        for i in range(3):
+            await store.create(record(f"k{i}"))
+        commits = store.commits
+        first = asyncio.ensure_future(store.append("k0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        second = asyncio.ensure_future(store.append("k1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+        await asyncio.sleep(0.5)
+        assert not first.done() and not second.done()  # two of three: waiting
+        assert store.commits == commits
+        third = store.append("k2", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+        await asyncio.wait_for(asyncio.gather(first, second, third), 10)  # not the 30 s bound
+        assert store.commits - commits == 1 and store.writes == 3
+    finally:
+        await store.close()
+    # Alone, an append goes once its oldest has waited the bound.
+    store = PostgresStore(
+        pg_url, owner="a", gather_seconds=0.0, gather_appends=3, gather_max_seconds=0.2
+    )
+    await store.open()
+    try:
+        await store.append("k0", 2, [{"event": "y"}], 1.0, FIRST_EPOCH)
+        assert store.commits == 1 and store.writes == 1
+    finally:
+        await store.close()
+
+
+@pytest.mark.anyio
 async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url: str) -> None:
     """Store calls given up (`bounded.within`) on connections whose server does not
     answer (the backends paused: SIGSTOP, as a partition or a frozen VM) must not keep
