@@ -242,7 +242,7 @@ class ProcMeter:
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             out[f"{part}/{name}"] = (proc, path)
-        time.sleep(0.3)  # attached
+        time.sleep(3.0 if each else 0.3)  # attached (hundreds of tracepoints take seconds)
         return out
 
     def _counted(self) -> dict[str, float]:
@@ -250,7 +250,7 @@ class ProcMeter:
         for key, (proc, path) in self.counting.items():
             part = key.split("/")[0]
             proc.send_signal(2)
-            proc.wait(10)
+            proc.wait(120)
             for line in path.read_text().splitlines():
                 fields = line.split(",")
                 if len(fields) > 2 and fields[0].strip().isdigit():
