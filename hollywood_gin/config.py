@@ -53,7 +53,7 @@ class Settings(BaseSettings):
     # With `database_url`: how long the oldest move of a commit waits for more to join
     # it (a batch that gathered during the commit before has waited already). Fewer,
     # larger commits (PostgreSQL's and the worker's CPU per move, issue 30) for at most
-    # this much latency per move, at low load only.
+    # this much latency per move, at low load only. 0: no gathering (nor the wait below).
     database_gather_seconds: float = Field(default=0.01, ge=0, le=0.05)
     # Then a commit of fewer moves than this waits on for more, until its oldest move
     # has waited `database_gather_max_seconds`: each worker's batches keep more of

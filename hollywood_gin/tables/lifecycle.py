@@ -38,11 +38,14 @@ def open_store(settings: Settings, owner: str) -> TableStore:
                 "HOLLYWOOD_GIN_DATABASE_URL needs the postgres extra:"
                 " pip install 'hollywood-gin[postgres]'"
             ) from exc
+        # GATHER_SECONDS=0 is "0: none" (README): no gathering at all, so no wait for
+        # GATHER_APPENDS either (a lone move would still wait GATHER_MAX_SECONDS).
+        gathering = settings.database_gather_seconds > 0
         return PostgresStore(
             settings.database_url,
             owner=owner,
             gather_seconds=settings.database_gather_seconds,
-            gather_appends=settings.database_gather_appends,
+            gather_appends=settings.database_gather_appends if gathering else 1,
             gather_max_seconds=settings.database_gather_max_seconds,
         )
     return SqliteStore(settings.data_file)

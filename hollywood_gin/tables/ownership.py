@@ -94,10 +94,13 @@ class Ownership(Protocol):
         ...
 
     async def settle(self, table: Table) -> None:
-        """Before a write: learn what the store holds of a doubtful table."""
+        """Before a write to a doubtful table (the writer asks only for those): learn
+        what the store holds of it."""
 
-    async def bound(self, call: Awaitable[None]) -> None:
-        """Await a store write, as long as this ownership waits for one."""
+    def bound(self, call: Awaitable[None]) -> Awaitable[None]:
+        """A store write to await, bounded by as long as this ownership waits for one
+        (`call` itself when it waits to the end: no coroutine of its own per write)."""
+        ...
 
     def doubt(self, table: Table, exc: Exception) -> None:
         """A write failed without a verdict: the store may hold more than memory."""
@@ -196,8 +199,8 @@ class Sole(_Held):
     async def settle(self, table: Table) -> None:
         return None  # never doubtful: every write is awaited to its end
 
-    async def bound(self, call: Awaitable[None]) -> None:
-        await call
+    def bound(self, call: Awaitable[None]) -> Awaitable[None]:
+        return call  # awaited to its end
 
     def doubt(self, table: Table, exc: Exception) -> None:
         return None
@@ -371,8 +374,8 @@ class Shared(_Held):
             table.logged = len(record.log)
             self.holder.hub.broadcast(table)
 
-    async def bound(self, call: Awaitable[None]) -> None:
-        await within(call, self.store_seconds)
+    def bound(self, call: Awaitable[None]) -> Awaitable[None]:
+        return within(call, self.store_seconds)
 
     def doubt(self, table: Table, exc: Exception) -> None:
         if not table.doubtful:

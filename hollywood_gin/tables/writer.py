@@ -44,7 +44,7 @@ class Writes(Protocol):
 
     async def settle(self, table: Table) -> None: ...
 
-    async def bound(self, call: Awaitable[None]) -> None: ...
+    def bound(self, call: Awaitable[None]) -> Awaitable[None]: ...
 
     def doubt(self, table: Table, exc: Exception) -> None: ...
 
@@ -110,7 +110,8 @@ class Writer:
 
         async def section() -> None:
             async with table.lock:
-                await self.ownership.settle(table)
+                if table.doubtful:  # (settling a table that is not is nothing: a frame less)
+                    await self.ownership.settle(table)
                 self.hub.hold(table)
                 stored, undo = False, None
                 try:

@@ -30,13 +30,28 @@ from typing import Any
 
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
+from websockets.exceptions import InvalidState
+from websockets.http11 import Request
 
 from hollywood_gin.config import Settings
 from hollywood_gin.web.addresses import ClientAddress, address_key
 from hollywood_gin.web.errors import error_body
 from hollywood_gin.web.gate import TEST_HOOKS_BODY_BYTES
 from hollywood_gin.web.security import HEADERS
+
+# An ASGI extension of this server's sockets (`GuardedWebSocket`), in each socket's
+# scope: `{"send": ..., "receive": ...}`, the protocol's own coroutines without the
+# ASGI chain around them (Starlette's `WebSocket.send` / `receive` and their state
+# checks, its exception handler's wrapper). `send` takes bytes, already UTF-8 (orjson's),
+# and sends them as that text frame, byte for byte: no decoding to a str for the
+# protocol to encode again (two passes over every state frame, ~2 KB each);
+# docs/performance.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
+# raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
+# protocol's ASGI `receive`. Without it in the scope (another server, a test client)
+# the app goes through ASGI.
+DIRECT = "hollywood_gin.direct"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
 # pipes, and a health check that arrives in a flood.
@@ -302,6 +317,35 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
         def connection_lost(self, exc: Exception | None) -> None:
             counts.release(self.transport)
             super().connection_lost(exc)
+            # The extension's methods hold the protocol, which holds the scope: without
+            # this, a closed socket's protocol waited for the cyclic collector (a full
+            # collection, rare: `serve.GC_THRESHOLDS`) instead of going with its tasks.
+            scope = getattr(self, "scope", None)
+            if scope is not None:
+                scope["extensions"].pop(DIRECT, None)
+
+        def handle_connect(self, event: Request) -> None:
+            super().handle_connect(event)
+            scope = getattr(self, "scope", None)  # none when the handshake was refused
+            if scope is not None:  # (the app starts on the next turn of the loop)
+                scope["extensions"][DIRECT] = {
+                    "send": self.send_text_bytes,
+                    "receive": self.receive,
+                }
+
+        async def send_text_bytes(self, text: bytes) -> None:
+            """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""
+            await self.writable.wait()
+            if self.disconnected:
+                raise ClientDisconnected()
+            if not self.handshake_complete or self.close_sent or self.initial_response:
+                await self.send({"type": "websocket.send", "text": text.decode()})
+                return
+            try:
+                self.conn.send_text(text)
+            except InvalidState:
+                raise ClientDisconnected() from None
+            self.transport.write(b"".join(self.conn.data_to_send()))
 
         def start_keepalive(self) -> None:
             # Called once the handshake's answer is sent: uvicorn never reads the

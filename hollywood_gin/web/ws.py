@@ -27,6 +27,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
 from hollywood_gin.web.api import cookie_name
+from hollywood_gin.web.connections import DIRECT
 from hollywood_gin.web.errors import validation_message
 from hollywood_gin.web.inbound import ActionFrame, parse
 from hollywood_gin.web.limits import TokenBucket
@@ -174,20 +175,32 @@ class Session:
 
     async def _write(self) -> None:
         assert self.conn is not None
+        websocket = self.websocket
+        # This server's sockets send orjson's bytes as a text frame (`DIRECT`).
+        extension = websocket.scope.get("extensions", {}).get(DIRECT)
+        send_bytes = None if extension is None else extension["send"]
         while True:
             frame = await self.conn.next_frame()
             if frame is None:
-                if self.websocket.application_state == WebSocketState.CONNECTED:
-                    await self.websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
+                if websocket.application_state == WebSocketState.CONNECTED:
+                    await websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
                 return
-            await self.websocket.send_text(frame.decode())
+            if send_bytes is None:
+                await websocket.send_text(frame.decode())
+            else:
+                try:
+                    await send_bytes(frame)
+                except OSError:  # the client is gone: what Starlette's `send` raises then
+                    raise WebSocketDisconnect(code=1006) from None
             # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
             # waiting for its next frame must not hold the last one.
             del frame
 
     async def _read(self) -> None:
+        extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
+        receive = self.websocket.receive if extension is None else extension["receive"]
         while True:
-            message = await self.websocket.receive()
+            message = await receive()
             if message["type"] == "websocket.disconnect":
                 return
             data = message.get("text")

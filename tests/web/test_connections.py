@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterator
 
 import httpx
+import orjson
 import pytest
 from websockets.sync.client import connect
 
@@ -139,3 +140,26 @@ def test_websockets_count_until_they_close(base: str) -> None:
     again.close()
     for ws in sockets:
         ws.close()
+
+
+def test_frames_go_out_as_utf8_text_frames(base: str) -> None:
+    """This server's sockets send a frame's UTF-8 bytes as a text frame without decoding
+    them first (`connections.DIRECT`): the client gets text frames (str) that are the
+    JSON of the state, names outside ASCII intact, for states and for the answers."""
+    made = httpx.post(f"{base}/api/tables", json={"name": "Zoë Ærø"}, timeout=10).json()
+    table_id = made["table_id"]
+    joined = httpx.post(f"{base}/api/tables/{table_id}/seats", json={"name": "Őrs"}, timeout=10)
+    assert joined.status_code == 201, joined.text
+    url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
+    with connect(url) as ws:
+        ws.send(orjson.dumps({"type": "hello", "token": made["token"]}).decode())
+        frame = ws.recv(timeout=10)
+        assert isinstance(frame, str)  # a text frame, decoded as UTF-8 by the client
+        state = orjson.loads(frame)
+        assert state["type"] == "state"
+        assert "Zoë Ærø" in frame and "Őrs" in frame
+        ws.send(orjson.dumps({"type": "ping"}).decode())
+        while (frame := ws.recv(timeout=10)) and orjson.loads(frame)["type"] != "pong":
+            assert isinstance(frame, str)
+        assert isinstance(frame, str)
+    settle(base)

@@ -318,6 +318,19 @@ def test_oversized_message_is_too_large(tmp_path: Path) -> None:
             assert snapshot(table) == before
 
 
+@pytest.mark.parametrize(("pad", "too_large"), [("é" * 117, True), ("é" * 116, False)])
+def test_the_size_limit_counts_utf8_bytes(tmp_path: Path, pad: str, too_large: bool) -> None:
+    """The limit is on a message's UTF-8 bytes, not its characters: 117 two-byte
+    characters make 258 bytes (refused at 256) in 141 characters; 116 make 256."""
+    with start(tmp_path, ws_max_message_bytes=256) as client:
+        table_id, token0, _ = new_table(client)
+        with seat_socket(client, table_id, token0) as (ws, _):
+            message = '{"type":"ping","pad":"' + pad + '"}'
+            assert len(message.encode()) == (258 if too_large else 256)
+            codes = [e["code"] for e in of_type(exchange(ws, message), "error")]
+            assert ("too_large" in codes) == too_large
+
+
 def test_flooding_is_rate_limited_then_closed(tmp_path: Path) -> None:
     with start(tmp_path, ws_burst=3, ws_messages_per_second=1.0) as client:
         client.app.state.ws_clock = lambda: 1000.0  # type: ignore[attr-defined]  # no refill

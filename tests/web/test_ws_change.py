@@ -27,9 +27,11 @@ from tests.tables.test_store_faults import GatedStore, on_disk
 
 
 class StubSocket:
-    """What `Session` asks of a WebSocket: cookies, the app, receive, send, close."""
+    """What `Session` asks of a WebSocket: cookies, the app, its scope (no extension:
+    frames are sent as text), receive, send, close."""
 
     def __init__(self, table_id: str, token: str) -> None:
+        self.scope: dict[str, Any] = {"type": "websocket", "extensions": {}}
         self.cookies = {cookie_name(table_id): token}
         self.app = SimpleNamespace(state=SimpleNamespace(build="test"))
         self.application_state = WebSocketState.CONNECTED
