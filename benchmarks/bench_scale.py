@@ -224,6 +224,10 @@ class ProcMeter:
         for pid, (ppid, _own, _reaped) in stats.items():
             children.setdefault(ppid, []).append(pid)
         out = {}
+        # GIN_BENCH_PERF=2: each system call by name too (`sysx:PART:NAME`).
+        each = os.environ.get("GIN_BENCH_PERF") == "2"
+        events = "syscalls:sys_enter_*" if each else "raw_syscalls:sys_enter"
+        events += ",sched:sched_switch"
         for name, root in self.roots.items():
             pids, todo = [], [root]
             while todo:
@@ -234,11 +238,11 @@ class ProcMeter:
             path = Path(tempfile.mkstemp(prefix=f"perf-{name}-")[1])
             proc = subprocess.Popen(
                 ["perf", "stat", "-x", ",", "-o", str(path), "-e",
-                 "raw_syscalls:sys_enter,sched:sched_switch", "-p", ",".join(map(str, pids))],
+                 events, "-p", ",".join(map(str, pids))],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
             )  # fmt: skip
             out[f"{part}/{name}"] = (proc, path)
-        time.sleep(0.3)  # attached
+        time.sleep(3.0 if each else 0.3)  # attached (hundreds of tracepoints take seconds)
         return out
 
     def _counted(self) -> dict[str, float]:
@@ -246,12 +250,15 @@ class ProcMeter:
         for key, (proc, path) in self.counting.items():
             part = key.split("/")[0]
             proc.send_signal(2)
-            proc.wait(10)
+            proc.wait(120)
             for line in path.read_text().splitlines():
                 fields = line.split(",")
                 if len(fields) > 2 and fields[0].strip().isdigit():
                     kind = "sys" if "sys_enter" in fields[2] else "cs"
                     out[f"{kind}:{part}"] = out.get(f"{kind}:{part}", 0.0) + int(fields[0])
+                    if fields[2].startswith("syscalls:sys_enter_") and int(fields[0]):
+                        key = f"sysx:{part}:{fields[2].removeprefix('syscalls:sys_enter_')}"
+                        out[key] = out.get(key, 0.0) + int(fields[0])
             path.unlink()
         return out
 
@@ -495,7 +502,8 @@ def by_process(cpu: dict[str, float], per: float) -> dict[str, float]:
     return {
         name: seconds / per * 1e6
         for name, seconds in cpu.items()
-        if name not in ("seconds", "commits", "postgres") and not name.startswith(("sys:", "cs:"))
+        if name not in ("seconds", "commits", "postgres")
+        and not name.startswith(("sys:", "cs:", "sysx:"))  # counts, not CPU
     }
 
 
@@ -671,7 +679,7 @@ def compare_mode(
             for name, seconds in cpu.items():
                 if name.startswith("pg:"):
                     run[name] = seconds / actions * 1e6
-                elif name.startswith(("sys:", "cs:")):  # counts per action
+                elif name.startswith(("sys:", "cs:", "sysx:")):  # counts per action
                     run[name] = seconds / actions
             runs.setdefault(label, []).append(run)
             pgs = ", ".join(f"{k[3:]} {v:.0f}" for k, v in run.items() if k.startswith("pg:"))
@@ -717,6 +725,19 @@ def compare_mode(
         print("|---" * (len(counts) + 1) + "|")
         for label, rs in runs.items():
             cells = " | ".join(f"{med([r.get(k, 0.0) for r in rs]):.1f}" for k in counts)
+            print(f"| {label} | {cells} |")
+    each = sorted({k for v in runs.values() for r in v for k in r if k.startswith("sysx:")})
+    if each:
+        top = sorted(
+            each, key=lambda k: -max(med([r.get(k, 0.0) for r in rs]) for rs in runs.values())
+        )
+        top = sorted(top[:16])
+        print()
+        print("System calls per action by part and name (the 16 most frequent), medians:")
+        print(f"| set-up | {' | '.join(k.removeprefix('sysx:') for k in top)} |")
+        print("|---" * (len(top) + 1) + "|")
+        for label, rs in runs.items():
+            cells = " | ".join(f"{med([r.get(k, 0.0) for r in rs]):.2f}" for k in top)
             print(f"| {label} | {cells} |")
     print(f"load average after: {load_average()}")
     return 0

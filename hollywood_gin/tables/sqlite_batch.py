@@ -141,6 +141,8 @@ class BatchWriter:
         they retried one by one, each in its own savepoint. A batch of appends alone
         that fits one statement is that statement, its own transaction.
         """
+        if len(writes) == 1 and self._lone_append(db, writes[0]):
+            return [None]
         self._txn_seqs = {}
         self._txn_ats = {}
         try:
@@ -164,6 +166,29 @@ class BatchWriter:
         self.commits += 1
         self.writes += len(writes)
         return failures
+
+    def _lone_append(self, db: sqlite3.Connection, write: Job) -> bool:
+        """A batch of one append that follows its table's log, written as one statement
+        (its own transaction) without the batch's bookkeeping: a commit of one append is
+        what a server at a moderate pace makes (docs/performance.md "The stack per
+        frame, cut"). False: nothing was written, the batch goes the general way (a
+        refusal, or SQLite's error: one statement that fails changes nothing)."""
+        if type(write) is not Append or write.count > CHUNK:
+            return False
+        last = self._last_seq.get(write.table_id)
+        if last is None or last + 1 != write.first_seq:
+            return False
+        try:
+            db.execute(_INSERTS[write.count], write.values)
+        except Exception:  # the general way tries it again and answers as it does
+            return False
+        table_id = write.table_id
+        self._last_seq[table_id] = write.first_seq + write.count - 1
+        at = self._last_at.get(table_id)
+        self._last_at[table_id] = write.now if at is None or write.now > at else at
+        self.commits += 1
+        self.writes += 1
+        return True
 
     @staticmethod
     def _one_statement(writes: list[Job]) -> list[Append] | None:

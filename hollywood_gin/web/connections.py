@@ -317,6 +317,12 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
         def connection_lost(self, exc: Exception | None) -> None:
             counts.release(self.transport)
             super().connection_lost(exc)
+            # The extension's methods hold the protocol, which holds the scope: without
+            # this, a closed socket's protocol waited for the cyclic collector (a full
+            # collection, rare: `serve.GC_THRESHOLDS`) instead of going with its tasks.
+            scope = getattr(self, "scope", None)
+            if scope is not None:
+                scope["extensions"].pop(DIRECT, None)
 
         def handle_connect(self, event: Request) -> None:
             super().handle_connect(event)

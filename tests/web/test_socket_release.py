@@ -1,0 +1,60 @@
+"""A closed socket's protocol goes when its tasks end, not at the next full collection:
+the `connections.DIRECT` extension's methods (held in the socket's scope, which the
+protocol holds) must not keep it in a reference cycle (the server collects its oldest
+generation rarely: `serve.GC_THRESHOLDS`)."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from pathlib import Path
+
+import httpx
+import orjson
+import pytest
+import uvicorn
+from websockets.asyncio.client import connect
+
+from hollywood_gin.main import create_app
+from hollywood_gin.web import connections
+from tests.tables.helpers import make_settings
+
+
+def protocols_alive() -> int:
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket")
+
+
+@pytest.mark.anyio
+async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path: Path) -> None:
+    settings = make_settings(tmp_path)
+    http, ws = connections.protocols(settings)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        gc.collect()
+        before = protocols_alive()
+        gc.disable()
+        try:
+            for _ in range(5):
+                url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
+                async with connect(url) as socket:
+                    await socket.send(orjson.dumps({"type": "hello", "token": made["token"]}))
+                    assert orjson.loads(await socket.recv())["type"] == "state"
+            for _ in range(100):  # the server's side of the close, its tasks ending
+                if protocols_alive() <= before:
+                    break
+                await asyncio.sleep(0.02)
+            assert protocols_alive() <= before
+        finally:
+            gc.enable()
+    finally:
+        server.should_exit = True
+        await serving
