@@ -68,7 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Inside the gate and the access log (hosts, rates, each request's line as before),
     # outside everything else: HAProxy asks every worker once a second.
-    body = json.dumps(health, separators=(",", ":")).encode()  # as JSONResponse renders it
+    body = json.dumps(health, ensure_ascii=False, separators=(",", ":")).encode()  # JSONResponse's
     app.add_middleware(Health, body=body, https=security.is_https(settings))
     app.add_middleware(AnswerHead)
 
