@@ -51,7 +51,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # Told to every client in `pong` and on every page: a tab whose page came from
     # another build offers a reload (PROTOCOL.md, docs/protocol.md).
     app.state.build = build
-    security.install(app, settings)
     api.install(app, settings)
     ws.install(app)
     if settings.metrics:
@@ -68,8 +67,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     # Inside the gate and the access log (hosts, rates, each request's line as before),
     # outside everything else: HAProxy asks every worker once a second.
-    body = json.dumps(health, separators=(",", ":")).encode()  # as JSONResponse renders it
-    app.add_middleware(Health, body=body, https=security.is_https(settings))
+    body = json.dumps(health, ensure_ascii=False, separators=(",", ":")).encode()  # JSONResponse's
+    app.add_middleware(Health, body=body)
+    # Outside `Health`, so its answer gets them too.
+    security.install(app, settings)
     app.add_middleware(AnswerHead)
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
@@ -111,23 +112,19 @@ class Health:
     HAProxy's health check (a new connection and `GET /healthz` every second, on every
     worker) cost a worker ~370 µs of CPU through the whole stack (the security headers'
     `BaseHTTPMiddleware`, compression, routing, the JSON encoder) and ~100 µs answered
-    here (issue 30). The answer is the route's (status, body, security headers; no
-    `Vary`: it has one form). What it proves is unchanged: this process's event loop
-    is running (it never asks the database: docs/scale-out.md). HEAD is `AnswerHead`'s,
-    outside.
+    here (issue 30). The answer is the route's (status and body; the security headers
+    are added outside; no `Vary`: it has one form). What it proves is unchanged: this
+    process's event loop is running (it never asks the database: docs/scale-out.md).
+    HEAD is `AnswerHead`'s, outside.
     """
 
-    def __init__(self, app: ASGIApp, body: bytes, https: bool) -> None:
+    def __init__(self, app: ASGIApp, body: bytes) -> None:
         self.app = app
         self.body = body
-        headers = [
+        self.headers = [
             (b"content-length", str(len(body)).encode()),
             (b"content-type", b"application/json"),
         ]
-        headers += [(k.lower().encode(), v.encode()) for k, v in security.HEADERS.items()]
-        if https:
-            headers.append((b"strict-transport-security", b"max-age=31536000"))
-        self.headers = headers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/healthz" or scope["method"] != "GET":

@@ -62,13 +62,15 @@ def test_no_server_banner_and_no_schema_unless_asked(tmp_path: Path) -> None:
 
 
 @pytest.mark.anyio
-async def test_healthz_answered_early_is_the_routes_answer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("commit", ["abc1234", "zoë-build"])
+async def test_healthz_answered_early_is_the_routes_answer(tmp_path: Path, commit: str) -> None:
     # `Health` answers GET /healthz before the routing (issue 30): the same JSON as the
-    # route's own response, with the security headers; other methods still reach the app.
+    # route's own response, byte for byte (HOLLYWOOD_GIN_COMMIT may be any text), with the
+    # security headers; other methods still reach the app.
     from fastapi.responses import JSONResponse
 
     settings = Settings(
-        data_file=tmp_path / "t.sqlite3", commit="abc1234", allowed_hosts=["testserver"]
+        data_file=tmp_path / "t.sqlite3", commit=commit, allowed_hosts=["testserver"]
     )
     app = create_app(settings)
     transport = httpx.ASGITransport(app=app)
@@ -76,7 +78,7 @@ async def test_healthz_answered_early_is_the_routes_answer(tmp_path: Path) -> No
         r = await client.get("/healthz?probe=1")
         post = await client.post("/healthz")
         head = await client.head("/healthz")
-    expected = JSONResponse({"ok": True, "version": __version__, "commit": "abc1234"})
+    expected = JSONResponse({"ok": True, "version": __version__, "commit": commit})
     assert r.content == expected.body
     assert r.headers["content-type"] == "application/json"
     assert r.headers["content-length"] == str(len(expected.body))

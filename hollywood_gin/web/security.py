@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import ipaddress
 import socket
-from collections.abc import Awaitable, Callable
 
-from fastapi import FastAPI, Request, Response
+from fastapi import FastAPI
+from starlette.datastructures import MutableHeaders
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin.config import Settings
 
@@ -34,18 +35,37 @@ def is_https(settings: Settings) -> bool:
 
 
 def install(app: FastAPI, settings: Settings) -> None:
-    https = is_https(settings)
+    app.add_middleware(SecurityHeaders, https=is_https(settings))
 
-    @app.middleware("http")
-    async def security_headers(
-        request: Request, call_next: Callable[[Request], Awaitable[Response]]
-    ) -> Response:
-        response = await call_next(request)
-        for name, value in HEADERS.items():
-            response.headers.setdefault(name, value)
+
+class SecurityHeaders:
+    """The headers above on every HTTP answer, unless the answer set its own.
+
+    Plain ASGI, not `@app.middleware("http")`: Starlette's `BaseHTTPMiddleware` runs
+    each request in a task group with memory streams, ~270 µs of CPU a request
+    (docs/performance.md, "HAProxy, the health check…"); this adds them to the
+    answer's start message as it passes.
+    """
+
+    def __init__(self, app: ASGIApp, https: bool) -> None:
+        self.app = app
+        self.headers = list(HEADERS.items())
         if https:
-            response.headers.setdefault("Strict-Transport-Security", "max-age=31536000")
-        return response
+            self.headers.append(("Strict-Transport-Security", "max-age=31536000"))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = MutableHeaders(scope=message)
+                for name, value in self.headers:
+                    headers.setdefault(name, value)
+            await send(message)
+
+        await self.app(scope, receive, with_headers)
 
 
 # --- WebSocket Origin check (CORS does not cover WebSockets: ARCHITECTURE.md) -------------

@@ -105,6 +105,27 @@ def test_https_public_url_makes_secure_cookies_and_links(tmp_path: Path) -> None
         assert r.json()["url"] == f"https://gin.example.org/t/{r.json()['table_id']}"
 
 
+def test_security_headers_on_every_kind_of_answer(tmp_path: Path) -> None:
+    """PRODUCT.md §4: a page, a static file, a JSON error and the health check carry the
+    headers, HSTS only under an https public URL (an answer's own value is kept:
+    tests/web/test_seat_link.py)."""
+    for public_url, hsts in (("https://gin.example.org", "max-age=31536000"), (None, None)):
+        (tmp_path / str(hsts)).mkdir()
+        with start(tmp_path / str(hsts), public_url=public_url) as client:
+            host = {"Host": "gin.example.org"} if public_url else {}
+            answers = [
+                client.get("/en/rules", headers=host),
+                client.get("/static/nope.css", headers=host),
+                client.get("/api/tables/nope", headers=host),
+                client.get("/healthz", headers=host),
+                client.head("/en/rules", headers=host),
+            ]
+            for r in answers:
+                assert r.headers["x-frame-options"] == "DENY", r.url
+                assert "frame-ancestors 'none'" in r.headers["content-security-policy"]
+                assert r.headers.get("strict-transport-security") == hsts, r.url
+
+
 def test_names_are_trimmed_and_defaulted(client: TestClient) -> None:
     made = create(client, name="  Ann  ")
     r = client.post(f"/api/tables/{made['table_id']}/seats", json={"name": "   "})
