@@ -73,20 +73,6 @@ class Budget:
     # least deadwood (0: all of them, as normal)
     look_width: int = 0
 
-    # Spend more where the choice is close (off: 0): when the best candidate still in
-    # leads normal's choice by at least `extend_z` standard errors on their shared
-    # worlds but not by the `confidence` the choice asks for, the two play `extend`
-    # more playouts between them on new worlds, then the choice is made as before
-    # (issue 27 round 6). Counted like the rest, so the move still depends only on
-    # the seed and the view.
-    extend: int = 0
-    extend_z: float = 1.0
-    # The race (off): in the worlds whose opponent is eager (it knocks as soon as it
-    # may), I knock as soon as I may in the playouts too, instead of normal's low,
-    # late knock, so a keep that gets down to the knock limit sooner counts for what
-    # it is worth in a race (issue 27 round 6).
-    race: bool = False
-
     def margin(self, style: str) -> float:
         """The knock margin in a world whose opponent plays `style`."""
         if style == "eager" and self.eager_margin is not None:

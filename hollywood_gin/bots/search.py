@@ -41,7 +41,7 @@ from dataclasses import dataclass
 from hollywood_gin.bots.budget import Budget
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.lean import rollout
-from hollywood_gin.bots.playout import Decision, World, apply
+from hollywood_gin.bots.playout import Decision, apply
 from hollywood_gin.bots.policy import (
     VALUE,
     WEIGHTS,
@@ -156,44 +156,6 @@ def hard_decide(
         # the knock margin of each world's opponent style (`Budget.margin`)
         margins: list[float] = []
         alive = list(range(n))
-
-        def deal() -> int | None:
-            """Deal one more world (its index), or None when none can be dealt."""
-            nonlocal dealt
-            drawn = sample_opponent(seen, search, budget, weights, must_draw_stock=must_draw_stock)
-            if drawn is None:
-                return None
-            world, style = drawn
-            worlds_dealt.append(drawn)
-            k = dealt
-            dealt += 1
-            world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
-            margins.append(budget.margin(style))
-            playout_seeds.append(search.getrandbits(32))
-            for c in range(n):
-                values[c].append(None)
-            return k
-
-        def play(c: int, k: int) -> None:
-            """Candidate c played out on world k."""
-            nonlocal done
-            world, style = worlds_dealt[k]
-            # `race`: against an eager world I knock as soon as I may in the playouts too
-            mine = "eager" if budget.race and style == "eager" else "normal"
-            styles = (mine, style) if me == 0 else (style, mine)
-            theirs = budget.opp_looks if style != "eager" else 0
-            looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
-            look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
-            w = world.copy()
-            playout_rng = random.Random(playout_seeds[k])
-            apply(w, options[c], playout_rng)
-            values[c][k] = rollout(
-                w, styles, playout_rng, weights, looks, look_takes, budget.look_width
-            ).value_for(me)
-            done += 1
-
-        worlds_dealt: list[tuple[World, str]] = []
-        playout_seeds: list[int] = []
         sizes = _round_sizes(n, budget.playouts)
         for r, size in enumerate(sizes):
             last = r == len(sizes) - 1
@@ -203,13 +165,33 @@ def hard_decide(
             for _ in range(worlds):
                 if done >= budget.playouts:
                     break
-                k = deal()
-                if k is None:
+                drawn = sample_opponent(
+                    seen, search, budget, weights, must_draw_stock=must_draw_stock
+                )
+                if drawn is None:
                     break
+                world, style = drawn
+                k = dealt
+                dealt += 1
+                world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
+                margins.append(budget.margin(style))
+                styles = ("normal", style) if me == 0 else (style, "normal")
+                theirs = budget.opp_looks if style != "eager" else 0
+                looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
+                look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
+                playout_seed = search.getrandbits(32)
+                for c in range(n):
+                    values[c].append(None)
                 for c in alive:
                     if done >= budget.playouts:
                         break
-                    play(c, k)
+                    w = world.copy()
+                    playout_rng = random.Random(playout_seed)
+                    apply(w, options[c], playout_rng)
+                    values[c][k] = rollout(
+                        w, styles, playout_rng, weights, looks, look_takes, budget.look_width
+                    ).value_for(me)
+                    done += 1
                 if budget.seconds is not None and clock() - start >= budget.seconds:
                     capped = True
                     break
@@ -228,23 +210,6 @@ def hard_decide(
             alive = sorted(set(keep) | {0})
             if len(alive) == 1:
                 break
-        close = _close_call(options, alive, values, world_weights, margins, budget)
-        if capped:
-            close = None
-        if close is not None:
-            # `extend`: a challenger ahead of normal's choice but short of the
-            # confidence rule: both play `budget.extend` more playouts between them
-            # on new worlds (counted, so still the same move on any machine)
-            extra = done + budget.extend
-            while done < extra:
-                k = deal()
-                if k is None:
-                    break
-                play(0, k)
-                play(close, k)
-                if budget.seconds is not None and clock() - start >= budget.seconds:
-                    capped = True
-                    break
         best = _pick(options, alive, values, world_weights, margins, budget)
     if stats is not None:
         stats.playouts = done
@@ -360,30 +325,3 @@ def _settled(
         if paired is None or paired[0] + budget.stop * paired[1] >= 0:
             return False
     return True
-
-
-def _close_call(
-    options: list[Decision],
-    alive: list[int],
-    values: list[list[float | None]],
-    world_weights: list[float],
-    margins: list[float],
-    budget: Budget,
-) -> int | None:
-    """The challenger for `Budget.extend`: the candidate still in with the largest
-    paired lead over normal's choice, if that lead is at least `budget.extend_z`
-    standard errors but not the `budget.confidence` the choice asks for (then more
-    playouts may decide it); None otherwise, or with `extend` off."""
-    if budget.extend <= 0:
-        return None
-    best, best_mean, best_error = None, 0.0, 0.0
-    for c in alive:
-        if c == 0:
-            continue
-        paired = _paired(options, c, values, world_weights, margins)
-        if paired is not None and paired[0] > best_mean:
-            best, (best_mean, best_error) = c, paired
-    if best is None:
-        return None
-    short = budget.extend_z * best_error <= best_mean <= budget.confidence * best_error
-    return best if short else None

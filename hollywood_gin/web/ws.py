@@ -176,7 +176,9 @@ class Session:
     async def _write(self) -> None:
         assert self.conn is not None
         websocket = self.websocket
-        # This server's sockets send orjson's bytes as a text frame (`DIRECT`).
+        # This server's sockets send orjson's bytes as a text frame (`DIRECT`). It goes
+        # around every ASGI middleware's wrapping of `send`/`receive`: none of ours wraps
+        # a socket's messages (the gate passes them through); one that must, drops it.
         extension = websocket.scope.get("extensions", {}).get(DIRECT)
         send_bytes = None if extension is None else extension["send"]
         while True:
