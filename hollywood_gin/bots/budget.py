@@ -72,6 +72,10 @@ class Budget:
     # normal's look in the playouts at only this many discards, those leaving the
     # least deadwood (0: all of them, as normal)
     look_width: int = 0
+    # My lean discards in the playouts count each card that would make the keep a new
+    # meld this many points better (`lean.potential_discard`; 0: the plain count).
+    # The opponent keeps the plain count in every style.
+    potential: float = 0.0
 
     def margin(self, style: str) -> float:
         """The knock margin in a world whose opponent plays `style`."""
