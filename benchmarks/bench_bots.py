@@ -191,6 +191,10 @@ def maker(name: str, budget: Budget, *, pool: bool = False) -> Callable[[int], P
     """Seat A's strength, or (`pool`) an opponent of `bot_pool.STYLES`."""
     if name == "random":
         return lambda d: RandomPlayer(random.Random(d))
+    if name == "oracle":  # a diagnostic: hard shown the opponent's hand (benchmarks/oracle.py)
+        from benchmarks.oracle import OracleHard
+
+        return lambda d: OracleHard(random.Random(d * 7919 + 1), budget)
     if pool:
         style = STYLES[name]
         return lambda d: style(random.Random(d * 7919 + 2))

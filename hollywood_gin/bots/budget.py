@@ -76,6 +76,12 @@ class Budget:
     # meld this many points better (`lean.potential_discard`; 0: the plain count).
     # The opponent keeps the plain count in every style.
     potential: float = 0.0
+    # The opponent's last plain discard, in a world whose style is eager: a player that
+    # knocks as soon as it may mostly throws the card that leaves the least deadwood
+    # (OpenSpiel's bot, greedy, easy), so a dealt hand with which the card it threw did
+    # not is kept only this often (rejection sampling, as for the knock; 1: off).
+    # With its ten cards now being the ten it kept, this is exact for such a player.
+    discard_fit: float = 1.0
 
     def margin(self, style: str) -> float:
         """The knock margin in a world whose opponent plays `style`."""

@@ -16,7 +16,7 @@ import random
 from dataclasses import replace
 
 from hollywood_gin.bots.budget import Budget
-from hollywood_gin.bots.knowledge import FULL, TOOK, Seen
+from hollywood_gin.bots.knowledge import FULL, THREW, TOOK, Seen
 from hollywood_gin.bots.playout import World, knocks
 from hollywood_gin.bots.policy import Weights, indices, makes_meld
 from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
@@ -163,6 +163,20 @@ def knocked_before(
     return False
 
 
+def threw_least(seen: Seen, opp: int) -> bool:
+    """Did the opponent's last plain discard leave it the least deadwood it could
+    keep, if its hand is `opp` now? It has not drawn since, so `opp` is the ten it
+    kept; a card it had just taken from the pile could not be thrown. True when the
+    log does not end with a discard (nothing to check)."""
+    log = seen.opp_log
+    if not log or log[-1][0] != THREW or opp >> log[-1][1] & 1:
+        return True
+    card = log[-1][1]
+    taken = log[-2][1] if len(log) >= 2 and log[-2][0] == TOOK else -1
+    least = min(d for i, d in discard_deadwoods_mask(opp | (1 << card)) if i != taken)
+    return deadwood_mask(opp) <= least
+
+
 UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
 
 
@@ -234,10 +248,18 @@ def sample_opponent(
         # what the opponent saw at its discard: about the same stock as now
         theirs = world.seen(1 - seen.me)
         deadwood = deadwood_mask(world.hands[1 - seen.me])
-        if not knocks(style, theirs, deadwood, w) and not (
+        if knocks(style, theirs, deadwood, w) or (
             budget.history and knocked_before(seen, world.hands[1 - seen.me], theirs, style, w, rng)
         ):
-            return drawn
+            continue
+        if (
+            budget.discard_fit < 1.0
+            and style == "eager"
+            and not threw_least(seen, world.hands[1 - seen.me])
+            and rng.random() >= budget.discard_fit
+        ):
+            continue
+        return drawn
     if drawn is not None:
         # nothing fitted in time: the last deal, with a style that fits it if any does
         world = drawn[0]
