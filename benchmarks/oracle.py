@@ -42,7 +42,7 @@ def _with_real_hand(*args: Any, **kwargs: Any) -> Any:
     real, dealt = _truth[0], world.hands[them]
     missing = [i for i in range(52) if real >> i & 1 and not dealt >> i & 1]
     spare = [i for i in range(52) if dealt >> i & 1 and not real >> i & 1]
-    where = {card: (place, k) for place in (world.stock, world.pile) for k, card in enumerate(place)}
+    where = {c: (place, k) for place in (world.stock, world.pile) for k, c in enumerate(place)}
     for card, other in zip(missing, spare, strict=True):
         place, k = where[card]
         place[k] = other
