@@ -79,7 +79,9 @@ class Budget:
     # The opponent's last plain discard, in a world whose style is eager: a player that
     # knocks as soon as it may mostly throws the card that leaves the least deadwood
     # (OpenSpiel's bot, greedy, easy), so a dealt hand with which the card it threw did
-    # not is kept only this often (rejection sampling, as for the knock; 1: off).
+    # not is kept only this often (1: off); else the hand is dealt again with the same
+    # style, so the check moves the worlds' hands, not their styles (redrawing the style
+    # too made eager worlds rarer: -3.5 points of share, docs/bots.md "Round 7").
     # With its ten cards now being the ten it kept, this is exact for such a player.
     discard_fit: float = 1.0
 

@@ -232,8 +232,9 @@ def sample_opponent(
     names = [name for name, _ in styles]
     weights = [weight for _, weight in styles]
     drawn = None
+    kept = ""  # a style that fitted the knock but whose hand missed the discard
     for _ in range(tries):
-        style = rng.choices(names, weights)[0]
+        style = kept or rng.choices(names, weights)[0]
         world = sample_world(
             seen,
             rng,
@@ -258,6 +259,10 @@ def sample_opponent(
             and not threw_least(seen, world.hands[1 - seen.me])
             and rng.random() >= budget.discard_fit
         ):
+            # the hand is dealt again, the style kept: the discard tells which hand,
+            # not which style (otherwise the eager style, the only one checked,
+            # would fade from the worlds)
+            kept = style
             continue
         return drawn
     if drawn is not None:

@@ -70,3 +70,24 @@ def test_with_no_fit_allowed_every_eager_world_fits_and_off_changes_nothing() ->
         unfit += not threw_least(seen, off[0].hands[1])
     assert fitted == 60
     assert unfit >= 10  # without the check, many dealt hands do not fit
+
+
+def _eager_share(budget: Budget, seen: Seen, draws: int) -> float:
+    eager = 0
+    for seed in range(draws):
+        drawn = sample_opponent(seen, random.Random(seed), budget, WEIGHTS, tries=200)
+        assert drawn is not None
+        eager += drawn[1] == "eager"
+    return eager / draws
+
+
+def test_the_check_moves_the_hands_not_the_styles() -> None:
+    """The style is drawn as without the check (its prior times "it did not knock");
+    only the eager worlds' hands are dealt again until they fit the discard. Were the
+    style drawn again too, eager would fade from the worlds (each unfit eager hand
+    would give another style its chance)."""
+    seen = _seen(((THREW, ix("8C"), 31),))
+    styles = (("eager", 0.5), ("normal", 0.5))
+    off = _eager_share(Budget(styles=styles), seen, 300)
+    on = _eager_share(Budget(styles=styles, discard_fit=0.0), seen, 300)
+    assert abs(on - off) < 0.08
