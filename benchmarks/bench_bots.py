@@ -191,10 +191,11 @@ def maker(name: str, budget: Budget, *, pool: bool = False) -> Callable[[int], P
     """Seat A's strength, or (`pool`) an opponent of `bot_pool.STYLES`."""
     if name == "random":
         return lambda d: RandomPlayer(random.Random(d))
-    if name == "oracle":  # a diagnostic: hard shown the opponent's hand (benchmarks/oracle.py)
+    if name in ("oracle", "oracle_dw"):  # diagnostics: benchmarks/oracle.py
         from benchmarks.oracle import OracleHard
 
-        return lambda d: OracleHard(random.Random(d * 7919 + 1), budget)
+        kind = "hand" if name == "oracle" else "deadwood"
+        return lambda d: OracleHard(random.Random(d * 7919 + 1), budget, kind)
     if pool:
         style = STYLES[name]
         return lambda d: style(random.Random(d * 7919 + 2))

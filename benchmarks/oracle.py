@@ -7,6 +7,12 @@ still dealt at random, and the opponent's style is still drawn as hard draws it)
 If even this scores far below a goal, better guessing of the opponent's hand
 cannot reach that goal; what remains is the search's playouts and choice.
 
+`OracleHard(kind="deadwood")` (`--strengths oracle_dw`) is told less: only the
+opponent's real deadwood. Its worlds are hard's own, dealt again (up to 60
+times, else the closest) until the opponent's hand has a deadwood within
+`TOLERANCE` of the real one. How much of the hand's worth is knowing how near
+the opponent is to a knock?
+
     python benchmarks/bench_bots.py --pool --strengths oracle --opponents openspiel ...
 
 It reads the engine's `Match` (through the arena's `bind` hook), which the site's
@@ -24,9 +30,12 @@ from hollywood_gin.bots.worlds import sample_opponent as _sample_opponent
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import mask_of
 from hollywood_gin.engine.match import Match
+from hollywood_gin.engine.melds import deadwood_mask
 from hollywood_gin.engine.views import View
 
 _truth: list[int] = [0]  # the real opponent hand of the decision being searched
+_kind: list[str] = ["hand"]  # "hand": its cards; "deadwood": only its deadwood
+TOLERANCE = 2
 
 
 def _with_real_hand(*args: Any, **kwargs: Any) -> Any:
@@ -36,9 +45,11 @@ def _with_real_hand(*args: Any, **kwargs: Any) -> Any:
     drawn = _sample_opponent(*args, **kwargs)
     if drawn is None or not _truth[0]:
         return drawn
-    world, style = drawn
     seen = args[0]
     them = 1 - seen.me
+    if _kind[0] == "deadwood":
+        return _near_deadwood(drawn, them, args, kwargs)
+    world, style = drawn
     real, dealt = _truth[0], world.hands[them]
     missing = [i for i in range(52) if real >> i & 1 and not dealt >> i & 1]
     spare = [i for i in range(52) if dealt >> i & 1 and not real >> i & 1]
@@ -50,15 +61,31 @@ def _with_real_hand(*args: Any, **kwargs: Any) -> Any:
     return world, style
 
 
+def _near_deadwood(drawn: Any, them: int, args: Any, kwargs: Any) -> Any:
+    real = deadwood_mask(_truth[0])
+    best, gap = drawn, abs(deadwood_mask(drawn[0].hands[them]) - real)
+    for _ in range(60):
+        if gap <= TOLERANCE:
+            break
+        again = _sample_opponent(*args, **kwargs)
+        if again is None:
+            break
+        miss = abs(deadwood_mask(again[0].hands[them]) - real)
+        if miss < gap:
+            best, gap = again, miss
+    return best
+
+
 _search.sample_opponent = _with_real_hand  # type: ignore[assignment]
 
 
 class OracleHard:
     """Hard whose worlds hold the opponent's real hand (see the module)."""
 
-    def __init__(self, rng: random.Random, budget: Budget) -> None:
+    def __init__(self, rng: random.Random, budget: Budget, kind: str = "hand") -> None:
         self.bot = Bot("hard", rng, budget=budget)
         self.match: Match | None = None
+        self.kind = kind
 
     def bind(self, match: Match) -> None:
         self.match = match
@@ -69,6 +96,7 @@ class OracleHard:
     def choose(self, view: View) -> Action:
         hand = self.match.hand if self.match is not None else None
         _truth[0] = 0
+        _kind[0] = self.kind
         if hand is not None and view.you is not None:
             _truth[0] = mask_of(hand.cards[1 - view.you])
         try:
