@@ -72,18 +72,6 @@ class Budget:
     # normal's look in the playouts at only this many discards, those leaving the
     # least deadwood (0: all of them, as normal)
     look_width: int = 0
-    # My lean discards in the playouts count each card that would make the keep a new
-    # meld this many points better (`lean.potential_discard`; 0: the plain count).
-    # The opponent keeps the plain count in every style.
-    potential: float = 0.0
-    # The opponent's last plain discard, in a world whose style is eager: a player that
-    # knocks as soon as it may mostly throws the card that leaves the least deadwood
-    # (OpenSpiel's bot, greedy, easy), so a dealt hand with which the card it threw did
-    # not is kept only this often (1: off); else the hand is dealt again with the same
-    # style, so the check moves the worlds' hands, not their styles (redrawing the style
-    # too made eager worlds rarer: -3.5 points of share, docs/bots.md "Round 7").
-    # With its ten cards now being the ten it kept, this is exact for such a player.
-    discard_fit: float = 1.0
 
     def margin(self, style: str) -> float:
         """The knock margin in a world whose opponent plays `style`."""

@@ -91,8 +91,7 @@ def _knock_rule(style: str, world: World, seat: int, deadwood: int, w: Weights) 
 
 # The lean policy's answers by hand (pure functions of the cards, shared by every
 # search in the process, cleared when they grow past 20 000 entries each: 7 MB at most)
-# (hand, forbidden, potential) -> (card, least)
-_DISCARDS: dict[tuple[int, int, float], tuple[int, int]] = {}
+_DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (card, least)
 _TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
 _LIMIT = 20_000
 
@@ -110,73 +109,23 @@ def _least_of(options: list[tuple[int, int]], forbidden: int) -> tuple[int, int]
     return best, least
 
 
-# Masks for `outs`: the cards of one rank in every suit, and their complements
-_M13 = (1 << 13) - 1
-_RANK = tuple(sum(1 << (s * 13 + r) for s in range(4)) for r in range(13))
-_FULL = (1 << 52) - 1
-_NOT_A = _FULL & ~_RANK[0]
-_NOT_A2 = _FULL & ~(_RANK[0] | _RANK[1])
-_NOT_K = _FULL & ~_RANK[12]
-_NOT_QK = _FULL & ~(_RANK[11] | _RANK[12])
-
-
-def outs(hand: int) -> int:
-    """The cards not in `hand` that would make a new set or run with two of its
-    cards (`makes_meld` for all 52 at once, on the masks: a card's run
-    neighbours are one and two places along its suit's 13 bits)."""
-    below1 = (hand << 1) & _NOT_A
-    below2 = (hand << 2) & _NOT_A2
-    above1 = (hand >> 1) & _NOT_K
-    above2 = (hand >> 2) & _NOT_QK
-    runs = (below1 & below2) | (below1 & above1) | (above1 & above2)
-    a, b, c, d = hand & _M13, hand >> 13 & _M13, hand >> 26 & _M13, hand >> 39 & _M13
-    pairs = (a & b) | (a & c) | (a & d) | (b & c) | (b & d) | (c & d)
-    sets = pairs | pairs << 13 | pairs << 26 | pairs << 39
-    return (runs | sets) & ~hand & _FULL
-
-
-def potential_discard(hand: int, forbidden: int, potential: float) -> tuple[int, int]:
-    """Like `least_discard`, but a keep counts `potential` points better for each card
-    that would make it a new meld (`outs`): of two keeps with the same deadwood, the
-    one that more draws improve. The least deadwood is still the plain one (the
-    knock rule reads it)."""
-    best, best_score, least = -1, 1e9, 99
-    for i, d in discard_deadwoods_mask(hand):
-        if i == forbidden:
-            continue
-        if d < least:
-            least = d
-        keep = hand ^ (1 << i)
-        score = d - potential * outs(keep).bit_count() - 0.01 * VALUE[i]
-        if score < best_score:
-            best, best_score = i, score
-    return best, least
-
-
 def least_discard(hand: int, forbidden: int) -> tuple[int, int]:
     """The discard that leaves the least deadwood (the higher card on a tie) and that
     deadwood, all discards from one solve; `forbidden` may not be thrown."""
     return _least_of(discard_deadwoods_mask(hand), forbidden)
 
 
-def _lean_discard(
-    world: World, seat: int, style: str, w: Weights, potential: float = 0.0
-) -> tuple[int, bool]:
-    """The lean policy's discard (as `lean_policy`; `potential` > 0: by
-    `potential_discard`), remembered by hand: the playouts of one search meet the
-    same hands again and again."""
+def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int, bool]:
+    """The lean policy's discard (as `lean_policy`), remembered by hand: the
+    playouts of one search meet the same hands again and again."""
     hand = world.hands[seat]
     forbidden = world.forbidden
-    key = (hand, forbidden, potential)
+    key = (hand, forbidden)
     known = _DISCARDS.get(key)
     if known is None:
         if len(_DISCARDS) > _LIMIT:
             _DISCARDS.clear()
-        known = _DISCARDS[key] = (
-            potential_discard(hand, forbidden, potential)
-            if potential
-            else least_discard(hand, forbidden)
-        )
+        known = _DISCARDS[key] = least_discard(hand, forbidden)
     return known[0], _knock_rule(style, world, seat, known[1], w)
 
 
@@ -279,7 +228,6 @@ def rollout(
     looks: tuple[int, int] = (0, 0),
     look_takes: tuple[int, int] = (0, 0),
     width: int = 0,
-    potential: tuple[float, float] = (0.0, 0.0),
 ) -> World:
     """Play the hand to its end with the lean policy, seat s knocking by `styles[s]`
     (or MAX_TURNS turns, then it counts as a draw). The same play as `play_out`
@@ -288,8 +236,7 @@ def rollout(
     `looks[s]`: seat s's first that many discards are normal's (its one-draw look at
     the live cards, `_look_discard`, over the `width` least-deadwood discards when
     `width` > 0), the lean count after; `look_takes[s]` the same for its draws
-    (`normal_take`). `potential[s]` > 0: seat s's lean discards count each card
-    that would make its keep a new meld that many points (`potential_discard`)."""
+    (`normal_take`)."""
     steps = 0
     discards = [0, 0]
     takes = [0, 0]
@@ -299,7 +246,7 @@ def rollout(
             if discards[seat] < looks[seat]:
                 card, knock = _look_discard(world, seat, styles[seat], w, width)
             else:
-                card, knock = _lean_discard(world, seat, styles[seat], w, potential[seat])
+                card, knock = _lean_discard(world, seat, styles[seat], w)
             discards[seat] += 1
             world.discard(card, knock)
         else:

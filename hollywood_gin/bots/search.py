@@ -179,7 +179,6 @@ def hard_decide(
                 theirs = budget.opp_looks if style != "eager" else 0
                 looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
                 look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
-                potential = (budget.potential, 0.0) if me == 0 else (0.0, budget.potential)
                 playout_seed = search.getrandbits(32)
                 for c in range(n):
                     values[c].append(None)
@@ -190,14 +189,7 @@ def hard_decide(
                     playout_rng = random.Random(playout_seed)
                     apply(w, options[c], playout_rng)
                     values[c][k] = rollout(
-                        w,
-                        styles,
-                        playout_rng,
-                        weights,
-                        looks,
-                        look_takes,
-                        budget.look_width,
-                        potential,
+                        w, styles, playout_rng, weights, looks, look_takes, budget.look_width
                     ).value_for(me)
                     done += 1
                 if budget.seconds is not None and clock() - start >= budget.seconds:

@@ -16,7 +16,7 @@ import random
 from dataclasses import replace
 
 from hollywood_gin.bots.budget import Budget
-from hollywood_gin.bots.knowledge import FULL, THREW, TOOK, Seen
+from hollywood_gin.bots.knowledge import FULL, TOOK, Seen
 from hollywood_gin.bots.playout import World, knocks
 from hollywood_gin.bots.policy import Weights, indices, makes_meld
 from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
@@ -163,20 +163,6 @@ def knocked_before(
     return False
 
 
-def threw_least(seen: Seen, opp: int) -> bool:
-    """Did the opponent's last plain discard leave it the least deadwood it could
-    keep, if its hand is `opp` now? It has not drawn since, so `opp` is the ten it
-    kept; a card it had just taken from the pile could not be thrown. True when the
-    log does not end with a discard (nothing to check)."""
-    log = seen.opp_log
-    if not log or log[-1][0] != THREW or opp >> log[-1][1] & 1:
-        return True
-    card = log[-1][1]
-    taken = log[-2][1] if len(log) >= 2 and log[-2][0] == TOOK else -1
-    least = min(d for i, d in discard_deadwoods_mask(opp | (1 << card)) if i != taken)
-    return deadwood_mask(opp) <= least
-
-
 UNLIKE = 0.05  # the likelihood of a knock its style would not make (people vary)
 
 
@@ -232,9 +218,8 @@ def sample_opponent(
     names = [name for name, _ in styles]
     weights = [weight for _, weight in styles]
     drawn = None
-    kept = ""  # a style that fitted the knock but whose hand missed the discard
     for _ in range(tries):
-        style = kept or rng.choices(names, weights)[0]
+        style = rng.choices(names, weights)[0]
         world = sample_world(
             seen,
             rng,
@@ -249,22 +234,10 @@ def sample_opponent(
         # what the opponent saw at its discard: about the same stock as now
         theirs = world.seen(1 - seen.me)
         deadwood = deadwood_mask(world.hands[1 - seen.me])
-        if knocks(style, theirs, deadwood, w) or (
+        if not knocks(style, theirs, deadwood, w) and not (
             budget.history and knocked_before(seen, world.hands[1 - seen.me], theirs, style, w, rng)
         ):
-            continue
-        if (
-            budget.discard_fit < 1.0
-            and style == "eager"
-            and not threw_least(seen, world.hands[1 - seen.me])
-            and rng.random() >= budget.discard_fit
-        ):
-            # the hand is dealt again, the style kept: the discard tells which hand,
-            # not which style (otherwise the eager style, the only one checked,
-            # would fade from the worlds)
-            kept = style
-            continue
-        return drawn
+            return drawn
     if drawn is not None:
         # nothing fitted in time: the last deal, with a style that fits it if any does
         world = drawn[0]
