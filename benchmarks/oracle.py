@@ -76,9 +76,6 @@ def _near_deadwood(drawn: Any, them: int, args: Any, kwargs: Any) -> Any:
     return best
 
 
-_search.sample_opponent = _with_real_hand  # type: ignore[assignment]
-
-
 class OracleHard:
     """Hard whose worlds hold the opponent's real hand (see the module)."""
 
@@ -99,7 +96,9 @@ class OracleHard:
         _kind[0] = self.kind
         if hand is not None and view.you is not None:
             _truth[0] = mask_of(hand.cards[1 - view.you])
+        _search.sample_opponent = _with_real_hand  # only for this choice
         try:
             return self.bot.choose(view)
         finally:
+            _search.sample_opponent = _sample_opponent
             _truth[0] = 0
