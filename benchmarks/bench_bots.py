@@ -17,7 +17,9 @@ Hard's budget is a count of playouts per decision (`--hard-playouts`, default
 `--hard-seconds 0` also lifts the safety cap in wall time, which a loaded shared
 machine can reach (the figures in docs/bots.md are taken so). The `openspiel`
 opponent (OpenSpiel's SimpleGinRummyBot, the `bench` extra) plays only walled
-scorings (`--scoring game` or `hollywood`).
+scorings (`--scoring game` or `hollywood`). The strengths `oracle` and
+`oracle_dw` are hard with the opponent's real hand (or only its deadwood) shown
+to its search: diagnostics of what better guessing could gain (`oracle.py`).
 """
 
 from __future__ import annotations
@@ -486,7 +488,12 @@ def main() -> None:
         action="store_true",
         help="the same bots play all the deals, remembering earlier hands (as at one table)",
     )
-    ap.add_argument("--strengths", default="easy,normal,hard")
+    ap.add_argument(
+        "--strengths",
+        default="easy,normal,hard",
+        help="also oracle, oracle_dw: hard shown the opponent's hand / deadwood "
+        "(diagnostics, benchmarks/oracle.py)",
+    )
     ap.add_argument("--opponents", default=",".join(POOL))
     ap.add_argument("--label", default="", help="the name of seat A in saved results")
     ap.add_argument(
