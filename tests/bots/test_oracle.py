@@ -4,10 +4,11 @@ real hand (or only its deadwood): its worlds must be whole, consistent deals."""
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 from benchmarks import oracle
 from hollywood_gin.bots import Budget, search, worlds
-from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.engine.cards import mask_of
 from hollywood_gin.engine.match import Match
@@ -25,13 +26,18 @@ def _mid_hand(seed: int) -> Match:
     return match
 
 
-def test_the_oracle_deals_the_real_hand_and_every_card_once() -> None:
+def _positions() -> Iterator[tuple[int, Seen, int]]:
+    """Eight positions: the seat to move, what it has seen, the opponent's real hand."""
     for seed in range(8):
         match = _mid_hand(seed)
         seat = 0 if match.legal(0) else 1
         seen = BotMemory().seen(match.view(seat))
         assert seen is not None and match.hand is not None
-        real = mask_of(match.hand.cards[1 - seat])
+        yield seat, seen, mask_of(match.hand.cards[1 - seat])
+
+
+def test_the_oracle_deals_the_real_hand_and_every_card_once() -> None:
+    for seat, seen, real in _positions():
         oracle._truth[0], oracle._kind[0] = real, "hand"
         try:
             for k in range(10):
@@ -51,12 +57,7 @@ def test_the_oracle_deals_the_real_hand_and_every_card_once() -> None:
 
 def test_the_deadwood_oracle_deals_hands_near_the_real_deadwood() -> None:
     near = total = 0
-    for seed in range(8):
-        match = _mid_hand(seed)
-        seat = 0 if match.legal(0) else 1
-        seen = BotMemory().seen(match.view(seat))
-        assert seen is not None and match.hand is not None
-        real = mask_of(match.hand.cards[1 - seat])
+    for seat, seen, real in _positions():
         oracle._truth[0], oracle._kind[0] = real, "deadwood"
         try:
             for k in range(10):
