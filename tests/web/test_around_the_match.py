@@ -131,7 +131,8 @@ def latest(ws: WebSocketTestSession) -> dict[str, Any]:
 
 
 def wait_until(condition: Callable[[], bool]) -> None:
-    """Wait for the app's loop to catch up with a socket closed (not a timer)."""
+    """Wait for the app's loop to catch up (a socket closed, a stored change sent;
+    not a timer)."""
     for _ in range(1000):
         if condition():
             return
@@ -355,11 +356,8 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
     assert Back(1) in table.match.log
     # The change is sent once it is stored (the writer commits, then broadcasts), so
     # the flag can flip a moment before Bob's socket has the state that says so.
-    for _ in range(500):
-        state = latest(ws1)
-        if state["table"]["players"][1]["stand_in"] is False:
-            break
-        time.sleep(0.01)
+    wait_until(lambda: latest(ws1)["table"]["players"][1]["stand_in"] is False)
+    state = latest(ws1)
     assert state["table"]["players"][1]["stand_in"] is False
     moves = len(stood_in(table))
     # Whatever Bob's turn, nobody plays it for him any more.
