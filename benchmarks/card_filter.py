@@ -18,10 +18,10 @@ any particle that held it (swapped for another unseen card). The particles are
 resampled when their effective number falls below half.
 
 At each of seat 0's decisions after the opponent's first plain discard it prints,
-beside today's sampler (`worlds.sample_opponent` weighed by `evidence_weight`) and
-the round 8 sampler (the card model's odds, lighter shaping), how many of the
-opponent's unknown cards the worlds deal right and how far their deadwood is from
-the real one. A diagnostic of docs/bots.md "Round 8", not a player.
+beside today's sampler (`worlds.sample_opponent` weighed by `evidence_weight`),
+how many of the opponent's unknown cards the worlds deal right and how far their
+deadwood is from the real one. A diagnostic of docs/bots.md "Round 8", not a
+player (commit 55a9dd0 also prints round 8's card model beside them).
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
-from hollywood_gin.bots.inference import card_odds
 from hollywood_gin.bots.knowledge import FULL, Seen
 from hollywood_gin.bots.policy import indices, makes_meld
 from hollywood_gin.bots.worlds import evidence_weight, sample_opponent
@@ -160,20 +159,17 @@ def _note(score: Score, hands: list[tuple[int, float]], hidden: int, real_deadwo
     score[2] += deadwood - real_deadwood
 
 
-def _samplers(seen: Seen, hidden: int, samples: int, me: Bot) -> dict[str, list[tuple[int, float]]]:
-    out = {}
-    round8 = Budget(card_odds=1.0, shape_scale=0.5, patient_scale=1.0)
-    for name, budget in (("today's sampler", Budget(card_odds=0.0)), ("round 8's", round8)):
-        rng = random.Random(hidden)
-        odds = card_odds(seen) if budget.card_odds else None
-        hands = []
-        for _ in range(samples):
-            drawn = sample_opponent(seen, rng, budget, me.weights, odds=odds)
-            if drawn is not None:
-                hand = drawn[0].hands[1 - seen.me]
-                hands.append((hand, evidence_weight(seen, hand, budget.evidence)))
-        out[name] = hands
-    return out
+def _today(seen: Seen, hidden: int, samples: int, me: Bot) -> list[tuple[int, float]]:
+    """Today's worlds, weighed as the search weighs them."""
+    budget = Budget()
+    rng = random.Random(hidden)
+    hands = []
+    for _ in range(samples):
+        drawn = sample_opponent(seen, rng, budget, me.weights)
+        if drawn is not None:
+            hand = drawn[0].hands[1 - seen.me]
+            hands.append((hand, evidence_weight(seen, hand, budget.evidence)))
+    return hands
 
 
 def _over(match: Match) -> bool:
@@ -219,8 +215,10 @@ def run(style: str, seed: int, deals: int, n: int, temperature: float, samples: 
                     hidden = real & ~seen.opp_has
                     decisions += 1
                     unknown += hidden.bit_count()
-                    found = _samplers(seen, hidden, samples, me)
-                    found["particle filter"] = [(h, 1.0) for h in particles.sample(samples)]
+                    found = {
+                        "today's sampler": _today(seen, hidden, samples, me),
+                        "particle filter": [(h, 1.0) for h in particles.sample(samples)],
+                    }
                     for name, hands in found.items():
                         _note(
                             scores.setdefault(name, [0.0, 0.0, 0.0]),

@@ -60,10 +60,6 @@ class Budget:
     # eager, normal and gin alike (the last discard is the one that binds; docs/bots.md
     # "Round 5: the style prior and the hand's evidence").
     history: bool = False
-    # The opponent's unknown cards are dealt in proportion to each card's odds of being
-    # in its hand, from the learned model of `inference` raised to this power (the
-    # model's logit times it; 0: dealt uniformly, as before round 8; docs/bots.md).
-    card_odds: float = 0.0
     # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
     # are normal's (its one-draw look at the live cards), and my first `look_takes`
     # draws; the lean count after. The opponent's first `opp_looks` discards too when

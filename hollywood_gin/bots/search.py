@@ -39,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hollywood_gin.bots.budget import Budget
-from hollywood_gin.bots.inference import card_odds
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.lean import rollout
 from hollywood_gin.bots.playout import Decision, apply
@@ -150,7 +149,6 @@ def hard_decide(
     if n > 1 and budget.playouts > 0:
         search = random.Random(seed)
         must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
-        odds = card_odds(seen, scale=budget.card_odds) if budget.card_odds > 0 else None
         me = seen.me
         # values[c][k]: candidate c's result on world k (None: not played there)
         values: list[list[float | None]] = [[] for _ in options]
@@ -168,7 +166,7 @@ def hard_decide(
                 if done >= budget.playouts:
                     break
                 drawn = sample_opponent(
-                    seen, search, budget, weights, must_draw_stock=must_draw_stock, odds=odds
+                    seen, search, budget, weights, must_draw_stock=must_draw_stock
                 )
                 if drawn is None:
                     break

@@ -12,7 +12,6 @@ card it took from the pile that does not, each make the world less likely).
 
 from __future__ import annotations
 
-import math
 import random
 from dataclasses import replace
 
@@ -77,27 +76,18 @@ def sample_world(
     shaping: bool = True,
     shape_turns: int = 8,
     turns: int | None = None,
-    odds: dict[int, float] | None = None,
 ) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
     `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
     `turns`: the shaping turns of the opponent's hand (default: its turns played,
-    at most `shape_turns`). `odds`: each unseen card's odds of being in the
-    opponent's hand (`inference.card_odds`); its unknown cards are then drawn in
-    proportion to them (without: uniformly).
+    at most `shape_turns`).
     """
     counts = unseen(seen)
     if counts is None:
         return None
     pool, opp_unknown, pile_unknown = counts
-    if odds is None:
-        rng.shuffle(pool)
-    else:
-        # weighted sampling without replacement (Efraimidis and Spirakis): the
-        # cards with the largest log(u) / odds go first
-        keys = {i: math.log(1.0 - rng.random()) / odds[i] for i in pool}
-        pool.sort(key=lambda i: -keys[i])
+    rng.shuffle(pool)
     opp = seen.opp_has
     for i in pool[:opp_unknown]:
         opp |= 1 << i
@@ -216,7 +206,6 @@ def sample_opponent(
     *,
     must_draw_stock: bool = False,
     tries: int = 30,
-    odds: dict[int, float] | None = None,
 ) -> tuple[World, str] | None:
     """A deal (`sample_world`) and a style for the opponent, drawn together given
     what the opponent did: a style (by `style_weights`) and a deal are drawn,
@@ -236,7 +225,6 @@ def sample_opponent(
             rng,
             must_draw_stock=must_draw_stock,
             turns=shaping_turns(seen, budget, style),
-            odds=odds,
         )
         if world is None:
             return None

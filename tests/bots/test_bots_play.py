@@ -20,7 +20,6 @@ from hollywood_gin.bots.arena import (
     next_hand,
     play_hand,
 )
-from hollywood_gin.bots.inference import card_odds
 from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.bots.playout import World, normal_policy, play_out
 from hollywood_gin.bots.search import SearchStats, hard_decide
@@ -368,7 +367,7 @@ def test_any_reachable_position_gets_a_legal_answer(
 def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None:
     """The hard search's deals: my cards as they are, the opponent holding what it
     took from the pile and as many cards as it has, the known pile on top, the
-    stock as long as it is, and every card exactly once (with the card model's odds too)."""
+    stock as long as it is, and every card exactly once."""
     rng = random.Random(seed)
     match = Match(Options("standard", "game", 100), rng=rng)
     match.start()
@@ -385,19 +384,17 @@ def test_sampled_deals_agree_with_everything_seen(seed: int, moves: int) -> None
     view = match.view(0)
     seen = memory.seen(view)
     assert seen is not None
-    # dealt uniformly, and in proportion to the card model's odds (`inference`)
-    for odds in (None, card_odds(seen)):
-        world = sample_world(seen, random.Random(seed), odds=odds)
-        assert world is not None
-        hand = wire(view)["hand"]
-        assert world.hands[0] == seen.hand
-        assert world.hands[1] & seen.opp_has == seen.opp_has
-        assert world.hands[1].bit_count() == hand["opponent_card_count"]
-        assert len(world.stock) == hand["stock_count"]
-        assert len(world.pile) == hand["discard_count"]
-        assert world.pile[len(world.pile) - len(seen.pile) :] == list(seen.pile)
-        everything = world.hands[0] | world.hands[1]
-        for i in world.stock + world.pile:
-            assert not everything >> i & 1
-            everything |= 1 << i
-        assert everything == (1 << 52) - 1
+    world = sample_world(seen, random.Random(seed))
+    assert world is not None
+    hand = wire(view)["hand"]
+    assert world.hands[0] == seen.hand
+    assert world.hands[1] & seen.opp_has == seen.opp_has
+    assert world.hands[1].bit_count() == hand["opponent_card_count"]
+    assert len(world.stock) == hand["stock_count"]
+    assert len(world.pile) == hand["discard_count"]
+    assert world.pile[len(world.pile) - len(seen.pile) :] == list(seen.pile)
+    everything = world.hands[0] | world.hands[1]
+    for i in world.stock + world.pile:
+        assert not everything >> i & 1
+        everything |= 1 << i
+    assert everything == (1 << 52) - 1
