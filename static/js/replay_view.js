@@ -93,10 +93,17 @@ export function renderBoard(r) {
   if (!result.hidden) renderResult(state);
 }
 
+// The step the timeline last showed as current (see the focus below).
+let shownStep = null;
+
 // A button a step (`data-step`), the current one `aria-current`.
 export function renderTimeline(r) {
-  // A keyboard user on the timeline stays on it: the current move gets the focus back.
+  // A keyboard user on the timeline stays on it: after a step the current move gets
+  // the focus; after a render for another reason (a review arriving) the same button.
   const hadFocus = Boolean(document.activeElement?.closest?.("#timeline"));
+  const focusedStep = document.activeElement?.dataset?.step;
+  const stepped = r.step !== shownStep;
+  shownStep = r.step;
   const state = viewer(r);
   const seats = shownSeats(r.view);
   const items = r.steps.map((s, k) => {
@@ -132,7 +139,9 @@ export function renderTimeline(r) {
   else if (item.offsetTop + item.offsetHeight > list.scrollTop + list.clientHeight) {
     list.scrollTop = item.offsetTop + item.offsetHeight - list.clientHeight;
   }
-  if (hadFocus) current.focus({ preventScroll: true });
+  if (!hadFocus) return;
+  const same = stepped ? null : list.querySelector(`button[data-step="${focusedStep}"]`);
+  (same || current).focus({ preventScroll: true });
 }
 
 // Hidden while "Find the better move" waits for an answer.

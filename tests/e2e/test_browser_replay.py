@@ -8,7 +8,7 @@ import random
 from typing import Any
 
 import httpx
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.match import Match
@@ -264,4 +264,41 @@ def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewCont
     expect(page.locator("#result-body")).to_be_visible()
     expect(fold).to_have_text("Show the table")
     assert axe_violations(page) == []
+    watch.assert_clean()
+
+
+def test_a_review_arriving_leaves_the_keyboard_where_it_was(
+    server: Server, new_context: NewContext
+) -> None:
+    """The reviews come when the coach is done, while the player may be on the
+    timeline: the page draws the marks but leaves the focus on the move it was on
+    (it once moved it to the current move, so Enter then stayed there)."""
+    table_id, tokens, record = finished_table(server)
+    context, watch = new_context()
+    context.add_cookies(
+        [{"name": f"gin_seat_{table_id}", "value": tokens[1], "url": f"{server.base}/t/{table_id}"}]
+    )
+    page = context.new_page()
+    held: list[Route] = []
+    # the reviews are answered only once the focus is placed
+    page.route("**/review?seat=*", lambda route: held.append(route))
+    page.goto(f"/t/{table_id}/hands/1")  # Bob's own view, and his review
+    last = len(record["actions"])
+    expect(page.locator("#step-count")).to_have_text(f"0 / {last}")
+    page.locator("#step-next").click()
+    page.locator("#step-next").click()
+    expect(page.locator("#step-count")).to_have_text(f"2 / {last}")
+    page.locator("#timeline button").nth(0).focus()
+    page.wait_for_function("document.querySelectorAll('#timeline li').length > 0")
+    assert len(held) == 2
+    for route in held:
+        route.continue_()
+    page.unroute("**/review?seat=*")  # the page asks again while the coach is busy (202)
+    # Bob's review marks his pass of the upcard that made gin (step 1)
+    expect(page.locator("#timeline li").nth(1)).to_have_attribute(
+        "data-label", "blunder", timeout=60_000
+    )
+    assert page.evaluate("document.activeElement.dataset.step") == "0"
+    page.keyboard.press("Enter")
+    expect(page.locator("#step-count")).to_have_text(f"0 / {last}")
     watch.assert_clean()
