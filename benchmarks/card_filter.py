@@ -36,10 +36,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
+from hollywood_gin.bots.arena import deal_deck
 from hollywood_gin.bots.knowledge import FULL, Seen
 from hollywood_gin.bots.policy import indices, makes_meld
 from hollywood_gin.bots.worlds import evidence_weight, sample_opponent
-from hollywood_gin.engine.cards import Card, full_deck, mask_of
+from hollywood_gin.engine.cards import Card, mask_of
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask, discard_least
 from hollywood_gin.engine.options import Options
@@ -180,8 +181,7 @@ def run(style: str, seed: int, deals: int, n: int, temperature: float, samples: 
     scores: dict[str, Score] = {}
     unknown = decisions = 0
     for d in range(seed, seed + deals):
-        deck = full_deck()
-        random.Random(d).shuffle(deck)
+        deck = deal_deck(d)  # the arena's deal d
         me = Bot("normal", random.Random(d))
         opp = STYLES[style](random.Random(d + 1))
         options = Options("standard", "game", 100)
