@@ -93,17 +93,14 @@ export function renderBoard(r) {
   if (!result.hidden) renderResult(state);
 }
 
-// The step the timeline last showed as current (see the focus below).
-let shownStep = null;
-
 // A button a step (`data-step`), the current one `aria-current`.
 export function renderTimeline(r) {
   // A keyboard user on the timeline stays on it: after a step the current move gets
   // the focus; after a render for another reason (a review arriving) the same button.
   const hadFocus = Boolean(document.activeElement?.closest?.("#timeline"));
   const focusedStep = document.activeElement?.dataset?.step;
-  const stepped = r.step !== shownStep;
-  shownStep = r.step;
+  const shown = $("timeline").querySelector('[aria-current="step"]')?.dataset.step;
+  const stepped = shown !== String(r.step);
   const state = viewer(r);
   const seats = shownSeats(r.view);
   const items = r.steps.map((s, k) => {
