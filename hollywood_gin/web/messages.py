@@ -72,10 +72,55 @@ _INVISIBLE_CATEGORIES = frozenset({"Cf", "Cc", "Zl", "Zp", "Co", "Cs"})
 _BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 # The computer's seat is named "Computer (strength)": no person may look like it.
 _COMPUTER = "computer"
+# Marks stacked on one character draw above and below the line, over the sheet
+# (issue 41: "A" with 23 acutes). Counted in NFD, so a precomposed letter brings its
+# own: Vietnamese "ệ" is e + two diacritics. Diacritics (a non-zero canonical
+# combining class) at most two; marks of any kind (Mn, Me) at most four, which
+# Tibetan stacks need ("སྒྲོལ", Dolma: three subjoined letters and a vowel sign).
+MAX_DIACRITICS = 2
+MAX_MARKS = 4
+# Single characters whose glyph is several ems wide in common fonts: a name of them
+# draws across the sheet (24 x U+FDFD). No Unicode property gives a glyph's width
+# (East Asian Width says only 1 or 2 columns), so these are the known ones, by range.
+_WIDE_GLYPHS = (
+    (0x0BF3, 0x0BFA),  # Tamil calendar and accounting signs (day, month, ..., number sign)
+    (0x0E5A, 0x0E5B),  # Thai angkhankhu, khomut
+    (0x2E3A, 0x2E3B),  # two-em and three-em dashes
+    (0xA9C1, 0xA9CD),  # Javanese pada: ornamental punctuation (U+A9C5 pada luhur)
+    (0xFD40, 0xFD4F),  # Arabic honorific ligatures (whole phrases in one glyph)
+    (0xFDF0, 0xFDFB),  # Arabic word ligatures (Allah, Sallallahou alayhe wasallam, ...)
+    (0xFDFD, 0xFDFF),  # Bismillah ar-Rahman ar-Raheem, and two more phrases
+    (0x12000, 0x1254F),  # cuneiform signs and numbers
+    (0x1D800, 0x1DAAF),  # Sutton SignWriting
+)
 
 
 def _visible(ch: str) -> bool:
     return unicodedata.category(ch)[0] in "LNPS" and ch not in _BLANK_GLYPHS
+
+
+def stacked_marks(name: str) -> bool:
+    """Whether a character of `name` carries more marks than `MAX_DIACRITICS`
+    diacritics or `MAX_MARKS` marks in all (see there)."""
+    diacritics = marks = 0
+    for ch in unicodedata.normalize("NFD", name):
+        if unicodedata.category(ch) in ("Mn", "Me"):
+            marks += 1
+            diacritics += unicodedata.combining(ch) != 0
+            if diacritics > MAX_DIACRITICS or marks > MAX_MARKS:
+                return True
+        else:
+            diacritics = marks = 0
+    return False
+
+
+def wide_glyph(name: str) -> str | None:
+    """The first character of `name` drawn several ems wide (`_WIDE_GLYPHS`), else None."""
+    for ch in name:
+        code = ord(ch)
+        if code >= 0x0BF3 and any(low <= code <= high for low, high in _WIDE_GLYPHS):
+            return ch
+    return None
 
 
 def _skeleton(name: str) -> str:
@@ -85,7 +130,8 @@ def _skeleton(name: str) -> str:
 
 def clean_name(value: str) -> str | None:
     """Trim; refuse invisible characters, names with nothing visible, names over 24
-    characters and names that imitate the computer; empty means the default."""
+    characters, marks stacked high, characters drawn very wide and names that imitate
+    the computer; empty means the default."""
     name = value.strip()
     for ch in name:
         if unicodedata.category(ch) in _INVISIBLE_CATEGORIES:
@@ -100,6 +146,11 @@ def clean_name(value: str) -> str | None:
         raise ValueError("a name may not contain invisible characters")
     if lookalikes.mixed_script_word(name) is not None:
         raise ValueError("a word of a name may not mix alphabets")
+    # Issue 41: nothing that draws over the sheet, above, below or across.
+    if stacked_marks(name):
+        raise ValueError("a letter of a name may carry at most two accents")
+    if wide_glyph(name) is not None:
+        raise ValueError("a name may not contain characters drawn several letters wide")
     if _skeleton(name).startswith(_COMPUTER) or lookalikes.skeleton(name).startswith(
         _COMPUTER_SKELETON
     ):

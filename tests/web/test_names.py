@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from hollywood_gin.main import create_app
 from hollywood_gin.web import lookalikes
-from hollywood_gin.web.messages import clean_name
+from hollywood_gin.web.messages import clean_name, stacked_marks, wide_glyph
 from tests.tables.helpers import make_settings
 
 
@@ -58,6 +58,16 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         "Bob\u17b4",  # Khmer inherent vowel
         "Bob\u3164",  # Hangul filler after a name
         "B\U000e0100ob",
+        # Issue 41: marks stacked over the sheet, glyphs drawn across it.
+        "A" + "\u0301" * 23,
+        "A\u0301\u0301\u0301",  # three diacritics on one letter
+        "\u1ec7\u0301",  # Vietnamese e with two diacritics precomposed, and a third
+        "\u0f66" + "\u0f92" * 5,  # five Tibetan subjoined letters in one stack
+        "\ufdfd" * 24,
+        "Ann \ufdfd",
+        "\ua9c5",  # Javanese pada luhur
+        "Bob\u2e3b",  # three-em dash
+        "\U0001242b",  # cuneiform nine shar2
     ],
 )
 def test_refused_names_get_422_and_create_nothing(client: TestClient, name: str) -> None:
@@ -89,6 +99,10 @@ def test_refused_names_get_422_and_create_nothing(client: TestClient, name: str)
         "山田 Taro",
         "Łukasz",
         "Compute",
+        "Nguy\u1ec5n Th\u1ecb",  # Vietnamese: two diacritics on a letter
+        "Nguye\u0302\u0303n",  # the same, decomposed
+        "\u0f66\u0f92\u0fb2\u0f7c\u0f63\u0f0b\u0f58",  # Tibetan Dolma: a stack of four marks
+        "\u0915\u094d\u0937\u093f\u0924\u093f",  # Hindi Kshiti
     ],
 )
 def test_ordinary_names_pass(client: TestClient, name: str) -> None:
@@ -113,6 +127,7 @@ def test_an_accepted_name_is_visible_and_holds_nothing_invisible(text: str) -> N
     assert not unicodedata.normalize("NFKC", name).casefold().startswith("computer")
     assert not lookalikes.skeleton(name).startswith(lookalikes.skeleton("computer"))
     assert lookalikes.invisible_mark(name) is None
+    assert not stacked_marks(name) and wide_glyph(name) is None
 
 
 def test_lookalikes_share_a_skeleton() -> None:
