@@ -1,15 +1,16 @@
 # Hollywood Gin: one process, one worker (table state lives in the process).
 #
-#   docker build --build-arg VERSION=$(python -m hatchling version) \
+#   docker build --build-arg VERSION=$(hollywood-gin --version | cut -d' ' -f2) \
 #       --build-arg COMMIT=$(git rev-parse --short HEAD) -t hollywood-gin .
 #
-# The build context has no .git (.dockerignore): the version (as the wheel would
-# have it from git, hatch-vcs) and the commit come as arguments; they end up in the
-# wheel (/healthz, --version, the footer) and in the image's OCI labels.
+# The build context has no .git (.dockerignore): the version and the commit come as
+# arguments, from the checkout's `hollywood-gin --version` (the README's venv, no dev
+# extra) and git; they end up in the wheel (/healthz, --version, the footer) and in
+# the image's OCI labels.
 # A pinned base; the dependencies in their own layer (requirements.lock: the versions
 # of constraints.txt, every file checked against its sha256) before any code, so a
 # code change rebuilds only the last layers; then a regular install of the wheel,
-# which carries static/ and templates/ inside the package.
+# which carries static/, templates/ and deploy/ inside the package.
 ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
 
 FROM ${PYTHON_IMAGE} AS wheel
@@ -19,6 +20,9 @@ COPY constraints.txt pyproject.toml hatch_build.py README.md LICENSE ./
 COPY hollywood_gin ./hollywood_gin
 COPY static ./static
 COPY templates ./templates
+# pyproject.toml puts deploy/ into the wheel (hollywood_gin/deploy/): without it the
+# build stops at "Forced include not found" (tests/test_docker_context.py).
+COPY deploy ./deploy
 ARG VERSION=0.0.0+unknown
 ARG COMMIT=""
 # PIP_CONSTRAINT also pins the build backend pip fetches for the build (hatchling,
