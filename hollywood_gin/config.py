@@ -52,12 +52,12 @@ class Settings(BaseSettings):
     database_url: str | None = None
     # With `database_url`: how long the oldest move of a commit waits for more to join
     # it (a batch that gathered during the commit before has waited already). Fewer,
-    # larger commits (PostgreSQL's and the worker's CPU per move, issue 30) for at most
+    # larger commits (PostgreSQL's and the worker's CPU per move, docs/performance.md) for at most
     # this much latency per move, at low load only. 0: no gathering (nor the wait below).
     database_gather_seconds: float = Field(default=0.01, ge=0, le=0.05)
     # Then a commit of fewer moves than this waits on for more, until its oldest move
     # has waited `database_gather_max_seconds`: each worker's batches keep more of
-    # their size when the load is shared by more workers (issue 30: 4 workers at 97
+    # their size when the load is shared by more workers (docs/performance.md: 4 workers at 97
     # moves/s each, 1.8 -> 2.5 moves a commit; one worker at 390/s already makes 4).
     # 1: no such wait.
     database_gather_appends: int = Field(default=4, ge=1, le=100)
@@ -76,7 +76,7 @@ class Settings(BaseSettings):
     metrics: bool = False
     # Tables idle longer than this are removed from memory and disk.
     table_expiry_days: float = Field(default=30.0, gt=0)
-    # Limits: each answered with its error code (PROTOCOL.md).
+    # Limits: each answered with its error code (docs/protocol-guide.md "Limits").
     ws_max_message_bytes: int = Field(default=4096, ge=256)
     ws_messages_per_second: float = Field(default=10.0, gt=0)
     ws_burst: int = Field(default=30, ge=1)
@@ -113,7 +113,7 @@ class Settings(BaseSettings):
     # The computer opponent waits this long before each move, so a person can follow.
     bot_delay_seconds: float = Field(default=0.8, ge=0)
     # A seat with no connection for this long is away: its opponent may claim the
-    # match or let the computer stand in (PROTOCOL.md "Around the match").
+    # match or let the computer stand in (docs/protocol-guide.md "Around the match").
     claim_after_seconds: float = Field(default=120.0, gt=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)

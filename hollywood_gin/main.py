@@ -49,7 +49,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.version = __version__
     app.state.commit = commit
     # Told to every client in `pong` and on every page: a tab whose page came from
-    # another build offers a reload (PROTOCOL.md, docs/protocol.md).
+    # another build offers a reload (docs/protocol-guide.md "Staying connected").
     app.state.build = build
     api.install(app, settings)
     ws.install(app)
@@ -82,7 +82,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
 
 class AnswerHead:
-    """Every GET route answers HEAD too (uptime monitors, link checkers; PROTOCOL.md).
+    """Every GET route answers HEAD too (uptime monitors, link checkers;
+    docs/protocol-guide.md "HTTP endpoints").
 
     FastAPI's routes take exactly the methods they are given: a HEAD is served as
     the GET it asks about, its headers kept (Content-Length too) and its body dropped.
@@ -112,7 +113,7 @@ class Health:
     HAProxy's health check (a new connection and `GET /healthz` every second, on every
     worker) cost a worker ~370 µs of CPU through the whole stack (the security headers'
     `BaseHTTPMiddleware`, compression, routing, the JSON encoder) and ~100 µs answered
-    here (issue 30). The answer is the route's (status and body; the security headers
+    here (docs/performance.md). The answer is the route's (status and body; the security headers
     are added outside; no `Vary`: it has one form). What it proves is unchanged: this
     process's event loop is running (it never asks the database: docs/scale-out.md).
     HEAD is `AnswerHead`'s, outside.

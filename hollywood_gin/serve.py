@@ -67,7 +67,8 @@ def main() -> int:
         return 2
     app = create_app(settings)
     tune_gc()
-    # One worker on purpose: a table's state lives in this process (ARCHITECTURE.md).
+    # One worker on purpose: a table's state lives in this process
+    # (docs/architecture.md "One owner per table").
     raise_open_files()
     http_protocol, ws_protocol = connections.protocols(settings)
     uvicorn.run(

@@ -1,5 +1,5 @@
-"""The coach: what each decision of a seat in a finished hand was worth (PROTOCOL.md
-"Hand review").
+"""The coach: what each decision of a seat in a finished hand was worth
+(docs/protocol-guide.md "Hand review").
 
 `replay(record, seat)` replays hand `record` (the body of `GET
 /api/tables/{id}/hands/{n}`) with the engine and, at each decision of `seat`
@@ -61,7 +61,7 @@ COACH_VERSION = 1
 OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
 DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
 
-# (least loss, label), largest first (PROTOCOL.md "Hand review").
+# (least loss, label), largest first (docs/protocol-guide.md "Hand review").
 LABELS: tuple[tuple[float, str], ...] = ((15.0, "blunder"), (8.0, "mistake"), (3.0, "inaccuracy"))
 
 
@@ -375,7 +375,7 @@ def assemble(
     decisions: Sequence[dict[str, Any]],
     budget: CoachBudget,
 ) -> dict[str, Any]:
-    """The review's body (PROTOCOL.md "Hand review") from its judged decisions."""
+    """The review's body (docs/protocol-guide.md "Hand review") from its judged decisions."""
     counts = {"inaccuracy": 0, "mistake": 0, "blunder": 0}
     total = 0.0
     for d in decisions:

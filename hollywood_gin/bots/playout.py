@@ -1,6 +1,6 @@
 """The simulator of one hand and the playout policies (the search's and the coach's).
 
-The simulator is the rules of one hand (RULES.md §4–§6) on masks, with the
+The simulator is the rules of one hand (docs/rules.md "A hand") on masks, with the
 engine's solver for deadwood, lay-offs and hand points; `tests/bots` checks
 it against `hollywood_gin.engine` on whole hands.
 

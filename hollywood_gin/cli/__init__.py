@@ -54,8 +54,8 @@ def parser() -> argparse.ArgumentParser:
         "verify",
         help="check a downloaded hand record's deal (GET /api/tables/{id}/hands/{n})",
         description="Recompute the deck of a hand record from its server secret and the"
-        " seats' entropy (PROTOCOL.md, Deals nobody can choose) and compare. Exit 0: the"
-        " deck is the derived one (and matches what --commitment and --entropy name);"
+        " seats' entropy (docs/protocol-guide.md, 'Deals nobody can choose') and compare."
+        " Exit 0: the deck is the derived one (and matches what --commitment and --entropy name);"
         " 1: it is not; 2: the file is no hand record, or its deal was not derived.",
     )
     verify.add_argument("file", type=Path, metavar="FILE")

@@ -1,5 +1,6 @@
 """`verify FILE`: a downloaded hand record's deck checked against the documented
-derivation (PROTOCOL.md, Deals nobody can choose); no settings needed, anyone may run it."""
+derivation (docs/protocol-guide.md "Deals nobody can choose"); no settings needed,
+anyone may run it."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""Play a seat of a Hollywood Gin server with a program (PROTOCOL.md "Bots", docs/bots.md).
+"""Play a seat of a Hollywood Gin server with a program (docs/protocol-guide.md "Bots",
+docs/bots.md).
 
 A bot is any object with `choose(view, legal)` returning one of `legal`: `view` is
 the seat's `hollywood_gin.engine.views.View`, read back from the `state` message the

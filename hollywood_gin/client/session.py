@@ -1,6 +1,6 @@
 """The client's connection: take a seat, keep the socket, play until the matches end.
 
-Everything here goes through the public protocol (PROTOCOL.md) like a browser: a
+Everything here goes through the public protocol (docs/protocol-guide.md) like a browser: a
 `POST /api/tables/{id}/seats` with `"bot": true`, then the table's WebSocket with
 `hello` and the seat's token. A bot gets exactly what a person's page gets, under
 the same limits; the server has no other way in for it.

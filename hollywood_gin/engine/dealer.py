@@ -8,7 +8,7 @@ hands over to another dealer once the replay is done.
 
 A `fair` dealer (the server's) draws a 32-byte secret for each deal before any seat
 can add its own entropy, and the deal is `derive_deck(secret, entropy)`
-(PROTOCOL.md "Deals nobody can choose"), so neither side can pick the cards.
+(docs/protocol-guide.md "Deals nobody can choose"), so neither side can pick the cards.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ _HEX = frozenset("0123456789abcdef")
 
 
 def derive_deck(server_secret: bytes, entropy: Sequence[bytes | None]) -> list[Card]:
-    """The deck order of PROTOCOL.md "Deals nobody can choose".
+    """The deck order of docs/protocol-guide.md "Deals nobody can choose".
 
     seed = SHA-256(server_secret || entropy_0 || entropy_1), a missing entropy empty;
     the stream is SHA-256(seed || k) for k = 0, 1, ... (k as 8 bytes big-endian), read

@@ -1,6 +1,6 @@
 """A match's deals: the next deal's server secret, committed to before the seats add
-their entropy, and the deck each deal is made from (PROTOCOL.md "Deals nobody can
-choose").
+their entropy, and the deck each deal is made from
+(docs/protocol-guide.md "Deals nobody can choose").
 
 A `Match` owns one `DealBook` and asks it, in this order, for each deal: `open`
 (commit to its secret), `add` (a seat's entropy, between hands), `deck` (the cards)

@@ -1,4 +1,4 @@
-"""Typed refusals. Each carries the wire `code` of PROTOCOL.md, so the web
+"""Typed refusals. Each carries its wire `code` (docs/protocol-guide.md "Errors"), so the web
 layer maps an error to a message without ever reading its text.
 
 One family, one root per layer: `Refusal` is the root of all of them; the
@@ -10,7 +10,7 @@ engine's are `RuleError`s (here), the tables layer's `TableError`s
 
 class Refusal(Exception):
     """Base of every typed refusal, in every layer: raising one changes nothing;
-    `code` is the wire error code (PROTOCOL.md)."""
+    `code` is the wire error code (docs/protocol-guide.md "Errors")."""
 
     code = "bad_request"
 

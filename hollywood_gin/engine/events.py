@@ -12,7 +12,7 @@ The kinds, as stored in `"event"`:
 
 - `start` (`Start`): both seats taken, the match begins.
 - `next_deal` (`NextDeal`): the server's commitment to the next deal's secret,
-  written before any seat can add entropy (PROTOCOL.md "Deals nobody can choose").
+  written before any seat can add entropy (docs/protocol-guide.md "Deals nobody can choose").
 - `entropy` (`Entropy`): a seat's part of the next deal.
 - `snapshot` (`Snapshot`): what the hands before the next deal left behind (the
   sheet, the version, presence); a compacted log starts with one.

@@ -1,4 +1,4 @@
-"""One hand of Gin Rummy as a state machine (RULES.md §4–§6).
+"""One hand of Gin Rummy as a state machine (docs/rules.md "A hand").
 
 Deal from a deck order, the upcard offer, draw and discard turns, knock and
 gin with lay-offs, the end of the stock. A move is checked in full by
@@ -49,7 +49,8 @@ def knock_limit(rules: Rules, upcard: Card) -> int:
 
 
 def deck_commitment(deck: Sequence[Card], salt: str) -> str:
-    """Hex SHA-256 of `salt + ":" + ",".join(deck)` (PROTOCOL.md)."""
+    """Hex SHA-256 of `salt + ":" + ",".join(deck)`
+    (docs/protocol-guide.md "Deals nobody can choose")."""
     text = salt + ":" + ",".join(str(c) for c in deck)
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 

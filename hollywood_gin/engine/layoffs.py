@@ -1,5 +1,6 @@
-"""The defender's lay-offs after a knock (RULES.md §4.5): the least deadwood over
-all the defender's own arrangements and lay-offs onto the knocker's melds.
+"""The defender's lay-offs after a knock (docs/rules.md "Laying out and laying off"):
+the least deadwood over all the defender's own arrangements and lay-offs onto the
+knocker's melds.
 
 The solver of one hand's melds is `melds`; this module tries each way of laying
 cards off (per knocker meld: its fourth card, or a chain at either end of a run)
@@ -28,7 +29,8 @@ __all__ = ["LayOff", "defender_deadwood", "lay_off"]
 
 @dataclass(frozen=True, slots=True)
 class LayOff:
-    """The defender's best outcome against the knocker's melds (RULES.md §4.5)."""
+    """The defender's best outcome against the knocker's melds
+    (docs/rules.md "Laying out and laying off")."""
 
     melds: list[list[Card]]  # the defender's own melds
     deadwood: list[Card]  # the cards left over, which count

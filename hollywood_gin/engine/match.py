@@ -86,7 +86,7 @@ class Match:
         self._hands_dealt = 0
         self._next_dealer: int | None = None
         self._views = SeatViews(options)
-        # Ending a match early (PROTOCOL.md "Around the match"). `endings`: whether
+        # Ending a match early (docs/protocol-guide.md "Around the match"). `endings`: whether
         # `resign`, `claim` and `stand_in` are open at all (the tables layer turns
         # them on; engine users such as the arena play matches out).
         self.endings = False
@@ -202,7 +202,7 @@ class Match:
         self.version += 1
 
     def _end_early(self, seat: int, act: Action) -> None:
-        """`resign`, `claim` or `stand_in` by `seat` (PROTOCOL.md "Around the match")."""
+        """`resign`, `claim` or `stand_in` by `seat` (docs/protocol-guide.md "Around the match")."""
         under_way = self.endings and self.status in ("playing", "hand_over")
         if not under_way or act.kind not in {a.kind for a in self._endings(seat)}:
             raise IllegalAction(f"{act.kind} is not open now")
@@ -374,7 +374,7 @@ class Match:
 
     def view(self, seat: int | None) -> View:
         """What `seat` may see now (None: a spectator; `hollywood_gin.engine.seat_views`);
-        `View.wire()` is the `state` body of PROTOCOL.md.
+        `View.wire()` is the `state` body (docs/protocol-guide.md "The state").
 
         Never contains the other seat's cards before the result, any stock
         card, or the card the other seat drew from the stock.

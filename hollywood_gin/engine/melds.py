@@ -1,6 +1,6 @@
 """The meld solver: exact least deadwood, arrangements, discards and lay-offs.
 
-RULES.md §2: a set is 3 or 4 cards of one rank, a run 3 or more cards of one
+docs/rules.md "Melds and deadwood": a set is 3 or 4 cards of one rank, a run 3 or more cards of one
 suit in sequence, ace low (A-2-3 is a run, Q-K-A and K-A-2 are not); a card is
 in at most one meld; deadwood is the least total value of unmelded cards.
 

@@ -28,12 +28,12 @@ def _text(value: object) -> str | None:
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    """The table choices of RULES.md §3 (defaults: standard, hand, 100)."""
+    """The table choices of docs/rules.md "Table choices" (defaults: standard, hand, 100)."""
 
     rules: Rules = "standard"
     scoring: Scoring = "hand"
     target: Target = 100
-    # The optional turn clock (PROTOCOL.md "Around the match"): seconds per action,
+    # The optional turn clock (docs/protocol-guide.md "Around the match"): seconds per action,
     # None for none. The engine keeps no time; the tables layer runs the clock.
     turn_seconds: int | None = None
 
@@ -56,7 +56,7 @@ class Options:
     def from_dict(cls, d: Mapping[str, object]) -> Options:
         """Options from `{"rules", "scoring", "target"}`; missing keys take the defaults.
 
-        :raises BadAction: an unknown key or a value outside RULES.md §3.
+        :raises BadAction: an unknown key or a value outside docs/rules.md "Table choices".
         """
         extra = set(d) - {"rules", "scoring", "target", "turn_seconds"}
         if extra:

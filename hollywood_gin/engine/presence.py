@@ -1,4 +1,4 @@
-"""Whether each seat is there (PROTOCOL.md "Around the match"): away by absence or by
+"""Whether each seat is there (docs/protocol-guide.md "Around the match"): away by absence or by
 the turn clock, and whether the computer stands in for it.
 
 A `Match` owns one `Presence` (`match.presence`) and tells it each move's `by`; the

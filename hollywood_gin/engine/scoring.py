@@ -1,4 +1,5 @@
-"""Scoring: the points of one hand (RULES.md §5) and the score sheet (§8).
+"""Scoring: the points of one hand (docs/rules.md "Scoring a hand") and the score sheet
+(docs/rules.md "Scoring the match").
 
 One sheet model serves all three scoring choices: a sheet is a list of games,
 each with both seats' entries. `hand` and `game` have one game, `hollywood`

@@ -53,7 +53,7 @@ class SeatViews:
 
     def view(self, match: Seen, seat: int | None) -> View:
         """What `seat` (0 or 1, checked; None: a spectator) may see of `match` now;
-        `View.wire()` is the `state` body of PROTOCOL.md."""
+        `View.wire()` is the `state` body (docs/protocol-guide.md "The state")."""
         hand = match.hand
         status = match.status
         ended = match.ended

@@ -1,4 +1,5 @@
-"""What a seat may see, as frozen values: the `state` body of PROTOCOL.md, typed.
+"""What a seat may see, as frozen values: the `state` body, typed
+(docs/protocol-guide.md "The state").
 
 `Match.view(seat)` builds a `View`; nothing in it can be changed, so views may
 share their parts (every view of one change shares one `SheetView`) and a reader
@@ -112,7 +113,7 @@ class Outcome(NamedTuple):
     deck: tuple[str, ...]
     salt: str
     games: tuple[int, ...]
-    # What the deck was derived from (PROTOCOL.md "Deals nobody can choose"): the
+    # What the deck was derived from (docs/protocol-guide.md "Deals nobody can choose"): the
     # server secret (None: a test deck, an old deal) and each seat's entropy.
     server_secret: str | None = None
     entropy: tuple[str | None, str | None] = (None, None)
@@ -192,7 +193,7 @@ class HandView(NamedTuple):
 
 
 class View(NamedTuple):
-    """The `state` body of PROTOCOL.md for one seat (`you` None: a spectator).
+    """The `state` body (docs/protocol-guide.md "The state") for one seat (`you` None: a spectator).
 
     `legal` holds the engine's own actions; `knock_deadwood` the deadwood each
     knock of `legal` leaves, in their order, which the wire shows next to the
@@ -318,7 +319,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
     """A `state` body as received (a client, a bot on a socket) read back into a `View`:
     `view_from_wire(wire)` of any view's wire form gives that wire form again.
 
-    :raises ValueError: not a `state` body of PROTOCOL.md.
+    :raises ValueError: not a `state` body (docs/protocol-guide.md "The state").
     """
 
     def seat_result(s: Mapping[str, Any]) -> SeatResult:

@@ -2,15 +2,15 @@
 
 Each word list is a `Literal` (what type checkers and the wire models use) and
 the tuple of its values (what run-time checks use), the tuple read from the
-`Literal`, so the two cannot drift apart. RULES.md names them; PROTOCOL.md
-puts them on the wire.
+`Literal`, so the two cannot drift apart. docs/rules.md names them;
+docs/protocol-guide.md puts them on the wire.
 """
 
 from __future__ import annotations
 
 from typing import Literal, get_args
 
-# The table's options (RULES.md §3), defaults first.
+# The table's options (docs/rules.md "Table choices"), defaults first.
 Rules = Literal["standard", "straight", "oklahoma"]
 Scoring = Literal["hand", "game", "hollywood"]
 Target = Literal[100, 250]
@@ -26,7 +26,7 @@ PHASES: tuple[Phase, ...] = get_args(Phase)
 # How a hand ended.
 HandKind = Literal["gin", "knock", "undercut", "draw"]
 
-# What a seat may do (PROTOCOL.md "Actions"): the plays of a hand, the steps between
+# What a seat may do (docs/protocol-guide.md "Actions"): the plays of a hand, the steps between
 # hands and matches, and the ways to end a match early (open to a person, never chosen
 # by the computer).
 PlayKind = Literal["take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock"]
@@ -48,7 +48,8 @@ STRENGTHS: tuple[Strength, ...] = get_args(Strength)
 
 HAND_SIZE = 10
 # `game` and `hollywood` scoring: the last two stock cards are never drawn
-# (RULES.md §6); a discard that leaves the stock at the wall ends the hand as a draw.
+# (docs/rules.md "The end of the stock"); a discard that leaves the stock at the wall
+# ends the hand as a draw.
 WALL = 2
 
 
@@ -57,12 +58,13 @@ def walled(scoring: str) -> bool:
     return scoring != "hand"
 
 
-# The optional turn clock: seconds per action, least and most (PROTOCOL.md).
+# The optional turn clock: seconds per action, least and most
+# (docs/protocol-guide.md "The turn clock").
 TURN_SECONDS = (15, 600)
 # A seat that let the turn clock run out this many times in a row is away.
 AWAY_TIMEOUTS = 3
 
-# The preset reactions a seat may send (PROTOCOL.md "Around the match").
+# The preset reactions a seat may send (docs/protocol-guide.md "Around the match").
 Reaction = Literal["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"]
 REACTIONS: tuple[Reaction, ...] = get_args(Reaction)
 # How a match that did not play out ended (`table.ended.by`).

@@ -25,7 +25,8 @@ async def within(call: Awaitable[T], seconds: float) -> T:
     `asyncio.wait_for` cancels the call and then waits for it to end, and asyncpg's
     clean-up of a query cut off by a database restart (a rollback waiting for the
     answer to a cancel request that never comes) can wait for ever: one table of the
-    outage test stayed locked so, its moves unanswered, never settled (issue 30). A
+    outage test stayed locked so, its moves unanswered, never settled
+    (docs/scale-out.md "What happens when…", PostgreSQL is away). A
     call given up and ending later changes nothing that matters: its table is
     doubtful, so its next write claims it again first. The cancellation reaches the
     call's connection, which the shared store then closes and replaces
@@ -35,7 +36,7 @@ async def within(call: Awaitable[T], seconds: float) -> T:
     if not task.done():
         # What `asyncio.wait({task}, timeout=seconds)` does, without its set, its inner
         # coroutine and its generic bookkeeping: 58,000 instructions per append in the
-        # worker, more than the commit's own statement (issue 30).
+        # worker, more than the commit's own statement (docs/performance.md).
         loop = task.get_loop()
         woken = loop.create_future()
 

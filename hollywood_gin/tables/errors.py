@@ -1,5 +1,5 @@
 """The tables layer's refusals: `TableError` and its kinds, each with its wire `code`
-(PROTOCOL.md). The layer's root in the one family of `Refusal`s
+(docs/protocol-guide.md "Errors"). The layer's root in the one family of `Refusal`s
 (`hollywood_gin.engine.errors`); the web layer answers them (`hollywood_gin.web.errors`)."""
 
 from __future__ import annotations

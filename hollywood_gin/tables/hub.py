@@ -40,7 +40,8 @@ class Viewable(Protocol):
 def state_message(
     table: Viewable, seat: Seat, players: list[dict[str, object]] | None = None
 ) -> dict[str, object]:
-    """The `state` body of PROTOCOL.md: the engine's view plus the table's identity.
+    """The `state` body (docs/protocol-guide.md "The state"): the engine's view plus
+    the table's identity.
 
     `players`: the table's players list, when the caller has it already (a broadcast
     builds it once for all seats).

@@ -5,11 +5,12 @@ Chosen once, when the registry is made, from the store (`ownership_for`):
 - `Sole`: a store only this process writes (SQLite). Every table is loaded at
   start-up and held until it expires; a write is awaited however long it takes
   (one given up could still land, and nothing would settle it).
-- `Shared`: PostgreSQL shared by several workers behind HAProxy (SCALE.md). A
-  table is claimed on its first request (a new epoch, which fences every write of
-  the worker before); a watch lets go of the tables another worker has claimed
-  and of those idle here; a write unanswered for `store_seconds` is given up and
-  makes its table doubtful, and `settle` asks the store before the next one.
+- `Shared`: PostgreSQL shared by several workers behind HAProxy
+  (docs/architecture.md "One owner per table"). A table is claimed on its first
+  request (a new epoch, which fences every write of the worker before); a watch
+  lets go of the tables another worker has claimed and of those idle here; a write
+  unanswered for `store_seconds` is given up and makes its table doubtful, and
+  `settle` asks the store before the next one.
 
 Both fence every write by the table's epoch (the single-owner stores in memory).
 """
@@ -339,7 +340,8 @@ class Shared(_Held):
         return len(idle)
 
     async def expired(self, before: float) -> list[str]:
-        # One worker at a time, by the database's clock (SCALE.md).
+        # One worker at a time, by the database's clock
+        # (docs/architecture.md "One owner per table").
         return await self.holder.store.expire(before, idle_seconds=self.holder.expiry_seconds)
 
     async def settle(self, table: Table) -> None:

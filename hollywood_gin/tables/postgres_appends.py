@@ -1,4 +1,5 @@
-"""The shared store's appends: group commit, one fenced statement per batch (SCALE.md).
+"""The shared store's appends: group commit, one fenced statement per batch
+(docs/architecture.md "Group commit").
 
 Appends that arrive while a commit is under way go in together with the next one,
 and no batch is committed before its oldest append has waited `gather_seconds` (nor,
@@ -30,7 +31,7 @@ from hollywood_gin.tables.store import NotOwner
 # (a table's next write waits for the last one's answer). The arrays go as text in
 # PostgreSQL's array syntax (`text_array`, `number_array`): asyncpg's encoder of a
 # list checks the list and each element against abstract base classes, 17 % of a
-# commit's instructions in the worker (issue 30). `t.id = ANY(…)` only repeats the
+# commit's instructions in the worker (docs/performance.md). `t.id = ANY(…)` only repeats the
 # join's condition, so that a plan made without the values (the generic plan) finds
 # the rows by the primary key: expecting 100 rows of `unnest`, it read the whole of
 # `tables` (a hash join), and with a few thousand tables stored PostgreSQL took a
@@ -121,7 +122,7 @@ class FencedAppends:
         # it has waited already). At low load a commit carries one or two appends and
         # its cost (the WAL flush, the round trip) is paid per move; waiting before
         # every commit, not only when the writer was idle, makes the batches grow
-        # (issue 30), for at most this much more latency per move.
+        # (docs/performance.md), for at most this much more latency per move.
         self.gather_seconds = gather_seconds
         # Then, a batch of fewer than `gather_appends` waits on for more, until its
         # oldest append has waited `gather_max_seconds`: a worker's commit rate no

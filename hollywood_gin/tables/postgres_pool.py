@@ -7,9 +7,10 @@ connection and, before the pool may hand the connection out again, waits for the
 server to confirm (up to `command_timeout`, and without end in older versions); a
 server that never answers (paused, partitioned away) kept the connection taken that
 long, and a few such calls left no connection at all: every move refused while the
-health check passed (issue 30). So a connection whose call ended in anything but an
-answer from the server is closed at once (`terminate`, no round trip), its slot goes
-back to the pool, and the next call there connects afresh.
+health check passed (docs/scale-out.md "What happens when…", PostgreSQL is away). So
+a connection whose call ended in anything but an answer from the server is closed at
+once (`terminate`, no round trip), its slot goes back to the pool, and the next call
+there connects afresh.
 """
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ async def _no_reset(con: asyncpg.Connection) -> None:
 
 # How every connection is made, the pool's and a held one's (`Held`).
 CONNECT: dict[str, Any] = {
-    # Durable before seen (SCALE.md): never acknowledge a commit not on disk.
+    # Durable before seen (docs/architecture.md "The path of a move"): never acknowledge
+    # a commit not on disk.
     "server_settings": {"synchronous_commit": "on", "application_name": "hollywood-gin"},
     "command_timeout": 10,
     "timeout": 5,  # to connect: a database coming back must not hold a caller longer

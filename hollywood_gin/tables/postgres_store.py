@@ -1,4 +1,4 @@
-"""The shared store: PostgreSQL, for several workers behind HAProxy (SCALE.md).
+"""The shared store: PostgreSQL, for several workers behind HAProxy (docs/scale-out.md).
 
 Chosen by `HOLLYWOOD_GIN_DATABASE_URL=postgresql://…`; needs the `postgres` extra
 (`asyncpg`). Each table row carries `owner_epoch`. A worker claims a table on its

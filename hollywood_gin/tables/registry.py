@@ -76,11 +76,13 @@ class Registry:
         self.rng = rng
         self.thinkers = thinkers
         self.owner = owner or worker_name()
-        # A seat with no connection for this long is away (PROTOCOL.md "Around the match").
+        # A seat with no connection for this long is away
+        # (docs/protocol-guide.md "Around the match").
         self.claim_after = claim_after
         self.tables: dict[str, Table] = {}
         self.store_episode = FailureEpisode(log, "storing a change")
-        # Chosen once: this worker writes its store alone, or shares it (SCALE.md).
+        # Chosen once: this worker writes its store alone, or shares it
+        # (docs/architecture.md "One owner per table").
         self.ownership = ownership_for(self, watch_seconds)
         self.writer = Writer(
             store, hub, self.ownership, self.store_episode, clock=self._now, rng=rng
@@ -181,7 +183,7 @@ class Registry:
         if computer is not None:
             seats.append(computer_seat(computer))
         # Fair: every deal after the test decks is derived from a fresh secret and the
-        # seats' entropy (PROTOCOL.md "Deals nobody can choose").
+        # seats' entropy (docs/protocol-guide.md "Deals nobody can choose").
         dealer = Dealer(
             self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
         )

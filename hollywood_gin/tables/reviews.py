@@ -1,5 +1,5 @@
 """Finished hands: their records (`hand_record`), and the coach's reviews of them
-(PROTOCOL.md "Hand review"): computed once per hand and seat, in the computer's
+(docs/protocol-guide.md "Hand review"): computed once per hand and seat, in the computer's
 worker processes, kept in the store.
 
 `Reviews.review(table_id, record, seat)` answers the review when it is known (in

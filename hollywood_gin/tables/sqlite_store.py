@@ -128,7 +128,8 @@ class SqliteStore(SingleOwner):
             db.close()
             raise
         db.execute("PRAGMA journal_mode=WAL")
-        # NORMAL in WAL mode survives a killed process (not a power cut): ARCHITECTURE.md.
+        # NORMAL in WAL mode survives a killed process (not a power cut):
+        # docs/architecture.md "The store".
         db.execute("PRAGMA synchronous=NORMAL")
         db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer does it, off this path
         db.executescript(SCHEMA)

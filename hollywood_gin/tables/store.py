@@ -1,7 +1,7 @@
 """Durable table storage: the `TableStore` protocol and its records.
 
 The stores: `hollywood_gin.tables.sqlite_store` (the default, one process) and
-`hollywood_gin.tables.postgres_store` (shared by several workers, SCALE.md); both
+`hollywood_gin.tables.postgres_store` (shared by several workers, docs/scale-out.md); both
 write and read their rows with `hollywood_gin.tables.rows`.
 
 What is stored is enough to rebuild every live table after a restart or a
@@ -59,7 +59,7 @@ class SeatRecord:
     # The seat's latest card order (`Match.orders`): one value, overwritten by each
     # `arrange`, so arranging never makes the stored table grow. None: never arranged.
     order: JsonObject | None = None
-    # A program plays this seat (it said so when it sat down: PROTOCOL.md "Bots").
+    # A program plays this seat (it said so when it sat down: docs/protocol-guide.md "Bots").
     bot: bool = False
     # The creator's seat only: the table refuses bots (created with "bots": false).
     no_bots: bool = False
@@ -149,8 +149,9 @@ class TableStore(Protocol):
         ...
 
     async def save_review(self, table_id: str, number: int, seat: int, review: JsonObject) -> None:
-        """Keep the coach's review of a finished hand for one seat (PROTOCOL.md "Hand
-        review"), so a restart does not compute it again; gone with its table."""
+        """Keep the coach's review of a finished hand for one seat
+        (docs/protocol-guide.md "Hand review"), so a restart does not compute it again;
+        gone with its table."""
         ...
 
     async def review(self, table_id: str, number: int, seat: int) -> JsonObject | None:
@@ -167,7 +168,8 @@ class Damaged(ValueError):
 
 
 class NotOwner(RuntimeError):
-    """A fenced write refused: another worker has claimed the table since (SCALE.md)."""
+    """A fenced write refused: another worker has claimed the table since
+    (docs/architecture.md "One owner per table")."""
 
 
 # The epoch of a table its creator holds; each claim adds one.

@@ -35,7 +35,7 @@ from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 
 def new_table_id() -> str:
-    """128 random bits, URL-safe (PROTOCOL.md asks for at least 96)."""
+    """128 random bits, URL-safe (docs/protocol-guide.md "HTTP endpoints" asks for at least 96)."""
     return secrets.token_urlsafe(16)
 
 
@@ -70,7 +70,7 @@ class SeatHolder:
     computer: str | None = None
     lang: str | None = None
     order: Order | None = None
-    bot: bool = False  # a program plays this seat (PROTOCOL.md "Bots")
+    bot: bool = False  # a program plays this seat (docs/protocol-guide.md "Bots")
     no_bots: bool = False  # the creator's seat: the table refuses bots
 
     def record(self) -> SeatRecord:
@@ -123,7 +123,7 @@ class Table:
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
-        # Around the match (PROTOCOL.md). The clock is the registry's (injectable).
+        # docs/protocol-guide.md "Around the match". The clock is the registry's (injectable).
         self.clock = clock
         # When each seat's last connection closed (clock seconds), None while one is
         # open. A table loaded or claimed starts with both seats unseen since then:

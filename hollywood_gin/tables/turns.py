@@ -161,7 +161,7 @@ class Clockwork:
             if self.registry.get(table.id) is table:
                 self.schedule(table)
 
-    # --- presence and away (PROTOCOL.md "Around the match") ------------------------
+    # --- presence and away (docs/protocol-guide.md "Around the match") ------------------------
     def refresh_away(self, table: Table, *, broadcast: bool = True) -> bool:
         """Tell the match which seats are away by absence now; True when that changed
         (and then, with `broadcast`, everybody gets the state: claim may be open)."""

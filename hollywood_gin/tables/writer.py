@@ -1,4 +1,5 @@
-"""The one way a table changes: `Writer.change` (ARCHITECTURE.md's path, in one screen).
+"""The one way a table changes: `Writer.change`, in one screen
+(docs/architecture.md "The path of a move").
 
 Under the table's lock, in a task of its own (a caller that goes away cannot cut a
 change in half), with the hub holding back every state of the table: `mutate`

@@ -185,8 +185,9 @@ async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Resp
 async def hand_review(
     table_id: str, number: int, request: Request, registry: RegistryDep
 ) -> Response:
-    """The coach's review of finished hand `number` for one seat (PROTOCOL.md "Hand
-    review"): 404 while the hand is played, 202 while it is computed."""
+    """The coach's review of finished hand `number` for one seat
+    (docs/protocol-guide.md "Hand review"): 404 while the hand is played, 202 while it is
+    computed."""
     seat = request.query_params.get("seat")
     if seat not in ("0", "1"):
         raise ApiError(422, "bad_request", "seat is 0 or 1", field="seat")

@@ -1,5 +1,6 @@
-"""What the server itself bounds before a request reaches the app (issue 14): header
-size, header count and header read time, and open connections per address.
+"""What the server itself bounds before a request reaches the app
+(docs/protocol-guide.md "Limits"): header size, header count and header read time,
+and open connections per address.
 
 uvicorn's default HTTP parser (httptools) bounds none of them: a 16 MiB header and
 100,000 headers were answered 200, and 2,000 connections trickling header bytes were
@@ -13,7 +14,7 @@ timer.
 Behind a reverse proxy the proxy's connections all come from its address, which is
 never capped per address (the proxy bounds its clients: see the README).
 
-Bodies (issue 28): a request whose Content-Length passes the body limit is refused
+Bodies: a request whose Content-Length passes the body limit is refused
 with 413 before a byte of it is read, a body without a length is cut where it passes
 the limit, and a body must arrive within `body_timeout_seconds` (408). Open
 connections in all stay below the process's open-file limit (503 past it), so a

@@ -1,7 +1,7 @@
 """Every error of the site in one shape: `{"error": code, "message": text}`.
 
 HTTP errors on the machine paths (`/api/`, `/ws/`, `/static/`, `/healthz`) are
-JSON in that shape (PROTOCOL.md): a `Refusal` of any layer (`http_answer`),
+JSON in that shape (docs/protocol-guide.md "Errors"): a `Refusal` of any layer (`http_answer`),
 a body that does not validate (422, the field named), FastAPI's and Starlette's
 own 404 and 405, a static file that is not there. Elsewhere a person gets the
 pages' HTML 404 page.
@@ -35,7 +35,8 @@ STATUS = {
 
 
 def error_body(code: str, message: str, **extra: Any) -> dict[str, object]:
-    """The one shape of an error (PROTOCOL.md); `extra`: e.g. the field a 422 names."""
+    """The one shape of an error (docs/protocol-guide.md "Errors"); `extra`: e.g. the
+    field a 422 names."""
     return {"error": code, "message": message, **extra}
 
 

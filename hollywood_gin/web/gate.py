@@ -1,6 +1,7 @@
-"""The gate: every request's and socket's first stop (issue 14), pure ASGI, outermost.
-It applies the `Host` check, the per-address rates, and the checks on a request that
-changes something (same site, JSON, body size), and answers its own refusals."""
+"""The gate: every request's and socket's first stop, pure ASGI, outermost
+(docs/architecture.md "The web layer"). It applies the `Host` check, the per-address
+rates, and the checks on a request that changes something (same site, JSON, body
+size), and answers its own refusals."""
 
 from __future__ import annotations
 

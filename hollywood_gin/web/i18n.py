@@ -211,7 +211,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "fingerprint": N_("Deck fingerprint: {hash}"),
     "verified": N_("Deck verified: it matches the fingerprint shown at the deal"),
     "not_verified": N_("Warning: the deck does not match the fingerprint"),
-    # Deals nobody can choose: the check after the hand (PROTOCOL.md).
+    # The check of the deal after the hand (docs/protocol-guide.md "Deals nobody can choose").
     "deal_checked": N_("Deal checked: shuffled with your secret"),
     "deal_warning": N_("Warning: the deal check failed: {what}"),
     "deal_problem.commitment": N_(
@@ -229,7 +229,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "total": N_("Total"),
     "sheet.points": N_("Points"),
     "sheet.print": N_("Print the score sheet"),
-    # the replay of a finished hand and its review (PROTOCOL.md "Hand review")
+    # the replay of a finished hand and its review (docs/protocol-guide.md "Hand review")
     "review_link": N_("Review hand {n}"),
     "review_hands": N_("Review a hand:"),
     "replay.step": N_("Move {n} of {total}"),  # replay.*, label.*, act.*: the replay page only
@@ -264,7 +264,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "replay.quiz_none": N_("{name} made no marked decision in this hand."),
     "replay.quiz_wait": N_("The coach is still looking at this hand; try again in a moment."),
     "replay.quiz_done": N_("That was the last marked decision."),
-    # errors by code (PROTOCOL.md)
+    # errors by code (docs/protocol-guide.md "Errors")
     "error.bad_message": N_("The server did not understand that."),
     "error.not_seated": N_("You are watching; only players can do that."),
     "error.not_your_turn": N_("It is not your turn."),

@@ -1,5 +1,5 @@
-"""Names that look like other names (issue 28): Unicode TR39 confusables, scripts and
-the marks that draw nothing.
+"""Names that look like other names (docs/protocol-guide.md "Limits"): Unicode TR39
+confusables, scripts and the marks that draw nothing.
 
 The confusable data is Unicode's `confusables.txt` as the `confusable-homoglyphs`
 package ships it: for each character, the characters (and short sequences) it can be

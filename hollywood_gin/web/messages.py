@@ -7,8 +7,8 @@ cleaning of names) and the small messages the server sends besides the state
 (error, pong, reaction). The state's wire description is in
 `hollywood_gin/web/state_bodies.py`, the HTTP bodies in
 `hollywood_gin/web/http_bodies.py`. Outbound models allow extra fields, because
-clients ignore what they do not know (PROTOCOL.md: fields may be added, never
-renamed or removed). `docs/protocol.md` is generated from the three modules by
+clients ignore what they do not know (docs/protocol-guide.md "Compatibility": fields
+may be added, never renamed or removed). `docs/protocol.md` is generated from the three modules by
 `scripts/gen_protocol.py`.
 """
 
@@ -73,7 +73,7 @@ _BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800\u180e")
 # The computer's seat is named "Computer (strength)": no person may look like it.
 _COMPUTER = "computer"
 # Marks stacked on one character draw above and below the line, over the sheet
-# (issue 41: "A" with 23 acutes). Counted in NFD, so a precomposed letter brings its
+# (a name of "A" with 23 acutes did). Counted in NFD, so a precomposed letter brings its
 # own: Vietnamese "ệ" is e + two diacritics. Diacritics (a non-zero canonical
 # combining class) at most two; marks of any kind (Mn, Me) at most four, which
 # Tibetan stacks need ("སྒྲོལ", Dolma: three subjoined letters and a vowel sign).
@@ -140,13 +140,14 @@ def clean_name(value: str) -> str | None:
         raise ValueError(f"a name has at most {NAME_MAX} characters")
     if name and not any(_visible(ch) for ch in name):
         raise ValueError("a name needs at least one visible character")
-    # Issue 28: marks that draw nothing, words mixing alphabets ("Воb": Cyrillic В, о),
-    # and any lookalike of the computer's name (TR39 confusables: "C0mputer", "Cοmputer").
+    # Names that look like others (docs/protocol-guide.md "Limits"): marks that draw
+    # nothing, words mixing alphabets ("Воb": Cyrillic В, о), and any lookalike of the
+    # computer's name (TR39 confusables: "C0mputer", "Cοmputer").
     if lookalikes.invisible_mark(name) is not None:
         raise ValueError("a name may not contain invisible characters")
     if lookalikes.mixed_script_word(name) is not None:
         raise ValueError("a word of a name may not mix alphabets")
-    # Issue 41: nothing that draws over the sheet, above, below or across.
+    # Nothing that draws over the sheet, above, below or across.
     if stacked_marks(name):
         raise ValueError("a letter of a name may carry at most two accents")
     if wide_glyph(name) is not None:
@@ -165,7 +166,7 @@ Name = Annotated[str, AfterValidator(clean_name), Field(description="trimmed, 1 
 
 
 class Inbound(BaseModel):
-    # Strict: `"version": true`, "1" and 1.0 are not the integer 1 (issue 28); a string
+    # Strict: `"version": true`, "1" and 1.0 are not the integer 1; a string
     # is not a number, a number not a string.
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
 

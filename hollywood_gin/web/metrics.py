@@ -32,7 +32,8 @@ from hollywood_gin.web.messages import ErrorCode
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
 FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
 THINK = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
-# The socket's error codes (PROTOCOL.md), each its own label; anything else is "other".
+# The socket's error codes (docs/protocol-guide.md "Errors"), each its own label;
+# anything else is "other".
 ERROR_CODES = frozenset(get_args(ErrorCode))
 
 

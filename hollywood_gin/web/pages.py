@@ -194,8 +194,9 @@ async def table_page(
 async def replay_page(
     request: Request, table_id: str, number: str, registry: RegistryDep, site: SiteDep
 ) -> Response:
-    """A finished hand, move by move, with the coach's review (PROTOCOL.md "Hand
-    review"). Only once the hand is over: before, it is the 404 page."""
+    """A finished hand, move by move, with the coach's review
+    (docs/protocol-guide.md "Hand review"). Only once the hand is over: before, it is the
+    404 page."""
     table = await registry.find(table_id)
     if table is None or not number.isdigit() or len(number) > 9:
         return site.not_found(request)

@@ -1,4 +1,5 @@
-"""Security headers on every HTTP answer (PRODUCT.md §4), and whom the server answers:
+"""Security headers on every HTTP answer (docs/architecture.md "The web layer"), and whom the server
+answers:
 the `Host` names it serves (DNS rebinding) and the Origins a WebSocket may come from."""
 
 from __future__ import annotations
@@ -68,7 +69,7 @@ class SecurityHeaders:
         await self.app(scope, receive, with_headers)
 
 
-# --- WebSocket Origin check (CORS does not cover WebSockets: ARCHITECTURE.md) -------------
+# --- WebSocket Origin check (CORS does not: docs/architecture.md "Measured traps") ---
 def origin_allowed(origin: str | None, scheme: str, host: str | None, settings: Settings) -> bool:
     """Is a socket from this Origin allowed? No Origin: a non-browser client, allowed."""
     if origin is None:

@@ -3,7 +3,7 @@
 The engine's views (`hollywood_gin/engine/views.py`) are the truth of a state's
 shape, and these `*Body` models mirror them for the schema (named apart from the
 engine's types they describe). They allow extra fields, because clients ignore
-what they do not know (PROTOCOL.md: fields may be added, never renamed or
+what they do not know (docs/protocol-guide.md "Compatibility": fields may be added, never renamed or
 removed); `tests/web/test_wire_schema.py` fails when the server sends a field no
 model names. The socket's other messages and the types every wire model shares are
 in `hollywood_gin/web/messages.py`, the HTTP bodies in

@@ -45,7 +45,7 @@ log = logging.getLogger("hollywood_gin.ws")
 
 # How long a cookieless socket may take to say `hello` when spectator places are full.
 HELLO_GRACE_SECONDS = 2.0
-# A seat reacts at most once in this long (PROTOCOL.md "Around the match").
+# A seat reacts at most once in this long (docs/protocol-guide.md "Around the match").
 REACTION_SECONDS = 2.0
 
 router = APIRouter()
