@@ -1,4 +1,4 @@
-// The coach's review of a hand (PROTOCOL.md "Hand review") as the replay page reads
+// The coach's review of a hand (docs/protocol-guide.md "Hand review") as the replay page reads
 // it, and its words: which decision a move's mark or the coach's line speaks of, the
 // summary, "Find the better move". Pure: no page, no fetch.
 import { cardShort, lang, t } from "./i18n.js";

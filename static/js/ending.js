@@ -1,4 +1,4 @@
-// Ending a match early (PROTOCOL.md "Around the match"): how long a player has been
+// Ending a match early (docs/protocol-guide.md "Around the match"): how long a player has been
 // away, the choices that open then (claim the match, let the computer stand in),
 // resigning, a confirmation before anything final, and how a match ended, on the
 // result panel, the score sheet and the match screen.

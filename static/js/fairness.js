@@ -1,4 +1,5 @@
-// Check the revealed deck against the fingerprint shown at the deal (PROTOCOL.md).
+// Check the revealed deck against the fingerprint shown at the deal
+// (docs/protocol-guide.md "Deals nobody can choose").
 // Browsers give `crypto.subtle` only to secure contexts (HTTPS, localhost); a host
 // on http://192.168.x.x has none, so a small SHA-256 (FIPS 180-4) stands in there.
 import { load, save } from "./store.js";
@@ -28,7 +29,7 @@ function fromHex(hex) {
   return out;
 }
 
-// ---------- Deals nobody can choose (PROTOCOL.md) ----------
+// ---------- docs/protocol-guide.md "Deals nobody can choose" ----------
 // Every deal this browser takes part in gets 16 bytes of its own; the server committed
 // to its secret before. After the hand the page checks the commitment it saw first,
 // that its own bytes were used, and the deck, from the revealed secrets.

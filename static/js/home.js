@@ -28,7 +28,7 @@ form.addEventListener("submit", async (event) => {
   if (data.get("no_bots")) body.bots = false; // default: bots welcome
   const turnSeconds = Number(data.get("turn_seconds"));
   if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
-  // This browser's part of the first deal (PROTOCOL.md "Deals nobody can choose").
+  // This browser's part of the first deal (docs/protocol-guide.md "Deals nobody can choose").
   const entropy = newEntropy();
   if (entropy) body.entropy = entropy;
   errorBox.hidden = true;

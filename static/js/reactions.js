@@ -1,4 +1,4 @@
-// Reactions (PROTOCOL.md "Around the match"): a bar of eight presets at the table,
+// Reactions (docs/protocol-guide.md "Around the match"): a bar of eight presets at the table,
 // each shown briefly near the seat that sent it, in this page's language, and
 // announced to screen readers. Each player can hide the other's reactions; the
 // choice is remembered on this device (localStorage), per table and seat.

@@ -1,6 +1,6 @@
 // The replay of a finished hand (`/t/{id}/hands/{n}`): the table as it was after each
 // move, from one seat's view or with both hands, the coach's review beside it
-// (PROTOCOL.md "Hand review"), and "Find the better move". The positions come from
+// (docs/protocol-guide.md "Hand review"), and "Find the better move". The positions come from
 // the server (the engine replayed the hand's record); this page only draws them.
 // The controller: it holds the state, fetches the reviews and handles the controls;
 // replay_view.js draws, coach.js reads the reviews and words them.

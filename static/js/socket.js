@@ -147,7 +147,7 @@ export class TableSocket {
   }
 
   // An action as `legal` offered it (a knock's display `deadwood` included: the
-  // server ignores it, PROTOCOL.md).
+  // server ignores it, docs/protocol-guide.md "Actions").
   act(action) {
     return this.send({ type: "action", version: this.version, action });
   }
