@@ -22,10 +22,10 @@ from hollywood_gin.engine.errors import BadAction, IllegalAction, NotYourTurn
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.layoffs import lay_off
 from hollywood_gin.engine.melds import arrange, deadwood, discard_deadwoods, is_meld
-from hollywood_gin.engine.moves import CardMove, Move
+from hollywood_gin.engine.moves import Move, move_of
 from hollywood_gin.engine.own import Own, own_cards
 from hollywood_gin.engine.scoring import score_hand
-from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Phase, PlayKind, Rules
+from hollywood_gin.engine.vocabulary import HAND_SIZE, WALL, HandKind, Mover, Phase, PlayKind, Rules
 
 DEAL_SIZE = 2 * HAND_SIZE  # cards 0-19 of a deck order
 UPCARD_POSITION = DEAL_SIZE  # card 20
@@ -330,8 +330,9 @@ class Hand:
         # starts again, so no view names a card whose place is secret.
         self.events = []
 
-    def commit(self, plan: Plan) -> None:
-        """Carry out a move that `validate` accepted."""
+    def commit(self, plan: Plan, by: Mover | None = None) -> None:
+        """Carry out a move that `validate` accepted; `by`: who made it for the seat
+        (the turn clock, a stand-in), None when the seat moved itself."""
         seat, action = plan.seat, plan.action
         kind = action.kind
         hand = self.cards[seat]
@@ -369,7 +370,7 @@ class Hand:
             self.phase = "over"
             self.turn = None
         play = _PLAYS[kind]  # `validate` let only a play through
-        last = Move(seat, play) if shown is None else CardMove(seat, play, shown)
+        last = move_of(seat, play, shown, by)
         self.last_action = last
         self.events.append(last)
 

@@ -81,11 +81,7 @@ class History:
             "salt": deal.salt,
             "server_secret": None if source is None else source.server_secret,
             "entropy": [None, None] if source is None else list(source.entropy),
-            "actions": [
-                {"seat": e.seat, "action": e.action.to_dict()}
-                for e in events
-                if isinstance(e, ActionTaken)
-            ],
+            "actions": [_recorded(e) for e in events if isinstance(e, ActionTaken)],
             "reshuffles": [
                 {"after": e.after, "stock": [c.text for c in e.stock]}
                 for e in events
@@ -152,3 +148,11 @@ class History:
         if self.log != events:
             raise BadAction("the log's snapshots do not follow from its hands")
         self._replay_snapshots = None
+
+
+def _recorded(e: ActionTaken) -> JsonObject:
+    """An action of a hand record; `by` only on a move made for the seat (the turn
+    clock, a stand-in), so a seat's own moves keep their shape."""
+    if e.by is None:
+        return {"seat": e.seat, "action": e.action.to_dict()}
+    return {"seat": e.seat, "action": e.action.to_dict(), "by": e.by}

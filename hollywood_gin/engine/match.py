@@ -163,7 +163,7 @@ class Match:
         if hand.needs_reshuffle(plan):
             self._reshuffle(hand)
         self._log_action(seat, action, by)
-        hand.commit(plan)
+        hand.commit(plan, by)
         self.version += 1
         if hand.phase == "over":
             self._end_hand(hand)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from hollywood_gin.engine.vocabulary import PlayKind
+from hollywood_gin.engine.vocabulary import Mover, PlayKind
 
 
 # No `slots`: orjson writes plain dataclasses natively (slotted ones are ten times slower).
@@ -25,3 +25,27 @@ class CardMove(Move):
     """A public move whose card everyone sees: a take from the pile, a discard."""
 
     card: str
+
+
+# A move the seat did not make itself, `by` the turn clock (`timeout`) or the computer
+# standing in (`stand_in`). Subclasses, not a field with a default: the seat's own
+# moves, nearly all of them, keep their wire shape (no `"by": null` in every event).
+@dataclass(frozen=True)
+class MoveFor(Move):
+    """A public move made for the seat, without a card."""
+
+    by: Mover
+
+
+@dataclass(frozen=True)
+class CardMoveFor(CardMove):
+    """A public move made for the seat, with its card."""
+
+    by: Mover
+
+
+def move_of(seat: int, kind: PlayKind, card: str | None, by: Mover | None) -> Move:
+    """The public move, of the right class for its card and its mover."""
+    if by is None:
+        return Move(seat, kind) if card is None else CardMove(seat, kind, card)
+    return MoveFor(seat, kind, by) if card is None else CardMoveFor(seat, kind, card, by)

@@ -26,7 +26,7 @@ from hollywood_gin.engine.actions import Action, parse_action
 from hollywood_gin.engine.cards import Card, parse_cards
 from hollywood_gin.engine.hand import HandResult, SeatResult
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.engine.moves import CardMove, Move
+from hollywood_gin.engine.moves import Move, move_of
 from hollywood_gin.engine.scoring import hand_bonus
 from hollywood_gin.engine.vocabulary import EndedBy, Phase, Rules, Scoring, Status, Target
 
@@ -334,9 +334,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
         )
 
     def move(m: Mapping[str, Any]) -> Move:
-        return (
-            CardMove(m["seat"], m["kind"], m["card"]) if "card" in m else Move(m["seat"], m["kind"])
-        )
+        return move_of(m["seat"], m["kind"], m.get("card"), m.get("by"))
 
     try:
         t = body["table"]

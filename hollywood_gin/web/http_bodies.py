@@ -16,6 +16,7 @@ from pydantic import Field, StrictBool, StrictInt, StringConstraints, model_vali
 from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import (
     TURN_SECONDS,
+    Mover,
     Rules,
     Scoring,
     Status,
@@ -158,6 +159,13 @@ class TablePublic(Outbound):
 class RecordedAction(Outbound):
     seat: SeatNumber
     action: ActionBody
+    by: Mover | None = Field(
+        default=None,
+        description=(
+            "who made the action for the seat: `timeout` (its turn clock ran out) or"
+            " `stand_in` (the computer standing in); absent when the seat acted itself"
+        ),
+    )
 
 
 class RecordedReshuffle(Outbound):

@@ -83,6 +83,19 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "you.discard": N_("You discarded the {card}"),
     "you.knock": N_("You knocked"),
     "you.gin": N_("You went gin"),
+    # a move the computer made for a seat (its turn clock ran out, or it stands in
+    # while the seat is away): "Bob's time ran out: the computer discarded the 7♥"
+    "pc.take_upcard": N_("the computer took the upcard, the {card}"),
+    "pc.pass": N_("the computer passed"),
+    "pc.draw_stock": N_("the computer drew from the stock"),
+    "pc.draw_discard": N_("the computer took the {card}"),
+    "pc.discard": N_("the computer discarded the {card}"),
+    "pc.knock": N_("the computer knocked"),
+    "pc.gin": N_("the computer went gin"),
+    "by.timeout": N_("{name}'s time ran out: {move}"),
+    "by.timeout_you": N_("Your time ran out: {move}"),
+    "by.stand_in": N_("{name} is away: {move}"),
+    "by.stand_in_you": N_("You were away: {move}"),
     "deal_you": N_("Hand {n} is dealt. You deal."),
     "you_deal": N_("you deal"),
     "computer_name": N_("Computer ({strength})"),
@@ -313,7 +326,6 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "ended.claim_you": N_("You claimed the match while {other} was away."),
     "clock_left": N_("Time left to move: {time}"),
     "clock_hurry": N_("10 seconds left to move"),
-    "clock_ran_out": N_("Time ran out: the computer moved for {name}"),
 }
 
 

@@ -16,6 +16,7 @@ from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import arrange, deadwood
 from hollywood_gin.engine.options import Options
+from hollywood_gin.engine.vocabulary import MOVERS
 
 TAKES = ("take_upcard", "draw_discard")
 
@@ -52,6 +53,8 @@ def hand_steps(record: Mapping[str, Any]) -> list[dict[str, Any]]:
         elif action.kind == "discard" and card in known[seat]:
             known[seat].remove(card)
         move = {"index": index, "seat": seat, "kind": action.kind, "card": card}
+        if entry.get("by") in MOVERS:
+            move["by"] = entry["by"]  # made for the seat: the page says so
         steps.append(_step(match, known, move, legal))
         if hand.phase == "over":
             break

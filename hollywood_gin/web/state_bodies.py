@@ -20,6 +20,7 @@ from pydantic import Field
 from hollywood_gin.engine.vocabulary import (
     EndedBy,
     HandKind,
+    Mover,
     Phase,
     PlayKind,
     Rules,
@@ -88,6 +89,14 @@ class MoveBody(Outbound):
     seat: SeatNumber
     kind: PlayKind
     card: CardText | None = Field(default=None, description="only where it was public")
+    by: Mover | None = Field(
+        default=None,
+        description=(
+            "who made the move for the seat: `timeout` (its turn clock ran out) or"
+            " `stand_in` (the computer standing in while it is away); absent when the"
+            " seat moved itself"
+        ),
+    )
 
 
 class LayOffBody(Outbound):

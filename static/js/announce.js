@@ -27,7 +27,9 @@ export function statusLine(previous, s, kinds, line) {
 
 export function speaks(previous, s) {
   const actor = s.hand.last_action?.seat;
-  return newDeal(previous, s) || (moved(previous, s) && (actor !== s.you || s.hand.turn === s.you));
+  // A move made for this seat is news to its player too.
+  const forMe = Boolean(s.hand.last_action?.by);
+  return newDeal(previous, s) || (moved(previous, s) && (actor !== s.you || forMe || s.hand.turn === s.you));
 }
 
 export function readyText(s) {

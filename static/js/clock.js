@@ -2,7 +2,7 @@
 // act, from the server's deadline and the server's time (never this device's clock
 // alone), with a sound and a visual cue in the last 10 s of this player's own turn.
 import { t } from "./i18n.js";
-import { $, playerName, seatedIn } from "./render.js";
+import { $, seatedIn } from "./render.js";
 import { play } from "./sound.js";
 import { say } from "./announce.js";
 
@@ -10,7 +10,6 @@ const HURRY_MS = 10000;
 let current = null; // { seat, prefix, deadline (this device's ms), key }
 let warned = null;
 let timer = null;
-let lastTimeouts = null;
 
 function format(ms) {
   const s = Math.max(0, Math.ceil(ms / 1000));
@@ -39,18 +38,12 @@ function paint() {
   }
 }
 
-// Returns what to say (a seat whose time ran out).
+// Returns what to say: nothing of its own (a move the clock made is the status
+// line's: "Bob's time ran out: the computer passed", render.js describeEvent).
 export function renderClock(state) {
-  let said = "";
+  const said = "";
   const hand = state.hand;
   const seated = seatedIn(state);
-  const timeouts = (state.table.players || []).map((p) => p.timeouts ?? 0);
-  if (lastTimeouts) {
-    timeouts.forEach((n, seat) => {
-      if (n > (lastTimeouts[seat] || 0)) said = t("clock_ran_out", { name: playerName(state, seat) });
-    });
-  }
-  lastTimeouts = timeouts;
   if (!state.server_time || !hand || hand.turn_deadline == null || hand.phase === "over" || hand.turn == null) {
     current = null;
     paint();

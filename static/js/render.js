@@ -119,9 +119,12 @@ export function describeEvent(state, event, { short = false } = {}) {
   if (kind === "knock" && state.hand?.result?.kind === "gin") kind = "gin";
   const card = event.card ? (short ? cardShort(event.card) : cardName(event.card)) : "";
   const mine = event.seat === state.you;
-  const key = mine ? `you.${kind}` : `did.${kind}`;
-  const text = t(key, { name: playerName(state, event.seat), card });
-  return text === key ? "" : text;
+  const name = playerName(state, event.seat);
+  // A move made for the seat (its clock ran out, a stand-in): said so, never as its own.
+  const key = event.by ? `pc.${kind}` : mine ? `you.${kind}` : `did.${kind}`;
+  const text = t(key, { name, card });
+  if (text === key) return "";
+  return event.by ? t(`by.${event.by}${mine ? "_you" : ""}`, { name, move: text }) : text;
 }
 
 export function describeDeal(state) {
@@ -150,6 +153,7 @@ export function renderLog(state) {
     li.textContent = text;
     const e = i > 0 ? state.hand.events[i - 1] : null;
     if (e && e.seat !== state.you && seatedIn(state)) li.className = "theirs";
+    if (e?.by) li.classList.add("for");
     return li;
   });
   box.replaceChildren(...lines);

@@ -20,7 +20,7 @@ export function fakeState(config, you) {
 const viewer = (r) => fakeState(r.config, r.view === "both" ? null : r.view);
 
 export function moveText(state, move) {
-  const text = describeEvent(state, { seat: move.seat, kind: move.kind, card: move.card }, { short: true });
+  const text = describeEvent(state, move, { short: true });
   return text || move.kind;
 }
 
