@@ -23,10 +23,15 @@ from pythonjsonlogger.json import JsonFormatter as LibraryJsonFormatter
 _SEAT_TOKEN = re.compile(r"(/seat/|[?&]token=)[A-Za-z0-9_%-]+")
 _TABLE_ID = re.compile(r"(/t/|/tables/)([A-Za-z0-9_-]{8})[A-Za-z0-9_-]+")
 _LONG_ID = re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{22,}(?![A-Za-z0-9_-])")
+# A class name such as `ConnectionRefusedError` is as long as an id and mixes cases too;
+# letters only and that ending: a random id looks so about once in 10^12.
+_EXCEPTION_NAME = re.compile(r"[A-Z][A-Za-z]*(Error|Exception|Warning)")
 
 
 def _shorten(found: re.Match[str]) -> str:
     word = found.group(0)
+    if _EXCEPTION_NAME.fullmatch(word):
+        return word
     # Random ids mix cases; a file or function name in lower case stays whole.
     if len(word) >= 40 or (word != word.lower() and word != word.upper()):
         return word[:8] + "…"

@@ -119,3 +119,19 @@ def test_json_access_lines_carry_the_request_fields_redacted(tmp_path: Path) -> 
     assert all(isinstance(r["duration_ms"], float) and r["duration_ms"] >= 0 for r in access)
     # uvicorn's coloured copy of each message is unredacted: it never reaches a line.
     assert not any("color_message" in r for r in records)
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "ConnectionRefusedError",
+        "InvalidCatalogNameError",
+        "ResourceWarningException",
+        "PendingDeprecationWarning",
+    ],
+)
+def test_redact_leaves_exception_names_whole(name: str) -> None:
+    # `Connecti…: [Errno 111]` said nothing; the name is no secret.
+    line = f"store unreachable ({name}: [Errno 111] Connect call failed)"
+    assert redact(line) == line
+    assert redact("id abcdefghijKLMNOPQRSTUV") == "id abcdefgh…"  # ids still cut
