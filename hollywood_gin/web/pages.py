@@ -106,8 +106,12 @@ async def variant_page(request: Request, lang: str, variant: str, site: SiteDep)
 
 
 def to_language(request: Request, site: Site, page: str) -> Response:
-    """A content page's path without a language: to the reader's language."""
-    return RedirectResponse(f"/{site.request_language(request)}/{page}", status_code=302)
+    """A content page's path without a language: to the reader's language. The answer
+    depends on the header and the language cookie: a cache in front must say so, or it
+    sends one reader's German to everyone."""
+    response = RedirectResponse(f"/{site.request_language(request)}/{page}", status_code=302)
+    response.headers["Vary"] = "Accept-Language, Cookie"
+    return response
 
 
 @router.get("/")

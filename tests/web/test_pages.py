@@ -181,6 +181,9 @@ def test_language_less_paths_redirect(
         answer = client.get(path, headers=headers, follow_redirects=False)
         assert answer.status_code == 302
         assert answer.headers["location"] == f"/{expected}{target}"
+        # A cache in front keys the redirect by what chose it.
+        vary = {v.strip().lower() for v in answer.headers["vary"].split(",")}
+        assert {"accept-language", "cookie"} <= vary
 
 
 def test_language_root_without_slash_redirects(client: TestClient) -> None:
