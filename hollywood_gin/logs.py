@@ -45,6 +45,8 @@ def redact(text: str) -> str:
     return _LONG_ID.sub(_shorten, text)
 
 
+TRACEBACK = "Traceback (most recent call last):"
+
 # A request's fields on an access line, beside its message.
 ACCESS_FIELDS = ("method", "path", "status", "duration_ms", "client")
 
@@ -54,6 +56,12 @@ class Redact(logging.Filter):
 
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
+        if record.name == "uvicorn.error" and message.startswith(TRACEBACK):
+            # A start (or stop) that failed in the app's lifespan: uvicorn logs the
+            # traceback it was sent as a message. A host needs its last line, the
+            # exception; "Application startup failed. Exiting." follows.
+            message = message.strip().splitlines()[-1]
+            record.msg, record.args = message, ()
         clean = redact(message)
         if clean != message or record.args:
             record.msg, record.args = clean, ()

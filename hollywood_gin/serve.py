@@ -10,10 +10,15 @@ import contextlib
 import gc
 import os
 import resource
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from types import FrameType
 
 import uvicorn
 
+from hollywood_gin.cli.host import data_folder_problem, postgres_status
 from hollywood_gin.config import Settings, SettingsError
 from hollywood_gin.logs import log_config
 from hollywood_gin.main import create_app
@@ -49,6 +54,52 @@ def tune_gc() -> None:
     gc.set_threshold(*GC_THRESHOLDS)
 
 
+class Server(uvicorn.Server):
+    """uvicorn's server, ending on SIGHUP as on SIGTERM: gracefully, every socket
+    closed with 1012 (browsers come back by themselves). Nothing is reloaded: the
+    settings change by a restart (README, "Settings"). Without this a SIGHUP (a closed
+    terminal, a `kill -HUP` meant as a reload) ended the process at once."""
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        if threading.current_thread() is not threading.main_thread():
+            with super().capture_signals():
+                yield
+            return
+
+        def hang_up(sig: int, frame: FrameType | None) -> None:
+            self.handle_exit(signal.SIGTERM, frame)
+
+        previous = signal.signal(signal.SIGHUP, hang_up)
+        try:
+            with super().capture_signals():
+                yield
+        finally:
+            signal.signal(signal.SIGHUP, previous)
+
+
+def refusal(settings: Settings) -> tuple[int, str] | None:
+    """Why the server cannot start with these settings, as `check` says it: (exit code,
+    one line), or None. 2: the data file is not usable; 1: the store is unreachable."""
+    if settings.database_url:
+        code, line = postgres_status(settings.database_url)
+        return (code, line) if code else None
+    problem = data_folder_problem(settings.data_file)
+    if problem is not None:
+        return 2, problem
+    try:
+        version = file_schema_version(settings.data_file)
+        if version is not None:
+            refuse_newer(settings.data_file, version)
+    except (NewerSchema, UnusableFile) as exc:
+        return 2, str(exc)
+    try:
+        settings.data_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    except OSError as exc:
+        return 2, f"data file: cannot be made in {settings.data_file.parent}: {exc.strerror}"
+    return None
+
+
 def main() -> int:
     # Files the server makes (the data file, its WAL, logs) are its user's alone: the
     # data file holds every running hand's deck.
@@ -58,20 +109,17 @@ def main() -> int:
     except SettingsError as exc:
         print(f"hollywood-gin: {exc}", file=sys.stderr)
         return 2
-    try:
-        version = None if settings.database_url else file_schema_version(settings.data_file)
-        if version is not None:
-            refuse_newer(settings.data_file, version)
-    except (NewerSchema, UnusableFile) as exc:
-        print(f"hollywood-gin: {exc}", file=sys.stderr)
-        return 2
+    refused = refusal(settings)
+    if refused is not None:
+        print(f"hollywood-gin: {refused[1]}", file=sys.stderr)
+        return refused[0]
     app = create_app(settings)
     tune_gc()
     # One worker on purpose: a table's state lives in this process
     # (docs/architecture.md "One owner per table").
     raise_open_files()
     http_protocol, ws_protocol = connections.protocols(settings)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         http=http_protocol,
         ws=ws_protocol,
@@ -87,4 +135,13 @@ def main() -> int:
         forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
         timeout_graceful_shutdown=5,
     )
-    return 0
+    # uvicorn.run's steps, with the server above.
+    config.load_app()
+    server = Server(config)
+    try:
+        with contextlib.suppress(KeyboardInterrupt):
+            server.run()
+    except SystemExit:  # uvicorn's when the start fails (3): the log said why
+        return 1
+    # A start that failed in the app (the store) or at the port said why in the log.
+    return 0 if server.started else 1

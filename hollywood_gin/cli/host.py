@@ -4,6 +4,7 @@ of the data file) and `migrate --to URL` (the data file into an empty PostgreSQL
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 from pathlib import Path
 
@@ -96,21 +97,41 @@ def describe(settings: Settings) -> list[str]:
     return lines
 
 
-def check_postgres(url: str) -> int:
+def postgres_status(url: str) -> tuple[int, str]:
+    """Whether the server can use the PostgreSQL at `url`: (exit code, one line).
+    0 reachable; 1 no driver (the postgres extra) or unreachable; 2 a database of a
+    newer version. `check` prints the line, `serve` stops with it."""
     try:
-        from hollywood_gin.tables.postgres_store import probe
+        from hollywood_gin.tables.postgres_store import NewerDatabase, probe
     except ImportError:
-        print("store: PostgreSQL needs the postgres extra: pip install 'hollywood-gin[postgres]'")
-        return 1
+        extra = "pip install 'hollywood-gin[postgres]'"
+        return 1, f"store: PostgreSQL needs the postgres extra: {extra}"
     where = masked_url(url)
     try:
         found = asyncio.run(asyncio.wait_for(probe(url), 10))
+    except NewerDatabase as exc:
+        return 2, f"store: PostgreSQL at {where}: {exc}"
     except Exception as exc:  # every way a connection fails: refused, DNS, auth, timeout
         reason = str(exc).replace(url, where) or type(exc).__name__
-        print(f"store: PostgreSQL at {where}: unreachable ({type(exc).__name__}: {reason})")
-        return 1
-    print(f"store: PostgreSQL at {where}: reachable, {found}")
-    return 0
+        return 1, f"store: PostgreSQL at {where}: unreachable ({type(exc).__name__}: {reason})"
+    return 0, f"store: PostgreSQL at {where}: reachable, {found}"
+
+
+def data_folder_problem(path: Path) -> str | None:
+    """Why the data file could not be made where the setting says, or None; changes
+    nothing (the server makes the folder at its first start)."""
+    if path.is_dir():
+        return f"data file: {path} is a folder: {ENV_PREFIX}DATA_FILE names a file"
+    if path.exists():
+        return None
+    folder = path.absolute().parent
+    while not folder.exists():
+        folder = folder.parent
+    if not folder.is_dir():
+        return f"data file: cannot be made in {path.parent}: {folder} is not a folder"
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return f"data file: cannot be made in {path.parent}: {folder} is not writable by this user"
+    return None
 
 
 def run_check(settings: Settings) -> int:
@@ -130,8 +151,9 @@ def run_check(settings: Settings) -> int:
             print(f"{name}: missing ({folder})")
             problems += 1
     if settings.database_url:
-        problems += check_postgres(settings.database_url)
-        return 2 if bad_settings else 1 if problems else 0
+        code, line = postgres_status(settings.database_url)
+        print(line)
+        return 2 if bad_settings or code == 2 else 1 if problems or code else 0
     print(f"store: SQLite file {settings.data_file.resolve()}")
     outcome = check_file(settings.data_file)
     if bad_settings or outcome == 2:
@@ -140,6 +162,10 @@ def run_check(settings: Settings) -> int:
 
 
 def check_file(path: Path) -> int:
+    problem = data_folder_problem(path)
+    if problem is not None:
+        print(problem)
+        return 2
     if not path.exists():
         print("data file: none yet (made at the first start)")
         return 0
@@ -184,10 +210,17 @@ def run_migrate(settings: Settings, url: str) -> int:
     except ImportError:
         say("migrate needs the postgres extra: pip install 'hollywood-gin[postgres]'")
         return 2
+    if not url.startswith(("postgresql://", "postgres://")):
+        say(f"migrate: --to must be a postgresql:// URL, not {masked_url(url)[:80]}")
+        return 2
     try:
         done = asyncio.run(migrate(settings.data_file, url))
     except MigrationError as exc:
         say(f"migrate: {exc}")
+        return 1
+    except Exception as exc:  # the driver's own refusals (a bad URL's parts, auth): one line
+        reason = str(exc).replace(url, masked_url(url)) or type(exc).__name__
+        say(f"migrate: {type(exc).__name__}: {reason}")
         return 1
     counts = ", ".join(f"{n} {c}" for n, c in done.rows.items())
     print(f"copied {counts}; {done.verified} tables verified (same seats and version)")

@@ -20,7 +20,7 @@ from typing import Any
 
 import asyncpg
 
-from hollywood_gin.tables.postgres_store import PostgresStore
+from hollywood_gin.tables.postgres_store import NewerDatabase, PostgresStore
 from hollywood_gin.tables.rows import read_log, record_from
 from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
 from hollywood_gin.tables.store import Damaged, TableRecord
@@ -142,7 +142,7 @@ async def migrate(data_file: Path, url: str) -> Migration:
     store = PostgresStore(url, pool_size=1)
     try:
         await store.open()  # makes the schema when it is not there yet
-    except (OSError, asyncpg.PostgresError, TimeoutError) as exc:
+    except (OSError, asyncpg.PostgresError, TimeoutError, NewerDatabase) as exc:
         raise MigrationError(f"cannot open the database: {exc}") from exc
     try:
         async with store.pool.acquire() as con:

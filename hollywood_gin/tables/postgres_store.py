@@ -40,7 +40,17 @@ log = logging.getLogger("hollywood_gin.store")
 # Any constant: the one lock that lets one worker at a time run the expiry.
 EXPIRY_LOCK = 0x4857_4749_4E01
 
+# The layout's version, in a one-row table (`schema_version`), as the SQLite file's is
+# in its `user_version`: a worker refuses a database of a newer version before it
+# changes anything, and brings an older one up to this. Numbered on its own.
+# Version 1: the version table itself (databases before it had none: version 0).
+SCHEMA_VERSION = 1
+
 SCHEMA = """
+CREATE TABLE IF NOT EXISTS schema_version (
+    one boolean PRIMARY KEY DEFAULT true CHECK (one),
+    version integer NOT NULL
+);
 CREATE TABLE IF NOT EXISTS tables (
     id text PRIMARY KEY,
     options text NOT NULL,
@@ -82,11 +92,31 @@ CREATE TABLE IF NOT EXISTS set_aside (
 """
 
 
+class NewerDatabase(RuntimeError):
+    """The database was laid out by a newer version: this one must not touch it."""
+
+
+async def refuse_newer(con: Any) -> int:
+    """The database's schema version; NewerDatabase when it is past this version's."""
+    found = 0  # no version table: a database from before it (or a new one)
+    if await con.fetchval("SELECT to_regclass('schema_version') IS NOT NULL"):
+        found = int(await con.fetchval("SELECT max(version) FROM schema_version") or 0)
+    if found > SCHEMA_VERSION:
+        raise NewerDatabase(
+            f"written by a newer Hollywood Gin (schema {found}; this version reads up to"
+            f" {SCHEMA_VERSION}). Run the newer version on every worker; the database is"
+            " left untouched."
+        )
+    return found
+
+
 async def probe(url: str, timeout: float = 5.0) -> str:
     """Connect once, read-only, and describe what is there (`hollywood-gin check`).
-    Raises what the connection raises (OSError, asyncpg's errors, TimeoutError)."""
+    Raises what the connection raises (OSError, asyncpg's errors, TimeoutError), and
+    NewerDatabase."""
     con = await asyncpg.connect(url, timeout=timeout, command_timeout=timeout)
     try:
+        await refuse_newer(con)
         version = await con.fetchval("SHOW server_version")
         has_tables = await con.fetchval("SELECT to_regclass('tables') IS NOT NULL")
         count = await con.fetchval("SELECT count(*) FROM tables") if has_tables else None
@@ -137,7 +167,15 @@ class PostgresStore:
         async with self.sessions.session(transaction=True) as con:
             # Workers starting together must not race on CREATE IF NOT EXISTS.
             await con.execute("SELECT pg_advisory_xact_lock($1)", EXPIRY_LOCK + 1)
+            found = await refuse_newer(con)  # before any change
             await con.execute(SCHEMA)
+            if found < SCHEMA_VERSION:
+                await con.execute(
+                    "INSERT INTO schema_version (version) VALUES ($1)"
+                    " ON CONFLICT (one) DO UPDATE SET version = excluded.version",
+                    SCHEMA_VERSION,
+                )
+                log.info("store schema brought from version %d to %d", found, SCHEMA_VERSION)
 
     async def close(self) -> None:
         await self.appends.close()
