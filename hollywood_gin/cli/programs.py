@@ -5,14 +5,27 @@ run."""
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 
 from hollywood_gin.cli.output import say
 from hollywood_gin.engine.options import Options
 
 
+def bots_from_here() -> None:
+    """The working folder first on the import path, as `python -m` puts it: a console
+    script's `sys.path[0]` is its own `bin/`, so `--bot greedy:Greedy` run beside
+    `greedy.py` (docs/bots.md) could not import it. Worker processes (`--jobs`) are
+    given the parent's path."""
+    here = os.getcwd()
+    if not any(entry in ("", ".", here) for entry in sys.path[:1]):
+        sys.path.insert(0, here)
+
+
 def run_arena(args: argparse.Namespace) -> int:
     from hollywood_gin.bots.arena import IllegalChoice, duplicate
 
+    bots_from_here()
     try:
         result = duplicate(
             args.a,
@@ -30,11 +43,20 @@ def run_arena(args: argparse.Namespace) -> int:
 
 
 def run_bot(args: argparse.Namespace) -> int:
-    from hollywood_gin.client import ClientError, IllegalChoice, load_bot, play
+    from hollywood_gin.client import ClientError, IllegalChoice, load_bot, match_summary, play
+    from hollywood_gin.engine.views import View
+
+    bots_from_here()
+    ended = 0
+
+    def report(view: View) -> None:
+        nonlocal ended
+        ended += 1
+        print(f"match {ended}: {match_summary(view)}", flush=True)
 
     try:
         make = load_bot(args.bot_spec)
-        played = play(args.url, make(), name=args.name, matches=args.matches)
+        played = play(args.url, make(), name=args.name, matches=args.matches, on_match=report)
     except (ClientError, IllegalChoice) as exc:
         say(str(exc))
         return 1

@@ -30,6 +30,7 @@ from hollywood_gin.client.session import (
     RandomBot,
     computer,
     load_bot,
+    match_summary,
     play,
     play_async,
 )
@@ -41,6 +42,7 @@ __all__ = [
     "RandomBot",
     "computer",
     "load_bot",
+    "match_summary",
     "play",
     "play_async",
 ]

@@ -34,6 +34,7 @@ __all__ = [
     "RandomBot",
     "computer",
     "load_bot",
+    "match_summary",
     "play",
     "play_async",
 ]
@@ -53,6 +54,24 @@ class ClientError(Exception):
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+
+
+def match_summary(view: View) -> str:
+    """A finished match from the seat's side: who won, the sheet's totals, and how a
+    match that did not play out ended ("won, 112 to 45", "lost (resigned), 20 to 0")."""
+    me = view.you if view.you is not None else 0
+    ended = view.table.ended
+    winner = ended.winner if ended is not None else view.sheet.match_winner
+    outcome = "no winner" if winner is None else "won" if winner == me else "lost"
+    if ended is not None:
+        mine = ended.seat == me
+        if ended.by == "claim":
+            who = "claimed: the opponent was away" if mine else "claimed by the opponent"
+        else:
+            who = "resigned" if mine else "the opponent resigned"
+        outcome += f" ({who})"
+    totals = view.sheet.totals
+    return f"{outcome}, {totals[me]} to {totals[1 - me]}"
 
 
 class RandomBot:
@@ -167,6 +186,7 @@ class _Session:
         matches: int,
         give_up_seconds: float,
         on_message: Callable[[dict[str, Any]], None] | None,
+        on_match: Callable[[View], None] | None = None,
     ) -> None:
         self.place = place
         self.token = token
@@ -174,6 +194,7 @@ class _Session:
         self.matches = matches
         self.give_up_seconds = give_up_seconds
         self.on_message = on_message
+        self.on_match = on_match
         self.version = 0  # the last state version seen (sent in `hello`)
         self.played = 0
         self.status: str | None = None
@@ -241,6 +262,8 @@ class _Session:
         if status == "match_over" and self.status != "match_over":
             self.played += 1
             log.info("match %d over", self.played)
+            if self.on_match is not None:
+                self.on_match(view)
         self.status = status
         if status == "match_over" and self.played >= self.matches:
             await ws.close()
@@ -298,6 +321,7 @@ async def play_async(
     *,
     give_up_seconds: float = 300.0,
     on_message: Callable[[dict[str, Any]], None] | None = None,
+    on_match: Callable[[View], None] | None = None,
 ) -> int:
     """`play` for a caller already in an event loop.
 
@@ -310,7 +334,7 @@ async def play_async(
         raise TypeError("a bot has a choose(view, legal) method")
     place = Place.parse(url)
     token = place.token or await join(place, name)
-    session = _Session(place, token, bot, matches, give_up_seconds, on_message)
+    session = _Session(place, token, bot, matches, give_up_seconds, on_message, on_match)
     return await session.run()
 
 
@@ -321,9 +345,11 @@ def play(
     matches: int = 1,
     *,
     give_up_seconds: float = 300.0,
+    on_match: Callable[[View], None] | None = None,
 ) -> int:
     """Play the table at `url` with `bot` until `matches` matches are over; the
-    number played.
+    number played. `on_match` is called with the seat's view once as each match ends
+    (its sheet, its winner: `match_summary` words it).
 
     `url` is a share link (`https://host/t/{id}`: the bot takes the free seat, as
     a bot, under `name`) or a seat link (`https://host/t/{id}/seat/{token}`: the bot
@@ -336,4 +362,6 @@ def play(
         `give_up_seconds`.
     :raises IllegalChoice: the bot chose something that is not open.
     """
-    return asyncio.run(play_async(url, bot, name, matches, give_up_seconds=give_up_seconds))
+    return asyncio.run(
+        play_async(url, bot, name, matches, give_up_seconds=give_up_seconds, on_match=on_match)
+    )

@@ -3,7 +3,10 @@ the computer on a real server."""
 
 from __future__ import annotations
 
-import sys
+import os
+import re
+import shutil
+import subprocess
 from pathlib import Path
 
 import httpx
@@ -23,11 +26,24 @@ def test_the_example_is_20_lines() -> None:
     assert len([line for line in example().splitlines() if line.strip()]) == 20
 
 
-def test_the_docs_bot_plays_a_match_through_the_command(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
-) -> None:
-    (tmp_path / "greedy.py").write_text(example())
-    monkeypatch.syspath_prepend(str(tmp_path))
+def console_script(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The installed `hollywood-gin` command (the editable install's console script,
+    whose `sys.path[0]` is its `bin/`), run in `folder` as docs/bots.md says. Its
+    package is this tree's: PYTHONPATH names the tree, never the folder."""
+    script = shutil.which("hollywood-gin")
+    assert script is not None, "no hollywood-gin on PATH (pip install -e .)"
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run(
+        [script, *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def test_the_docs_bot_plays_a_match_through_the_command(tmp_path: Path) -> None:
+    """`hollywood-gin bot … --bot greedy:Greedy` from the folder of greedy.py, in a
+    process of its own: it imports the bot from there and prints the match's result."""
+    folder = tmp_path / "mybot"
+    folder.mkdir()
+    (folder / "greedy.py").write_text(example())
     env = {"HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
     with running_server(tmp_path / "tables.sqlite3", env=env) as (base, _proc):
         made = httpx.post(
@@ -36,12 +52,30 @@ def test_the_docs_bot_plays_a_match_through_the_command(
             timeout=10,
         ).json()
         link = f"{base}/t/{made['table_id']}/seat/{made['token']}"
-        assert main(["bot", link, "--bot", "greedy:Greedy", "--matches", "1"]) == 0
-        assert "played 1 match" in capsys.readouterr().out
+        done = console_script(folder, "bot", link, "--bot", "greedy:Greedy", "--matches", "1")
+        assert done.returncode == 0, done.stdout + done.stderr
         facts = httpx.get(f"{base}/api/tables/{made['table_id']}", timeout=10).json()
     assert facts["status"] == "match_over"
     assert facts["players"][0]["bot"] is True
-    sys.modules.pop("greedy", None)
+    # The result, as the sheet has it, before the count.
+    (line,) = [line for line in done.stdout.splitlines() if line.startswith("match 1: ")]
+    assert re.fullmatch(r"match 1: (won|lost), \d+ to \d+", line), done.stdout
+    assert done.stdout.index(line) < done.stdout.index("played 1 match")
+
+
+def test_the_arena_takes_a_bot_from_the_folder_it_runs_in(tmp_path: Path) -> None:
+    (tmp_path / "greedy.py").write_text(example())
+    done = console_script(
+        tmp_path, "arena", "greedy:Greedy", "easy", "--deals", "2", "--seed", "0", "--jobs", "2"
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert done.stdout.startswith("greedy:Greedy vs easy: 2 duplicate deals"), done.stdout
+
+
+def test_a_bot_the_folder_lacks_is_one_line(tmp_path: Path) -> None:
+    done = console_script(tmp_path, "arena", "greedy:Greedy", "easy", "--deals", "1")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "cannot load bot 'greedy:Greedy'" in done.stderr
 
 
 def test_the_command_reports_a_refusal(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
