@@ -1,4 +1,4 @@
-"""Scale-out figures (SCALE.md): HAProxy + PostgreSQL + N workers on loopback.
+"""Scale-out figures (docs/scale-out.md "Proof"): HAProxy + PostgreSQL + N workers on loopback.
 
 Run: `pip install -e '.[dev,bench]' && python -m benchmarks.bench_scale` (about four
 minutes; `--quick` about two). Needs root for the cgroup CPU quota (cgroup v1 `cpu`

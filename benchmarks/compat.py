@@ -8,8 +8,9 @@ from typing import Any
 
 import orjson
 
-# Open to a seated player whenever a match is under way (PROTOCOL.md, "Around the
-# match"): never a move of the game, so a benchmark never picks one.
+# Open to a seated player whenever a match is under way
+# (docs/protocol-guide.md "Around the match"): never a move of the game, so a benchmark
+# never picks one.
 END_KINDS = frozenset({"resign", "claim", "stand_in"})
 
 

@@ -1,4 +1,4 @@
-"""`hollywood-gin check` checks what the server will use (issue 22): it connects to the
+"""`hollywood-gin check` checks what the server will use: it connects to the
 store, names every unknown `HOLLYWOOD_GIN_*` variable with the nearest setting, prints
 the effective public URL, hosts, proxies, store and limits, and exits non-zero on any
 problem. An empty or foreign data file is refused, by `check` and by `serve`, untouched.

@@ -64,7 +64,7 @@ def test_no_server_banner_and_no_schema_unless_asked(tmp_path: Path) -> None:
 @pytest.mark.anyio
 @pytest.mark.parametrize("commit", ["abc1234", "zoë-build"])
 async def test_healthz_answered_early_is_the_routes_answer(tmp_path: Path, commit: str) -> None:
-    # `Health` answers GET /healthz before the routing (issue 30): the same JSON as the
+    # `Health` answers GET /healthz before the routing (docs/performance.md): the same JSON as the
     # route's own response, byte for byte (HOLLYWOOD_GIN_COMMIT may be any text), with the
     # security headers; other methods still reach the app.
     from fastapi.responses import JSONResponse

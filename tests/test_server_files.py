@@ -1,4 +1,4 @@
-"""Issue 28 item 8, on a real `python -m hollywood_gin`: the data file, its WAL and a
+"""On a real `python -m hollywood_gin`: the data file, its WAL and a
 backup are the server's user's alone (0600), and a `kill -9` of the server leaves no
 computer worker or resource tracker behind."""
 

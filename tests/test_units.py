@@ -1,6 +1,6 @@
 """The shipped systemd units and the compose backup, as far as this machine allows
-(issue 22): `systemd-analyze verify` accepts them, `systemd-analyze security` rates the
-server's unit at most 3.0, the backup timer's service runs as the server's user into a
+(README.md, "Deployment"): `systemd-analyze verify` accepts them, `systemd-analyze security`
+rates the server's unit at most 3.0, the backup timer's service runs as the server's user into a
 folder systemd gives that user, and its commands (and the compose backup's), run here,
 copy the data file and keep 14 days of copies.
 

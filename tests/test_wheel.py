@@ -57,7 +57,7 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         "hollywood_gin/templates/table.html" in names
         and "hollywood_gin/static/js/table.js" in names
     )
-    # One top-level package, named for the project (issue 22): no `app/` to collide with.
+    # One top-level package, named for the project: no `app/` to collide with.
     tops = {n.split("/")[0] for n in names if not n.split("/")[0].endswith(".dist-info")}
     assert tops == {"hollywood_gin"}, tops
     python = fresh_venv(tmp_path / "venv")
@@ -99,7 +99,7 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
                     break
             except httpx.HTTPError:
                 time.sleep(0.1)
-        # Built from a commit, it says which one, with no checkout around it (issue 22).
+        # Built from a commit, it says which one, with no checkout around it.
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
             cwd=REPO,

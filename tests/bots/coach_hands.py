@@ -2,7 +2,7 @@
 
 Seat 0 deals, so seat 1 (the non-dealer) acts first; the deck gives seat 1 the
 even positions 0-18 and seat 0 the odd ones, the upcard is card 20 and the stock
-is drawn from card 21 on (RULES.md §4.1). Every record here is played through the
+is drawn from card 21 on (docs/rules.md "The deal"). Every record here is played through the
 engine (`finished_record`), so it is a hand the server could have recorded.
 """
 

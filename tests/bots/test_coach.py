@@ -1,4 +1,4 @@
-"""The coach (PROTOCOL.md "Hand review") on hands built so that one decision is
+"""The coach (docs/protocol-guide.md "Hand review") on hands built so that one decision is
 plainly bad, or none is; and its simulator against the engine."""
 
 from __future__ import annotations

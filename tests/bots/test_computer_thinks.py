@@ -1,4 +1,5 @@
-"""The computer thinks while the table waits anyway (issue 27): its pause before a
+"""The computer thinks while the table waits anyway
+(docs/architecture.md "The computer opponent"): its pause before a
 move (`computer_delay`, the setting `bot_delay_seconds`) runs while it chooses,
 instead of before, so a person waits the longer of the two, not their sum."""
 

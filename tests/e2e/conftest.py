@@ -32,7 +32,7 @@ ALL_CARDS = [r + s for s in "CDHS" for r in "A23456789TJQK"]
 
 
 def deck(non_dealer: list[str], dealer: list[str], upcard: str, stock_top: list[str]) -> list[str]:
-    """A deck order (RULES.md §4.1): non-dealer on even positions, dealer on odd
+    """A deck order (docs/rules.md "The deal"): non-dealer on even positions, dealer on odd
     ones, then the upcard, then the stock from its top; the rest in a fixed order."""
     assert len(non_dealer) == len(dealer) == 10
     order: list[str] = []
@@ -150,7 +150,7 @@ def new_context(browser: Browser, server: Server) -> Iterator[NewContext]:
 
 def take_seat(page: Page, link: str) -> None:
     """Open a personal seat link and confirm on its page, as a person would: the link
-    alone sets no cookie (issue 14)."""
+    alone sets no cookie (docs/protocol-guide.md "HTTP endpoints")."""
     page.goto(link)
     page.locator("#seat-continue").click()
     page.wait_for_url(re.compile(r"/t/[^/?]+(\?.*)?$"))

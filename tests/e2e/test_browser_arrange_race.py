@@ -1,4 +1,4 @@
-"""An arrange never crosses a move (issue 29): the page holds an order arranged while
+"""An arrange never crosses a move: the page holds an order arranged while
 its own action is on its way, and an arrange that a move of the same seat elsewhere
 overtook is refused quietly (told by the error's version, not by a time window)."""
 

@@ -17,7 +17,8 @@ from tests.e2e.test_browser_feel import act, hello, kinds, next_state, origin, w
 
 PHONE = {"width": 360, "height": 740}
 # Bob, the dealer, holds nothing that melds: Ann takes the upcard and goes gin with 97
-# points against Bob's 0, and game 1 of a Hollywood match ends in a shutout (RULES.md §8).
+# points against Bob's 0, and game 1 of a Hollywood match ends in a shutout
+# (docs/rules.md "Scoring the match").
 BOB_HIGH = ["KC", "QD", "JH", "TS", "9C", "8D", "KH", "QS", "JD", "TC"]
 SHUTOUT = [(0, {"kind": "take_upcard"}), (0, {"kind": "knock", "discard": "KS"})]
 

@@ -3,10 +3,11 @@ with the new table, the page keeps them (a reload does not lose them), and after
 hand it checks the deal and says so; a reveal tampered with on the way shows the
 warning naming what did not match.
 
-The deal is derived for real (PROTOCOL.md). Only the server secret is chosen, with the
-test hook `test_secrets`, after the browser's entropy is seen in its create request, so
-that the first hand is one the player can knock at once (a search of a few hundred
-secrets); the entropy itself is the page's `crypto.getRandomValues`.
+The deal is derived for real (docs/protocol-guide.md "Deals nobody can choose"). Only
+the server secret is chosen, with the test hook `test_secrets`, after the browser's
+entropy is seen in its create request, so that the first hand is one the player can
+knock at once (a search of a few hundred secrets); the entropy itself is the page's
+`crypto.getRandomValues`.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The feel of a card table (PRODUCT.md §2a): a hand that sorts itself, the
+"""The feel of a card table (docs/architecture.md "The client"): a hand that sorts itself, the
 opponent's moves in view, motion, sound settings, results and their arithmetic."""
 
 from __future__ import annotations

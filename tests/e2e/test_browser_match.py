@@ -47,7 +47,7 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
     # Hand 1: Ann's first win goes into game 1 and finishes it (122 >= 100).
     ann_goes_gin(ann)
     expect(ann.locator("#result-games")).to_have_text("Points entered in game 1")
-    # Gin: Bob's 97 deadwood + the 25 gin bonus (RULES.md §5).
+    # Gin: Bob's 97 deadwood + the 25 gin bonus (docs/rules.md "Scoring a hand").
     expect(ann.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
     # Game 1 finished: a shutout, 200, plus 25 for Ann's one won hand in it.
     expect(ann.locator("#sheet thead th.seat").nth(0)).to_contain_text("won by Ann")

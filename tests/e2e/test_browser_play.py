@@ -103,7 +103,7 @@ def test_two_players_play_a_hand_to_its_end(server: Server, new_context: NewCont
         expect(page.locator("#result-title")).to_have_text("Ann knocked and won")
         expect(page.locator("#result-points")).to_have_text("Ann scores 3 points")
         expect(page.locator("#result-games")).to_have_text("Points entered in game 1")
-        # The arithmetic from the rules' own numbers: D - K (RULES.md §5).
+        # The arithmetic from the rules' own numbers: D - K (docs/rules.md "Scoring a hand").
         expect(page.locator("#result-math")).to_have_text("Knock: 5 − 2 = 3")
         expect(page.locator("#result-layoffs")).to_have_text("Bob had nothing to lay off")
         expect(page.locator("#verify")).to_contain_text("Deck verified")

@@ -1,4 +1,4 @@
-"""Around the hand (issue 23 items 4-8): a calm end of hand on a phone, motion that
+"""Around the hand (docs/architecture.md "The client"): a calm end of hand on a phone, motion that
 never blows a card up, the "just drawn" mark, "my tables" on the home page, and the
 smaller fixes (sorting keeps sets whole, a spectator is told about sound, the
 opponent's name after Next hand, a player who joins sees their own turn)."""

@@ -230,8 +230,8 @@ def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewCont
     expect(page.locator("#result-math")).to_have_text("Gin: 97 + 25 = 122")
     expect(page.locator("#result-games")).to_have_text("Points entered in game 1")
     expect(page.locator("#result-layoffs")).to_be_empty()  # gin: nothing laid off
-    # RULES.md §5: Bob scored nothing in the game, a shutout: 200 for the game; 25
-    # for Ann's one won hand, nothing for Bob.
+    # docs/rules.md "Scoring the match": Bob scored nothing in the game, a shutout: 200
+    # for the game; 25 for Ann's one won hand, nothing for Bob.
     expect(page.locator("#result-bonuses table")).to_be_visible()
     assert page.evaluate(BONUS_ROWS) == [
         ["", "Ann", "Bob"],

@@ -1,4 +1,4 @@
-"""Every screen and every player (issue 13, the table's part): the phone, the
+"""Every screen and every player (docs/architecture.md "The client"): the phone, the
 invitation, the spectator, the keyboard, a click out of turn."""
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from tests.wire import playable
 LONG_0 = "Annabelle Marie Longname"
 LONG_1 = "Wolfeschlegelsteinhausen"
 # Every hand: the non-dealer takes the upcard (the ten of hearts) and goes gin with
-# it, so the winners alternate and each gin scores 5 + 25 = 30 (RULES.md).
+# it, so the winners alternate and each gin scores 5 + 25 = 30 (docs/rules.md "Scoring a hand").
 GIN_HAND = deck(ANN, BOB, "TH", [])
 
 

@@ -1,4 +1,5 @@
-"""A tab open across an upgrade, and a socket that silently died (issue 22).
+"""A tab open across an upgrade, and a socket that silently died
+(docs/protocol-guide.md "Staying connected").
 
 The server's build (version and commit) is on every page (`<html data-build>`) and in
 every `pong`. A tab opened before the server was restarted with another build offers a

@@ -25,7 +25,7 @@ STOP_AT = 90  # the version at which both players pause for the crash
 
 
 # Who is connected, and since when a seat has been away, are presence, not the game:
-# they follow the sockets, which a crash cuts (PROTOCOL.md, "Around the match").
+# they follow the sockets, which a crash cuts (docs/protocol-guide.md "Around the match").
 PRESENCE = {"connected", "away_seconds"}
 
 

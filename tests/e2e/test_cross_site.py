@@ -1,6 +1,7 @@
 """A page of another site (a second loopback server, `http://localhost:PORT`) tries, in a
 real Chromium, to create a table, to take the free seat and to set a seat cookie on
-the game's server (`http://127.0.0.1:PORT`): all three fail (issue 14). The same
+the game's server (`http://127.0.0.1:PORT`): all three fail
+(docs/protocol-guide.md "Limits"). The same
 script run from the game's own origin succeeds, so the test can fail."""
 
 from __future__ import annotations

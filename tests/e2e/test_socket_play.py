@@ -99,7 +99,8 @@ class Client:
     last: dict[str, Any] = field(default_factory=dict)
 
     def check(self, raw: str, msg: dict[str, Any]) -> None:
-        """No frame holds a card this client may not see (PROTOCOL.md, hidden information)."""
+        """No frame holds a card this client may not see
+        (docs/protocol-guide.md "Hidden information")."""
         self.frames += 1
         if msg.get("type") != "state" or "hand" not in msg:
             assert not CARD_TOKEN.search(raw) or msg.get("type") == "state"

@@ -1,6 +1,6 @@
 """Helpers for engine tests: hand-built deck orders and short ways to play.
 
-`deck_order` places cards exactly where RULES.md §4.1 says they leave the
+`deck_order` places cards exactly where docs/rules.md "The deal" says they leave the
 deck: positions 0-19 alternate, the non-dealer taking the even ones; 20 is
 the upcard; 21 onward the stock, 21 on top. The rest of the stock is filled
 with the unused cards in index order, so a test only names what matters.

@@ -1,4 +1,5 @@
-"""Cards against RULES.md §1: notation rank+suit (`A23456789TJQK`, `CDHS`), ace low, values.
+"""Cards against docs/rules.md "Cards": notation rank+suit (`A23456789TJQK`, `CDHS`),
+ace low, values.
 
 Lowercase is refused (`7h` is not a card): the notation is exact everywhere,
 in code, tests and on the wire, so one card has one spelling.

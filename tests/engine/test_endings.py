@@ -1,5 +1,6 @@
-"""Resign, claim, stand-in and timeout moves in the engine (PROTOCOL.md "Around the
-match"): any mix of them replays from the log to the same match."""
+"""Resign, claim, stand-in and timeout moves in the engine
+(docs/protocol-guide.md "Around the match"): any mix of them replays from the log to
+the same match."""
 
 from __future__ import annotations
 

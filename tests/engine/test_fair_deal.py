@@ -1,5 +1,6 @@
-"""Deals nobody can choose (PROTOCOL.md): the deck derived from the server secret and
-the seats' entropy, against a reference written from the protocol text alone."""
+"""docs/protocol-guide.md "Deals nobody can choose": the deck derived from the server
+secret and the seats' entropy, against a reference written from the protocol text
+alone."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from hollywood_gin.engine.dealer import Dealer, derive_deck, secret_commitment
 from hollywood_gin.engine.errors import BadAction, IllegalAction
 from hollywood_gin.engine.events import Entropy, NextDeal, log_from_json
 
-# --- the reference: PROTOCOL.md "Deals nobody can choose", read literally -------------
+# --- the reference: docs/protocol-guide.md "Deals nobody can choose", read literally -------------
 
 
 def reference_stream(seed: bytes) -> Iterator[int]:

@@ -1,4 +1,4 @@
-"""One hand, rule by rule (RULES.md §4–§6), with hand-built decks.
+"""One hand, rule by rule (docs/rules.md "A hand"), with hand-built decks.
 
 In most tests seat 1 deals, so seat 0 is the non-dealer: it gets the even
 deck positions and the first say on the upcard.
@@ -31,7 +31,7 @@ def knocks(m: Match, seat: int) -> dict[str, int]:
     return {a["discard"]: a["deadwood"] for a in legal if a["kind"] == "knock"}
 
 
-# -- the deal (§4.1) ------------------------------------------------------
+# -- docs/rules.md "The deal" --------------------------------------------------
 
 
 def test_deal_follows_the_deck_order() -> None:
@@ -56,7 +56,7 @@ def test_dealer_zero_gives_seat_one_the_even_positions() -> None:
     assert wire(m.view(None))["hand"]["turn"] == 1
 
 
-# -- the upcard offer (§4.2) --------------------------------------------------
+# -- docs/rules.md "The upcard offer" ------------------------------------------
 
 
 def test_non_dealer_takes_the_upcard_then_the_dealer_has_a_normal_turn() -> None:
@@ -125,7 +125,7 @@ def test_out_of_turn_and_out_of_phase() -> None:
     assert snapshot(m) == before
 
 
-# -- normal turns and the re-discard ban (§4.3) ---------------------------------
+# -- normal turns and the re-discard ban: docs/rules.md "A turn" ---------------
 
 
 BAN_DEALER = "AH 2H 3H 6C 6D 6H JS JC JD 4S"  # deadwood 4 (4S)
@@ -163,7 +163,7 @@ def test_a_card_taken_from_the_discard_pile_cannot_be_discarded_or_knocked_away(
     assert {"kind": "discard", "card": "QC"} in wire(m.view(1))["legal"]
 
 
-# -- knock limits (§4.4) ----------------------------------------------------------
+# -- knock limits: docs/rules.md "Knocking" ------------------------------------
 
 # Eight melded cards (A-2-3-4-5 of clubs, three fives) and AH + 9D: deadwood 10.
 TEN = "AC 2C 3C 4C 5C 5H 5D 5S AH 9D"
@@ -263,7 +263,7 @@ def test_oklahoma_face_upcard_allows_ten() -> None:
     assert knocks(m, 0) == {"KH": 10}
 
 
-# -- knock, gin, undercut, lay-offs (§4.5, §5) ---------------------------------
+# -- docs/rules.md "Laying out and laying off", "Scoring a hand" ---------------
 
 
 def result(m: Match) -> dict[str, Any]:
@@ -441,7 +441,7 @@ def test_knock_shows_its_deadwood_and_ignores_it_when_sent_back() -> None:
     assert result(m)["kind"] == "gin"
 
 
-# -- the end of the stock (§6) -----------------------------------------------------
+# -- docs/rules.md "The end of the stock" --------------------------------------
 
 
 def draw_and_throw(m: Match, draws: int) -> None:

@@ -1,6 +1,6 @@
 """A finished hand's record keeps the sheet as it stood right after the hand (the
 state's `sheet` then), so the replay page can show the games that hand finished and
-their bonuses (RULES.md §5: game bonus, line bonuses, shutouts).
+their bonuses (docs/rules.md "Scoring the match": game bonus, line bonuses, shutouts).
 
 The current sheet is not enough: its entries carry no hand numbers, and in Hollywood
 a later hand can finish an earlier game (a win goes into every game its winner has
@@ -132,7 +132,8 @@ def test_a_later_hollywood_hand_finishing_an_earlier_game_is_in_its_own_record()
     game = record["sheet"]["games"][0]
     assert game["finished"] and game["winner"] in (0, 1)
     winner = game["seats"][game["winner"]]
-    # RULES.md §5: 100 for the game (200 for a shutout), 25 per won hand.
+    # docs/rules.md "Scoring the match": 100 for the game (200 for a shutout), 25 per
+    # won hand.
     assert winner["game_bonus"] in (100, 200)
     assert winner["line_bonus"] == 25 * len(winner["entries"])
     loser = game["seats"][1 - game["winner"]]

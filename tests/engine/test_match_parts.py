@@ -1,5 +1,5 @@
 """The Match's three owned helpers on their own, without a Match: the `DealBook`
-(PROTOCOL.md "Deals nobody can choose"), the `History` (the log, hand records,
+(docs/protocol-guide.md "Deals nobody can choose"), the `History` (the log, hand records,
 compaction) and the `SharedViews` (the view parts every seat shares)."""
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""The meld solver against RULES.md §2 (melds, deadwood) and §4.5 (lay-offs).
+"""The meld solver against docs/rules.md "Melds and deadwood" and
+docs/rules.md "Laying out and laying off".
 
 Hand-worked examples carry their arithmetic; property tests compare the solver
 with the brute-force references below, which try every meld of every size
@@ -38,7 +39,8 @@ def cards(text: str) -> list[Card]:
 
 
 def reference_is_meld(group: Sequence[Card]) -> bool:
-    """RULES.md §2 read literally: 3-4 of a rank, or 3+ of a suit in sequence, ace low."""
+    """docs/rules.md "Melds and deadwood" read literally: 3-4 of a rank, or 3+ of a suit
+    in sequence, ace low."""
     if len(group) < 3 or len(set(group)) != len(group):
         return False
     if all(c.rank == group[0].rank for c in group):

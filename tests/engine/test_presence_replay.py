@@ -1,6 +1,6 @@
 """The Match's `Presence` and the log reader `replay.redo` on their own, without a Match.
 
-Presence from PROTOCOL.md "Around the match": a seat is away when it has had no
+Presence from docs/protocol-guide.md "Around the match": a seat is away when it has had no
 connection for the claim time or has let the turn clock run out 3 times in a row
 (reset by the seat's own move); `claim` and `stand_in` are open against an away
 seat, `stand_in` until the computer stands in already; a stand-in ends when the

@@ -1,4 +1,5 @@
-"""Hand points (RULES.md §5) and the score sheet (§8), from the rules text."""
+"""Hand points (docs/rules.md "Scoring a hand") and the score sheet
+(docs/rules.md "Scoring the match"), from the rules text."""
 
 from __future__ import annotations
 
@@ -110,7 +111,7 @@ def test_game_winner_is_the_one_who_reached_the_target_even_with_a_lower_total()
 
 
 def test_the_hollywood_worked_example() -> None:
-    # RULES.md §8: Bob 10; Alexandra 18; Bob 30; Bob 4.
+    # docs/rules.md "Scoring the match": Bob 10; Alexandra 18; Bob 30; Bob 4.
     sheet = Sheet("hollywood", 100)
     assert sheet.record(BOB, 10) == [0]  # Bob's 1st win: game 1
     assert sheet.record(ALEXANDRA, 18) == [0]  # Alexandra's 1st: game 1

@@ -1,4 +1,5 @@
-"""`view(seat)`: the state body of PROTOCOL.md, and what it must never show."""
+"""`view(seat)`: the state body (docs/protocol-guide.md "The state"), and what it must never show
+(docs/protocol-guide.md "Hidden information")."""
 
 from __future__ import annotations
 

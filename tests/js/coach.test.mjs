@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import test from "node:test";
 import { answerText, bottomSeat, choiceOf, coachText, coachedAt, initialView, markOf, quizQueue, shownSeats, stepOf, summaryTexts } from "../../static/js/coach.js";
 
-// A hand's steps (step 0: the deal) and a review of each seat (PROTOCOL.md "Hand review").
+// A hand's steps (step 0: the deal) and a review of each seat (docs/protocol-guide.md "Hand review").
 const steps = [{ move: null }, ...[0, 1, 2, 3, 4].map((index) => ({ move: { index, seat: index % 2 === 0 ? 1 : 0 } }))];
 const decision = (index, fields) => ({
   index,

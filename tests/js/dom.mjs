@@ -50,7 +50,7 @@ globalThis.document = {
   addEventListener() {},
 };
 
-// A state as the server sends it (PROTOCOL.md), for seat `you`, with `hand` fields over the defaults.
+// A state as the server sends it (docs/protocol-guide.md "The state"), for seat `you`, with `hand` fields over the defaults.
 export function stateOf({ you = 0, version = 5, status = "playing", hand = {}, players, ready } = {}) {
   return {
     version,

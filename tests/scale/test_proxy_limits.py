@@ -1,4 +1,5 @@
-"""The shipped `deploy/haproxy.cfg` bounds its clients (issue 28): a real HAProxy in
+"""The shipped `deploy/haproxy.cfg` bounds its clients
+(docs/scale-out.md "What the proxy bounds"): a real HAProxy in
 front of two workers and a throwaway PostgreSQL, HAProxy told that 127.0.0.1 is a
 TLS proxy in front of it (GIN_TRUSTED_PROXIES), as on a host behind Caddy or nginx.
 Clients from 127.0.0.1 are players behind that proxy (X-Forwarded-For names them);

@@ -1,5 +1,6 @@
 """Scale-out on loopback: a real HAProxy (the shipped config), a real PostgreSQL and
-two `python -m hollywood_gin` workers. What SCALE.md says must be shown:
+two `python -m hollywood_gin` workers. What must be shown
+(docs/scale-out.md "Proof", docs/architecture.md "One owner per table"):
 
 - every request and socket of a table reaches one worker;
 - `kill -9` of a worker mid-match: its tables play again through the proxy within

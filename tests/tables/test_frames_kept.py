@@ -1,7 +1,7 @@
 """The parts `EncodedParts` keeps encoded across changes (the `table` object, the
 body's tail, each seat's own keys, `legal`'s actions) never outlive what they show:
 after every kind of change a seat's frame is, byte for byte, the plain encoding of
-its state message (review of issue 30 item 5)."""
+its state message (docs/architecture.md "The web layer")."""
 
 from __future__ import annotations
 

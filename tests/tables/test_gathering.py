@@ -1,4 +1,5 @@
-"""The shared store's gathering of appends as the settings make it (issue 30): what
+"""The shared store's gathering of appends as the settings make it
+(docs/architecture.md "Group commit"): what
 `HOLLYWOOD_GIN_DATABASE_GATHER_SECONDS=0` turns off, and a batch still gathering when
 the store closes. Real PostgreSQL (`tests/postgres.py`); no wall-clock assertion: the
 first test stops the event loop's clock instead."""

@@ -1,5 +1,5 @@
 """`hollywood-gin migrate --to URL`: the SQLite file into an empty PostgreSQL database
-(issue 30, item 3), on a real file and a real throwaway cluster."""
+(docs/scale-out.md), on a real file and a real throwaway cluster."""
 
 from __future__ import annotations
 

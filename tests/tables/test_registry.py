@@ -391,7 +391,7 @@ async def test_the_computer_is_fed_every_state_of_its_seat() -> None:
     table, _ = await registry.create(
         {"scoring": "hand"}, "Ann", computer="normal", test_decks=[INDEX_DECK], first_dealer=1
     )
-    upcard = INDEX_DECK[20]  # RULES.md §4.1: card 20 is the upcard
+    upcard = INDEX_DECK[20]  # docs/rules.md "The deal": card 20 is the upcard
     await registry.act(table, 0, parse_action({"kind": "take_upcard"}), table.version)
     # Ann (seat 0, the non-dealer) now throws another card on top of it.
     discard = next(a for a in wire(table.match.view(0))["legal"] if a["kind"] == "discard")
@@ -406,7 +406,7 @@ async def test_the_computer_is_fed_every_state_of_its_seat() -> None:
 
 @pytest.mark.anyio
 async def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: Path) -> None:
-    """Issue 14: one log row per `arrange` once grew a table by gigabytes a day."""
+    """One log row per `arrange` once grew a table by gigabytes a day."""
 
     path = tmp_path / "tables.sqlite3"
     store = SqliteStore(path)

@@ -1,5 +1,6 @@
 """Two registries (two workers) on one PostgreSQL store: lazy claims, the refused
-append that means "not the owner", the ownership watch (SCALE.md)."""
+append that means "not the owner", the ownership watch
+(docs/architecture.md "One owner per table")."""
 
 from __future__ import annotations
 
@@ -222,9 +223,10 @@ class Stubborn(PostgresStore):
 async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
     pg_url: str,
 ) -> None:
-    """The outage test's stuck table (issue 30): a doubtful table's settling claim hung
-    in a clean-up that outlived its cancellation, and `wait_for` waited for it: the
-    table's lock was never free again. Given up at `store_seconds`, without waiting."""
+    """The outage test's stuck table (docs/scale-out.md "What happens when…"): a doubtful
+    table's settling claim hung in a clean-up that outlived its cancellation, and `wait_for`
+    waited for it: the table's lock was never free again. Given up at `store_seconds`, without
+    waiting."""
     registry = await worker(pg_url, "a", Stubborn)
     store = registry.store
     assert isinstance(store, Stubborn)

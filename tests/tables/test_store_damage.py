@@ -40,7 +40,7 @@ DAMAGE = {
     " WHERE table_id = :id AND seq = 2",
     "an unknown computer strength": "UPDATE tables SET seats = json_set(seats, '$[1].computer',"
     " 'godlike') WHERE id = :id",
-    # Issue 28: these stopped start-up, crashed `check` or loaded silently.
+    # These once stopped start-up, crashed `check` or loaded silently.
     "a seq that is text": "UPDATE events SET seq = 'one' WHERE table_id = :id AND seq = 1",
     "a seq that is a blob": "UPDATE events SET seq = x'01' WHERE table_id = :id AND seq = 2",
     "base_seq beyond the log": "UPDATE tables SET base_seq = 50 WHERE id = :id",

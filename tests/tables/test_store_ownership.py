@@ -1,6 +1,6 @@
-"""Claim, fenced append and owners (SCALE.md), the same tests on every store; then
-what only a shared store must show: a batch with refusals, concurrent workers,
-expiry by one worker at a time on the database's clock."""
+"""Claim, fenced append and owners (docs/architecture.md "One owner per table"), the
+same tests on every store; then what only a shared store must show: a batch with
+refusals, concurrent workers, expiry by one worker at a time on the database's clock."""
 
 from __future__ import annotations
 
@@ -127,7 +127,8 @@ async def test_one_fenced_statement_per_batch_refuses_only_the_stale_appends(pg_
 @pytest.mark.anyio
 async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
     """With a gathering delay, an append made while the idle writer waits goes into the
-    same statement as the one that woke it: one commit for both (issue 30)."""
+    same statement as the one that woke it: one commit for both
+    (docs/architecture.md "Group commit")."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
     store = PostgresStore(pg_url, owner="a", gather_seconds=0.5)
@@ -153,7 +154,7 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
     """The delay is waited before every commit, not only when the writer was idle: an
     append that arrived while a commit was under way waits for later ones to join it,
     where it used to go alone right after that commit (batches of one at a steady low
-    load, issue 30)."""
+    load)."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
     store = PostgresStore(pg_url, owner="a", gather_seconds=1.0)
@@ -187,7 +188,8 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
 async def test_a_batch_short_of_its_appends_waits_for_them_up_to_its_bound(pg_url: str) -> None:
     """With `gather_appends`, a batch of fewer appends waits on after the delay, and
     goes as soon as the last one it waits for arrives; alone, it goes at its bound
-    (issue 30: batches that keep their size when more workers share the load)."""
+    (docs/architecture.md "Group commit": batches that keep their size when more workers share
+    the load)."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
     store = PostgresStore(
@@ -226,8 +228,9 @@ async def test_calls_given_up_on_a_silent_database_never_shrink_the_pool(pg_url:
     answer (the backends paused: SIGSTOP, as a partition or a frozen VM) must not keep
     those connections: asyncpg waits for the cancelled query's end before it hands a
     connection out again, so with every one of them so, every move was refused while
-    the health check passed (issue 30). A connection whose call was given up is closed
-    and the next call connects afresh; an append given up does not hold the next one."""
+    the health check passed (docs/scale-out.md "What happens when…"). A connection whose call
+    was given up is closed and the next call connects afresh; an append given up does not hold
+    the next one."""
     from hollywood_gin.tables.bounded import within
     from hollywood_gin.tables.postgres_store import PostgresStore
 

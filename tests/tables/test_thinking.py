@@ -1,4 +1,5 @@
-"""The computer thinks in a worker process, never in the server's own (issue 14, item 1)."""
+"""The computer thinks in a worker process, never in the server's own
+(docs/architecture.md "The computer opponent")."""
 
 from __future__ import annotations
 

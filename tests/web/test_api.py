@@ -106,9 +106,9 @@ def test_https_public_url_makes_secure_cookies_and_links(tmp_path: Path) -> None
 
 
 def test_security_headers_on_every_kind_of_answer(tmp_path: Path) -> None:
-    """PRODUCT.md §4: a page, a static file, a JSON error and the health check carry the
-    headers, HSTS only under an https public URL (an answer's own value is kept:
-    tests/web/test_seat_link.py)."""
+    """docs/architecture.md "The web layer": a page, a static file, a JSON error and the
+    health check carry the headers, HSTS only under an https public URL (an answer's
+    own value is kept: tests/web/test_seat_link.py)."""
     for public_url, hsts in (("https://gin.example.org", "max-age=31536000"), (None, None)):
         (tmp_path / str(hsts)).mkdir()
         with start(tmp_path / str(hsts), public_url=public_url) as client:
@@ -216,7 +216,8 @@ def test_join_takes_seat_one_and_starts_the_match(client: TestClient) -> None:
     assert r.headers["set-cookie"].startswith(f"gin_seat_{made['table_id']}={r.json()['token']};")
     facts = client.get(f"/api/tables/{made['table_id']}").json()
     assert facts["status"] == "playing" and facts["version"] == 1 and facts["open_seats"] == []
-    # The hand is dealt: the non-dealer decides on the upcard first (RULES.md §4.2).
+    # The hand is dealt: the non-dealer decides on the upcard first
+    # (docs/rules.md "The upcard offer").
     table = registry_of(client).get(made["table_id"])
     assert table is not None and table.match.hand is not None
     hand = table.match.hand
@@ -360,8 +361,8 @@ def test_answers_carry_the_security_headers(client: TestClient) -> None:
 
 
 def test_every_machine_error_has_the_documented_shape(client: TestClient) -> None:
-    """PROTOCOL.md: errors are `{"error": CODE, "message": text}`, a missing static
-    file included (it used to answer FastAPI's `{"detail": ...}`)."""
+    """docs/protocol-guide.md "Errors": errors are `{"error": CODE, "message": text}`, a
+    missing static file included (it used to answer FastAPI's `{"detail": ...}`)."""
     for method, path, status, code in (
         ("GET", "/static/js/nope.js", 404, "not_found"),
         ("GET", "/api/nope", 404, "not_found"),

@@ -1,5 +1,5 @@
-"""Around the match (PROTOCOL.md): reactions, resign, claim, stand-in and the turn clock,
-over the socket of the real app (Starlette's TestClient, a real SQLite file).
+"""docs/protocol-guide.md "Around the match": reactions, resign, claim, stand-in and
+the turn clock, over the socket of the real app (Starlette's TestClient, a real SQLite file).
 
 Time is the registry's injected clock: a test sets it and calls the clockwork's
 `tick()` in the app's loop. Nothing here sleeps for a timer.

@@ -1,4 +1,4 @@
-"""Bot seats (PROTOCOL.md "Bots"): `"bot": true` on create and join marks the seat in
+"""Bot seats (docs/protocol-guide.md "Bots"): `"bot": true` on create and join marks the seat in
 every state and in the public facts, `"bots": false` refuses a bot's join, and a
 restart keeps both."""
 
@@ -129,7 +129,7 @@ def answers_to_a_burst(client: TestClient, table_id: str, token: str) -> list[st
 
 def test_a_bot_meets_exactly_the_limits_a_person_meets(tmp_path: Path) -> None:
     """Same message rate, size and tabs for a bot's seat as for a person's: the server
-    has no other way in for a bot (PROTOCOL.md "Bots")."""
+    has no other way in for a bot (docs/protocol-guide.md "Bots")."""
     limits = {
         "ws_messages_per_second": 0.001,
         "ws_burst": 5,

@@ -1,4 +1,4 @@
-"""Words a reader trips over (issue 22): online and offline the right way round in every
+"""Words a reader trips over: online and offline the right way round in every
 sentence that says either, Danish possessives that break on names ending in s, one
 register per language (Hungarian informal, German without the generic masculine),
 and the page's presence dot saying `online` for a connected player.

@@ -1,5 +1,6 @@
-"""The server's own bounds (issue 14, item 4), on a real `python -m hollywood_gin` over raw
-sockets: header read time, header size and count, open connections per address."""
+"""The server's own bounds (docs/protocol-guide.md "Limits"), on a real `python -m
+hollywood_gin` over raw sockets: header read time, header size and count, open connections per
+address."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """One family of refusals (`Refusal`: `RuleError`, `TableError`, `ApiError`), each
-with a wire code PROTOCOL.md names, answered over HTTP in one place."""
+with a wire code (docs/protocol-guide.md "Errors"), answered over HTTP in one place."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The gate in front of every route (issue 14): hosts, rates, origins, bodies, and who
-may seat the computer. Each refusal is a typed JSON error and changes nothing."""
+"""The gate in front of every route (docs/architecture.md "The web layer"): hosts, rates,
+origins, bodies, and who may seat the computer. Each refusal is a typed JSON error and changes
+nothing."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""Issue 28 on a real `python -m hollywood_gin` over raw sockets: bodies refused from
-their length unread or cut at the limit, a body timeout, a global connection bound
+"""docs/protocol-guide.md "Limits" on a real `python -m hollywood_gin` over raw sockets: bodies
+refused from their length unread or cut at the limit, a body timeout, a global connection bound
 below the open-file limit, a global table-creation rate and a live-table cap, table
 paths that name a table plainly, and the security headers on the gate's refusals."""
 

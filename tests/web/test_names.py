@@ -1,4 +1,5 @@
-"""Names (issue 14, item 10): nothing invisible, something visible, never the computer's."""
+"""Names (docs/protocol-guide.md "Limits"): nothing invisible, something visible, never the
+computer's."""
 
 from __future__ import annotations
 
@@ -44,7 +45,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         "Computer(normal)",
         "Ｃｏｍｐｕｔｅｒ (hard)",  # fullwidth
         "Computer \u2013 hard",
-        # Issue 28: lookalikes (TR39 confusables) and marks that draw nothing.
+        # Lookalikes (TR39 confusables) and marks that draw nothing.
         "\u0421omputer (hard)",  # Cyrillic С
         "Comput\u0435r",  # Cyrillic е
         "C\u03bfmputer",  # Greek ο
@@ -58,7 +59,7 @@ def client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestClient]:
         "Bob\u17b4",  # Khmer inherent vowel
         "Bob\u3164",  # Hangul filler after a name
         "B\U000e0100ob",
-        # Issue 41: marks stacked over the sheet, glyphs drawn across it.
+        # Marks stacked over the sheet, glyphs drawn across it.
         "A" + "\u0301" * 23,
         "A\u0301\u0301\u0301",  # three diacritics on one letter
         "\u1ec7\u0301",  # Vietnamese e with two diacritics precomposed, and a third

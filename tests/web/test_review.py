@@ -1,4 +1,4 @@
-"""`GET /api/tables/{id}/hands/{n}/review` (PROTOCOL.md "Hand review") in-process, on
+"""`GET /api/tables/{id}/hands/{n}/review` (docs/protocol-guide.md "Hand review") in-process, on
 the real SQLite store, with the computer's real worker pool."""
 
 from __future__ import annotations
