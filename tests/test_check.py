@@ -217,3 +217,34 @@ async def test_an_unknown_host_is_logged_once_with_the_setting_to_change(
 @pytest.fixture
 def anyio_backend() -> str:
     return "asyncio"
+
+
+def test_check_prints_the_connection_bound_the_server_will_hold(tmp_path: Path) -> None:
+    # Not `MAX_CONNECTIONS=0`: the bound from the open-file limit the server raises to
+    # (the hard one), less an eighth.
+    import resource
+
+    def limits() -> None:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (1000, 2000))
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")}
+    env["PYTHONPATH"] = str(REPO)
+    env["HOLLYWOOD_GIN_DATA_FILE"] = str(tmp_path / "t.sqlite3")
+    for setting, shown in [
+        (None, "HOLLYWOOD_GIN_MAX_CONNECTIONS=1750 (from the open-file limit, 2000 here"),
+        ("5000", "HOLLYWOOD_GIN_MAX_CONNECTIONS=1750 (from the open-file limit, 2000 here"),
+        ("300", "HOLLYWOOD_GIN_MAX_CONNECTIONS=300\n"),
+    ]:
+        if setting is not None:
+            env["HOLLYWOOD_GIN_MAX_CONNECTIONS"] = setting
+        out = subprocess.run(
+            [sys.executable, "-m", "hollywood_gin", "check"],
+            cwd=tmp_path,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+            preexec_fn=limits,
+        )
+        assert out.returncode == 0, out.stdout + out.stderr
+        assert shown in out.stdout

@@ -228,3 +228,49 @@ def test_the_caddy_profile_proxies_to_the_app_with_its_caddyfile() -> None:
         f"hollywood-gin:{app['environment']['HOLLYWOOD_GIN_PORT']}"
     )
     assert {"80:80", "443:443"} <= set(caddy["ports"])
+
+
+def test_the_check_recipe_checks_the_units_own_data_file(tmp_path: Path) -> None:
+    """The comment's `check` command reads the file the unit serves, from any folder it
+    is typed in: a newer file there is refused (2), not a fresh ./data elsewhere (0)."""
+    text = (DEPLOY / "hollywood-gin.service").read_text()
+    [recipe] = re.findall(r"^#\s+(sudo -u gin sh -c .*check')$", text, re.M)
+    unit = directives("hollywood-gin.service")
+    [folder] = unit["WorkingDirectory"]
+    data_file = next(
+        e.split("=", 1)[1] for e in unit["Environment"] if e.startswith("HOLLYWOOD_GIN_DATA_FILE=")
+    )
+    assert f"cd {folder} " in recipe and f"HOLLYWOOD_GIN_DATA_FILE={data_file} " in recipe
+    state = tmp_path / "state"
+    state.mkdir()
+    env_file = tmp_path / "env"
+    env_file.write_text("HOLLYWOOD_GIN_MAX_SPECTATORS=7\n")
+    command = (
+        recipe.removeprefix("sudo -u gin ")
+        .replace(folder, str(state))
+        .replace("/etc/hollywood-gin/env", str(env_file))
+        .replace(INSTALLED, f"{sys.executable} -m hollywood_gin")
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")}
+    env["PYTHONPATH"] = str(REPO)
+    elsewhere = tmp_path / "home"  # where the host types it
+    elsewhere.mkdir()
+
+    def run() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["sh", "-c", command.removeprefix("sh -c ").strip("'")],
+            cwd=elsewhere,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+
+    sound = run()
+    assert sound.returncode == 0, sound.stdout + sound.stderr
+    assert f"store: SQLite file {state}/tables.sqlite3" in sound.stdout
+    assert "HOLLYWOOD_GIN_MAX_SPECTATORS=7" in sound.stdout  # the env file is read
+    with sqlite3.connect(state / "tables.sqlite3") as db:
+        db.execute("PRAGMA user_version = 999")
+    newer = run()
+    assert newer.returncode == 2 and "newer Hollywood Gin" in newer.stdout + newer.stderr

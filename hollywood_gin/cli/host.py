@@ -26,6 +26,7 @@ from hollywood_gin.tables.sqlite_file import (
     set_aside_in,
 )
 from hollywood_gin.tables.table import rebuild_match
+from hollywood_gin.web.connections import connection_limit, open_file_limit
 from hollywood_gin.web.security import AllowedHosts
 
 PG_DUMP = (
@@ -89,11 +90,20 @@ def describe(settings: Settings) -> list[str]:
         "commit",
     }
     lines.append("limits and switches:")
-    lines += [
-        f"  {ENV_PREFIX}{name.upper()}={getattr(settings, name)}"
-        for name in Settings.model_fields
-        if name not in shown
-    ]
+    for name in Settings.model_fields:
+        if name in shown:
+            continue
+        line = f"  {ENV_PREFIX}{name.upper()}={getattr(settings, name)}"
+        if name == "max_connections":
+            # What the server will hold, not the setting's 0 ("from the file limit").
+            files = open_file_limit(raised=True)
+            bound = connection_limit(settings.max_connections, files)
+            line = f"  {ENV_PREFIX}MAX_CONNECTIONS={bound}" + (
+                f" (from the open-file limit, {files} here; the unit's LimitNOFILE sets it)"
+                if bound != settings.max_connections
+                else ""
+            )
+        lines.append(line)
     return lines
 
 

@@ -74,14 +74,22 @@ def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
     return head + body
 
 
-def connection_limit(setting: int) -> int:
+def open_file_limit(*, raised: bool = False) -> int:
+    """The process's open-file limit: the soft one, or the hard one the server raises
+    it to at start (`raised`: what `check` predicts)."""
+    files = 1 << 20
+    with contextlib.suppress(ValueError, OSError):
+        soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        files = hard if raised else soft
+        if files == resource.RLIM_INFINITY:
+            files = 1 << 20
+    return files
+
+
+def connection_limit(setting: int, files: int | None = None) -> int:
     """Open connections in all: the setting, kept below the open-file limit (an eighth
     of it, and at least RESERVED_FILES, stay free); 0 means from the limit alone."""
-    soft = 1 << 20
-    with contextlib.suppress(ValueError, OSError):
-        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
-        if soft == resource.RLIM_INFINITY:
-            soft = 1 << 20
+    soft = open_file_limit() if files is None else files
     bound = max(1, soft - max(RESERVED_FILES, soft // 8))
     return min(setting, bound) if setting > 0 else bound
 
