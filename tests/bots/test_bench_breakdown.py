@@ -1,4 +1,5 @@
-"""The benchmark's record of how each hand ended (`bench_bots.py --report --breakdown`)
+"""The duels' record of how each hand ended (`tests/bots/duels.py`, read by
+`bench_bots.py --report --breakdown`)
 agrees with its points, `--hard-budget` reads the opponent-style prior, and
 `--pooled` joins the paired comparison of several styles."""
 
@@ -9,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from benchmarks.bench_bots import budget_field, duel, pool_report
-from benchmarks.bot_pool import STYLES
 from hollywood_gin.bots import Bot, Budget
+from hollywood_gin.bots.styles import STYLES
 from hollywood_gin.engine.options import Options
+from tests.bots.duels import budget_field, duel, pool_report
 
 
 def test_each_hand_has_an_end_that_adds_up_to_the_points() -> None:

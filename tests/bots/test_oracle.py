@@ -1,4 +1,4 @@
-"""`benchmarks/oracle.py`, the diagnostic that shows hard's search the opponent's
+"""`tests/bots/oracle.py`, the diagnostic that shows hard's search the opponent's
 real hand (or only its deadwood): its worlds must be whole, consistent deals."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 import random
 from collections.abc import Iterator
 
-from benchmarks import oracle
 from hollywood_gin.bots import Budget, search, worlds
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.playout import World
@@ -15,6 +14,7 @@ from hollywood_gin.engine.cards import mask_of
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask
 from hollywood_gin.engine.options import Options
+from tests.bots import oracle
 
 
 def _mid_hand(seed: int) -> Match:

@@ -1,4 +1,4 @@
-"""The strengths against opponents of other styles (`benchmarks/bot_pool.py`),
+"""The strengths against opponents of other styles (`hollywood_gin/bots/styles.py`),
 and the hard search's opponent model: seeded deals, no clock, so every run
 plays the same hands."""
 
@@ -14,7 +14,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from benchmarks.bot_pool import POOL, STYLES
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
 from hollywood_gin.bots.knowledge import BotMemory, Seen
@@ -22,6 +21,7 @@ from hollywood_gin.bots.lean import lean_policy, rollout
 from hollywood_gin.bots.playout import Decision, World, knocks, normal_policy, play_out
 from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.bots.search import _adjusted, _paired, _pick, candidates, hard_decide
+from hollywood_gin.bots.styles import POOL, STYLES
 from hollywood_gin.bots.worlds import (
     evidence_weight,
     sample_opponent,

@@ -16,7 +16,8 @@ the opponent is to a knock?
     python benchmarks/bench_bots.py --pool --strengths oracle --opponents openspiel ...
 
 It reads the engine's `Match` (through the arena's `bind` hook), which the site's
-computer never can; it lives in `benchmarks/` for that reason.
+computer never can, so it stays out of the package: it lives here beside its test
+(`tests/bots/test_oracle.py`), and `benchmarks/bench_bots.py` imports it from here.
 """
 
 from __future__ import annotations
