@@ -78,13 +78,21 @@ clients ignore what they do not know.
   the server runs with `HOLLYWOOD_GIN_TEST_HOOKS=true`; otherwise they are unknown
   fields. Test decks are not derived (`server_secret: null`, no `next_deal`);
   `test_secrets` choose the server secrets of derived deals.
+- Versions: an `action` chosen on an older `version` is `stale_version`, and the
+  current state follows at once. Ready signals carry no version (protocol-guide.md
+  "Actions"): `next_hand`, `new_match` and `resign` are taken at any `version` while
+  they are in the seat's `legal`; one the seat has sent already (its `next_hand` or
+  `new_match` counts, its `resign` ended the match) is a no-op, answered by nothing:
+  no error, no new state. Any other of them on an older version is `stale_version`.
+  The table page sends an action refused as stale again when the state that follows
+  still lists it.
 - Deals nobody can choose (protocol-guide.md): `next_deal.commitment` is in the create
   answer and in every state while the table waits or between hands, before any
   entropy for that deal is accepted. A seat's `entropy` (32 hex characters, either
   case, kept lower case) is accepted once per deal: in the create body (seat 0), the
   join body (seat 1), or with `next_hand` (and with `new_match` for
-  the next match's first deal). A second one for the same deal is refused
-  (`illegal_action`: that seat has sent its `next_hand` already). Malformed entropy
+  the next match's first deal). A second `next_hand` of the same seat is a no-op
+  (above), so its entropy is not a second part. Malformed entropy
   is `422` / `bad_message`; nothing changes. The computer adds none.
   `deck_reveal` and the hand record carry `server_secret` and `entropy`;
   `hollywood-gin verify FILE` checks a downloaded hand record.

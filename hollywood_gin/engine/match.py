@@ -51,6 +51,10 @@ from hollywood_gin.engine.vocabulary import Mover, Status, walled
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN = Action.of("resign")
 _RESIGN_ONLY = (_RESIGN,)
+# Ready signals carry no version (docs/protocol-guide.md "Actions"): they mean the same
+# whatever happened meanwhile, so they are taken at any version while open, and a second
+# one is nothing.
+_ANY_VERSION = frozenset({"next_hand", "new_match", "resign"})
 
 
 class Match:
@@ -128,14 +132,19 @@ class Match:
         turn clock ran out; `stand_in`: the computer standing in); None: the
         seat itself, which resets its timeouts and ends a stand-in.
 
+        `next_hand`, `new_match` and `resign` are taken at any `version` while they are
+        open to the seat, and one the seat has sent already changes nothing (no error,
+        `version` stays): two players who press "Next hand" at once both count.
+
         :raises StaleVersion: `version` is given and is not the current one
-            (checked before anything else).
+            (checked before anything else), for any other action, or a ready
+            signal that is neither open nor sent already.
         :raises NotSeated: `seat` is not 0 or 1.
         :raises BadAction: the action's shape is wrong (`BadCard`: a card twice in a meld).
         :raises NotYourTurn: a play action out of turn.
         :raises IllegalAction: well formed, but not open now.
         """
-        if version is not None and version != self.version:
+        if version is not None and version != self.version and not self._late_ok(seat, action):
             raise StaleVersion(f"the state is at version {self.version}, not {version}")
         seat = check_seat(seat)
         mover = None if by is None else self.presence.mover(seat, by)
@@ -152,6 +161,22 @@ class Match:
         else:
             self._play(seat, action, mover)
         return self
+
+    def _late_ok(self, seat: object, action: Action) -> bool:
+        """Whether a ready signal chosen on an older version is taken: it is open to
+        the seat now, or the seat has sent it already (a no-op)."""
+        kind = action.kind
+        if kind not in _ANY_VERSION or (seat != 0 and seat != 1) or seat.__class__ is not int:
+            return False
+        return self._sent_already(seat, kind) or any(a.kind == kind for a in self.actions(seat))
+
+    def _sent_already(self, seat: int, kind: str) -> bool:
+        """Whether `seat` sent this ready signal for the present moment already: its
+        `next_hand` or `new_match` counts, or its `resign` ended this match."""
+        if kind == "resign":
+            return self.status == "match_over" and self.ended == Ended("resign", seat)
+        wanted = {"hand_over": "next_hand", "match_over": "new_match"}.get(self.status)
+        return kind == wanted and self.ready[seat]
 
     def _play(self, seat: int, action: Action, by: Mover | None) -> None:
         """A move of the hand being played (`Hand.validate` checks it; nothing
@@ -175,7 +200,7 @@ class Match:
         if action.kind != wanted:
             raise IllegalAction(f"{action.kind} is not open now")
         if self.ready[seat]:
-            raise IllegalAction(f"you have already sent {action.kind}; waiting for the other")
+            return  # a second press: it counts already (docs/protocol-guide.md "Actions")
         added = None
         if entropy is not None and self._deals.pending:
             added = self._deals.add(seat, entropy)
@@ -202,7 +227,11 @@ class Match:
         self.version += 1
 
     def _end_early(self, seat: int, act: Action) -> None:
-        """`resign`, `claim` or `stand_in` by `seat` (docs/protocol-guide.md "Around the match")."""
+        """`resign`, `claim` or `stand_in` by `seat` (docs/protocol-guide.md
+        "Around the match"); a second `resign` of the seat that ended the match by it
+        changes nothing."""
+        if act.kind == "resign" and self._sent_already(seat, "resign"):
+            return
         under_way = self.endings and self.status in ("playing", "hand_over")
         if not under_way or act.kind not in {a.kind for a in self._endings(seat)}:
             raise IllegalAction(f"{act.kind} is not open now")

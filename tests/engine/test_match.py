@@ -102,6 +102,49 @@ def test_stale_version_is_refused_before_anything_else() -> None:
     assert m.version == 3
 
 
+def ready(m: Match, seat: int, kind: str, version: int) -> None:
+    m.apply(seat, parse_action({"kind": kind}), version=version)
+
+
+def test_ready_signals_are_taken_at_any_version_while_open() -> None:
+    """docs/protocol-guide.md "Actions": both players press "Next hand" on
+    the same state, and the second press deals instead of being stale."""
+    m = new_match(dealer=1, deck=[A_DECK, A_DECK, A_DECK], scoring="game")
+    m.endings = True
+    knock_a(m)
+    seen = m.version  # both pages show the hand's end
+    ready(m, 0, "next_hand", seen)
+    ready(m, 1, "next_hand", seen)  # chosen on `seen`, one version old: taken
+    assert m.status == "playing" and m.version == seen + 2
+    # Now a late next_hand is neither open nor sent already: stale as ever.
+    before = snapshot(m)
+    with pytest.raises(StaleVersion):
+        ready(m, 0, "next_hand", seen)
+    assert snapshot(m) == before
+    # A play on an old version stays stale.
+    act(m, 1, "pass")
+    with pytest.raises(StaleVersion):
+        m.apply(0, parse_action({"kind": "pass"}), version=m.version - 1)
+    # `resign` on an old version, while open, ends the match; a second one is nothing.
+    ready(m, 0, "resign", m.version - 1)
+    assert m.status == "match_over" and m.ended is not None and m.ended.seat == 0
+    after = snapshot(m)
+    ready(m, 0, "resign", m.version - 1)
+    ready(m, 0, "resign", m.version)
+    assert snapshot(m) == after
+    with pytest.raises(StaleVersion):  # Bob never resigned: not his to repeat
+        ready(m, 1, "resign", m.version - 1)
+    # Rematch pressed by both on the same state, one press twice.
+    seen = m.version
+    ready(m, 1, "new_match", seen)
+    ready(m, 1, "new_match", seen)  # a second press: a no-op
+    assert m.version == seen + 1 and m.ready == [False, True]
+    ready(m, 0, "new_match", seen)
+    assert m.status == "playing" and m.version == seen + 2 and m.ended is None
+    with pytest.raises(StaleVersion):  # a bad seat on an old version: stale first
+        ready(m, 7, "next_hand", 0)
+
+
 @pytest.mark.parametrize(
     ("action", "error"),
     [
@@ -153,8 +196,8 @@ def test_hand_over_needs_next_hand_from_both_and_the_winner_deals() -> None:
     assert m.version == v + 1 and m.status == "hand_over"
     assert wire(m.view(None))["ready"] == [False, True]
     assert wire(m.view(1))["legal"] == [] and wire(m.view(0))["legal"] == [{"kind": "next_hand"}]
-    with pytest.raises(IllegalAction):
-        act(m, 1, "next_hand")  # sent already
+    act(m, 1, "next_hand")  # sent already: a no-op, not an error (docs/protocol-guide.md "Actions")
+    assert m.version == v + 1 and m.ready == [False, True]
     act(m, 0, "next_hand")  # the second one deals
     assert m.version == v + 2 and m.status == "playing"
     h = wire(m.view(None))["hand"]

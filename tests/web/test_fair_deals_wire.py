@@ -178,11 +178,15 @@ def test_malformed_entropy_is_refused_and_changes_nothing(server: str, bad: Any)
     assert seats[0].drain() == before  # nothing changed; the socket still answers
     seats[0].send({"kind": "next_hand", "entropy": E0})
     assert seats[0].state["ready"] == [True, False]
-    # A second next_hand (and so a second entropy for the deal) is refused.
+    # A second next_hand is a no-op (docs/protocol-guide.md "Actions"): its entropy is
+    # not a second part.
+    ready = seats[0].state
     seats[0].send({"kind": "next_hand", "entropy": E1})
-    assert seats[0].errors[-1]["code"] == "illegal_action"
+    assert [e["code"] for e in seats[0].errors] == ["bad_message"]
+    assert seats[0].state == ready
     seats[1].send({"kind": "next_hand"})
     assert seats[0].drain()["hand"]["number"] == 2
+    assert seats[0].state["version"] == ready["version"] + 1
     for s in seats:
         s.close()
 
