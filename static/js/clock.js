@@ -1,4 +1,4 @@
-// The optional turn clock (docs/protocol-guide.md "The turn clock"): a countdown on the seat to
+// The turn clock (docs/protocol-guide.md "The turn clock"): a countdown on the seat to
 // act, from the server's deadline and the server's time (never this device's clock
 // alone), with a sound and a visual cue in the last 10 s of this player's own turn.
 import { t } from "./i18n.js";

@@ -29,7 +29,7 @@ function fromHex(hex) {
   return out;
 }
 
-// ---------- docs/protocol-guide.md "Deals nobody can choose" ----------
+// ---------- Deals nobody can choose ----------
 // Every deal this browser takes part in gets 16 bytes of its own; the server committed
 // to its secret before. After the hand the page checks the commitment it saw first,
 // that its own bytes were used, and the deck, from the revealed secrets.

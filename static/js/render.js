@@ -174,7 +174,7 @@ function group(cards, className, markLayoffs = new Set()) {
   return box;
 }
 
-// The arithmetic of the outcome, from the result's own numbers (docs/rules.md "Scoring a hand").
+// The outcome's arithmetic, from the result's own numbers (docs/rules.md "Scoring a hand").
 export function resultMath(result) {
   if (result.kind === "draw") return t("math.draw");
   const k = result.seats[result.knocker].deadwood_value;

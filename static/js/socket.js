@@ -147,7 +147,7 @@ export class TableSocket {
   }
 
   // An action as `legal` offered it (a knock's display `deadwood` included: the
-  // server ignores it, docs/protocol-guide.md "Actions").
+  // server ignores it).
   act(action) {
     return this.send({ type: "action", version: this.version, action });
   }

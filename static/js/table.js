@@ -190,7 +190,7 @@ function cues(previous, focusWasInGame, handEnds) {
 const legalFor = (kind) => ui.legal.filter((a) => a.kind === kind);
 
 function send(action) {
-  // With this browser's part of the next deal (docs/protocol-guide.md "Deals nobody can choose").
+  // With this browser's part of the next deal (fairness.js).
   const commitment = state?.next_deal?.commitment;
   if (commitment && seatedIn(state) && ["next_hand", "new_match"].includes(action.kind)) {
     action = { ...action, entropy: entropyFor(config.table_id, (state.hand?.number || 0) + 1, commitment) };
