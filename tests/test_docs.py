@@ -19,7 +19,7 @@ SOURCES = ("hollywood_gin", "static", "templates", "tests", "scripts", "benchmar
 SUFFIXES = {".py", ".js", ".mjs", ".html", ".css", ".toml", ".cfg", ".yml", ".yaml", ".md"}
 TOP_FILES = ("pyproject.toml", "README.md", "CHANGELOG.md", "Dockerfile")
 
-CITATION = re.compile(r"docs/([\w./-]+?\.md) \"([^\"\n]*)(\"?)")
+CITATION = re.compile(r"docs/([\w./-]+?\.md),? \"([^\"\n]*)(\"?)")
 PAGE = re.compile(r"(?<![\w/.-])docs/([\w./-]+?\.md)\b")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -157,6 +157,8 @@ def test_the_docs_index_lists_every_page() -> None:
     [
         ('# see docs/rules.md "Cards"', ""),
         ('# see docs/rules.md "Round 3"', ""),
+        ('# see docs/rules.md, "Round 3"', ""),
+        ('# see docs/rules.md, "Round…"', 'has no heading "Round…"'),
         ('# see docs/rules.md "Round"', 'has no heading "Round"'),
         ('# see docs/rules.md "No such heading"', 'has no heading "No such heading"'),
         ('# see docs/nowhere.md "Cards"', "docs/nowhere.md does not exist"),
