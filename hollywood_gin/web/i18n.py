@@ -172,8 +172,16 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "math.draw": N_("Draw: no points, same dealer"),
     "layoffs": N_("{name}'s deadwood: {before} → {after} after laying off the {cards}"),
     "no_layoffs": N_("{name} had nothing to lay off"),
-    "game_won": N_("{game} won by {name}"),
-    "games_score": N_("Games: {name0} {a} – {b} {name1}"),
+    # a finished game and the games so far, as a person says them (the counts by
+    # the language's plural rules, Intl.PluralRules)
+    "game_won": N_("{name} wins game {n}, {a} to {b}"),
+    "game_won_you": N_("You win game {n}, {a} to {b}"),
+    "games_lead.one": N_("{name} leads, {n} game to {b}"),
+    "games_lead.other": N_("{name} leads, {n} games to {b}"),
+    "games_lead_you.one": N_("You lead, {n} game to {b}"),
+    "games_lead_you.other": N_("You lead, {n} games to {b}"),
+    "games_level.one": N_("Level at {n} game each"),
+    "games_level.other": N_("Level at {n} games each"),
     "bonus.game": N_("game bonus {n}"),
     "bonus.shutout": N_("game bonus {n} (shutout)"),
     "bonus.line.one": N_("line bonus {each} × {n} hand = {total}"),
@@ -199,7 +207,8 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "you_win.hand": N_("You win the hand"),
     "wins.game": N_("{name} wins the game"),
     "wins.hand": N_("{name} wins the hand"),
-    "games_to": N_("{a} games to {b}"),
+    "games_to.one": N_("{n} game to {b}"),
+    "games_to.other": N_("{n} games to {b}"),
     "show_table": N_("Show the table"),
     "show_result": N_("Show the result"),
     # the bonuses of a finished game, as a table

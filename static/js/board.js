@@ -3,7 +3,7 @@
 import { cardElement } from "./cards.js";
 import { checkDeal, dealRecord, deckMatches } from "./fairness.js";
 import { cardName, list, t, tn } from "./i18n.js";
-import { $, bonusTable, gamesToText, gamesWon, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
+import { $, bonusTable, gameWonText, gamesLeadText, gamesToText, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
 import { renderSheet } from "./sheet.js";
 import { play } from "./sound.js";
 import { showSummary } from "./summary.js";
@@ -194,11 +194,9 @@ export function showMoment(s, kinds) {
   const matchOver = s.table.status === "match_over";
   const finished = s.table.scoring === "hand" ? [] : (s.hand.result.games || []).filter((g) => sheet.games[g]?.finished);
   if ((!matchOver && !finished.length) || !once(`gin.moment.${handKey(s)}`)) return;
-  const names = [playerName(s, 0), playerName(s, 1)];
-  const won = gamesWon(s);
   openMoment(s, kinds, {
-    title: matchOver ? matchWinnerText(s) : list(finished.map((g) => t("game_won", { game: t("game_n", { n: g + 1 }), name: names[sheet.games[g].winner] }))),
-    score: s.table.scoring !== "hollywood" ? "" : matchOver ? gamesToText(s) : t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] }),
+    title: matchOver ? matchWinnerText(s) : list(finished.map((g) => gameWonText(s, g))),
+    score: s.table.scoring !== "hollywood" ? "" : matchOver ? gamesToText(s) : gamesLeadText(s),
     bonuses: bonusTable(s, matchOver ? sheet.games.map((_, i) => i) : finished),
     summary: matchOver,
     winner: matchOver ? sheet.match_winner : sheet.games[finished[0]].winner,

@@ -3,7 +3,7 @@
 // resigning, a confirmation before anything final, and how a match ended, on the
 // result panel, the score sheet and the match screen.
 import { t, tn } from "./i18n.js";
-import { $, gamesWon, player, playerName, seatedIn } from "./render.js";
+import { $, gamesLeadText, player, playerName, seatedIn } from "./render.js";
 import { openMoment } from "./board.js";
 import { once } from "./store.js";
 
@@ -154,10 +154,9 @@ export function renderEnding(s, kinds) {
 
 // The match screen for a match that ended by resign or claim.
 function showEndedMoment(s, kinds, text) {
-  const won = gamesWon(s);
   openMoment(s, kinds, {
     title: winnerText(s) || text,
-    score: s.table.scoring === "hand" ? "" : t("games_score", { a: won[0], b: won[1], name0: playerName(s, 0), name1: playerName(s, 1) }),
+    score: s.table.scoring === "hollywood" ? gamesLeadText(s) : "",
     summary: true, // the match so far (hands won, gins, time played)
     winner: s.sheet.match_winner,
   });

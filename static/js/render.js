@@ -188,7 +188,6 @@ export function gameBonusLines(state, games) {
   for (const index of games) {
     const game = state.sheet?.games?.[index];
     if (!game?.finished || game.winner === null || state.table.scoring === "hand") continue;
-    const name = t("game_n", { n: index + 1 });
     const parts = [];
     for (const seat of [game.winner, 1 - game.winner]) {
       const s = game.seats[seat];
@@ -198,7 +197,7 @@ export function gameBonusLines(state, games) {
       if (s.line_bonus) pieces.push(tn("bonus.line", hands, { each: s.line_bonus / hands, total: s.line_bonus }));
       if (pieces.length) parts.push(`${playerName(state, seat)}: ${pieces.join(", ")}`);
     }
-    lines.push(`${t("game_won", { game: name, name: playerName(state, game.winner) })}. ${parts.join("; ")}`);
+    lines.push(`${gameWonText(state, index)}. ${parts.join("; ")}`);
   }
   return lines;
 }
@@ -220,13 +219,13 @@ export function bonusTable(state, games) {
   const table = document.createElement("table");
   table.className = "bonus-table";
   const head = table.createTHead().insertRow();
-  head.append(cell("td", ""), cell("th", playerName(state, 0), { scope: "col" }), cell("th", playerName(state, 1), { scope: "col" }));
+  head.append(cell("td", ""), nameHead(playerName(state, 0)), nameHead(playerName(state, 1)));
   for (const index of finished) {
     const game = state.sheet.games[index];
     const body = table.createTBody();
     const title = body.insertRow();
     title.className = "bonus-game";
-    title.append(cell("th", t("game_won", { game: t("game_n", { n: index + 1 }), name: playerName(state, game.winner) }), { scope: "rowgroup", colspan: "3" }));
+    title.append(cell("th", gameWonText(state, index), { scope: "rowgroup", colspan: "3" }));
     const gameRow = body.insertRow();
     const lineRow = body.insertRow();
     gameRow.append(cell("th", t("bonus.game_row"), { scope: "row" }));
@@ -246,6 +245,39 @@ export function bonusTable(state, games) {
   return table;
 }
 
+// A column head naming a player: the name wraps between words only, and a word too
+// long for the column is cut with an ellipsis (site.css .nm); the full name stays
+// the cell's text, which is what a screen reader reads, and its title.
+export function nameHead(name) {
+  const th = document.createElement("th");
+  th.scope = "col";
+  th.title = name;
+  const span = document.createElement("span");
+  span.className = "nm";
+  span.textContent = name;
+  th.append(span);
+  return th;
+}
+
+// "Alexandra wins game 1, 112 to 64" (the game's points), "You win game 1, …".
+export function gameWonText(state, index) {
+  const game = state.sheet.games[index];
+  const w = game.winner;
+  const key = seatedIn(state) && w === state.you ? "game_won_you" : "game_won";
+  return t(key, { n: index + 1, name: playerName(state, w), a: game.seats[w].points, b: game.seats[1 - w].points });
+}
+
+// The games so far, as a person says it: "Ann leads, 1 game to 0", "You lead, 2
+// games to 1", "Level at 1 game each"; nothing before a game is won.
+export function gamesLeadText(state) {
+  const won = gamesWon(state);
+  if (!won[0] && !won[1]) return "";
+  if (won[0] === won[1]) return tn("games_level", won[0]);
+  const w = won[1] > won[0] ? 1 : 0;
+  const key = seatedIn(state) && w === state.you ? "games_lead_you" : "games_lead";
+  return tn(key, won[w], { name: playerName(state, w), b: won[1 - w] });
+}
+
 // Who won the match, from the reader's seat: "You win the match", "Bob wins the
 // match"; a one-game table's winner wins "the game", a single hand's "the hand".
 export function matchWinnerText(state) {
@@ -263,7 +295,10 @@ export function gamesToText(state) {
   if (state.table.scoring !== "hollywood" || !sheet) return "";
   const won = gamesWon(state);
   const w = sheet.match_winner ?? (won[1] > won[0] ? 1 : 0);
-  return t("games_to", { a: won[w], b: won[1 - w] });
+  // Nothing to say of no game won ("0 games to 0"), nor of a match resigned or
+  // claimed while its winner was behind ("1 game to 2").
+  if (!won[w] || won[w] < won[1 - w]) return "";
+  return tn("games_to", won[w], { b: won[1 - w] });
 }
 
 export const gamesWon = (state) => [0, 1].map((seat) => state.sheet.games.filter((g) => g.finished && g.winner === seat).length);

@@ -3,7 +3,7 @@
 // Columns are headed by each player's mark (an initial); the key above the table
 // gives the full names, on lines of their own, so no name is ever cut or broken.
 import { t } from "./i18n.js";
-import { $, gamesToText, matchWinnerText, playerName } from "./render.js";
+import { $, gamesLeadText, gamesToText, matchWinnerText, playerName } from "./render.js";
 
 const SEATS = [0, 1];
 
@@ -143,8 +143,7 @@ export function renderSheet(state) {
     text += ` — ${[matchWinnerText(state), gamesToText(state)].filter(Boolean).join(", ")}`;
   } else if (state.table?.scoring === "hollywood" && games.some((g) => g.finished)) {
     // Before the end the games won so far, which decide the match, not the totals.
-    const won = SEATS.map((s) => games.filter((g) => g.finished && g.winner === s).length);
-    text += ` · ${t("games_score", { a: won[0], b: won[1], name0: names[0], name1: names[1] })}`;
+    text += ` · ${gamesLeadText(state)}`;
   }
   $("sheet-totals").textContent = text;
   printButton().hidden = !games.length;

@@ -5,7 +5,7 @@
 // what this device saw (the first deal of the match to its last hand's end) and is
 // left out when it did not see both.
 import { lang, t } from "./i18n.js";
-import { playerName } from "./render.js";
+import { nameHead, playerName } from "./render.js";
 import { load, save } from "./store.js";
 
 const config = JSON.parse(document.getElementById("table-config")?.textContent || "{}");
@@ -145,7 +145,7 @@ export function summaryElement(state, summary) {
   table.className = "summary-table";
   table.append(el("caption", title));
   const head = table.createTHead().insertRow();
-  head.append(el("td", ""), el("th", playerName(state, 0), { scope: "col" }), el("th", playerName(state, 1), { scope: "col" }));
+  head.append(el("td", ""), nameHead(playerName(state, 0)), nameHead(playerName(state, 1)));
   const body = table.createTBody();
   const row = (label, value) => {
     const tr = body.insertRow();

@@ -53,24 +53,32 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
     expect(ann.locator("#sheet thead th.seat").nth(0)).to_contain_text("won by Ann")
     expect(ann.locator("#sheet tfoot tr.bonus td").nth(0)).to_have_text("225")
     # A finished game gets a screen of its own, for both players.
+    # Said as a person would: who won it and by how much, the games so far.
+    said = {
+        ann: ("You win game 1, 122 to 0", "You lead, 1 game to 0"),
+        bob: ("Ann wins game 1, 122 to 0", "Ann leads, 1 game to 0"),
+    }
     for page in (ann, bob):
         moment = page.locator("#moment")
         expect(moment).to_be_visible()
-        expect(moment.locator("#moment-title")).to_have_text("Game 1 won by Ann")
-        expect(moment.locator("#moment-score")).to_have_text("Games: Ann 1 – 0 Bob")
+        expect(moment.locator("#moment-title")).to_have_text(said[page][0])
+        expect(moment.locator("#moment-score")).to_have_text(said[page][1])
         # The bonuses as a short table: a column per player, each bonus over its reason.
         bonus = moment.locator("#moment-lines table.bonus-table")
         expect(bonus.locator("thead th")).to_have_text(["Ann", "Bob"])
-        expect(bonus.locator(".bonus-game")).to_have_text(["Game 1 won by Ann"])
+        expect(bonus.locator(".bonus-game")).to_have_text([said[page][0]])
         expect(bonus.locator("tbody tr").nth(1)).to_have_text("Game bonus200shutout–")
         expect(bonus.locator("tbody tr").nth(2)).to_have_text("Line bonus25 = 1 × 25–")
         expect(moment.locator("#moment-totals")).to_have_text("Total: Ann 347 · Bob 0")
         page.locator("#moment-close").click()
         expect(moment).to_be_hidden()
-    expect(ann.locator("#result-bonuses")).to_contain_text("Game 1 won by Ann")
+    expect(ann.locator("#result-bonuses")).to_contain_text("You win game 1, 122 to 0")
     # Before the match ends the sheet counts the games won so far beside the totals.
     expect(ann.locator("#sheet-totals")).to_have_text(
-        "Total: Ann 347 · Bob 0 · Games: Ann 1 – 0 Bob"
+        "Total: Ann 347 · Bob 0 · You lead, 1 game to 0"
+    )
+    expect(bob.locator("#sheet-totals")).to_have_text(
+        "Total: Ann 347 · Bob 0 · Ann leads, 1 game to 0"
     )
     for page in (ann, bob):
         page.locator("#next-hand").click()
@@ -83,8 +91,8 @@ def test_a_hollywood_match_to_its_end_and_a_rematch(
         ann_goes_gin(ann)
         expect(ann.locator("#result-games")).to_have_text(games)
         if games.endswith("2"):
-            for page in (ann, bob):
-                expect(page.locator("#moment-title")).to_have_text("Game 2 won by Ann")
+            for page, title in ((ann, "You win game 2"), (bob, "Ann wins game 2")):
+                expect(page.locator("#moment-title")).to_have_text(f"{title}, 122 to 0")
                 page.locator("#moment-close").click()
                 page.locator("#next-hand").click()
 

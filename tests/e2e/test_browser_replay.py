@@ -235,7 +235,7 @@ def test_the_end_of_a_hand_that_ends_a_game(server: Server, new_context: NewCont
     expect(page.locator("#result-bonuses table")).to_be_visible()
     assert page.evaluate(BONUS_ROWS) == [
         ["", "Ann", "Bob"],
-        ["Game 1 won by Ann"],
+        ["You win game 1, 122 to 0"],
         ["Game bonus", "200shutout", "–"],
         ["Line bonus", "25 = 1 × 25", "–"],
     ]

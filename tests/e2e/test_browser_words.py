@@ -8,6 +8,7 @@ import json
 import re
 from typing import Any
 
+import pytest
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
@@ -108,3 +109,88 @@ def test_a_move_the_clock_made_says_so_in_the_log_the_live_region_and_the_replay
     expect(ann.locator("#timeline button[data-step]").nth(1)).to_have_text(mine)
     bob.goto(f"/t/{table_id}/hands/1")
     expect(bob.locator("#timeline button[data-step]").nth(1)).to_have_text(theirs)
+
+
+# Bob holds no meld: Ann's gin (she takes TH onto 7H-8H-9H, throws KS) scores
+# 97 + 25 = 122, over a target of 100 in one hand (tests/e2e/test_browser_match.py).
+BOB_HIGH = ["KC", "QD", "JH", "TS", "9C", "8D", "KH", "QS", "JD", "TC"]
+LONG = "Maximilianeleonora"  # one word, longer than a column of the tables on a phone
+
+# Every word of each name cell: the lines its text takes (a word broken over two
+# lines takes two), whether the cell cuts the name, and the cell's title.
+NAME_CELLS = """() => [...document.querySelectorAll("#moment .nm")].map((nm) => {
+  const text = nm.firstChild;
+  const words = [];
+  let at = 0;
+  for (const word of text.data.split(" ")) {
+    const range = document.createRange();
+    range.setStart(text, at);
+    range.setEnd(text, at + word.length);
+    // The lines the word's rectangles lie on (an ellipsis splits a cut word in two
+    // rectangles on one line).
+    words.push(new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size);
+    at += word.length + 1;
+  }
+  return {name: nm.textContent, title: nm.closest("th").title, words,
+          cut: nm.scrollWidth > nm.clientWidth,
+          spoken: nm.closest("th").textContent};
+})"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "words"),
+    [
+        (
+            "en-GB",
+            DESKTOP,
+            ("You win the game", "You win game 1, 122 to 0", "Anna Alexandra"),
+        ),
+        (
+            "de-DE",
+            PHONE,
+            ("Sie gewinnen das Spiel", "Sie gewinnen Spiel 1 mit 122 zu 0", "Anna Alexandra"),
+        ),
+    ],
+)
+def test_names_wrap_between_words_and_the_tables_say_who_won_as_a_person_would(
+    server: Server,
+    new_context: NewContext,
+    locale: str,
+    viewport: dict[str, int],
+    words: tuple[str, str, str],
+) -> None:
+    title, game_row, _ = words
+    table = server.create_table(
+        name="Anna Alexandra",
+        scoring="game",
+        target=100,
+        test_decks=[deck(ANN, BOB_HIGH, "TH", [])],
+        test_first_dealer=1,
+    )
+    server.join(table["table_id"], LONG)
+    page = seated_page(new_context, table["table_id"], table["token"], locale, viewport)
+    page.locator("#take").click()
+    page.locator("#gin").click()
+    page.locator("#confirm-yes").click()
+    moment = page.locator("#moment")
+    expect(moment).to_be_visible()
+    expect(page.locator("#moment-title")).to_have_text(title)
+    expect(moment.locator(".bonus-game")).to_have_text(game_row)
+    expect(moment.locator(".summary-table")).to_be_visible()
+    cells = page.evaluate(NAME_CELLS)
+    assert [c["name"] for c in cells] == ["Anna Alexandra", LONG] * 2
+    for cell in cells:
+        # Never a word over two lines; the whole name is the cell's text (what a
+        # screen reader reads) and its title, cut or not.
+        assert set(cell["words"]) == {1}, cell
+        assert cell["spoken"] == cell["title"] == cell["name"]
+    # A name of two words fits, over two lines on a phone; the long word does not
+    # fit a phone's column: cut, with an ellipsis (CSS).
+    assert [c["cut"] for c in cells if c["name"] != LONG] == [False, False]
+    if viewport is PHONE:
+        assert [c["cut"] for c in cells if c["name"] == LONG] == [True, True]
+    assert (
+        page.evaluate("getComputedStyle(document.querySelector('#moment .nm')).textOverflow")
+        == "ellipsis"
+    )
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]

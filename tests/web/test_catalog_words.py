@@ -61,7 +61,7 @@ EXACT: dict[str, dict[str, set[str]]] = {
         "de": {"passen"},
         "da": {"pas"},
         "hu": {"passz", "passzolok"},
-        "et": {"pass", "loobun", "passin"},
+        "et": {"ei võta", "pass", "passin"},
     },
     "Winner": {"de": {"gewinner"}, "da": {"vinder"}, "hu": {"győztes"}, "et": {"võitja"}},
 }
@@ -113,13 +113,18 @@ def test_antonyms_are_not_swapped(
 
 # What the product's source pages got wrong, and the catalogs must not repeat.
 SLIPS: dict[str, list[str]] = {
-    # Rommé alone is another game; the game is Gin-Rommé.
-    "de": [r"(?<!Gin-)(?<!Gin )Rommé"],
-    # "commitment" is a hash here, not a legal obligation.
-    "da": [r"forpligtelse"],
-    "hu": [r"a\(z\)", r"kötelezettség", r"Rummy"],
+    # Rommé alone is another game; the game is Gin-Rommé. A drawn match ends
+    # "unentschieden" ("ausgeglichen" is said of an account).
+    "de": [r"(?<!Gin-)(?<!Gin )Rommé", r"ausgeglichen"],
+    # "commitment" is a hash here, not a legal obligation; "sæt tempoet lidt ned"
+    # (the adverb after the object).
+    "da": [r"forpligtelse", r"sæt lidt tempoet"],
+    # "nem lett elküldve" is a calque of the English passive.
+    "hu": [r"a\(z\)", r"kötelezettség", r"Rummy", r"lett elküldve"],
     # The game's word is "gin", as in Straight Gin; face down is "pildiga allapoole".
-    "et": [r"džinn", r"tagurpidi"],
+    # Passing the upcard is not giving up ("loobun"): "ei võta". The fingerprint is
+    # the whole deck's, "kaardipakk": the bare "pakk" is the stock here.
+    "et": [r"džinn", r"tagurpidi", r"^Loobun$", r"^Paki sõrmejälg"],
 }
 
 
