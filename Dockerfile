@@ -16,19 +16,23 @@ ARG PYTHON_IMAGE=python:3.11.11-slim-bookworm
 FROM ${PYTHON_IMAGE} AS wheel
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
-COPY constraints.txt pyproject.toml hatch_build.py README.md LICENSE ./
+COPY constraints.txt requirements.lock pyproject.toml hatch_build.py README.md LICENSE ./
 COPY hollywood_gin ./hollywood_gin
 COPY static ./static
 COPY templates ./templates
 # pyproject.toml puts deploy/ into the wheel (hollywood_gin/deploy/): without it the
 # build stops at "Forced include not found" (tests/test_docker_context.py).
 COPY deploy ./deploy
-ARG VERSION=0.0.0+unknown
+ARG VERSION=""
 ARG COMMIT=""
-# PIP_CONSTRAINT also pins the build backend pip fetches for the build (hatchling,
-# hatch-vcs); without git, hatch-vcs takes the version from SETUPTOOLS_SCM_PRETEND_VERSION.
-RUN SETUPTOOLS_SCM_PRETEND_VERSION="${VERSION}" HOLLYWOOD_GIN_COMMIT="${COMMIT}" \
-    PIP_CONSTRAINT=/src/constraints.txt pip wheel --no-deps --wheel-dir /wheels .
+# PIP_CONSTRAINT also pins the build backend pip fetches for the build (hatchling).
+# The wheel's version is the source's own (hollywood_gin/__init__.py); VERSION is only
+# the image's label, so a VERSION that is not the source's stops the build rather than
+# label the image with a version it does not hold.
+RUN HOLLYWOOD_GIN_COMMIT="${COMMIT}" \
+    PIP_CONSTRAINT=/src/constraints.txt pip wheel --no-deps --wheel-dir /wheels . \
+    && if [ -n "${VERSION}" ] && ! [ -e "/wheels/hollywood_gin-${VERSION}-py3-none-any.whl" ]; then \
+        echo "VERSION=${VERSION} is not this source's version: $(ls /wheels)" >&2; exit 1; fi
 
 FROM ${PYTHON_IMAGE}
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -51,7 +55,7 @@ RUN pip install --require-hashes --no-deps -r /tmp/deps/requirements.lock \
 COPY --from=wheel /wheels /tmp/wheels
 RUN pip install --no-deps /tmp/wheels/*.whl && rm -rf /tmp/wheels /tmp/deps
 
-ARG VERSION=0.0.0+unknown
+ARG VERSION=""
 ARG COMMIT=""
 # The commit shown in the footer and /healthz (also in the wheel; this one wins).
 ENV HOLLYWOOD_GIN_COMMIT=${COMMIT}

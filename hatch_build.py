@@ -1,10 +1,11 @@
 """A build hook: the version and the commit a wheel was built from, inside the wheel.
 
-hatch-vcs gives the version (from `git describe`); this writes it together with the
-short commit into `hollywood_gin/_build.py`, which `hollywood_gin.__init__` reads, so
-an installed wheel knows its commit without a checkout (`/healthz`, `--version`, the
-footer). The commit is `git rev-parse --short HEAD` of the tree being built, or
-`HOLLYWOOD_GIN_COMMIT` where there is no git (a Docker build passes it as an argument).
+The version is `__version__` of `hollywood_gin/__init__.py` (pyproject.toml); this
+writes it together with the short commit into `hollywood_gin/_build.py`, which
+`hollywood_gin.__init__` reads, so an installed wheel knows its commit without a
+checkout (`/healthz`, `--version`, the footer). The commit is `git rev-parse --short
+HEAD` of the tree being built, or `HOLLYWOOD_GIN_COMMIT` where there is no git (a
+Docker build passes it as an argument).
 An editable install writes nothing: a checkout reads its commit from git at start-up.
 A wheel built from an sdist (no git) keeps the sdist's own `_build.py`.
 """

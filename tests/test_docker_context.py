@@ -207,17 +207,28 @@ def test_the_wheel_stage_builds_the_wheel_from_what_it_copies(
     src = root / str(workdir).lstrip("/")
     (command,) = run_lines(stage)
     command = command.replace("/wheels", str(root / "wheels")).replace("/src/", f"{src}/")
-    args = {"VERSION": "9.8.7", "COMMIT": "abc1234"}
-    env = {**os.environ, **stage_environment(stage, args)}
-    # The image's `pip` is its Python's: here this interpreter's.
-    env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
-    env.pop("PYTHONPATH", None)
-    done = subprocess.run(
-        ["sh", "-c", command], cwd=src, env=env, capture_output=True, text=True, timeout=300
-    )
+    import hollywood_gin
+
+    version = hollywood_gin.__version__  # the source's: VERSION only labels the image
+
+    def build(args: dict[str, str]) -> subprocess.CompletedProcess[str]:
+        env = {**os.environ, **stage_environment(stage, args)}
+        # The image's `pip` is its Python's: here this interpreter's.
+        env["PATH"] = f"{Path(sys.executable).parent}{os.pathsep}{env['PATH']}"
+        env.pop("PYTHONPATH", None)
+        return subprocess.run(
+            ["sh", "-c", command], cwd=src, env=env, capture_output=True, text=True, timeout=300
+        )
+
+    # A label that is not the source's version stops the build.
+    wrong = build({"VERSION": "9.8.7", "COMMIT": "abc1234"})
+    assert wrong.returncode != 0 and "VERSION=9.8.7 is not this source's version" in wrong.stderr
+    for old in (root / "wheels").glob("*.whl"):
+        old.unlink()
+    done = build({"VERSION": version, "COMMIT": "abc1234"})
     assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
     (wheel,) = (root / "wheels").glob("hollywood_gin-*.whl")
-    assert wheel.name.startswith("hollywood_gin-9.8.7-")
+    assert wheel.name.startswith(f"hollywood_gin-{version}-")
     names = set(zipfile.ZipFile(wheel).namelist())
     assert {
         "hollywood_gin/deploy/hollywood-gin.service",
@@ -226,7 +237,7 @@ def test_the_wheel_stage_builds_the_wheel_from_what_it_copies(
         "hollywood_gin/static/js/table.js",
     } <= names
     record = zipfile.ZipFile(wheel).read("hollywood_gin/_build.py").decode()
-    assert "version = '9.8.7'" in record and "commit = 'abc1234'" in record
+    assert f"version = {version!r}" in record and "commit = 'abc1234'" in record
 
 
 def test_every_documented_build_takes_its_version_from_the_install() -> None:

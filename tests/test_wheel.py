@@ -163,3 +163,58 @@ def test_a_wheel_built_from_the_sdist_keeps_the_commit(tmp_path: Path) -> None:
     assert f"commit = {head!r}" in record
     assert f"version = {wheel.name.split('-')[1]!r}" in record
     assert "hollywood_gin/deploy/hollywood-gin-backup.timer" in zipfile.ZipFile(wheel).namelist()
+
+
+def test_the_wheel_says_what_it_is_and_carries_its_lock(tmp_path: Path) -> None:
+    """Its metadata: the SPDX licence, the Pythons it is tested on, who wrote it, the
+    version set in the source; the server's dependencies by name (not `uvicorn[standard]`,
+    which pulls watchfiles and PyYAML the server never imports); and `requirements.lock`
+    inside, so the README's systemd set-up needs nothing but the wheel."""
+    import hollywood_gin
+
+    wheel = build_wheel(tmp_path / "dist")
+    archive = zipfile.ZipFile(wheel)
+    (meta_name,) = [n for n in archive.namelist() if n.endswith(".dist-info/METADATA")]
+    meta = archive.read(meta_name).decode()
+    headers = [line for line in meta.split("\n\n", 1)[0].splitlines()]
+    assert f"Version: {hollywood_gin.__version__}" in headers
+    assert "License-Expression: MIT" in headers
+    assert "Classifier: Programming Language :: Python :: 3.11" in headers
+    assert "Author: The Hollywood Gin authors" in headers
+    assert any(n.endswith(".dist-info/licenses/LICENSE") for n in archive.namelist())
+    needs = [line.removeprefix("Requires-Dist: ") for line in headers if "Requires-Dist" in line]
+    server = [n for n in needs if "extra ==" not in n]
+    assert not any("[standard]" in n for n in server), server
+    names = {n.split(";")[0].split(">")[0].split("=")[0].strip() for n in server}
+    assert {"uvicorn", "uvloop", "httptools", "websockets"} <= names
+    lock = archive.read("hollywood_gin/requirements.lock").decode()
+    assert lock == (REPO / "requirements.lock").read_text()
+    pinned = {line.split("==")[0] for line in lock.splitlines() if "==" in line}
+    assert {"uvicorn", "uvloop", "httptools", "websockets", "asyncpg"} <= pinned
+    assert not pinned & {"watchfiles", "pyyaml"}, pinned & {"watchfiles", "pyyaml"}
+
+
+def test_the_readme_systemd_steps_need_only_the_wheel(tmp_path: Path) -> None:
+    """The README's set-up opens the wheel with Python's zipfile and takes the lock and
+    the units from it: every file its later lines name is there."""
+    text = (REPO / "README.md").read_text()
+    block = text.split("**systemd**, from the wheel:", 1)[1].split("```sh\n", 1)[1]
+    lines = block.split("```", 1)[0].splitlines()
+    [unpack] = [line for line in lines if "-m zipfile -e" in line]
+    words = unpack.split("#")[0].split()
+    where = words[-1]
+    wheel = build_wheel(tmp_path / "dist")
+    target = tmp_path / "unpacked"
+    command = [sys.executable, *words[1:-2], str(wheel), str(target)]
+    subprocess.run(command, check=True, timeout=60)
+    named = [
+        word
+        for line in lines
+        for word in line.split("#")[0].split()
+        if word.startswith(where + "/")
+    ]
+    assert any(w.endswith("requirements.lock") for w in named), named
+    assert any(w.endswith("hollywood-gin.service") for w in named), named
+    for word in named:
+        found = list(target.glob(word.removeprefix(where + "/")))
+        assert found, f"{word} is not in the wheel"
