@@ -20,6 +20,7 @@ SUFFIXES = {".py", ".js", ".mjs", ".html", ".css", ".toml", ".cfg", ".yml", ".ya
 TOP_FILES = ("pyproject.toml", "README.md", "CHANGELOG.md", "Dockerfile")
 
 CITATION = re.compile(r"docs/([\w./-]+?\.md),? \"([^\"\n]*)(\"?)")
+WRAPPED = re.compile(r"docs/[\w./-]+?\.md,?\s*$")
 PAGE = re.compile(r"(?<![\w/.-])docs/([\w./-]+?\.md)\b")
 LINK = re.compile(r"\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
@@ -86,8 +87,12 @@ def anchors(page: Path) -> set[str]:
 def citation_problems(path: Path, docs: Path = DOCS) -> list[str]:
     """What is wrong with the docs citations of one file (empty: nothing)."""
     text = path.read_text(encoding="utf-8", errors="replace")
+    lines = text.splitlines()
     problems = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
+        after = lines[number].lstrip(" #/*") if number < len(lines) else ""
+        if WRAPPED.search(line) and after.startswith('"'):
+            problems.append(f"{path.name}:{number}: a docs citation is cut after its page")
         where = f"{path.name}:{number}"
         for match in PAGE.finditer(line):
             if not (docs / match.group(1)).is_file():
@@ -164,6 +169,7 @@ def test_the_docs_index_lists_every_page() -> None:
         ('# see docs/nowhere.md "Cards"', "docs/nowhere.md does not exist"),
         ("# see docs/nowhere.md", "docs/nowhere.md does not exist"),
         ('# see docs/rules.md "Scoring', "not on one line"),
+        ('# see docs/rules.md\n# "Cards"', "cut after its page"),
     ],
 )
 def test_the_citation_check_can_fail(tmp_path: Path, line: str, wanted: str) -> None:

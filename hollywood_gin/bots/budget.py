@@ -57,8 +57,8 @@ class Budget:
     # took since (the stock draws at random) plus what it threw since, and a style
     # that would have knocked with it there is drawn again (`worlds.knocked_before`).
     # Off: it moved the worlds' deadwood by at most 0.4 points against OpenSpiel's bot,
-    # eager, normal and gin alike (the last discard is the one that binds; docs/bots.md
-    # "Round 5: the style prior and the hand's evidence").
+    # eager, normal and gin alike (the last discard is the one that binds;
+    # docs/bots.md "Round 5: the style prior and the hand's evidence").
     history: bool = False
     # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
     # are normal's (its one-draw look at the live cards), and my first `look_takes`
