@@ -228,8 +228,8 @@ class Match:
 
     def _end_early(self, seat: int, act: Action) -> None:
         """`resign`, `claim` or `stand_in` by `seat`
-        (docs/protocol-guide.md "Around the match"); a second `resign` of the seat that ended the match by it
-        changes nothing."""
+        (docs/protocol-guide.md "Around the match"); a second `resign` of the seat that
+        ended the match by it changes nothing."""
         if act.kind == "resign" and self._sent_already(seat, "resign"):
             return
         under_way = self.endings and self.status in ("playing", "hand_over")
