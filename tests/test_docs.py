@@ -192,3 +192,16 @@ def test_the_link_check_can_fail(tmp_path: Path) -> None:
         "b.md: no such file",
         "#three: no such heading",
     ]
+
+
+def test_the_protocol_guide_names_every_word_of_the_wire() -> None:
+    """A new action kind, reaction or error code is written up in the guide too."""
+    from typing import get_args
+
+    from hollywood_gin.engine.vocabulary import ACTION_KINDS, PHASES, REACTIONS
+    from hollywood_gin.web.http_bodies import HttpErrorCode
+    from hollywood_gin.web.messages import ErrorCode
+
+    guide = (DOCS / "protocol-guide.md").read_text(encoding="utf-8")
+    words = {*ACTION_KINDS, *PHASES, *REACTIONS, *get_args(ErrorCode), *get_args(HttpErrorCode)}
+    assert sorted(w for w in words if f"`{w}`" not in guide) == []
