@@ -33,6 +33,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             app.state.registry = registry
             if settings.metrics:
                 metrics.of(app).watch(registry)  # type: ignore[union-attr]
+                metrics.of(app).watch_replays(app.state.replay_pages)  # type: ignore[union-attr]
             yield
         log.info("stopped")
 

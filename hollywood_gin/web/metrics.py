@@ -28,6 +28,7 @@ from prometheus_client import (
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.writer import Observer
 from hollywood_gin.web.messages import ErrorCode
+from hollywood_gin.web.replay_pages import ReplayPages
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
 FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)
@@ -72,6 +73,16 @@ class Metrics(Observer):
             buckets=FAST,
             registry=r,
         )
+        self.replay_builds = Counter(
+            "hollywood_gin_replay_builds",
+            "Finished hands whose replay page data was built (then kept)",
+            registry=r,
+        )
+        self.seat_writes = Counter(
+            "hollywood_gin_seat_writes",
+            "Store writes of a table's seats (a seat taken, the card orders)",
+            registry=r,
+        )
         self.think_seconds = Histogram(
             "hollywood_gin_computer_think_seconds",
             "The computer opponent choosing a move, by strength",
@@ -79,6 +90,10 @@ class Metrics(Observer):
             buckets=THINK,
             registry=r,
         )
+
+    def watch_replays(self, pages: ReplayPages) -> None:
+        """Count the replay pages' hands built (each once, then kept: issue 41)."""
+        pages.on_build = self.replay_builds.inc
 
     def watch(self, registry: Registry) -> None:
         """Read the gauges from the registry when scraped; observe what it does."""
@@ -92,6 +107,9 @@ class Metrics(Observer):
 
     def commit(self, seconds: float) -> None:
         self.commit_seconds.observe(seconds)
+
+    def seats_written(self) -> None:
+        self.seat_writes.inc()
 
     def think(self, strength: str, seconds: float) -> None:
         self.think_seconds.labels(strength).observe(seconds)

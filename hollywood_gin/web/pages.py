@@ -15,6 +15,7 @@ from typing import Any
 
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
+from markupsafe import Markup
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.middleware.gzip import GZipMiddleware
 
@@ -23,7 +24,7 @@ from hollywood_gin.tables.errors import TableError
 from hollywood_gin.web.api import cookie_name, set_seat_cookie
 from hollywood_gin.web.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY
-from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.replay_pages import ReplayPages, config_json
 from hollywood_gin.web.site import (
     IMMUTABLE,
     STATIC_DIR,
@@ -204,28 +205,27 @@ async def replay_page(
     table = await registry.find(table_id)
     if table is None or not number.isdigit() or len(number) > 9:
         return site.not_found(request)
+    n = int(number)
     try:
-        record = await registry.hand_record(table_id, int(number))
+        # Built once per finished hand, off the loop, and kept (`replay_pages`).
+        kept = await replay_pages_of(request).hand(
+            (table_id, n), lambda: registry.hand_record(table_id, n)
+        )
     except TableError:
         return site.not_found(request)
     lang = site.request_language(request)
     public: dict[str, Any] = dict(table.public())
     token = request.cookies.get(cookie_name(table_id))
-    config = {
+    reader = {
         "table_id": table_id,
-        "hand": int(number),
+        "hand": n,
         # The reader's seat (the seat cookie), drawn at the bottom first; None: a guest.
         "you": registry.seat_for_token(table_id, token) if token else None,
         "api": f"/api/tables/{table_id}",
         "table_url": f"/t/{table_id}",
         "players": public.get("players", []),
-        "options": record.get("options", {}),
-        "dealer": record.get("dealer"),
-        "result": record.get("result"),
-        # The sheet right after the hand (absent in records kept before it was added).
-        "sheet": record.get("sheet"),
-        "steps": hand_steps(record),
     }
+    config = Markup(config_json(reader, kept))  # the hand's part: options ... steps
     return site.render(
         request,
         lang,
@@ -233,9 +233,9 @@ async def replay_page(
         page_path=lambda code: f"/t/{table_id}/hands/{number}?lang={code}",
         page="replay",
         table_id=table_id,
-        number=int(number),
+        number=n,
         client_strings=site.catalogs.client_strings(lang),
-        config=config,
+        config_json=config,
     )
 
 
@@ -268,6 +268,11 @@ async def seat_link(
     return response
 
 
+def replay_pages_of(request: Request) -> ReplayPages:
+    pages: ReplayPages = request.app.state.replay_pages
+    return pages
+
+
 def not_found_page(request: Request) -> Response:
     """The HTML 404 page in the reader's language (`errors.install` answers with it
     every 404 outside the machine paths)."""
@@ -278,6 +283,7 @@ def install(app: FastAPI, settings: Settings) -> None:
     """Mount `/static`, add the page routes (`router`)."""
     site = Site(settings, str(app.state.version), app.state.commit)
     app.state.site = site
+    app.state.replay_pages = ReplayPages()
     # Stamped URLs never change content: cached for a year. The plain paths stay (old
     # pages, bookmarks), revalidated on each use.
     app.mount(
