@@ -23,6 +23,7 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.orders import Orders
 from hollywood_gin.tables.ownership import ownership_for, worker_name
 from hollywood_gin.tables.reviews import Reviews, hand_record
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
@@ -92,6 +93,8 @@ class Registry:
             self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
         )
         self.clockwork = Clockwork(self)
+        # Card orders are written with the next change, or within seconds (`orders`).
+        self.orders = Orders(self.writer, lambda t: self.tables.get(t.id) is t)
         self.writer.listeners += [hub, self.computer, self.clockwork]
         # The coach's reviews of finished hands, computed where the computer thinks.
         self.reviews = Reviews(store, thinkers)
@@ -152,6 +155,7 @@ class Registry:
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self.orders.close()
         await self.writer.close()
 
     # --- creating and seating -------------------------------------------------------
@@ -274,13 +278,18 @@ class Registry:
         self.observer.action(action.kind, time.perf_counter() - began)
 
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
-        """Store the seat's card order; only that seat's connections get a new state.
+        """Keep the seat's card order; only that seat's connections get a new state.
 
-        The order is kept with the seat, overwritten (`save_seats`), not appended to the
+        Not written at once (`hollywood_gin.tables.orders`): with the table's next
+        stored change, or within `ORDER_SECONDS`, or at shut-down. When written, the
+        order is kept with the seat, overwritten (`save_seats`), not appended to the
         log: a table's stored size does not grow with arranging, however often.
         """
-
-        await self.writer.change(table, lambda: table.arrange(seat, cards), seats=True, only=seat)
+        async with table.lock:  # not while a change of the table is being stored
+            table.arrange(seat, cards)
+            table.orders_unsaved = True
+        self.writer.tell(table, [seat])
+        self.orders.later(table)
 
     def presence(self, table: Table) -> None:
         """A connection of `table` opened or closed (see `Clockwork.presence`)."""

@@ -136,6 +136,9 @@ class Table:
         self.deadline_version: int | None = None
         # What the deadline is for: (hand, moves made in it, seat to act).
         self.deadline_key: tuple[int, int, int] | None = None
+        # A seat's card order changed in memory and is not in the store yet: it goes
+        # with the next change of the table, or within seconds (`tables.orders`).
+        self.orders_unsaved = False
         # When each seat last reacted (the socket's clock), for the 2 s limit.
         self.reacted = [-math.inf, -math.inf]
         # The computer standing in for a seat (normal strength), and its moving task.

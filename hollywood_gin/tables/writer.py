@@ -64,6 +64,9 @@ class Observer:
     def think(self, strength: str, seconds: float) -> None:
         """The computer chose a move."""
 
+    def seats_written(self) -> None:
+        """A store write of a table's seats (a seat taken, the seats' card orders)."""
+
 
 class Writer:
     """The one writer of every table held here."""
@@ -117,11 +120,9 @@ class Writer:
                 stored, undo = False, None
                 try:
                     undo = mutate()
-                    if seats:
-                        seat_records = [h.record() for h in table.seats]
-                        await self.stored(
-                            self.store.save_seats(table.id, seat_records, table.epoch), table
-                        )
+                    # Card orders not yet written go with the seat's next change.
+                    if seats or table.orders_unsaved:
+                        await self._save_seats(table)
                     stored = await self._append(table) or seats
                 except BaseException:
                     self._undo(table, undo)
@@ -150,6 +151,27 @@ class Writer:
             self._in_callers -= 1
             if not self._in_callers:
                 self._no_callers.set()
+
+    async def _save_seats(self, table: Table) -> None:
+        """The seats as they are now (their card orders too) into the store."""
+        records = [h.record() for h in table.seats]
+        unsaved = table.orders_unsaved
+        table.orders_unsaved = False
+        try:
+            await self.stored(self.store.save_seats(table.id, records, table.epoch), table)
+        except BaseException:
+            table.orders_unsaved = unsaved or table.orders_unsaved
+            raise
+        self.observer.seats_written()
+
+    async def save_orders(self, table: Table) -> None:
+        """Write the card orders kept in memory only (`tables.orders`), if any are."""
+        async with table.lock:
+            if not table.orders_unsaved:
+                return
+            if table.doubtful:
+                await self.ownership.settle(table)
+            await self._save_seats(table)
 
     def tell(self, table: Table, seats: Sequence[int] | None = None) -> None:
         for listener in self.listeners:

@@ -139,23 +139,53 @@ async def test_a_failed_commit_undoes_the_move() -> None:
 
 
 @pytest.mark.anyio
-async def test_a_card_order_not_stored_is_not_kept() -> None:
+async def test_a_card_order_is_written_later_and_a_failed_write_is_tried_again() -> None:
+    """Issue 41: an order is shown at once and written later (not once per `arrange`);
+    a write that fails leaves it waiting for the next, and a restart rebuilds the
+    order last written."""
     store = FailingStore()
     registry = make_registry(store)
     table = await two_seats(registry)
-    await registry.arrange(table, 0, sorted(wire(table.view(0))["hand"]["my_cards"]))
-    before, order = snapshot(table), table.seats[0].order
-    store.failing = {"save_seats"}
     mine = wire(table.view(0))["hand"]["my_cards"]
-    with pytest.raises(StoreUnavailable):
-        await registry.arrange(table, 0, list(reversed(mine)))
-    assert snapshot(table) == before and table.seats[0].order == order
+    for n in range(20):
+        await registry.arrange(table, 0, mine[n % 10 :] + mine[: n % 10])
+    await registry.arrange(table, 0, sorted(mine))
+    assert wire(table.view(0))["hand"]["my_cards"] == sorted(mine)  # shown at once
+    assert store.records[table.id].seats[0].order is None  # nothing written yet
+    assert table.orders_unsaved and registry.orders.pending() == 1
+    store.failing = {"save_seats"}
+    await registry.orders.flush(table)
+    assert table.orders_unsaved and registry.orders.pending() == 1  # to be tried again
     store.failing.clear()
-    # What a restart rebuilds is what the seat saw.
+    await registry.orders.flush(table)
+    assert not table.orders_unsaved
+    stored = store.records[table.id].seats[0].order
+    assert stored is not None and stored["cards"] == sorted(mine)
+    before = snapshot(table)
     again = make_registry(store)
     await again.load()
     rebuilt = again.get(table.id)
     assert rebuilt is not None and snapshot(rebuilt) == before
+    await registry.close()
+
+
+@pytest.mark.anyio
+async def test_a_card_order_goes_with_the_next_action_or_at_close() -> None:
+    store = MemoryStore()
+    registry = make_registry(store)
+    table = await two_seats(registry)
+    cards = [wire(table.view(s))["hand"]["my_cards"] for s in (0, 1)]
+    await registry.arrange(table, 0, sorted(cards[0]))
+    await registry.act(table, 1, parse_action({"kind": "pass"}), table.version)
+    assert store.records[table.id].seats[0].order["cards"] == sorted(cards[0])  # type: ignore[index]
+    await registry.arrange(table, 1, sorted(cards[1], reverse=True))
+    assert store.records[table.id].seats[1].order is None
+    await registry.close()  # a graceful shut-down writes what waits
+    assert store.records[table.id].seats[1].order["cards"] == sorted(cards[1], reverse=True)  # type: ignore[index]
+    again = make_registry(store)
+    await again.load()
+    rebuilt = again.get(table.id)
+    assert rebuilt is not None and snapshot(rebuilt) == snapshot(table)
 
 
 @pytest.mark.anyio

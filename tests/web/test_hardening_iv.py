@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import re
+import signal
+import sqlite3
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -41,10 +44,12 @@ def client(base: str, local: str = "127.0.0.1") -> httpx.Client:
 
 
 def metric(base: str, name: str, labels: str = "") -> float:
-    """A counter's value from `/metrics` (0 when it has not been counted yet)."""
+    """A counter's value from `/metrics` (a counter without labels is there from the
+    start, at 0)."""
     text = httpx.get(base + "/metrics", timeout=10).text
     found = re.search(rf"^{re.escape(name + labels)} (\S+)$", text, re.M)
-    return float(found.group(1)) if found else 0.0
+    assert found, f"{name} is not counted"
+    return float(found.group(1))
 
 
 def meld_break_table(base: str, name: str = "Bob") -> tuple[str, str, str]:
@@ -145,3 +150,70 @@ def test_a_replay_page_is_built_once_whoever_asks_and_however_often(base: str) -
     assert config["players"][1]["name"] == "</script><b>"
     assert "</script><b>" not in pages[0]
     assert all(replay_config(p)["steps"] == config["steps"] for p in pages[1:])
+
+
+# --- item 4: card orders are coalesced -------------------------------------------------------
+def stored_orders(data: Path, table_id: str) -> list[list[str] | None]:
+    """Each seat's card order as the SQLite file holds it now."""
+    with sqlite3.connect(f"file:{data}?mode=ro", uri=True) as db:
+        (raw,) = db.execute("SELECT seats FROM tables WHERE id = ?", (table_id,)).fetchone()
+    return [(s.get("order") or {}).get("cards") for s in orjson.loads(raw)]
+
+
+async def arrange_until_shown(seat: Seat, cards: list[str]) -> None:
+    await seat.send({"type": "arrange", "cards": cards})
+    await seat.until(lambda m: m.get("type") == "state" and m["hand"]["my_cards"] == cards)
+
+
+def test_a_flood_of_card_orders_writes_little_and_the_last_order_survives(
+    tmp_path: Path,
+) -> None:
+    data = tmp_path / "tables.sqlite3"
+    last: list[list[str]] = [[], []]
+
+    async def flood(base: str, table_id: str, tokens: tuple[str, str]) -> None:
+        # Two sockets per seat from the attacker's address, 15 orders each.
+        socks = [await Seat.open(base, table_id, t, ATTACKER) for t in (*tokens, *tokens)]
+        for n in range(15):
+            for sock in socks:
+                cards = list(sock.state["hand"]["my_cards"])
+                await sock.send({"type": "arrange", "cards": cards[n % 10 :] + cards[: n % 10]})
+        for sock in socks:  # each socket's messages are taken in order: all handled
+            await sock.send({"type": "ping"})
+            await sock.until(lambda m: m.get("type") == "pong")
+        for seat in (0, 1):
+            last[seat] = sorted(socks[seat].state["hand"]["my_cards"], reverse=seat == 1)
+            await arrange_until_shown(socks[seat], last[seat])
+        for sock in socks:
+            await sock.ws.close()
+
+    async def move_then_arrange(base: str, table_id: str, tokens: tuple[str, str]) -> None:
+        seats = [await Seat.open(base, table_id, t) for t in tokens]
+        answer = await seats[1].act({"kind": "pass"})  # the non-dealer's first move
+        assert answer["type"] == "state", answer
+        # Written with that move, before its state was sent.
+        assert stored_orders(data, table_id) == last
+        last[0] = sorted(last[0], reverse=True)
+        await arrange_until_shown(seats[0], last[0])
+        for seat in seats:
+            await seat.ws.close()
+
+    with running_server(data, env=ENV) as (base, proc):
+        table_id, token0, token1 = meld_break_table(base)
+        before = metric(base, "hollywood_gin_seat_writes_total")
+        asyncio.run(flood(base, table_id, (token0, token1)))
+        # 62 orders; at most one write every few seconds (none yet, mostly).
+        assert metric(base, "hollywood_gin_seat_writes_total") - before < 10
+        asyncio.run(move_then_arrange(base, table_id, (token0, token1)))
+        proc.send_signal(signal.SIGTERM)  # a graceful shut-down writes the order waiting
+        assert proc.wait(timeout=60) in (0, -signal.SIGTERM)  # uvicorn raises it again
+    assert stored_orders(data, table_id) == last
+
+    async def shown(base: str) -> list[list[str]]:
+        seats = [await Seat.open(base, table_id, t) for t in (token0, token1)]
+        for seat in seats:
+            await seat.ws.close()
+        return [seat.state["hand"]["my_cards"] for seat in seats]
+
+    with running_server(data, env=ENV) as (base, _proc):
+        assert asyncio.run(shown(base)) == last
