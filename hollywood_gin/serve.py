@@ -25,6 +25,7 @@ from hollywood_gin.main import create_app
 from hollywood_gin.tables.sqlite_file import (
     NewerSchema,
     UnusableFile,
+    file_holder,
     file_schema_version,
     refuse_newer,
 )
@@ -80,7 +81,8 @@ class Server(uvicorn.Server):
 
 def refusal(settings: Settings) -> tuple[int, str] | None:
     """Why the server cannot start with these settings, as `check` says it: (exit code,
-    one line), or None. 2: the data file is not usable; 1: the store is unreachable."""
+    one line), or None. 2: the data file is not usable; 1: the store is unreachable, or
+    the data file is held by another process (a server, a migrate)."""
     if settings.database_url:
         code, line = postgres_status(settings.database_url)
         return (code, line) if code else None
@@ -93,6 +95,11 @@ def refusal(settings: Settings) -> tuple[int, str] | None:
             refuse_newer(settings.data_file, version)
     except (NewerSchema, UnusableFile) as exc:
         return 2, str(exc)
+    # Another server on this file (or a migrate reading it): refused here in one line,
+    # the other goes on. (Two starting at once: the store's own lock stops the later.)
+    held = file_holder(settings.data_file)
+    if held is not None:
+        return 1, held
     try:
         settings.data_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     except OSError as exc:

@@ -8,7 +8,8 @@ replayed match reaches. The copy refuses a database that already holds a table, 
 it can never mix two sites or overwrite one.
 
 The server must be stopped while it runs (the file is read in one read transaction,
-so a running server would only make the copy miss its latest moves).
+so a running server would only make the copy miss its latest moves): a file a server
+holds (`DataFileLock`) is refused, and the copy holds it in turn until it is verified.
 """
 
 from __future__ import annotations
@@ -22,7 +23,12 @@ import asyncpg
 
 from hollywood_gin.tables.postgres_store import NewerDatabase, PostgresStore
 from hollywood_gin.tables.rows import read_log, record_from
-from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
+from hollywood_gin.tables.sqlite_file import (
+    DataFileLock,
+    FileInUse,
+    open_for_reading,
+    read_tables,
+)
 from hollywood_gin.tables.store import Damaged, TableRecord
 from hollywood_gin.tables.table import rebuild_match
 
@@ -126,7 +132,22 @@ async def _stored_records(con: Any) -> list[TableRecord]:
 
 
 async def migrate(data_file: Path, url: str) -> Migration:
-    """Copy the SQLite file at `data_file` into the empty PostgreSQL database at `url`."""
+    """Copy the SQLite file at `data_file` into the empty PostgreSQL database at `url`.
+    Refused while a server holds the file (it would go on writing moves the copy misses);
+    held meanwhile, so no server starts on it until the copy is verified."""
+    if not data_file.exists():
+        raise MigrationError(f"cannot read {data_file}: no such data file")
+    try:
+        lock = DataFileLock.acquire(
+            data_file, "migrates", "stop it first (the copy must see the file's last move)"
+        )
+    except (FileInUse, OSError) as exc:
+        raise MigrationError(str(exc)) from exc
+    with lock:
+        return await _migrate(data_file, url)
+
+
+async def _migrate(data_file: Path, url: str) -> Migration:
     try:
         rows = _read_rows(data_file)
         db = open_for_reading(data_file)

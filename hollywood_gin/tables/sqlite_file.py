@@ -6,6 +6,7 @@ check`) and the online backup. The store that writes to it is `sqlite_store`.
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import logging
 import os
 import sqlite3
@@ -17,7 +18,14 @@ from hollywood_gin.tables.store import Damaged, TableRecord
 log = logging.getLogger("hollywood_gin.store")
 
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
+# Version 7: `events` has a primary key, (table_id, seq): no file can hold two rows for
+# one seq of a table, whatever writes to it. (Two servers on one file did: each appended
+# its own moves under the same seqs, and at the next start the table was damaged.) An
+# older file's log is copied into the new table at its first start, rowids kept; a table
+# whose log had forked is set aside there, its extra rows kept in `events_forked`. The
+# key's index costs each append an index entry (docs/performance.md); the look-ups by
+# table (open, expiry, delete) use it. One server per file: `DataFileLock`.
 # Version 6: `events.at`, the time of the append that wrote the entry. A table's last
 # activity is the later of `tables.last_active` (its creation, a `touch`) and its
 # events' latest `at`, so an append writes only its events: it no longer rewrites the
@@ -50,7 +58,8 @@ CREATE TABLE IF NOT EXISTS events (
     table_id TEXT NOT NULL,
     seq INTEGER NOT NULL,
     entry TEXT NOT NULL,
-    at REAL
+    at REAL,
+    PRIMARY KEY (table_id, seq)
 );
 CREATE INDEX IF NOT EXISTS tables_last_active ON tables(last_active);
 CREATE TABLE IF NOT EXISTS set_aside (
@@ -84,6 +93,18 @@ INSERT INTO events_v2 (table_id, seq, entry)
     SELECT table_id, seq, entry FROM events ORDER BY table_id, seq;
 DROP TABLE events;
 ALTER TABLE events_v2 RENAME TO events;
+"""
+
+
+# To version 7: the log into a table with the key, in the order it was appended.
+EVENTS_V7 = """
+CREATE TABLE events_v7 (
+    table_id TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    entry TEXT NOT NULL,
+    at REAL,
+    PRIMARY KEY (table_id, seq)
+)
 """
 
 
@@ -184,12 +205,57 @@ def migrate_schema(db: sqlite3.Connection) -> None:
             db.execute("ALTER TABLE tables DROP COLUMN hooks")
         if "at" not in {row[1] for row in db.execute("PRAGMA table_info(events)")}:
             db.execute("ALTER TABLE events ADD COLUMN at REAL")  # NULL in the older rows
+        if version < 7:
+            key_the_events(db)
         log.info("store migrated from schema version %d to %d", version, SCHEMA_VERSION)
         db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
     except BaseException:
         db.execute("ROLLBACK")
         raise
     db.execute("COMMIT")
+
+
+def key_the_events(db: sqlite3.Connection) -> None:
+    """`events` anew with its primary key (schema 7), inside the migration's transaction.
+
+    Rows are copied in rowid order with their rowids (the order of appending, which
+    loading follows). Where a table's log holds two rows for one seq (two servers wrote
+    the file at once) the first stays in `events`, the others go to `events_forked`
+    with their rowids, and the table is set aside: no row is lost, and nothing loads a
+    log mixed from two histories.
+    """
+    forks = db.execute(
+        "SELECT table_id, MIN(seq), COUNT(*) FROM ("
+        " SELECT table_id, seq FROM events GROUP BY table_id, seq HAVING COUNT(*) > 1"
+        ") GROUP BY table_id"
+    ).fetchall()
+    db.execute(EVENTS_V7)
+    db.execute(
+        "INSERT OR IGNORE INTO events_v7 (rowid, table_id, seq, entry, at)"
+        " SELECT rowid, table_id, seq, entry, at FROM events ORDER BY rowid"
+    )
+    if forks:
+        db.execute(
+            "CREATE TABLE IF NOT EXISTS events_forked"
+            " (table_id TEXT, seq INTEGER, entry TEXT, at REAL, event_rowid INTEGER)"
+        )
+        db.execute(
+            "INSERT INTO events_forked SELECT table_id, seq, entry, at, rowid FROM events"
+            " WHERE rowid NOT IN (SELECT rowid FROM events_v7) ORDER BY rowid"
+        )
+        for table_id, seq, seqs in forks:
+            reason = (
+                f"its log forked: two rows for seq {seq}"
+                + (f" and {seqs - 1} more" if seqs > 1 else "")
+                + " (two servers wrote the file at once); the later rows are in events_forked"
+            )
+            log.error("table %s: %s; set aside, kept in the file", str(table_id)[:8], reason)
+            db.execute(
+                "INSERT OR REPLACE INTO set_aside VALUES (?, ?, strftime('%s', 'now'))",
+                (table_id, reason),
+            )
+    db.execute("DROP TABLE events")
+    db.execute("ALTER TABLE events_v7 RENAME TO events")
 
 
 def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, str]]:
@@ -265,6 +331,105 @@ def open_for_reading(path: Path) -> sqlite3.Connection:
         db.close()
         raise
     return db
+
+
+class FileInUse(RuntimeError):
+    """Another process holds the data file: a server, or a `migrate` reading it."""
+
+
+def lock_path(path: Path) -> Path:
+    """The lock file beside the data file (`tables.sqlite3.lock`), kept between runs."""
+    return path.with_name(path.name + ".lock")
+
+
+class DataFileLock:
+    """One process per data file: an exclusive `flock` on the lock file beside it,
+    held while the store is open. Two servers on one file each appended their own
+    moves under the same seqs and forked the table's log.
+
+    The kernel lets go of a `flock` when its process ends however it ends (`kill -9`
+    included): a lock file left behind, with a dead process's id in it, never blocks
+    a start. The lock file is not the SQLite file, whose own locks SQLite takes
+    (POSIX locks, which closing any descriptor of the file would release), and it is
+    never removed (removing it would let two processes lock two different files).
+    The descriptor is not inherited across `exec` (Python's default); the computer's
+    worker processes are spawned, so none outlives the server holding it.
+    """
+
+    def __init__(self, path: Path, fd: int) -> None:
+        self.path = path
+        self._fd: int | None = fd
+
+    @classmethod
+    def acquire(cls, path: Path, doing: str = "serves", advice: str = "") -> DataFileLock:
+        """The lock, or FileInUse naming the process that holds it (and `advice`, what
+        to do; by default a server's).
+
+        `doing` goes into the lock file after the process id, for the message another
+        process shows ("serves", "migrates")."""
+        target = lock_path(path)
+        fd = os.open(target, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = _holder(fd)
+            os.close(fd)
+            raise FileInUse(in_use_message(path, holder, advice)) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        os.ftruncate(fd, 0)
+        os.write(fd, f"{os.getpid()} {doing}\n".encode())
+        return cls(path, fd)
+
+    def release(self) -> None:
+        if self._fd is not None:
+            fd, self._fd = self._fd, None
+            os.close(fd)  # the lock goes with it; the file stays
+
+    def __enter__(self) -> DataFileLock:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.release()
+
+
+def _holder(fd: int) -> str:
+    try:
+        text = os.pread(fd, 100, 0).decode(errors="replace").split()
+    except OSError:
+        return ""
+    return " ".join(text[:2])
+
+
+SERVER_ADVICE = (
+    "one server per data file. Stop it first, or give this one its own"
+    " HOLLYWOOD_GIN_DATA_FILE (several workers share PostgreSQL: HOLLYWOOD_GIN_DATABASE_URL)"
+)
+
+
+def in_use_message(path: Path, holder: str, advice: str = "") -> str:
+    """One line: who holds the data file (from the lock file: "pid doing") and what to do."""
+    pid, _, doing = holder.partition(" ")
+    who = f"process {pid}" if pid.isdigit() else "another process"
+    what = "hollywood-gin migrate" if doing == "migrates" else "a running Hollywood Gin server"
+    return f"{path} is in use by {what} ({who}): {advice or SERVER_ADVICE}"
+
+
+def file_holder(path: Path) -> str | None:
+    """The message another process's hold on the data file gives, or None (no lock
+    file, or nobody holds it). Changes nothing: a probe takes the lock and lets go."""
+    try:
+        fd = os.open(lock_path(path), os.O_RDWR)
+    except OSError:  # none yet, or not ours to open: the store's own lock says more
+        return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return in_use_message(path, _holder(fd))
+    finally:
+        os.close(fd)  # and with it the probe's lock, if it got it
+    return None
 
 
 def private_file(path: Path) -> None:

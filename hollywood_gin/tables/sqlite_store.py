@@ -41,6 +41,7 @@ from hollywood_gin.tables.sqlite_batch import (
 from hollywood_gin.tables.sqlite_checkpoint import Checkpointer
 from hollywood_gin.tables.sqlite_file import (
     SCHEMA,
+    DataFileLock,
     NewerSchema,
     migrate_schema,
     private_file,
@@ -73,6 +74,7 @@ class SqliteStore(SingleOwner):
         self.path = path
         self._worker = Worker("sqlite-store")
         self._db: sqlite3.Connection | None = None
+        self._lock: DataFileLock | None = None
         self._batches = BatchWriter()
         self._group: GroupCommit[Job] = GroupCommit(submit=self._submit)
         self.wal = Checkpointer(path, checkpoint_seconds)
@@ -111,6 +113,16 @@ class SqliteStore(SingleOwner):
 
     def _connect(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        # One process per file, before anything is read or written: FileInUse.
+        self._lock = DataFileLock.acquire(self.path)
+        try:
+            self._connect_held()
+        except BaseException:
+            self._lock.release()
+            self._lock = None
+            raise
+
+    def _connect_held(self) -> None:
         refuse_unusable(self.path)  # an empty or foreign file is not an empty store
         db = sqlite3.connect(
             self.path,
@@ -153,6 +165,9 @@ class SqliteStore(SingleOwner):
             await self._run(shut)
             self._db = None
         self._worker.shutdown()
+        if self._lock is not None:  # after the last write and the connection's close
+            self._lock.release()
+            self._lock = None
 
     # --- the protocol ------------------------------------------------------------------
     async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:

@@ -145,7 +145,7 @@ async def test_a_schema_5_file_gains_append_times_and_keeps_each_last_activity(
             80.0,
         )
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (7,)
         assert db.execute("SELECT seq, at FROM events WHERE table_id = 't1'").fetchall() == [
             (0, None),
             (1, None),
@@ -339,4 +339,4 @@ async def test_a_schema_4_file_gains_the_reviews_and_keeps_its_tables(tmp_path: 
         tables = [r.table_id for r in await store.load_all()]
         assert (tables, await store.review("t1", 1, 1)) == (["t1"], {"hand": 1})
     with sqlite3.connect(path) as db:
-        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (6,)
+        assert db.execute("PRAGMA user_version").fetchone() == (SCHEMA_VERSION,) == (7,)

@@ -31,8 +31,8 @@ DAMAGE = {
     "a time that is no time": "UPDATE tables SET created = 'yesterday' WHERE id = :id",
     "a log entry not JSON": "UPDATE events SET entry = '{\"ev' WHERE table_id = :id AND seq = 1",
     "a gap in the log": "DELETE FROM events WHERE table_id = :id AND seq = 1",
-    "a repeat in the log": "INSERT INTO events (table_id, seq, entry)"
-    " SELECT table_id, seq, entry FROM events WHERE table_id = :id AND seq = 1",
+    # (A repeat in the log, two rows for one seq, cannot be stored since schema 7: the
+    # events' primary key. An older file's is set aside at the migration: test_store_lock.)
     "a log entry lacking its fields": 'UPDATE events SET entry = \'{"event": "action"}\''
     " WHERE table_id = :id AND seq = 2",
     "a log no match can follow": "UPDATE events SET entry ="
