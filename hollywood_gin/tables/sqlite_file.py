@@ -43,8 +43,8 @@ SCHEMA_VERSION = 7
 # own table, so a group commit of 40 appends wrote about 40 pages (10 µs of SQL per
 # append against 3.5 µs now, `benchmarks/bench_store.py`). The log's order within a
 # table is its seq; the store's own last seq per table (below) keeps it gap-free. No
-# index by table: the look-ups by table (at open, at expiry) scan the events instead,
-# which is cheaper overall than an index updated on every append (docs/performance.md).
+# index by table until version 7: the look-ups by table (at open, at expiry) scanned
+# the events, cheaper overall than an index updated on every append (docs/performance.md).
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS tables (
     id TEXT PRIMARY KEY,
