@@ -50,6 +50,7 @@ from hollywood_gin.engine.vocabulary import Mover, Status, walled
 
 _NEXT_HAND, _NEW_MATCH = Action.of("next_hand"), Action.of("new_match")
 _RESIGN = Action.of("resign")
+_READY = frozenset({"next_hand", "new_match"})
 _RESIGN_ONLY = (_RESIGN,)
 # Ready signals carry no version (docs/protocol-guide.md "Actions"): they mean the same
 # whatever happened meanwhile, so they are taken at any version while open, and a second
@@ -150,7 +151,8 @@ class Match:
         mover = None if by is None else self.presence.mover(seat, by)
         if mover is not None and action.kind in END_KINDS:
             raise IllegalAction(f"only the seat itself may {action.kind}")
-        if mover == "timeout" and self.status != "playing":
+        if mover == "timeout" and self.status != "playing" and action.kind not in _READY:
+            # Between hands the clock times only the ready signals (issue 41).
             raise IllegalAction("the turn clock runs only while a hand is played")
         if action.kind in END_KINDS:
             self._end_early(seat, action)

@@ -134,8 +134,8 @@ class Table:
         # version it is now at (a timeout move is made on that version).
         self.deadline: float | None = None
         self.deadline_version: int | None = None
-        # What the deadline is for: (hand, moves made in it, seat to act).
-        self.deadline_key: tuple[int, int, int] | None = None
+        # What the deadline is for: (hand, moves made in it, seat to act, status).
+        self.deadline_key: tuple[int, int, int, str] | None = None
         # A seat's card order changed in memory and is not in the store yet: it goes
         # with the next change of the table, or within seconds (`tables.orders`).
         self.orders_unsaved = False
@@ -244,24 +244,38 @@ class Table:
         return out
 
     def deadline_due(self) -> tuple[int, int] | None:
-        """(seat, version) whose action the turn clock asks for now, if any."""
+        """(seat, version) whose action the turn clock asks for now, if any: the move of
+        the person whose turn it is while a hand is played; between hands (issue 41),
+        the `next_hand` or `new_match` of a person the other person is waiting for (it
+        sent its own). Nobody waiting, no clock: a table both players left stops at the
+        end of a hand rather than dealing hands to nobody."""
         seconds = self.options.turn_seconds
         hand = self.match.hand
-        if seconds is None or self.match.status != "playing" or hand is None:
+        status = self.match.status
+        if seconds is None or hand is None:
             return None
-        if hand.turn is None or not self.human(hand.turn):
+        if status == "playing":
+            if hand.turn is None or not self.human(hand.turn):
+                return None
+            return hand.turn, self.version
+        if status not in ("hand_over", "match_over"):
             return None
-        return hand.turn, self.version
+        ready = self.match.ready
+        for seat in (0, 1):
+            other = 1 - seat
+            if not ready[seat] and ready[other] and self.human(seat) and self.human(other):
+                return seat, self.version
+        return None
 
     def set_deadline(self) -> None:
-        """A new deadline when a new action is due (a move of the hand, not a stand-in
-        asked for meanwhile); none when nothing is."""
+        """A new deadline when a new action is due (a move of the hand or a ready signal,
+        not a stand-in asked for meanwhile); none when nothing is."""
         due = self.deadline_due()
         hand = self.match.hand
         if due is None or hand is None:
             self.deadline = self.deadline_version = self.deadline_key = None
             return
-        key = (hand.number, hand.moves, due[0])
+        key = (hand.number, hand.moves, due[0], self.match.status)
         if key != self.deadline_key:
             assert self.options.turn_seconds is not None
             self.deadline = self.clock() + self.options.turn_seconds

@@ -1,5 +1,9 @@
 """Time at the tables: the optional turn clock, and when an absent seat becomes away.
 
+The clock times each move of a hand, and between hands the `next_hand` / `new_match`
+of a person the other person is waiting for (`Table.deadline_due`): a connected
+player who never presses "Next hand" times out like one who never moves.
+
 Both are driven by the registry's clock (`Registry.clock`, injectable), never by
 the sleeping itself: `tick()` does everything that is due by that clock, so a test
 sets the clock past a deadline and calls `tick()`, with no sleeping. In a server,
@@ -31,6 +35,8 @@ from hollywood_gin.tables.writer import Writer
 
 log = logging.getLogger("hollywood_gin.tables")
 
+# What the clock sends for a seat between hands (issue 41).
+READY_KINDS = frozenset({"next_hand", "new_match"})
 # The loop looks at least this often (a clock that jumps, a missed wake-up).
 MAX_SLEEP = 1.0
 MIN_SLEEP = 0.05
@@ -148,7 +154,9 @@ class Clockwork:
         self._moving.add(table.id)
         self._due.pop(table.id, None)
         try:
-            action = await self.registry.computer.choose_for(table, seat)
+            ready = [a for a in table.match.playable(seat) if a.kind in READY_KINDS]
+            # Between hands the move is the ready signal itself: nothing to think about.
+            action = ready[0] if ready else await self.registry.computer.choose_for(table, seat)
             # At the version the deadline was set for: a move of the seat's own made
             # meanwhile makes this one stale, so the clock moves at most once.
             await self.registry.act(table, seat, action, version, by="timeout")

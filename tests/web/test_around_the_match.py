@@ -8,6 +8,7 @@ Time is the registry's injected clock: a test sets it and calls the clockwork's
 from __future__ import annotations
 
 import os
+import random
 import time
 from collections.abc import Callable, Iterator
 from contextlib import ExitStack
@@ -29,6 +30,7 @@ from tests.e2e.test_socket_play import choose
 from tests.tables.helpers import (
     INDEX_DECK,
     exchange,
+    gin_deck,
     make_settings,
     of_type,
     snapshot,
@@ -449,6 +451,89 @@ def test_three_timeouts_in_a_row_make_a_seat_away(client: TestClient, clock: Clo
     # Replayed from the log, the counts are the same (a restart).
     replayed: Match = rebuild_match(table.record())[1]
     assert replayed.presence.timeouts == table.match.presence.timeouts
+    ws0.close()
+    ws1.close()
+
+
+def gin_then_hand_over(client: TestClient) -> tuple[Table, Any, Any]:
+    """A clocked table whose first hand Bob (seat 1) wins by gin in two moves; the
+    sockets of Ann and Bob, the hand over."""
+    deck = gin_deck()
+    table_id, token0, token1 = new_table(
+        client, turn_seconds=15, scoring="game", target=250, test_decks=[deck] * 40
+    )
+    table = table_of(client, table_id)
+    ws0 = connect(client, table_id, token0)
+    ws1 = connect(client, table_id, token1)
+    act(ws1, latest(ws1), {"kind": "take_upcard"})
+    act(ws1, latest(ws1), {"kind": "knock", "discard": "KS"})
+    assert table.status == "hand_over"
+    return table, ws0, ws1
+
+
+def test_between_hands_the_clock_runs_only_for_a_seat_someone_waits_for(
+    client: TestClient, clock: Clock
+) -> None:
+    """Issue 41: a connected seat that never sends `next_hand` stalled the other for
+    ever (the clock ran only while a hand was played). Now its `next_hand` is timed
+    like a move once the other has sent its own; three timeouts in a row and claim
+    opens. With nobody waiting there is no clock: a table both left stops there."""
+    table, ws0, ws1 = gin_then_hand_over(client)
+    version = table.version
+    state = latest(ws0)
+    assert state["hand"]["turn_deadline"] is None
+    clock.now += 600
+    tick(client)
+    assert table.version == version and table.match.presence.timeouts == [0, 0]
+    act(ws0, state, {"kind": "next_hand"})  # Ann is ready; Bob stalls, connected
+    state = latest(ws0)
+    assert state["table"]["status"] == "hand_over"
+    assert state["hand"]["turn_deadline"] == int((clock.now + 15) * 1000)
+    assert latest(ws1)["hand"]["turn_deadline"] == state["hand"]["turn_deadline"]
+    clock.now += 14.99
+    tick(client)
+    assert table.status == "hand_over"
+    clock.now += 0.01
+    tick(client)
+    # Bob's `next_hand`, made by the clock (the deal compacted it out of the log).
+    assert table.match.presence.timeouts == [0, 1]
+    assert table.status == "playing" and table.match.hand is not None
+    assert table.match.hand.number == 2
+    assert latest(ws0)["table"]["players"][1]["timeouts"] == 1
+    # Bob goes on stalling; Ann plays her turns. Two more timeouts and Bob is away.
+    for _ in range(20):
+        if table.match.presence.timeouts[1] >= 3:
+            break
+        mine = latest(ws0)
+        if playable(mine["legal"]):
+            act(ws0, mine, choose(mine, random.Random(1)))
+        else:
+            clock.now += 15
+            tick(client)
+    assert table.match.presence.timeouts[1] == 3
+    state = latest(ws0)
+    assert {"claim", "stand_in"} <= set(kinds(state))
+    replayed: Match = rebuild_match(table.record())[1]
+    assert replayed.presence.timeouts == table.match.presence.timeouts
+    act(ws0, state, {"kind": "claim"})
+    assert table.status == "match_over" and table.match.match_winner == 0
+    ws0.close()
+    ws1.close()
+
+
+def test_a_rematch_one_seat_asked_for_is_timed_too(client: TestClient, clock: Clock) -> None:
+    table, ws0, ws1 = gin_then_hand_over(client)
+    act(ws1, latest(ws1), {"kind": "resign"})
+    assert table.status == "match_over"
+    clock.now += 600
+    tick(client)
+    assert table.status == "match_over"  # nobody asked for a rematch: no clock
+    act(ws1, latest(ws1), {"kind": "new_match"})  # Bob wants one; Ann stalls
+    assert latest(ws1)["hand"]["turn_deadline"] == int((clock.now + 15) * 1000)
+    clock.now += 15
+    tick(client)
+    # Ann's `new_match`, made by the clock: the rematch is dealt, her timeout counted.
+    assert table.status == "playing" and table.match.presence.timeouts == [1, 0]
     ws0.close()
     ws1.close()
 
