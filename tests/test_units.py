@@ -114,6 +114,7 @@ def systemd_command(line: str, state: Path) -> list[str]:
     """An Exec line as systemd runs it: specifiers filled in, then split into words."""
     # Left to right, as systemd reads them: "%%S" is a "%" then an "S".
     line = re.sub(r"%(.)", lambda m: {"%": "%", "S": str(state)}[m.group(1)], line)
+    line = line.replace("$$", "$")  # systemd's literal dollar, for the shell
     line = line.replace(INSTALLED, f"{sys.executable} -m hollywood_gin")
     words = shlex.split(line)
     if words[0] == "/bin/sh":

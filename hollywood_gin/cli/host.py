@@ -4,9 +4,13 @@ of the data file) and `migrate --to URL` (the data file into an empty PostgreSQL
 from __future__ import annotations
 
 import asyncio
+import glob
 import os
+import shutil
 import sqlite3
+import subprocess
 from pathlib import Path
+from urllib.parse import unquote
 
 from hollywood_gin.cli.output import say
 from hollywood_gin.config import (
@@ -39,14 +43,79 @@ PG_RESTORE = (
 )
 
 
+def pg_dump_program() -> str | None:
+    """`pg_dump` on the PATH (Debian's postgresql-client), else the newest server's."""
+    found = shutil.which("pg_dump")
+    if found is not None:
+        return found
+    installed = glob.glob("/usr/lib/postgresql/*/bin/pg_dump")
+    installed.sort(key=lambda p: int(p.split("/")[-3]) if p.split("/")[-3].isdigit() else 0)
+    return installed[-1] if installed else None
+
+
+def without_password(url: str) -> tuple[str, str | None]:
+    """postgresql://gin:s%40cret@db/gin -> (postgresql://gin@db/gin, "s@cret"): the
+    password goes to pg_dump in its environment (PGPASSWORD), never on its command line,
+    which other processes of the machine may read."""
+    scheme, sep, rest = url.partition("://")
+    place, slash, tail = rest.partition("/")
+    credentials, at, hosts = place.rpartition("@")
+    if not at or ":" not in credentials:
+        return url, None
+    user, _, password = credentials.partition(":")
+    return f"{scheme}{sep}{user}@{hosts}{slash}{tail}", unquote(password)
+
+
+def backup_postgres(url: str, target: Path) -> int:
+    """`pg_dump` of the whole database into `target`, readable by this user alone; a
+    failed dump leaves no file behind (it is written beside it, then renamed)."""
+    where = masked_url(url)
+    program = pg_dump_program()
+    if program is None:
+        say(
+            "backup: the tables are in PostgreSQL and pg_dump is not installed (Debian:"
+            f" apt-get install postgresql-client); or run\n  {PG_DUMP}"
+        )
+        return 1
+    dsn, password = without_password(url)
+    env = dict(os.environ)
+    if password is not None:
+        env["PGPASSWORD"] = password
+    partial = target.with_name(target.name + ".partial")
+    command = [
+        program,
+        "--format=custom",
+        "--no-owner",
+        "--no-privileges",
+        f"--file={partial}",
+        f"--dbname={dsn}",
+    ]
+    mask = os.umask(0o077)  # the dump holds every running hand's deck
+    try:
+        done = subprocess.run(
+            command,
+            env=env,
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    finally:
+        os.umask(mask)
+    if done.returncode != 0:
+        partial.unlink(missing_ok=True)
+        said = done.stderr.strip().splitlines() or [f"exit {done.returncode}"]
+        say(f"backup: pg_dump of PostgreSQL at {where} failed: {said[-1].replace(url, where)}")
+        return 1
+    partial.chmod(0o600)
+    partial.replace(target)
+    print(f"backed up PostgreSQL at {where} to {target} (restore: {PG_RESTORE})")
+    return 0
+
+
 def run_backup(settings: Settings, target: Path) -> int:
     if settings.database_url:
         # The tables are in PostgreSQL: its own tool copies them consistently.
-        say(
-            "the tables are in PostgreSQL (HOLLYWOOD_GIN_DATABASE_URL), not in a file: back"
-            f" them up with\n  {PG_DUMP}\nand restore (servers stopped) with\n  {PG_RESTORE}"
-        )
-        return 2
+        return backup_postgres(settings.database_url, target)
     if target.resolve() == settings.data_file.resolve():
         say("the backup must go to another file than the data file")
         return 2
