@@ -25,13 +25,17 @@ at a discard, the chosen card, normal's choice, normal's next best few
 legal, the knock that leaves the least deadwood (and the chosen knock). The
 gin and undercut risk of a knock is in its expected value, not a rule.
 
-The budget is counted in playouts (`CoachBudget.samples` deals per decision),
-never in wall time, so a slow machine takes longer but says the same. Action
-kinds the coach does not know are skipped (never a decision); one the engine
-refuses ends the replay there, and the decisions before it are reviewed.
+The budget is counted in playouts (`CoachBudget.samples` deals per decision at
+most), never in wall time, so a slow machine takes longer but says the same. Fewer
+playouts where the answer is plain: after `CoachBudget.least` deals, a candidate
+clearly behind the leader stops being played out, and a decision stops once its
+label is clear (no threshold within the interval of its loss). Action kinds the
+coach does not know are skipped (never a decision); one the engine refuses ends
+the replay there, and the decisions before it are reviewed.
 
 The simulator is the search's (`playout.World`, the rules of one hand on masks;
-`tests/bots/test_coach.py` checks it against the engine). The coach's own
+`tests/bots/test_coach.py` checks it against the engine), and so is its lean
+rollout (`lean.rollout`, held equal to the pinned `coach_playouts.lean_policy`). The coach's own
 sampling and playout policies are pinned in `coach_playouts`, apart from the
 hard search's tunable ones, so that tuning the search never changes a stored review.
 """
@@ -46,8 +50,9 @@ from typing import Any
 
 from hollywood_gin.bots.coach_playouts import POLICIES, play_out, sample_world
 from hollywood_gin.bots.knowledge import BotMemory, Seen
+from hollywood_gin.bots.lean import rollout
 from hollywood_gin.bots.playout import Decision
-from hollywood_gin.bots.policy import VALUE, indices, normal_discard, ranked_discards
+from hollywood_gin.bots.policy import VALUE, WEIGHTS, indices, normal_discard, ranked_discards
 from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 from hollywood_gin.engine.errors import RuleError
@@ -56,7 +61,8 @@ from hollywood_gin.engine.melds import deadwood_mask
 from hollywood_gin.engine.options import Options
 
 # The version of the coach's method: a stored review of another version is computed again.
-COACH_VERSION = 1
+# 2: the search's rollout, candidates leaving once clearly behind, the interval stop rule.
+COACH_VERSION = 2
 
 OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
 DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
@@ -70,12 +76,18 @@ class CoachBudget:
     """How much the coach plays out: counted in playouts, never in time."""
 
     samples: int = 800  # sampled deals per decision at most (each plays out every candidate)
-    batch: int = 200  # deals between two looks at whether the label is clear
+    batch: int = 100  # deals between two looks at whether the label is clear
     sure: float = 2.0  # clear: every label threshold this many standard errors away
+    drop: float = 3.0  # an option this many standard errors below the leader leaves
+    # Deals before any option leaves or the label is called clear: a hand's points have
+    # heavy tails (a gin, an undercut), and fewer deals underestimate the error.
+    least: int = 200
     discards: int = 3  # plain discards tried besides the chosen one and normal's choice
     # The playout policy of both seats: "lean" is normal's knock and wall rules and its
     # take margin on a plain deadwood count (about 30 times cheaper: a full hand review
     # in seconds, not minutes); "normal" is the whole normal policy.
+    # "lean" plays on the search's own rollout (`lean.rollout`: the same moves, remembered
+    # by hand, about 1.7 times faster).
     rollout: str = "lean"
     shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
 
@@ -265,46 +277,66 @@ def seed_of(record: Mapping[str, Any], seat: int, index: int) -> int:
 
 @dataclass(slots=True)
 class Tally:
-    """A decision's playouts so far: resumable, so the server can play them one batch
-    per job of its worker pool (`step`), and a computer move queued meanwhile waits
-    for one batch, never for a whole decision."""
+    """A decision's playouts so far: resumable batches of deals (`step`)."""
 
     seed: int
     options: list[Decision] = field(default_factory=list)
+    # The options still played out: the chosen one (0) always, the others until they
+    # are clearly worse than the leader (then they cannot be the best).
+    alive: list[int] = field(default_factory=list)
+    # values[j][k]: option j's points on deal k, for the deals played while it was alive
+    values: list[list[int]] = field(default_factory=list)
     rng_state: object = None  # the deals' random state after the last batch
-    sums: list[float] = field(default_factory=list)
-    diffs: list[float] = field(default_factory=list)  # each option's value minus option 0's
-    squares: list[float] = field(default_factory=list)
-    done: int = 0
+    done: int = 0  # deals played
     finished: bool = False
 
     def means(self) -> list[float]:
-        if not self.done:
-            return [0.0] * len(self.options)
-        return [x / self.done for x in self.sums]
+        return [sum(v) / len(v) if v else 0.0 for v in self.values]
+
+    def playouts(self) -> int:
+        return sum(len(v) for v in self.values)
+
+
+def _paired(a: list[int], b: list[int]) -> tuple[float, float]:
+    """The mean of a - b over their shared deals (the first ones) and its standard error."""
+    n = min(len(a), len(b))
+    if n < 2:
+        return 0.0, float("inf")
+    total = squares = 0.0
+    for x, y in zip(a, b, strict=False):
+        d = x - y
+        total += d
+        squares += d * d
+    mean = total / n
+    spread = max(0.0, squares / n - mean * mean)
+    return mean, (spread / (n - 1)) ** 0.5
 
 
 def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
-    """Play one batch of `budget.batch` deals for every option (the first call finds
-    the options): each deal plays out every option with the same playout randomness
-    (common random numbers). `tally.finished` once the best option's loss against the
-    chosen one is clear of every label's threshold by `budget.sure` standard errors
-    (more deals would not flip its label), the budget is spent, or no deal agrees
-    with what the seat knew; so decisions close to a threshold get the whole budget."""
+    """Play one batch of `budget.batch` deals for every option still in (the first call
+    finds the options): each deal plays out every option with the same playout
+    randomness (common random numbers), so their differences are measured, not their
+    luck, and the deals do not depend on which options are still in. After each batch
+    an option worse than the leader by `budget.drop` standard errors leaves (it cannot
+    be the best; the chosen one stays). `tally.finished` once the best option's loss
+    against the chosen one is clear of every label's threshold by `budget.sure`
+    standard errors (more deals would not flip its label), the budget is spent, or no
+    deal agrees with what the seat knew; so decisions close to a threshold get the
+    whole budget."""
     if not tally.options:
         tally.options = candidates(point, budget)
-        n = len(tally.options)
-        tally.sums, tally.diffs, tally.squares = [0.0] * n, [0.0] * n, [0.0] * n
+        tally.alive = list(range(len(tally.options)))
+        tally.values = [[] for _ in tally.options]
     rng = random.Random()
     if tally.rng_state is None:
         rng.seed(tally.seed)
     else:
         rng.setstate(tally.rng_state)  # type: ignore[arg-type]
     seen = point.seen
+    me = seen.me
     legal_kinds = {a.kind for a in point.legal}
     must_draw_stock = point.phase == DRAW and "draw_discard" not in legal_kinds
-    options = tally.options
-    n = len(options)
+    options, alive, values = tally.options, tally.alive, tally.values
     policy = POLICIES[budget.rollout]
     for _ in range(min(budget.batch, budget.samples - tally.done)):
         world = sample_world(
@@ -314,37 +346,50 @@ def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
             tally.finished = True  # the counts disagree: nothing to deal
             break
         seed = rng.getrandbits(32)
-        values = []
-        for option in options:
+        for j in alive:
             w = world.copy()
             playout_rng = random.Random(seed)
-            w.apply(option, playout_rng)
-            values.append(play_out(w, policy, playout_rng).value_for(seen.me))
-        for j in range(n):
-            tally.sums[j] += values[j]
-            d = values[j] - values[0]
-            tally.diffs[j] += d
-            tally.squares[j] += d * d
+            w.apply(options[j], playout_rng)
+            if policy is None:
+                # the search's own rollout: the lean policy's moves, remembered by hand
+                end = rollout(w, ("normal", "normal"), playout_rng, WEIGHTS)
+            else:
+                end = play_out(w, policy, playout_rng)
+            values[j].append(end.value_for(me))
         tally.done += 1
     tally.rng_state = rng.getstate()
-    if (
-        n == 1
-        or tally.done >= budget.samples
-        or _clear(tally.diffs, tally.squares, tally.done, budget.sure)
-    ):
+    if tally.done < budget.least and tally.done < budget.samples and not tally.finished:
+        return tally
+    if len(alive) > 1:
+        means = tally.means()
+        leader = max(alive, key=lambda j: means[j])
+        for j in list(alive):
+            if j in (0, leader):
+                continue
+            mean, error = _paired(values[j], values[leader])
+            if mean + budget.drop * error < 0:
+                alive.remove(j)
+    if len(options) == 1 or tally.done >= budget.samples or _clear(tally, budget.sure):
         tally.finished = True
     return tally
 
 
-def _clear(diffs: list[float], squares: list[float], done: int, sure: float) -> bool:
-    """Is the best option's loss (against option 0) clear of every label threshold?"""
-    if done < 2:
+def _clear(tally: Tally, sure: float) -> bool:
+    """Is the loss clear of every label threshold? The loss is the largest of the
+    other options' differences from the chosen one: its interval runs from the largest
+    lower end to the largest upper end of theirs (each `sure` standard errors wide),
+    and no threshold may fall in it (so a chosen option ahead by luck is not clear)."""
+    others = [j for j in tally.alive if j != 0]
+    if not others:
+        return True  # every other option is clearly worse than the chosen one
+    if tally.done < 2:
         return False
-    j = max(range(len(diffs)), key=lambda k: diffs[k])
-    mean = diffs[j] / done
-    spread = max(0.0, squares[j] / done - mean * mean)
-    error = (spread / (done - 1)) ** 0.5
-    return all(abs(mean - least) > sure * error for least, _ in LABELS)
+    low = high = -float("inf")
+    for j in others:
+        mean, error = _paired(tally.values[j], tally.values[0])
+        low = max(low, mean - sure * error)
+        high = max(high, mean + sure * error)
+    return not any(low <= least <= high for least, _ in LABELS)
 
 
 def _r(x: float) -> float:
@@ -354,7 +399,7 @@ def _r(x: float) -> float:
 def entry(point: Point, tally: Tally) -> dict[str, Any]:
     """The review's entry for a decision whose playouts are done."""
     options, means = tally.options, tally.means()
-    best = max(range(len(options)), key=lambda j: (round(means[j], 1), j == 0))
+    best = max(tally.alive, key=lambda j: (round(means[j], 1), j == 0))
     chosen_value, best_value = _r(means[0]), _r(means[best])
     loss = _r(max(0.0, best_value - chosen_value))
     return {

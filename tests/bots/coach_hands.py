@@ -154,7 +154,7 @@ def judge(
     while not tally.finished:
         step(point, tally, budget)
     if counts is not None:
-        counts["playouts"] = counts.get("playouts", 0) + tally.done * len(tally.options)
+        counts["playouts"] = counts.get("playouts", 0) + tally.playouts()
     return entry(point, tally)
 
 

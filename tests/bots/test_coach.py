@@ -11,10 +11,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hollywood_gin.bots.coach import CoachBudget, label_for, replay, seed_of
-from hollywood_gin.bots.coach_playouts import lean_policy
+from hollywood_gin.bots.coach import DRAW, CoachBudget, candidates, label_for, replay, seed_of
+from hollywood_gin.bots.coach_playouts import lean_policy, play_out, sample_world
 from hollywood_gin.bots.knowledge import BotMemory
+from hollywood_gin.bots.lean import rollout
 from hollywood_gin.bots.playout import World
+from hollywood_gin.bots.policy import WEIGHTS
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import Card, mask_of
 from hollywood_gin.engine.match import Match
@@ -195,3 +197,114 @@ def test_every_move_of_the_seat_is_a_decision(seat: int) -> None:
     review = review_hand(UNDERCUT, seat, CoachBudget(samples=20, batch=20))
     mine = [i for i, a in enumerate(UNDERCUT["actions"]) if a["seat"] == seat]
     assert [d["index"] for d in review["decisions"]] == mine
+
+
+# Labels of the coach before its playouts were cut (COACH_VERSION 1: 800 deals for
+# every candidate, checked every 200) on the fixed hands, by seat and decision index;
+# the faster coach (the search's rollout, candidates leaving once clearly behind, the
+# label called clear only when every candidate's interval says so) must give the same
+# ones. On the 6 seeded hands of benchmarks/bench_review.py the two agreed on 191 of
+# 191 decisions when the change was made.
+LABELS_V1: dict[str, dict[int, dict[int, str | None]]] = {
+    "MELD_BREAK": {
+        0: {1: None, 4: None, 5: None},
+        1: {0: None, 2: None, 3: "blunder"},
+    },
+    "MELD_KEPT": {
+        0: {1: None},
+        1: {0: None, 2: None, 3: None},
+    },
+    "GIN_PASSED": {
+        0: {1: None, 4: "blunder", 5: "blunder"},
+        1: {0: "blunder", 2: None, 3: None, 6: None, 7: None},
+    },
+    "GIN_TAKEN": {
+        0: {},
+        1: {0: None, 1: None},
+    },
+    "UNDERCUT": {
+        0: {
+            1: None,
+            4: "mistake",
+            5: "blunder",
+            8: None,
+            9: None,
+            12: None,
+            13: "inaccuracy",
+            16: "mistake",
+            17: "blunder",
+            20: None,
+            21: None,
+            24: None,
+            25: None,
+            28: None,
+            29: None,
+            32: None,
+            33: "mistake",
+            36: None,
+            37: None,
+        },
+        1: {
+            0: None,
+            2: None,
+            3: "blunder",
+            6: None,
+            7: None,
+            10: None,
+            11: "inaccuracy",
+            14: "blunder",
+            15: "blunder",
+            18: None,
+            19: "inaccuracy",
+            22: None,
+            23: "mistake",
+            26: "blunder",
+            27: "blunder",
+            30: None,
+            31: "blunder",
+            34: None,
+            35: "blunder",
+            38: None,
+            39: "blunder",
+        },
+    },
+}
+
+
+@pytest.mark.parametrize("name", sorted(LABELS_V1))
+def test_labels_agree_with_the_first_coach(name: str) -> None:
+    record = {
+        "MELD_BREAK": MELD_BREAK,
+        "MELD_KEPT": MELD_KEPT,
+        "GIN_PASSED": GIN_PASSED,
+        "GIN_TAKEN": GIN_TAKEN,
+        "UNDERCUT": UNDERCUT,
+    }[name]
+    for seat, labels in LABELS_V1[name].items():
+        review = review_hand(record, seat)
+        assert {d["index"]: d["label"] for d in review["decisions"]} == labels
+
+
+def test_the_search_rollout_plays_the_coach_policy() -> None:
+    """The coach plays out on the search's rollout (`lean.rollout`, its moves kept by
+    hand): it must play exactly the pinned `lean_policy`, or a stored review would
+    change with the search (then bump `COACH_VERSION`)."""
+    played = replay(UNDERCUT, 1)
+    checked = 0
+    for point in played.points[::3]:
+        rng = random.Random(point.index)
+        must = point.phase == DRAW and "draw_discard" not in {a.kind for a in point.legal}
+        for _ in range(15):
+            world = sample_world(point.seen, rng, must_draw_stock=must)
+            assert world is not None
+            seed = rng.getrandbits(32)
+            for option in candidates(point, CoachBudget()):
+                a, b = world.copy(), world.copy()
+                ra, rb = random.Random(seed), random.Random(seed)
+                a.apply(option, ra)
+                b.apply(option, rb)
+                play_out(a, lean_policy, ra)
+                rollout(b, ("normal", "normal"), rb, WEIGHTS)
+                assert (a.winner, a.points, a.hands) == (b.winner, b.points, b.hands)
+                checked += 1
+    assert checked > 100
