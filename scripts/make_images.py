@@ -8,9 +8,10 @@ python scripts/make_images.py
 from __future__ import annotations
 
 import os
+import struct
 from pathlib import Path
 
-from playwright.sync_api import sync_playwright
+from playwright.sync_api import Browser, sync_playwright
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "static" / "img"
@@ -67,6 +68,29 @@ def icon_svg(size: int, maskable: bool) -> str:
 </svg>"""
 
 
+def ico(png: bytes, size: int) -> bytes:
+    """An ICO file holding one PNG image (read by every browser since 2007)."""
+    header = struct.pack("<HHH", 0, 1, 1)  # reserved, type 1 (icon), one image
+    entry = struct.pack("<BBBBHHII", size, size, 0, 0, 1, 32, len(png), 6 + 16)
+    return header + entry + png
+
+
+def favicon(browser: Browser) -> Path:
+    """`/favicon.ico` (browsers ask for it whatever the page links): the favicon.svg
+    of the pages, drawn at 32 px."""
+    page = browser.new_page(viewport={"width": 32, "height": 32})
+    svg = (REPO / "static" / "favicon.svg").read_text()
+    page.set_content(
+        "<body style='margin:0;background:transparent'>"
+        f"<div style='width:32px;height:32px'>{svg}</div></body>"
+    )
+    png = page.screenshot(omit_background=True)
+    page.close()
+    path = REPO / "static" / "favicon.ico"
+    path.write_bytes(ico(png, 32))
+    return path
+
+
 def main() -> None:
     OUT.mkdir(parents=True, exist_ok=True)
     jobs = {
@@ -86,7 +110,9 @@ def main() -> None:
             page.set_content(f"<body style='margin:0;background:transparent'>{svg}</body>")
             page.screenshot(path=str(OUT / name), omit_background=True)
             page.close()
+        icon = favicon(browser)
         browser.close()
+    print(f"{icon.relative_to(REPO)}: {icon.stat().st_size} bytes")
     for name in jobs:
         path = OUT / name
         print(f"{path.relative_to(REPO)}: {path.stat().st_size} bytes")

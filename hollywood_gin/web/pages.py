@@ -91,6 +91,20 @@ def content_page(request: Request, site: Site, lang: str, page: str) -> HTMLResp
     )
 
 
+FAVICON = (STATIC_DIR / "favicon.ico").read_bytes()
+
+
+@router.get("/favicon.ico", include_in_schema=False)
+async def favicon() -> Response:
+    """Browsers ask for `/favicon.ico` whatever a page links (a tab, a bookmark, a
+    JSON answer): the pages' icon, cached for a day (it has no stamp)."""
+    return Response(
+        FAVICON,
+        media_type="image/x-icon",
+        headers={"Cache-Control": "public, max-age=86400"},
+    )
+
+
 @router.get("/{lang:language}/")
 async def home_page(request: Request, lang: str, site: SiteDep) -> HTMLResponse:
     return content_page(request, site, lang, "")

@@ -1,15 +1,13 @@
 // The views: the table, the hand, the result and the screen of a finished game, as
 // the state and `ui` (table.js) show them. They send nothing and say nothing.
 import { cardElement } from "./cards.js";
-import { checkDeal, dealRecord, deckMatches } from "./fairness.js";
 import { cardName, list, t, tn } from "./i18n.js";
 import { $, bonusTable, gameWonText, gamesLeadText, gamesToText, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
 import { renderSheet } from "./sheet.js";
 import { play } from "./sound.js";
-import { showSummary } from "./summary.js";
 import { readyText } from "./announce.js";
 import { meldGroups } from "./hand.js";
-import { handKey, once } from "./store.js";
+import { dealRecord, handKey, once } from "./store.js";
 
 const optionNames = JSON.parse($("option-names").textContent);
 
@@ -163,8 +161,15 @@ export function renderEnd(s, ui) {
   return summary;
 }
 
-// The deal checked: by this browser's part in it, else by the fingerprint.
+// The match summary, loaded when it is first shown (its weight stays off the page).
+export async function showSummary(container, s) {
+  (await import("./summary.js")).showSummary(container, s);
+}
+
+// The deal checked: by this browser's part in it, else by the fingerprint. The
+// checking code is loaded when a hand ends.
 export async function verifyDeal(s) {
+  const { checkDeal, deckMatches } = await import("./fairness.js");
   const hand = s.hand;
   const reveal = hand.result.deck_reveal;
   const verify = $("verify");
@@ -176,6 +181,24 @@ export async function verifyDeal(s) {
   if (problems) verify.textContent = ok ? t("deal_checked") : t("deal_warning", { what: problems.map((p) => t(`deal_problem.${p}`)).join("; ") });
   else verify.textContent = ok === null ? "" : t(ok ? "verified" : "not_verified");
   if (reveal) verify.title = reveal.server_secret ? `salt ${reveal.salt}, server secret ${reveal.server_secret}` : `salt ${reveal.salt}`;
+  showFacts(s, record, reveal);
+}
+
+// The numbers the check compared, and the command that checks them again
+// (`hollywood-gin verify`); only for a deal derived from secrets (not test decks).
+function showFacts(s, record, reveal) {
+  const box = $("verify-facts");
+  box.hidden = !reveal?.server_secret;
+  if (box.hidden) return;
+  const hand = s.hand;
+  const commitment = record?.commitment || "";
+  const mine = seatedIn(s) ? record?.entropy || "" : "";
+  $("vf-commitment").textContent = commitment || "–";
+  $("vf-secret").textContent = reveal.server_secret;
+  $("vf-entropy").textContent = [0, 1].map((seat) => `${seat === s.you ? t("you") : playerName(s, seat)}: ${reveal.entropy?.[seat] || "–"}`).join(" · ");
+  $("vf-deck").textContent = hand.deck_commitment;
+  const file = `hollywood-gin-${s.table.id}-hand-${hand.number}.json`;
+  $("vf-command").textContent = ["hollywood-gin verify", file, commitment && `--commitment ${commitment}`, mine && `--entropy ${mine}`].filter(Boolean).join(" ");
 }
 
 // On a phone the result lies over the table and folds down to its buttons.

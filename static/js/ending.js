@@ -140,6 +140,7 @@ export function renderEnding(s, kinds) {
     $("status").textContent = text;
     for (const id of ["opponent", "me"]) $(id).classList.remove("turn");
     for (const id of ["result-math", "result-points", "result-layoffs", "result-games", "verify", "ready-status"]) $(id).textContent = "";
+    $("verify-facts").hidden = true;
     $("result-bonuses").replaceChildren();
     $("result-hands").replaceChildren();
     $("download").hidden = true;

@@ -1,8 +1,9 @@
-// Check the revealed deck against the fingerprint shown at the deal
-// (docs/protocol-guide.md "Deals nobody can choose").
+// Check the revealed deck against the fingerprint shown at the deal, and the deal
+// against the secrets (docs/protocol-guide.md "Deals nobody can choose"). Loaded only
+// when a hand ends (board.js verifyDeal): nothing here is needed before. What this
+// browser sent for each deal is kept by store.js.
 // Browsers give `crypto.subtle` only to secure contexts (HTTPS, localhost); a host
 // on http://192.168.x.x has none, so a small SHA-256 (FIPS 180-4) stands in there.
-import { load, save } from "./store.js";
 
 export async function deckMatches(commitment, reveal) {
   if (!reveal) return null;
@@ -27,79 +28,6 @@ function fromHex(hex) {
   const out = new Uint8Array(hex.length / 2);
   for (let i = 0; i < out.length; i += 1) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
   return out;
-}
-
-// ---------- Deals nobody can choose ----------
-// Every deal this browser takes part in gets 16 bytes of its own; the server committed
-// to its secret before. After the hand the page checks the commitment it saw first,
-// that its own bytes were used, and the deck, from the revealed secrets.
-
-const DEALS_KEY = (tableId) => `gin.deals.${tableId}`;
-const KEPT_HANDS = 30;
-
-export function newEntropy() {
-  if (!globalThis.crypto?.getRandomValues) return null; // then the seat adds nothing
-  return toHex(crypto.getRandomValues(new Uint8Array(16)));
-}
-
-const loadDeals = (tableId) => load(DEALS_KEY(tableId));
-
-const KEPT_TABLES = 40;
-
-function saveDeals(tableId, deals) {
-  const newest = deals[Math.max(...Object.keys(deals))];
-  if (newest) newest.at = Date.now();
-  if (save(DEALS_KEY(tableId), deals, localStorage, KEPT_HANDS)) pruneTables();
-}
-
-// Only the tables used last keep their records (a few hundred bytes a hand).
-function pruneTables() {
-  const prefix = DEALS_KEY("");
-  const tables = [];
-  for (let i = 0; i < localStorage.length; i += 1) {
-    const key = localStorage.key(i);
-    if (!key?.startsWith(prefix)) continue;
-    let last = 0;
-    for (const record of Object.values(load(key))) last = Math.max(last, record?.at || 0);
-    tables.push([last, key]);
-  }
-  tables.sort((a, b) => b[0] - a[0]);
-  for (const [, key] of tables.slice(KEPT_TABLES)) localStorage.removeItem(key);
-}
-
-// What this browser knows of deal `hand` at a table: {commitment, entropy}.
-export function dealRecord(tableId, hand) {
-  return loadDeals(tableId)[hand] || null;
-}
-
-// What was sent with a table's creation (the table id is known only from the answer).
-export function rememberDeal(tableId, hand, commitment, entropy) {
-  const deals = loadDeals(tableId);
-  deals[hand] = { commitment: commitment || null, entropy };
-  saveDeals(tableId, deals);
-}
-
-// The first commitment seen for deal `hand` is kept; a later, different one is not.
-export function sawCommitment(tableId, hand, commitment) {
-  const deals = loadDeals(tableId);
-  if (deals[hand]?.commitment) return;
-  deals[hand] = { ...(deals[hand] || {}), commitment };
-  saveDeals(tableId, deals);
-}
-
-// This browser's entropy for deal `hand`, made once and kept (sent with create, join,
-// next_hand or new_match). A resend after a reload sends the same bytes.
-export function entropyFor(tableId, hand, commitment) {
-  const deals = loadDeals(tableId);
-  const known = deals[hand] || {};
-  if (!known.entropy) {
-    known.entropy = newEntropy();
-    if (!known.entropy) return undefined;
-    if (commitment && !known.commitment) known.commitment = commitment;
-    deals[hand] = known;
-    saveDeals(tableId, deals);
-  }
-  return known.entropy;
 }
 
 // The deck order the protocol derives from the server secret and the seats' entropy:

@@ -1,6 +1,6 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set);
 // beside the form, the tables this device holds a seat at.
-import { newEntropy, rememberDeal } from "./fairness.js";
+import { newEntropy, rememberDeal } from "./store.js";
 import { forgetTable, myTables, read, write } from "./mytables.js";
 
 const form = document.getElementById("create-table");

@@ -1,27 +1,35 @@
 // The invitation: the share link (copy, share), taking the free seat, watching
 // instead, and asking the computer to play.
-import { entropyFor } from "./fairness.js";
 import { t } from "./i18n.js";
 import { $ } from "./render.js";
-import { setWatching } from "./store.js";
+import { entropyFor, setWatching } from "./store.js";
 
 const post = (url, body) => fetch(url, { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body), credentials: "same-origin" }).catch(() => null);
 
-export function initInvite(ctl, config) {
-  $("copy-link").addEventListener("click", async () => {
-    const input = $("share-url");
-    let ok = false;
+// Copy `input`'s link (the Clipboard API, else the selection); say how it went.
+async function copy(input, status) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(input.value);
+    ok = true;
+  } catch {
+    input.hidden = false;
+    input.select();
     try {
-      await navigator.clipboard.writeText(input.value);
-      ok = true;
-    } catch {
-      input.select();
-      try {
-        ok = document.execCommand("copy");
-      } catch {}
-    }
-    $("copy-status").textContent = ok ? t("copied") : t("copy_failed");
-    if (!ok) input.select();
+      ok = document.execCommand("copy");
+    } catch {}
+  }
+  $(status).textContent = ok ? t("copied") : t("copy_failed");
+  if (ok) input.hidden = input.id === "seat-url";
+  else input.select();
+}
+
+export function initInvite(ctl, config) {
+  $("copy-link").addEventListener("click", () => copy($("share-url"), "copy-status"));
+  // The seat link's field stays hidden unless the browser would not copy it.
+  $("seat-link").addEventListener("click", () => {
+    $("seat-url").value = $("seat-link").dataset.url;
+    copy($("seat-url"), "seat-copy-status");
   });
 
   if (navigator.share) {
@@ -36,8 +44,7 @@ export function initInvite(ctl, config) {
     const response = await post(`${config.api}/seats`, { name, entropy: entropyFor(config.table_id, 1, ctl.state()?.next_deal?.commitment) });
     if (response?.status === 201) {
       const url = `${location.origin}/t/${config.table_id}/seat/${(await response.json()).token}`;
-      $("seat-link").href = url;
-      $("seat-link").textContent = url;
+      $("seat-link").dataset.url = url;
       $("seat-link-box").hidden = false;
       $("join").hidden = true;
       ctl.rejoin();

@@ -1,7 +1,7 @@
 // Rendering of the parts of a state that need no input handling: the seats, the
 // piles, the move log, the words of the status line and the hand's result (the
 // sheet is sheet.js).
-import { backElement, cardElement } from "./cards.js";
+import { backElement, cardElement, sortByRank } from "./cards.js";
 import { cardName, cardShort, list, t, tn } from "./i18n.js";
 
 export const $ = (id) => document.getElementById(id);
@@ -337,7 +337,7 @@ export function renderResult(state) {
     const info = result.seats[defender];
     const before = info.deadwood_before_layoffs ?? info.deadwood_value;
     layoffs = info.layoffs?.length
-      ? t("layoffs", { name: playerName(state, defender), before, after: info.deadwood_value, cards: list(info.layoffs.map((l) => cardName(l.card))) })
+      ? t("layoffs", { name: playerName(state, defender), before, after: info.deadwood_value, cards: list(sortByRank(info.layoffs.map((l) => l.card)).map(cardName)) })
       : t("no_layoffs", { name: playerName(state, defender) });
   }
   $("result-layoffs").textContent = layoffs;
@@ -365,7 +365,8 @@ export function renderResult(state) {
     (info.melds || []).forEach((meld, index) => {
       // The defender's lay-offs are shown on the knocker's melds, marked.
       const added = seat === knocker ? (other.layoffs || []).filter((l) => l.meld === index).map((l) => l.card) : [];
-      melds.append(group([...meld, ...added], "meld", new Set(added)));
+      // In the meld's order, lay-offs among its cards: 3♥ 4♥ 5♥ 6♥, never 4♥ 5♥ 6♥ 3♥.
+      melds.append(group(sortByRank([...meld, ...added]), "meld", new Set(added)));
     });
     if (info.deadwood?.length) melds.append(group(info.deadwood, "dead"));
     box.append(h, melds);

@@ -3,42 +3,19 @@
 // finished hands (GET /api/tables/{id}/hands/{n}, public and never changed once the
 // hand is over), fetched once each and kept for the tab's life; the time played is
 // what this device saw (the first deal of the match to its last hand's end) and is
-// left out when it did not see both.
+// left out when it did not see both (store.js noteTimes). Loaded when a match ends
+// (board.js, table.js): nothing here is needed before.
 import { lang, t } from "./i18n.js";
 import { nameHead, playerName } from "./render.js";
-import { load, save } from "./store.js";
+import { load, save, timesKey } from "./store.js";
 
 const config = JSON.parse(document.getElementById("table-config")?.textContent || "{}");
 const HANDS_KEY = `gin.hands.${config.table_id}`; // sessionStorage: n -> compact record
-const TIMES_KEY = `gin.times.${config.table_id}`; // localStorage: n -> [dealt ms, over ms]
-const KEEP = 80; // hands kept per table in either store
+const KEEP = 80; // hands kept per table
 const numbers = new Intl.NumberFormat(lang, { maximumFractionDigits: 1 });
 
 
 const records = load(HANDS_KEY, sessionStorage);
-
-// What this device saw of each hand: when it was dealt (seen before any move) and
-// when it ended. Called with every state.
-export function noteTimes(state) {
-  const hand = state.hand;
-  if (!hand || !config.table_id) return;
-  const times = load(TIMES_KEY);
-  const seen = times[hand.number] || [null, null];
-  const now = Date.now();
-  let changed = false;
-  if (seen[0] === null && hand.phase !== "over" && !(hand.events || []).length) {
-    seen[0] = now;
-    changed = true;
-  }
-  if (seen[1] === null && hand.phase === "over") {
-    seen[1] = now;
-    changed = true;
-  }
-  if (changed) {
-    times[hand.number] = seen;
-    save(TIMES_KEY, times, localStorage, KEEP);
-  }
-}
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -123,7 +100,7 @@ export function summarise(hands) {
       knockDeadwood: knocks.length ? knocks.reduce((sum, h) => sum + h.deadwood[seat], 0) / knocks.length : null,
     };
   });
-  const times = load(TIMES_KEY);
+  const times = load(timesKey(config.table_id));
   const first = hands.length ? times[hands[0].n]?.[0] : null;
   const last = hands.length ? times[hands.at(-1).n]?.[1] : null;
   return { played: hands.length, seats, ms: first && last && last >= first ? last - first : null };

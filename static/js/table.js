@@ -2,24 +2,23 @@
 // player's intents into messages, has board.js draw and announce.js speak. It knows
 // no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
-import { entropyFor, sawCommitment } from "./fairness.js";
 import { cardName, t } from "./i18n.js";
 import { animate, finishAll, fly, motionAllowed, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
 import { $, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
 import { play } from "./sound.js";
 import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
-import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, verifyDeal } from "./board.js";
+import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, showSummary, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
 import { initInvite } from "./invite.js";
 import { initPrefs, showSoundHint } from "./prefs.js";
 import * as store from "./store.js";
+import { entropyFor, noteTimes, sawCommitment } from "./store.js";
 import { initShortcuts } from "./shortcuts.js";
 import { renderClock } from "./clock.js";
 import { initEnding, renderEnding } from "./ending.js";
 import { initReactions, renderReactions, showReaction } from "./reactions.js";
 import { TableSocket } from "./socket.js";
-import { noteTimes, showSummary } from "./summary.js";
 
 const config = JSON.parse($("table-config").textContent);
 let state = null;

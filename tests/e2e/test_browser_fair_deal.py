@@ -202,9 +202,11 @@ def test_the_pages_derivation_gives_the_fixed_vectors_and_keeps_few_tables(
         url,
     )
     assert decks == [VECTOR_BOTH, VECTOR_SEAT1_MISSING, VECTOR_ZERO_SECRET_NO_ENTROPY]
+    # What the browser sent for each deal is kept by store.js (fairness.js, the check,
+    # is loaded only when a hand ends).
     kept = page.evaluate(
         """async (url) => {
-            const f = await import(url);
+            const f = await import(url.replace("/fairness.js", "/store.js"));
             localStorage.clear();
             for (let i = 0; i < 45; i += 1) {
                 const old = JSON.stringify({1: {entropy: "x", at: i}});

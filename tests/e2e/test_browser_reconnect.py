@@ -85,7 +85,7 @@ def test_personal_seat_link_continues_on_another_device(
     phone, _ = new_context()
     first = phone.new_page()
     take_seat(first, f"/t/{table['table_id']}/seat/{table['token']}")
-    link = first.locator("#seat-link").get_attribute("href")
+    link = first.locator("#seat-link").get_attribute("data-url")
     assert link is not None and link.endswith(f"/t/{table['table_id']}/seat/{table['token']}")
     laptop, _ = new_context()
     second = laptop.new_page()

@@ -99,10 +99,12 @@ def open_sheet(page: Page) -> None:
 
 def overflowing(page: Page) -> list[str]:
     """Every box in the sheet whose content is wider than the box (text only for
-    screen readers is a 1 px box by design)."""
+    screen readers is a 1 px box by design; a name cut with an ellipsis, its whole
+    text still the cell's, by design too)."""
     found: list[str] = page.evaluate(
         """() => [document.getElementById("sheet"), ...document.querySelectorAll("#sheet *")]
             .filter(el => !el.classList.contains("sr-only"))
+            .filter(el => getComputedStyle(el).textOverflow !== "ellipsis")
             .filter(el => el.clientWidth > 0 && el.scrollWidth > el.clientWidth + 0.5)
             .map(el => `${el.tagName}.${el.className} ${el.scrollWidth}>${el.clientWidth}`)"""
     )

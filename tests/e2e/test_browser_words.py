@@ -6,13 +6,19 @@ from __future__ import annotations
 import contextlib
 import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
+from tests.e2e.scripted import play_script
+from tests.e2e.test_browser_fair_deal import create_from_home, knock
 
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1366, "height": 768}
@@ -194,3 +200,112 @@ def test_names_wrap_between_words_and_the_tables_say_who_won_as_a_person_would(
         == "ellipsis"
     )
     assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "button"),
+    [("en-GB", DESKTOP, "Copy my seat link"), ("de-DE", PHONE, "Meinen Platz-Link kopieren")],
+)
+def test_the_seat_link_is_copied_never_printed(
+    server: Server, new_context: NewContext, locale: str, viewport: dict[str, int], button: str
+) -> None:
+    table = server.create_table(name="Ann", test_decks=[deck(ANN, BOB, "4H", [])])
+    server.join(table["table_id"], "Bob")
+    context, watch = new_context(
+        locale=locale, viewport=viewport, permissions=["clipboard-read", "clipboard-write"]
+    )
+    page = context.new_page()
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    copy = page.get_by_role("button", name=button)
+    copy.scroll_into_view_if_needed()
+    expect(copy).to_be_visible()
+    # Nowhere in what the page shows: not as text, not in a field.
+    assert "/seat/" not in page.locator("body").inner_text()
+    expect(page.locator("#seat-url")).to_be_hidden()
+    copy.click()
+    expect(page.locator("#seat-copy-status")).not_to_be_empty()
+    copied = page.evaluate("navigator.clipboard.readText()")
+    assert copied == f"{server.base}/t/{table['table_id']}/seat/{table['token']}"
+    assert "/seat/" not in page.locator("body").inner_text()
+    watch.assert_clean()
+
+
+def test_laid_off_cards_stand_in_their_melds_order(server: Server, new_context: NewContext) -> None:
+    # Bob (seat 1, the non-dealer) holds Ann's usual three melds and the king of
+    # spades; he takes the 2♠ and knocks. Ann lays off the 3♦ before his 4♦ 5♦ 6♦
+    # and the 6♥ before his 7♥ 8♥ 9♥.
+    ann = ["3D", "6H", "KC", "QD", "JH", "TS", "9C", "8D", "KH", "QS"]
+    table_id, tokens = play_script(
+        server.base,
+        deck(ANN, ann, "2S", []),
+        [(1, {"kind": "take_upcard"}), (1, {"kind": "knock", "discard": "KS"})],
+    )
+    page = seated_page(new_context, table_id, tokens[0], "en-GB", DESKTOP)
+    expect(page.locator("#result-title")).to_have_text("Bob knocked and won")
+    melds = page.locator('#result-hands [data-zone="result1"] .meld')
+    faces = "(box) => [...box.querySelectorAll('[data-card]')].map((c) => c.dataset.card)"
+    assert [m.evaluate(faces) for m in melds.all()] == [
+        ["AC", "2C", "3C"],
+        ["3D", "4D", "5D", "6D"],
+        ["6H", "7H", "8H", "9H"],
+    ]
+    expect(page.locator("#result-layoffs")).to_contain_text(
+        "after laying off the three of diamonds and six of hearts"
+    )
+
+
+def test_the_fairness_panel_shows_what_it_checked_and_the_command_checks_it(
+    server: Server, new_context: NewContext, tmp_path: Path
+) -> None:
+    context, watch = new_context(locale="de-DE", viewport=PHONE)
+    page = context.new_page()
+    sent = create_from_home(page)
+    table_id = page.url.rsplit("/", 1)[1]
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    knock(page)
+    expect(page.locator("#verify")).to_have_class(re.compile(r"\bok\b"))
+    facts = page.locator("#verify-facts")
+    facts.scroll_into_view_if_needed()
+    facts.locator("summary").click()
+    deals = json.loads(page.evaluate(f"localStorage.getItem('gin.deals.{table_id}')"))
+    commitment, entropy = deals["1"]["commitment"], sent["entropy"]
+    expect(page.locator("#vf-commitment")).to_have_text(commitment)
+    expect(page.locator("#vf-secret")).to_have_text(re.compile(r"^[0-9a-f]{64}$"))
+    # The computer adds no secret of its own: "–" for it.
+    expect(page.locator("#vf-entropy")).to_have_text(f"Sie: {entropy} · Computer (normal): –")
+    record = httpx.get(f"{server.base}/api/tables/{table_id}/hands/1", timeout=10).json()
+    expect(page.locator("#vf-deck")).to_be_visible()
+    command = page.locator("#vf-command").inner_text()
+    file = f"hollywood-gin-{table_id}-hand-1.json"
+    assert command == (f"hollywood-gin verify {file} --commitment {commitment} --entropy {entropy}")
+    # The command, run as shown on the downloaded hand, says all is well.
+    (tmp_path / file).write_text(json.dumps(record))
+    args = command.split()[2:]
+    done = subprocess.run(
+        [sys.executable, "-m", "hollywood_gin", "verify", *args],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+    watch.assert_clean()
+
+
+def test_the_browser_gets_a_favicon_ico(server: Server, new_context: NewContext) -> None:
+    context, _ = new_context()
+    page = context.new_page()
+    answer = page.goto("/favicon.ico")
+    assert answer is not None and answer.status == 200
+    assert answer.headers["content-type"] == "image/x-icon"
+    body = answer.body()
+    assert body[:4] == b"\x00\x00\x01\x00"  # an ICO file, one image
+    assert body[22:26] == b"\x89PNG"  # holding a PNG
+    # Drawn: the image has the size it says.
+    size = page.evaluate(
+        """async () => { const i = new Image(); i.src = "/favicon.ico"; await i.decode();
+           return [i.naturalWidth, i.naturalHeight]; }"""
+    )
+    assert size == [32, 32]
