@@ -119,6 +119,9 @@ class Settings(BaseSettings):
     computer_processes: int = Field(default=1, ge=1, le=64)
     # The coach's sampled deals per decision of a hand review, at most (its cost).
     review_samples: int = Field(default=800, ge=20, le=10000)
+    # Worker processes the coach's reviews are computed in, side by side (their own
+    # pool: a computer's move never waits behind a review). Two suit a small box.
+    review_processes: int = Field(default=2, ge=1, le=64)
     # The HTTP API's schema at /openapi.json (off: the path does not exist).
     openapi: bool = False
     # Test hooks (a chosen deck order); never on in production.

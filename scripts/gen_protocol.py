@@ -168,8 +168,9 @@ ENDPOINTS: list[tuple[str, str]] = [
     (
         "GET /api/tables/{id}/hands/{n}/review?seat=s",
         "`200` HandReview of seat `s` in finished hand `n`; `202` ReviewComputing while "
-        "the coach works (ask again a second later); `404` `unknown_hand` while it is "
-        "played; `422` a seat that is not 0 or 1",
+        "the coach works, with its progress (ask again a second later); `429` "
+        "`rate_limited` while its table or the asker's address has 2 reviews under way; "
+        "`404` `unknown_hand` while it is played; `422` a seat that is not 0 or 1",
     ),
     ("GET /t/{id}/hands/{n}", "the replay page of finished hand `n` (with the review)"),
     (

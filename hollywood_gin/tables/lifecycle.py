@@ -103,6 +103,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     )
     registry.clockwork.start()
     registry.reviews.budget = CoachBudget(samples=settings.review_samples)
+    registry.reviews.processes = settings.review_processes
     sweep: asyncio.Task[None] | None = None
     try:
         await registry.ownership.start(str(settings.data_file))

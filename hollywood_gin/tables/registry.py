@@ -96,8 +96,8 @@ class Registry:
         # Card orders are written with the next change, or within seconds (`orders`).
         self.orders = Orders(self.writer, lambda t: self.tables.get(t.id) is t)
         self.writer.listeners += [hub, self.computer, self.clockwork]
-        # The coach's reviews of finished hands, computed where the computer thinks.
-        self.reviews = Reviews(store, thinkers)
+        # The coach's reviews of finished hands, computed in a pool of their own.
+        self.reviews = Reviews(store)
 
     def _now(self) -> float:  # the clock as it is now: tests replace `clock`
         return self.clock()

@@ -23,18 +23,14 @@ import multiprocessing
 import os
 import threading
 import time
-from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
-from typing import Any, TypeVar
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import View
 
 log = logging.getLogger("hollywood_gin.tables")
-
-T = TypeVar("T")
 
 # Workers yield the CPU to the server's process whenever both want it.
 WORKER_NICENESS = 10
@@ -59,8 +55,9 @@ def _watch_parent(parent: int, interval: float = PARENT_WATCH_SECONDS) -> None:
             os._exit(0)
 
 
-def _start_worker() -> None:
-    """Each worker's initializer: a lower priority, and an eye on its parent."""
+def start_worker() -> None:
+    """Each worker's initializer (the computer's and the coach's, `reviews.Reviews`): a
+    lower priority, and an eye on its parent."""
     _lower_priority()
     parent = os.getppid()
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
@@ -87,7 +84,7 @@ class Thinkers:
             self._pool = ProcessPoolExecutor(
                 max_workers=self.processes,
                 mp_context=multiprocessing.get_context("spawn"),
-                initializer=_start_worker,
+                initializer=start_worker,
             )
         return self._pool
 
@@ -104,17 +101,6 @@ class Thinkers:
         bot.rng.setstate(state)  # type: ignore[arg-type]
         self.pids.add(pid)
         return action
-
-    async def run(self, fn: Callable[..., T], *args: Any) -> T:
-        """`fn(*args)` in a worker (the coach's jobs: `hollywood_gin.tables.reviews`);
-        it queues behind the decisions asked for before it, as they do behind it."""
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor(), fn, *args)
-        except BrokenProcessPool:
-            log.error("computer worker process died; starting a new one")
-            self._discard_pool()
-            raise
 
     def _discard_pool(self, wait: bool = False) -> None:
         pool, self._pool = self._pool, None

@@ -9,7 +9,7 @@ from fastapi.responses import JSONResponse, RedirectResponse
 from pydantic import BaseModel, ValidationError
 
 from hollywood_gin.config import Settings
-from hollywood_gin.tables.reviews import ReviewFailed
+from hollywood_gin.tables.reviews import Busy, Progress, ReviewFailed
 from hollywood_gin.web.addresses import address_key, forwarded_for
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
@@ -183,21 +183,28 @@ async def hand_record(table_id: str, number: int, registry: RegistryDep) -> Resp
 
 @router.get("/api/tables/{table_id}/hands/{number}/review")
 async def hand_review(
-    table_id: str, number: int, request: Request, registry: RegistryDep
+    table_id: str, number: int, request: Request, registry: RegistryDep, api: ApiStateDep
 ) -> Response:
     """The coach's review of finished hand `number` for one seat
-    (docs/protocol-guide.md "Hand review"): 404 while the hand is played, 202 while it is
-    computed."""
+    (docs/protocol-guide.md "Hand review"): 404 while the hand is played, 202 with its
+    progress while it is computed, 429 when its table or the asker's address already
+    has as many reviews under way as it may."""
     seat = request.query_params.get("seat")
     if seat not in ("0", "1"):
         raise ApiError(422, "bad_request", "seat is 0 or 1", field="seat")
     record = await registry.hand_record(table_id, number)
+    peer = request.client.host if request.client else None
+    address = address_key(api.addresses.of(peer, forwarded_for(request.headers)))
     try:
-        review = await registry.reviews.review(table_id, record, int(seat))
+        review = await registry.reviews.review(table_id, record, int(seat), address)
     except ReviewFailed:
         raise ApiError(500, "server_error", "the review could not be computed; try again") from None
-    if review is None:
-        return JSONResponse({"status": "computing"}, status_code=202)
+    except Busy as exc:
+        raise ApiError(429, "rate_limited", str(exc)) from None
+    if isinstance(review, Progress):
+        return JSONResponse(
+            {"status": "computing", "done": review.done, "of": review.of}, status_code=202
+        )
     return JSONResponse(review)
 
 

@@ -267,6 +267,8 @@ class ReviewComputing(Outbound):
     """`202` while the review is computed: ask again a second later."""
 
     status: Literal["computing"]
+    done: int = Field(description="decisions priced so far")
+    of: int = Field(description="all the seat's decisions in the hand")
 
 
 class ErrorBody(Outbound):

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.web.http_bodies import HandReview
+from hollywood_gin.web.http_bodies import HandReview, ReviewComputing
 from tests.bots.coach_hands import MELD_BREAK, review_hand
 from tests.web.test_api import create, registry_of, start
 
@@ -28,7 +28,9 @@ def wait_review(client: TestClient, url: str) -> dict[str, Any]:
             body: dict[str, Any] = r.json()
             return body
         assert r.status_code == 202, r.text
-        assert r.json() == {"status": "computing"}
+        body = r.json()
+        assert body["status"] == "computing" and 0 <= body["done"] <= body["of"], body
+        ReviewComputing.model_validate(body)
         time.sleep(0.1)
     raise AssertionError("the review never came")
 
@@ -89,3 +91,30 @@ def test_review_of_a_finished_hand(tmp_path: Path) -> None:
     with start(tmp_path, review_samples=SAMPLES + 10) as client:
         assert client.get(url).status_code == 202
         assert wait_review(client, url)["coach"]["samples"] == SAMPLES + 10
+
+
+def test_a_table_past_its_cap_is_told_and_a_review_nobody_asks_for_is_dropped(
+    tmp_path: Path,
+) -> None:
+    with start(tmp_path, review_samples=SAMPLES) as client:
+        table_id = play_meld_break(client)
+        reviews = registry_of(client).reviews
+        now = [1000.0]
+        reviews.clock = lambda: now[0]
+        reviews.per_table = 1
+        url = f"/api/tables/{table_id}/hands/1/review?seat="
+        first = client.get(url + "1")
+        assert first.status_code == 202
+        assert first.json() == {"status": "computing", "done": 0, "of": 3}
+        # The table has its one review under way: a second is refused, not queued.
+        r = client.get(url + "0")
+        assert (r.status_code, r.json()["error"]) == (429, "rate_limited")
+        # Nobody asks for seat 1's any more: the next request drops it and is admitted.
+        now[0] += reviews.abandon_after + 1
+        assert client.get(url + "0").status_code == 202
+        assert reviews.dropped == 1
+        wait_review(client, url + "0")
+        assert reviews.computed == 1
+        # Asked again, the dropped review starts afresh and comes.
+        assert [d["index"] for d in wait_review(client, url + "1")["decisions"]] == [0, 2, 3]
+        assert reviews.computed == 2
