@@ -20,6 +20,17 @@ Attacks (the numbers are the issue's items):
                hands played before the baseline, their reviews asked for at the attack's
                start and polled each second until they come (`--seconds` bounds it)
 
+Issue 41 (items 2-4):
+  replay_flood   2 addresses (127.0.0.2, .3) fetching replay pages of 4 finished hands
+                 at 18 requests a second each (the hands played before the baseline)
+  arrange_flood  40 sockets from one address (4 tables x 2 seats x 5 tabs) sending
+                 `arrange` 8 times a second each
+  ready_stall    a 15 s clock: the hand played out, one seat sends next_hand, the other
+                 stays connected and silent; seconds until the first may claim (runs
+                 at least 60 s whatever `--seconds` says)
+The load average (1 min) is printed with every line: on a shared machine, rerun on a
+quiet one.
+
 Issue 28 (`--proxy`: a throwaway PostgreSQL, two workers with default limits and the
 shipped deploy/haproxy.cfg in a real HAProxy; the victim plays through it too):
   28.1 bounce    9 requests a second for the victim's table under a percent-encoded id
@@ -801,6 +812,171 @@ async def attack_creates(base: str, deadline: float, addresses: int = 20) -> dic
     return {"answers": answers}
 
 
+# --- issue 41 (items 2-4): replays, card orders, a stall between hands -----------------------
+ISSUE_41 = ("replay_flood", "arrange_flood", "ready_stall")
+REPLAYERS = ("127.0.0.2", "127.0.0.3")
+
+
+async def attack_replay_flood(base: str, deadline: float, tables: list[str]) -> dict[str, Any]:
+    """41.3: two addresses each fetching replay pages of finished hands at 18 a second
+    (under the 20 a second per address), cycling over the hands of `tables`."""
+    answers: dict[str, int] = {}
+    period = 1 / 18
+
+    async def one(local: str) -> None:
+        async with attacker_client(base, local=local) as http:
+            n, next_at = 0, time.monotonic()
+            while time.monotonic() < deadline:
+                table_id = tables[n % len(tables)]
+                n += 1
+                try:
+                    key = str((await http.get(f"/t/{table_id}/hands/1")).status_code)
+                except httpx.HTTPError as exc:
+                    key = type(exc).__name__
+                answers[key] = answers.get(key, 0) + 1
+                next_at += period
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+
+    started = time.monotonic()
+    await asyncio.gather(*(one(a) for a in REPLAYERS))
+    elapsed = max(0.001, time.monotonic() - started)
+    return {
+        "hands": len(tables),
+        "answers": answers,
+        "per_s": round(sum(answers.values()) / elapsed, 1),
+    }
+
+
+async def attack_arrange_flood(base: str, deadline: float, tables: int = 4) -> dict[str, Any]:
+    """41.4: 40 sockets from one address (4 tables x 2 seats x 5 tabs, the most a seat
+    may have) each sending `arrange` 8 times a second."""
+    made = []
+    async with attacker_client(base) as http:
+        for _ in range(tables):
+            table = (await http.post("/api/tables", json={"name": "Ann"})).json()
+            joined = (await http.post(f"/api/tables/{table['table_id']}/seats", json={})).json()
+            made.append((table["table_id"], table["token"], joined["token"]))
+    sent, errors = 0, 0
+
+    async def arranger(table_id: str, token: str, seat: int, n: int) -> None:
+        nonlocal sent, errors
+        ws, state = await open_seat(base, table_id, token, seat, ATTACKER)
+        rng = random.Random(n)
+
+        async def drain() -> None:
+            nonlocal errors
+            with contextlib.suppress(Exception):
+                async for raw in ws:
+                    errors += b'"error"' in (raw if isinstance(raw, bytes) else raw.encode())
+
+        reader = asyncio.create_task(drain())
+        cards = list(state["hand"]["my_cards"])
+        next_at = time.monotonic()
+        try:
+            while time.monotonic() < deadline:
+                rng.shuffle(cards)
+                await ws.send(orjson.dumps({"type": "arrange", "cards": cards}).decode())
+                sent += 1
+                next_at += 1 / 8
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+        finally:
+            reader.cancel()
+            await ws.close()
+
+    sockets = [
+        arranger(table_id, token, seat, 10 * t + k)
+        for t, (table_id, *tokens) in enumerate(made)
+        for seat, token in enumerate(tokens)
+        for k in range(5)
+    ]
+    started = time.monotonic()
+    await asyncio.gather(*sockets, return_exceptions=True)
+    elapsed = max(0.001, time.monotonic() - started)
+    return {"sockets": len(sockets), "arranges_per_s": round(sent / elapsed), "errors": errors}
+
+
+async def attack_ready_stall(base: str, deadline: float) -> dict[str, Any]:
+    """41.2: a table on a 15 s clock whose hand is played to its end; one seat sends
+    `next_hand`, the other stays connected and sends nothing, ever. How long until the
+    waiting seat may claim (before issue 41: never, `--seconds` bounds it, at least 60)?"""
+    async with attacker_client(base) as http:
+        # Game scoring to 250: the first hand does not end the match.
+        body = {"name": "Ann", "turn_seconds": 15, "scoring": "game", "target": 250}
+        made = (await http.post("/api/tables", json=body)).json()
+        joined = (await http.post(f"/api/tables/{made['table_id']}/seats", json={})).json()
+    table_id = made["table_id"]
+    waiter, w_state = await open_seat(base, table_id, made["token"], 0, ATTACKER)
+    staller, s_state = await open_seat(base, table_id, joined["token"], 1, ATTACKER)
+    states = [w_state, s_state]
+    socks = [waiter, staller]
+    rng = random.Random(41)
+    end = max(deadline, time.monotonic() + 60)
+    waited_from = None
+    found: dict[str, Any] = {"claim_open_after_s": None}
+
+    async def read(i: int, timeout: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            message = orjson.loads(await asyncio.wait_for(socks[i].recv(), timeout))
+            if message.get("type") == "state":
+                states[i] = message
+
+    try:
+        # Both play the first hand to its end (the staller too: it stalls between hands),
+        # each move followed by both seats' states for it.
+        while states[0]["table"]["status"] == "playing" and time.monotonic() < end:
+            version = max(st["version"] for st in states)
+            mover = next(
+                (
+                    i
+                    for i in (0, 1)
+                    if playable(states[i]["legal"]) and states[i]["version"] == version
+                ),
+                None,
+            )
+            if mover is None:
+                await asyncio.gather(read(0, 0.05), read(1, 0.05))
+                continue
+            action = sensible(states[mover], rng)
+            await socks[mover].send(
+                orjson.dumps({"type": "action", "version": version, "action": action}).decode()
+            )
+            for i in (0, 1):
+                while states[i]["version"] <= version and time.monotonic() < end:
+                    await read(i, 1.0)
+            await asyncio.sleep(0.11)  # under the per-connection message rate
+        found["first_hand_over"] = states[0]["table"]["status"]
+        ready = "new_match" if states[0]["table"]["status"] == "match_over" else "next_hand"
+        await waiter.send(
+            orjson.dumps(
+                {"type": "action", "version": states[0]["version"], "action": {"kind": ready}}
+            ).decode()
+        )
+        waited_from = time.monotonic()
+        # The staller reads (it is connected) and never acts; the waiter plays its turns.
+        while time.monotonic() < end:
+            await asyncio.gather(read(0, 0.2), read(1, 0.01))
+            kinds = {a["kind"] for a in states[0]["legal"]}
+            if "claim" in kinds:
+                found["claim_open_after_s"] = round(time.monotonic() - waited_from, 1)
+                break
+            if states[0]["table"]["status"] == "playing" and playable(states[0]["legal"]):
+                action = sensible(states[0], rng)
+                version = states[0]["version"]
+                await waiter.send(
+                    orjson.dumps({"type": "action", "version": version, "action": action}).decode()
+                )
+                await asyncio.sleep(0.11)
+        players = states[0]["table"]["players"]
+        found["staller_timeouts"] = players[1].get("timeouts")
+        found["status"] = states[0]["table"]["status"]
+        if found["claim_open_after_s"] is None and waited_from is not None:
+            found["still_waiting_after_s"] = round(time.monotonic() - waited_from, 1)
+    finally:
+        for ws in socks:
+            await ws.close()
+    return found
+
+
 # --- the run --------------------------------------------------------------------------------
 def summary(samples: list[float]) -> tuple[float, float]:
     if not samples:
@@ -821,6 +997,7 @@ async def run(
             async with httpx.AsyncClient(base_url=base, timeout=10) as http:
                 spare = (await http.post("/api/tables", json={"name": "Page"})).json()
             reviewed = await finish_hands(base, 10) if not only or "reviews" in only else []
+            replayed = await finish_hands(base, 4) if not only or "replay_flood" in only else []
             names: dict[str, Callable[[float], Any]] = {
                 "computer": lambda d: attack_computer(base, d),
                 "bodies": lambda d: attack_bodies(base, d),
@@ -837,6 +1014,10 @@ async def run(
                 names["files"] = lambda d: attack_files(base, d)
                 # Last: before issue 14 it could leave the server without files for a while.
                 names["headers"] = lambda d: attack_headers(base, d)
+            # Issue 41 (items 2-4).
+            names["replay_flood"] = lambda d: attack_replay_flood(base, d, replayed)
+            names["arrange_flood"] = lambda d: attack_arrange_flood(base, d)
+            names["ready_stall"] = lambda d: attack_ready_stall(base, d)
             # After all: reviews left computing at its deadline go on in the pool.
             names["reviews"] = lambda d: attack_reviews(base, d, reviewed)
             plan = [("baseline", lambda d: until(d))]
@@ -903,6 +1084,8 @@ async def run(
                         "p99_ms": round(p99, 1),
                         "rss_peak_mib": round(peak - rss_before, 1),
                         "rss_kept_mib": round(after - rss_before, 1),
+                        # The machine's load over the last minute, as the attack ended.
+                        "load": round(os.getloadavg()[0], 2),
                         "seen": seen if isinstance(seen, dict) else {},
                     }
                 )
@@ -919,14 +1102,14 @@ def report(results: list[dict[str, Any]], label: str) -> None:
     goal = 2 * base["p99_ms"] + 20
     print(f"\n{label}: victim move latency (one move per 100 ms), goal p99 <= {goal:.0f} ms")
     print(
-        f"{'attack':<10} {'moves':>5} {'median':>8} {'p99':>8} {'to':>3} "
-        f"{'RSS peak':>9} {'kept':>7}  what the attacker saw"
+        f"{'attack':<13} {'moves':>5} {'median':>8} {'p99':>8} {'to':>3} "
+        f"{'RSS peak':>9} {'kept':>7} {'load':>5}  what the attacker saw"
     )
     for r in results:
         print(
-            f"{r['attack']:<10} {r['moves']:>5} {r['median_ms']:>6.1f}ms {r['p99_ms']:>6.1f}ms "
-            f"{r['timeouts']:>3} {r['rss_peak_mib']:>+7.1f}M {r['rss_kept_mib']:>+6.1f}M  "
-            f"{json.dumps(r['seen'])}"
+            f"{r['attack']:<13} {r['moves']:>5} {r['median_ms']:>6.1f}ms {r['p99_ms']:>6.1f}ms "
+            f"{r['timeouts']:>3} {r['rss_peak_mib']:>+7.1f}M {r['rss_kept_mib']:>+6.1f}M "
+            f"{r.get('load', float('nan')):>5.2f}  {json.dumps(r['seen'])}"
         )
 
 
