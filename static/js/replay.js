@@ -13,7 +13,7 @@ const config = JSON.parse($("replay-config").textContent);
 const steps = config.steps;
 const last = steps.length - 1;
 // `quiz`: { queue: [decision...], at: i, answered: bool, choices: [action...] }.
-const r = { config, steps, last, over: steps[last].phase === "over", step: 0, view: initialView(location.search, config.you), reviews: [null, null], quiz: null };
+const r = { config, steps, last, over: steps[last].phase === "over", step: 0, view: initialView(location.search, config.you), reviews: [null, null], progress: [null, null], quiz: null };
 
 const bottom = () => bottomSeat(r.view, config.you);
 const nameOf = (seat) => playerName(fakeState(config, null), seat);
@@ -33,9 +33,23 @@ async function fetchReview(seat) {
       render();
       return;
     }
+    if (answer.status === 429) {
+      // The table (or this address) has as many reviews under way as it may: later.
+      await new Promise((done) => setTimeout(done, 2000));
+      continue;
+    }
     if (answer.status !== 202) {
       $("review-status").textContent = t("replay.failed");
+      $("review-progress").hidden = true;
       return;
+    }
+    // `202 {"status": "computing", "done": k, "of": n}`: drawn as a progress bar.
+    try {
+      const body = await answer.json();
+      r.progress[seat] = { done: body.done, of: body.of };
+      renderSummary(r);
+    } catch {
+      // an answer without its progress: the bar stays as it is
     }
     await new Promise((done) => setTimeout(done, 1000));
   }

@@ -154,7 +154,16 @@ export function renderCoach(r) {
 export function renderSummary(r) {
   const seat = bottomSeat(r.view, r.config.you);
   const review = r.reviews[seat];
-  if (!review) return;
+  const bar = $("review-progress");
+  bar.hidden = Boolean(review);
+  if (!review) {
+    const p = r.progress[seat];
+    if (p && p.of > 0) {
+      bar.max = p.of;
+      bar.value = p.done;
+    }
+    return;
+  }
   $("review-status").textContent = t("replay.ready");
   const texts = summaryTexts(review, seat, playerName(fakeState(r.config, null), seat), r.steps);
   $("review-verdict").textContent = texts.verdict;

@@ -305,3 +305,62 @@ def test_a_review_arriving_leaves_the_keyboard_where_it_was(
     page.keyboard.press("Enter")
     expect(page.locator("#step-count")).to_have_text(f"0 / {last}")
     watch.assert_clean()
+
+
+def test_the_coach_shows_its_progress_while_it_works(
+    server: Server, new_context: NewContext
+) -> None:
+    """While the review is computed the page draws its `202`'s progress (`done` of
+    `of`) as a bar, waits out a `429` (too many reviews under way) without giving up,
+    and hides the bar once the review is there."""
+    table_id, tokens, _record = finished_table(server)
+    answers: list[tuple[int, dict[str, Any]]] = []
+    seen: list[int] = []
+
+    def review(route: Route) -> None:
+        if "seat=1" in route.request.url and answers:
+            status, body = answers.pop(0)
+            seen.append(status)
+            route.fulfill(status=status, json=body)
+        else:
+            route.continue_()
+
+    for width, scheme, lang in (
+        (360, "light", "en"),
+        (1280, "dark", "de"),
+        (360, "dark", "de"),
+        (1280, "light", "en"),
+    ):
+        answers[:] = [
+            (202, {"status": "computing", "done": 0, "of": 5}),
+            (202, {"status": "computing", "done": 2, "of": 5}),
+            (429, {"error": "rate_limited", "message": "later"}),
+        ]
+        context, watch = new_context(
+            viewport={"width": width, "height": 800}, color_scheme=scheme, locale=lang
+        )
+        context.add_cookies(
+            [
+                {
+                    "name": f"gin_seat_{table_id}",
+                    "value": tokens[1],
+                    "url": f"{server.base}/t/{table_id}",
+                }
+            ]
+        )
+        page = context.new_page()
+        page.route("**/review?seat=*", review)
+        page.goto(f"/t/{table_id}/hands/1")
+        bar = page.locator("#review-progress")
+        expect(bar).to_have_attribute("max", "5")
+        expect(bar).to_have_attribute("value", "2")
+        expect(bar).to_be_visible()
+        page.screenshot(path=f"/tmp/shots/coach/progress-{width}-{scheme}-{lang}.png")
+        # After the 429 the page asks again, and the real review comes.
+        expect(page.locator("#review-verdict")).not_to_be_empty(timeout=60_000)
+        expect(bar).to_be_hidden()
+        assert 429 in seen
+        page.screenshot(path=f"/tmp/shots/coach/ready-{width}-{scheme}-{lang}.png")
+        # The browser logs the 429 it was answered; nothing else.
+        assert [e for e in watch.errors if "429" not in e] == [] and watch.foreign == []
+        context.close()
