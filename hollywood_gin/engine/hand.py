@@ -161,6 +161,9 @@ class Hand:
         self.phase: Phase = "upcard_offer"
         self.must_draw_stock = False  # both passed the upcard: the first draw is from the stock
         self.taken_from_discard: Card | None = None  # may not be discarded this turn
+        # The card drawn this turn (stock or pile), until the turn's discard: the
+        # drawing seat's view names it (`my_drawn`), no other's.
+        self.drawn: Card | None = None
         self.last_action: Move | None = None
         # The hand's public moves in order, each as `last_action` (what a spectator
         # may see), so a page that reloads still shows the whole move log.
@@ -342,7 +345,7 @@ class Hand:
             # Both take the top of the discard pile, face up, and ban it as this turn's discard.
             card = self.discard.pop()
             hand.append(card)
-            self.taken_from_discard = card
+            self.taken_from_discard = self.drawn = card
             self.phase = "discard"
             shown = str(card)
         elif kind == "pass":
@@ -353,7 +356,8 @@ class Hand:
                 self.phase = "draw"
                 self.must_draw_stock = True
         elif kind == "draw_stock":
-            hand.append(self.stock.pop())  # the card stays out of `last`: it is private
+            self.drawn = self.stock.pop()  # out of `last`: it is private
+            hand.append(self.drawn)
             self.phase = "discard"
         elif kind == "discard":
             assert action.card is not None
@@ -379,7 +383,7 @@ class Hand:
         self.turn = 1 - self.turn
         self.phase = "draw"
         self.must_draw_stock = False
-        self.taken_from_discard = None
+        self.taken_from_discard = self.drawn = None
 
     def _end_as_draw(self) -> None:
         seats = (_laid_out(self.cards[0]), _laid_out(self.cards[1]))

@@ -72,7 +72,16 @@ class SeatViews:
                 own = hand.own(seat)
                 legal = match.actions(seat, own)
                 melds, deadwood = own.grouping
-                mine = new_mine((own.texts, len(hand.cards[1 - seat]), melds, deadwood))
+                drawn = hand.drawn if hand.turn == seat else None
+                mine = new_mine(
+                    (
+                        own.texts,
+                        len(hand.cards[1 - seat]),
+                        melds,
+                        deadwood,
+                        None if drawn is None else drawn.text,
+                    )
+                )
                 if status == "playing" and hand.phase == "discard" and hand.turn == seat:
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.

@@ -94,15 +94,22 @@ class Mine(NamedTuple):
     # live deadwood without a solver of its own.
     melds: tuple[tuple[str, ...], ...]
     deadwood: int
+    # The card the seat drew this turn (from the stock or the pile) while it holds
+    # eleven: its own card, so a page that reloads marks it again. None: no draw.
+    drawn: str | None = None
 
     def wire(self) -> dict[str, object]:
-        """The seat's own keys of the `hand` object, in the protocol's order."""
-        return {
+        """The seat's own keys of the `hand` object, in the protocol's order
+        (`my_drawn` only while there is a drawn card)."""
+        out: dict[str, object] = {
             "my_cards": self.cards,
             "opponent_card_count": self.opponent_card_count,
             "my_deadwood": self.deadwood,
             "my_melds": self.melds,
         }
+        if self.drawn is not None:
+            out["my_drawn"] = self.drawn
+        return out
 
 
 class Outcome(NamedTuple):
@@ -348,6 +355,7 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
                     h["opponent_card_count"],
                     tuple(tuple(m) for m in h["my_melds"]),
                     h["my_deadwood"],
+                    h.get("my_drawn"),
                 )
             outcome = None
             r = h.get("result")
@@ -430,7 +438,7 @@ def _seat(column: Mapping[str, Any]) -> dict[str, Any]:
 # the views' instructions, docs/performance.md). For mypy they take the fields'
 # types in order, so a field out of place or missing is a type error;
 # tests/engine/test_view.py checks that these are the classes' own fields.
-MineFields = tuple[tuple[str, ...], int, tuple[tuple[str, ...], ...], int]
+MineFields = tuple[tuple[str, ...], int, tuple[tuple[str, ...], ...], int, str | None]
 ViewFields = tuple[
     int,
     int | None,

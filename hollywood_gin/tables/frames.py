@@ -128,6 +128,7 @@ class EncodedParts:
             or known[0].melds is not mine.melds
             or known[0].opponent_card_count != mine.opponent_card_count
             or known[0].deadwood != mine.deadwood
+            or known[0].drawn != mine.drawn
         ):
             known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
         return known[1]

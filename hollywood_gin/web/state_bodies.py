@@ -161,6 +161,11 @@ class HandBody(Outbound):
     my_deadwood: int | None = Field(
         default=None, description="my deadwood (holding 11: after the best allowed discard)"
     )
+    my_drawn: CardText | None = Field(
+        default=None,
+        description="the card I drew this turn (stock or pile), until my discard; absent"
+        " otherwise, and never in another seat's state",
+    )
     card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
     deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
     last_action: MoveBody | None = None

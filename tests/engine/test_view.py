@@ -122,6 +122,28 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
     assert wire(m.view(1))["hand"]["my_cards"] == sorted(cards(A_DEALER))
 
 
+def test_my_drawn_names_the_drawn_card_to_its_seat_alone_until_the_discard() -> None:
+    """A page that reloads marks the card it just drew (docs/protocol-guide.md
+    "The state"): the drawing seat's state names it, no other state does."""
+    m = new_match(dealer=1, deck=A_DECK)
+    assert "my_drawn" not in wire(m.view(0))["hand"]
+    act(m, 0, "pass")
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")
+    assert wire(m.view(0))["hand"]["my_drawn"] == "QC"
+    m.arrange(0, sorted(wire(m.view(0))["hand"]["my_cards"]))  # kept whatever the order
+    assert wire(m.view(0))["hand"]["my_drawn"] == "QC"
+    assert "QC" not in json.dumps(wire(m.view(1))) and "QC" not in json.dumps(wire(m.view(None)))
+    act(m, 0, "discard", card="5S")
+    assert all("my_drawn" not in wire(m.view(s))["hand"] for s in (0, 1))
+    act(m, 1, "draw_discard")  # from the pile: the 5S, public already
+    assert wire(m.view(1))["hand"]["my_drawn"] == "5S"
+    assert "my_drawn" not in wire(m.view(0))["hand"]
+    # Replayed from the log (a restart), the same.
+    again = Match.replay(m.options, m.log)
+    assert wire(again.view(1))["hand"]["my_drawn"] == "5S"
+
+
 @pytest.mark.parametrize(
     ("order", "error"),
     [
