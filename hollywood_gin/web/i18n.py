@@ -149,7 +149,6 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "online": N_("online"),
     "offline": N_("offline"),
     "offline_waits": N_("{name} is offline — the game waits"),
-    "computer": N_("computer: {strength}"),
     "strength.easy": N_("easy"),
     "strength.normal": N_("normal"),
     "strength.hard": N_("hard"),
@@ -297,7 +296,7 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "error.too_large": N_("That message was too large."),
     "error.table_full": N_("Both seats are taken; you can watch."),
     "error.other": N_("Something went wrong. Please try again."),
-    # around the match (static/js/reactions.js, ending.js, clock.js)
+    # around the match (static/js/ending.js)
     "reaction.hello": N_("Hello!"),
     "reaction.gg": N_("Good game"),
     "reaction.nice": N_("Nice one!"),
@@ -308,12 +307,8 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "reaction.rematch": N_("Rematch?"),
     "reactions": N_("Reactions"),
     "reactions_mute": N_("Hide {name}'s reactions"),
-    "away_seconds.one": N_("{name} has been away for {n} second"),
-    "away_seconds.other": N_("{name} has been away for {n} seconds"),
-    "away_minutes.one": N_("{name} has been away for {n} minute"),
-    "away_minutes.other": N_("{name} has been away for {n} minutes"),
-    "away_hours.one": N_("{name} has been away for {n} hour"),
-    "away_hours.other": N_("{name} has been away for {n} hours"),
+    "away_for": N_("{name} left {time} ago"),
+    "claim_in": N_("you can claim in {time}"),
     "away_timeouts.one": N_("{name} let the clock run out {n} time in a row"),
     "away_timeouts.other": N_("{name} let the clock run out {n} times in a row"),
     "endings_open": N_(

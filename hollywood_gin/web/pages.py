@@ -185,6 +185,8 @@ async def table_page(
         "ws": f"/t/{table_id}/ws",
         "api": f"/api/tables/{table_id}",
         "share_url": share_url,
+        # The away time after which a seat may claim: the page counts down to it.
+        "claim_after": settings.claim_after_seconds,
     }
     response = site.render(
         request,

@@ -20,7 +20,8 @@ export const moved = (previous, s) => Boolean(previous) && previous.version !== 
 export function statusLine(previous, s, kinds, line) {
   if (s.hand.result) return [outcomeText(s), readyText(s)].filter(Boolean).join(". ");
   const turn = describeTurn(s, kinds);
-  if (newDeal(previous, s)) return [describeDeal(s), turn].filter(Boolean).join(" ");
+  // A page (re)loaded mid-hand says the last move.
+  if (newDeal(previous, s) && (previous || !s.hand.events?.length)) return [describeDeal(s), turn].filter(Boolean).join(" ");
   if (!moved(previous, s) && line) return line;
   return [s.hand.events?.length ? describeEvent(s, s.hand.last_action) : "", turn].filter(Boolean).join(". ");
 }

@@ -4,7 +4,7 @@ import { cardElement } from "./cards.js";
 import { cardName, list, t, tn } from "./i18n.js";
 import { $, bonusTable, gameWonText, gamesLeadText, gamesToText, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
 import { renderSheet } from "./sheet.js";
-import { play } from "./sound.js";
+import { play } from "./motion.js";
 import { readyText } from "./announce.js";
 import { meldGroups } from "./hand.js";
 import { dealRecord, handKey, once } from "./store.js";
@@ -132,7 +132,8 @@ export function renderEnd(s, ui) {
   const hand = s.hand;
   const id = s.table.id;
   const matchOver = s.table.status === "match_over";
-  const played = matchOver && hand ? hand.number : 0;
+  // Finished hands only: one ended by a resign or claim has no record.
+  const played = matchOver && hand ? hand.number - (hand.phase === "over" ? 0 : 1) : 0;
   const reviews = $("sheet-reviews");
   reviews.hidden = !played;
   const links = Array.from({ length: played }, (_, i) => {
@@ -144,6 +145,9 @@ export function renderEnd(s, ui) {
   reviews.replaceChildren(...(played ? [t("review_hands"), ...links.flat()] : []));
   const over = Boolean(hand?.phase === "over" && hand.result);
   $("result").hidden = !over && !matchOver;
+  const open = $("summary-open");
+  open.hidden = !matchOver;
+  open.textContent = t(s.table.scoring === "hollywood" ? "summary.title" : "summary.title_game");
   if (!over) return "";
   const summary = renderResult(s);
   $("next-hand").hidden = !ui.kinds.has("next_hand");
@@ -212,11 +216,11 @@ export function foldResult(ui, folded) {
 }
 
 // A finished game, or the match's end, gets a screen of its own, once per tab.
-export function showMoment(s, kinds) {
+export function showMoment(s, kinds, again) {
   const sheet = s.sheet;
   const matchOver = s.table.status === "match_over";
   const finished = s.table.scoring === "hand" ? [] : (s.hand.result.games || []).filter((g) => sheet.games[g]?.finished);
-  if ((!matchOver && !finished.length) || !once(`gin.moment.${handKey(s)}`)) return;
+  if ((!matchOver && !finished.length) || (!once(`gin.moment.${handKey(s)}`) && !again)) return;
   openMoment(s, kinds, {
     title: matchOver ? matchWinnerText(s) : list(finished.map((g) => gameWonText(s, g))),
     score: s.table.scoring !== "hollywood" ? "" : matchOver ? gamesToText(s) : gamesLeadText(s),
@@ -224,7 +228,7 @@ export function showMoment(s, kinds) {
     summary: matchOver,
     winner: matchOver ? sheet.match_winner : sheet.games[finished[0]].winner,
   });
-  play("won");
+  if (!again) play("won");
 }
 
 export function openMoment(s, kinds, { title, score, bonuses, summary, winner }) {

@@ -1,18 +1,81 @@
-// Ending a match early (docs/protocol-guide.md "Around the match"): how long a player has been
-// away, the choices that open then (claim the match, let the computer stand in),
-// resigning, a confirmation before anything final, and how a match ended, on the
-// result panel, the score sheet and the match screen.
+// Around the match (docs/protocol-guide.md "Around the match"): the turn clock (the
+// server's deadline and time, never this device's clock alone), the away time and the
+// claim it opens, resigning, how a match ended, and reactions.
 import { t, tn } from "./i18n.js";
 import { $, gamesLeadText, player, playerName, seatedIn } from "./render.js";
 import { openMoment } from "./board.js";
-import { once } from "./store.js";
+import { flag, handKey, once, setFlag } from "./store.js";
+import { play } from "./motion.js";
+import { say } from "./announce.js";
+
+const HURRY_MS = 10000;
+let current = null; // { seat, prefix, deadline (this device's ms), key }
+let warned = null;
+let timer = null;
+
+// "1:05", "1:02:05".
+function format(ms) {
+  const s = Math.max(0, Math.ceil(ms / 1000));
+  const two = (n) => String(n).padStart(2, "0");
+  return s < 3600 ? `${Math.floor(s / 60)}:${two(s % 60)}` : `${Math.floor(s / 3600)}:${two(Math.floor(s / 60) % 60)}:${two(s % 60)}`;
+}
+
+function paint() {
+  for (const prefix of ["opp", "me"]) {
+    const el = $(`${prefix}-clock`);
+    if (!current || current.prefix !== prefix) {
+      el.hidden = true;
+      el.classList.remove("hurry");
+      continue;
+    }
+    const left = current.deadline - Date.now();
+    el.hidden = false;
+    el.textContent = format(left);
+    el.setAttribute("aria-label", t("clock_left", { time: format(left) }));
+    const hurry = left <= HURRY_MS;
+    el.classList.toggle("hurry", hurry);
+    if (hurry && current.mine && warned !== current.key && left > 0) {
+      warned = current.key;
+      play("hurry");
+      say(t("clock_hurry"));
+    }
+  }
+}
+
+// Returns what to say: nothing of its own (a move the clock made is the status
+// line's: "Bob's time ran out: the computer passed", render.js describeEvent).
+export function renderClock(state) {
+  const said = "";
+  const hand = state.hand;
+  const seated = seatedIn(state);
+  if (!state.server_time || !hand || hand.turn_deadline == null || hand.phase === "over" || hand.turn == null) {
+    current = null;
+    paint();
+    return said;
+  }
+  const offset = Date.now() - state.server_time; // this device's clock minus the server's
+  const bottom = seated ? state.you : 0;
+  current = {
+    seat: hand.turn,
+    prefix: hand.turn === bottom ? "me" : "opp",
+    mine: seated && hand.turn === state.you,
+    deadline: hand.turn_deadline + offset,
+    key: `${state.version}`,
+  };
+  paint();
+  if (!timer) timer = setInterval(paint, 250);
+  return said;
+}
 
 let ctx = null; // { send(action), legal(kind) }
 let state = null;
 let receivedAt = 0;
 let pending = null; // the action the confirmation dialog asks about
 let announcedOpen = false;
+const claimAfter = JSON.parse($("table-config").textContent).claim_after;
 
+// As `legal` lists it, or as the away time counted here opens it (the server's agrees).
+const endAction = (kind) => ctx.legal(kind) || (due(state) && { kind });
 
 export function initEnding(context) {
   ctx = context;
@@ -22,21 +85,21 @@ export function initEnding(context) {
   $("resign").addEventListener("click", () => confirmEnd("resign"));
   $("claim").addEventListener("click", () => confirmEnd("claim"));
   $("stand-in").addEventListener("click", () => {
-    const a = ctx.legal("stand_in");
+    const a = endAction("stand_in");
     if (a) ctx.send(a);
   });
   $("end-confirm").addEventListener("close", () => {
     const kind = pending;
     pending = null;
     if ($("end-confirm").returnValue !== "yes" || !kind) return;
-    const a = ctx.legal(kind);
+    const a = endAction(kind);
     if (a) ctx.send(a);
   });
-  setInterval(paintAway, 15000);
+  setInterval(() => state && say(paintAway(state, new Set(state.legal.map((a) => a.kind)))), 1000);
 }
 
 function confirmEnd(kind) {
-  if (!state || !ctx.legal(kind)) return;
+  if (!state || !endAction(kind)) return;
   const other = playerName(state, 1 - state.you);
   pending = kind;
   $("end-confirm-title").textContent = t(`confirm_${kind}_title`);
@@ -47,33 +110,58 @@ function confirmEnd(kind) {
   if (!dialog.open) dialog.showModal();
 }
 
-// "Bob has been away for 3 minutes", counting on from the state's `away_seconds`.
-export function awayText(s, seat) {
+// Seconds away (null: here): the state's `away_seconds` and the time since it came.
+function awaySeconds(s, seat) {
+  const p = player(s, seat);
+  return !p || p.computer || p.away_seconds == null ? null : p.away_seconds + (Date.now() - receivedAt) / 1000;
+}
+
+const underWay = (s) => s.table.status === "playing" || s.table.status === "hand_over";
+function claimIn(s) {
+  const secs = seatedIn(s) && underWay(s) ? awaySeconds(s, 1 - s.you) : null;
+  return secs === null ? null : claimAfter - secs;
+}
+const due = (s) => Boolean(s) && claimIn(s) !== null && claimIn(s) <= 0;
+
+// "Bob left 0:45 ago · you can claim in 1:15", live.
+function awayText(s, seat) {
   const p = player(s, seat);
   if (!p || p.computer || !p.name) return "";
   const name = playerName(s, seat);
-  if (p.away_seconds !== null && p.away_seconds !== undefined) {
-    const secs = p.away_seconds + Math.floor((Date.now() - receivedAt) / 1000);
-    if (secs < 60) return tn("away_seconds", secs, { name });
-    if (secs < 3600) return tn("away_minutes", Math.floor(secs / 60), { name });
-    return tn("away_hours", Math.floor(secs / 3600), { name });
+  const secs = awaySeconds(s, seat);
+  if (secs !== null) {
+    const text = t("away_for", { name, time: format(Math.floor(secs) * 1000) });
+    const wait = claimIn(s);
+    return wait > 0 ? `${text} · ${t("claim_in", { time: format(wait * 1000) })}` : text;
   }
   if ((p.timeouts ?? 0) >= 3) return tn("away_timeouts", p.timeouts, { name });
   return "";
 }
 
-function paintAway() {
-  if (!state) return;
-  const seated = seatedIn(state);
-  const top = seated ? 1 - state.you : 1;
+// The away line and the choices it opens; returns what to say as they open.
+function paintAway(s, kinds) {
+  const top = seatedIn(s) ? 1 - s.you : 1;
   const away = $("opp-away");
-  const text = awayText(state, top);
-  // Before a minute has passed the seat head's own line ("offline, the game waits") stays.
-  const p = player(state, top);
-  if (text && (p?.away_seconds == null || p.away_seconds + (Date.now() - receivedAt) / 1000 >= 60 || (p?.timeouts ?? 0) >= 3)) {
-    away.hidden = false;
-    away.textContent = text;
+  const text = awayText(s, top);
+  if (text) away.textContent = text;
+  away.hidden = !text && !away.textContent;
+  const stood = player(s, top)?.stand_in;
+  const claim = kinds.has("claim") || due(s);
+  const standIn = kinds.has("stand_in") || (due(s) && !stood);
+  const open = claim || standIn;
+  $("endings").hidden = !open;
+  let said = "";
+  if (open) {
+    const other = playerName(s, top);
+    const line = text ? `${text}. ${standIn ? t("endings_open", { name: other }) : t("endings_claim_only")}` : t("endings_claim_only");
+    $("endings-text").textContent = line;
+    $("claim").hidden = !claim;
+    $("stand-in").hidden = !standIn;
+    $("stand-in").textContent = t("stand_in", { name: other });
+    if (!announcedOpen) said = line;
   }
+  announcedOpen = open;
+  return said;
 }
 
 // "Bob resigned." / "You claimed the match while Bob was away."
@@ -94,37 +182,17 @@ function winnerText(s) {
 
 // Returns what to say.
 export function renderEnding(s, kinds) {
-  let said = "";
   state = s;
   receivedAt = Date.now();
   const seated = seatedIn(s);
   const status = s.table.status;
-  const underWay = status === "playing" || status === "hand_over";
   $("match-tools").hidden = !seated || status === "waiting";
   $("resign").hidden = !kinds.has("resign");
-  // The choices an away opponent opens, offered plainly, announced once.
-  const open = kinds.has("claim") || kinds.has("stand_in");
-  const box = $("endings");
-  box.hidden = !open;
-  if (open) {
-    const other = playerName(s, 1 - s.you);
-    const away = awayText(s, 1 - s.you);
-    const text = kinds.has("stand_in") ? t("endings_open", { name: other }) : t("endings_claim_only");
-    const line = away ? `${away}. ${text}` : text;
-    $("endings-text").textContent = line;
-    $("opp-away").hidden = !away;
-    $("opp-away").textContent = away;
-    $("claim").hidden = !kinds.has("claim");
-    $("stand-in").hidden = !kinds.has("stand_in");
-    $("stand-in").textContent = t("stand_in", { name: other });
-    if (!announcedOpen) said = line;
-  }
-  announcedOpen = open;
+  const said = paintAway(s, kinds);
   const stood = (s.table.players || []).filter((p) => p.stand_in);
   const note = $("stand-in-note");
-  note.hidden = !stood.length || !underWay;
+  note.hidden = !stood.length || !underWay(s);
   note.textContent = stood.map((p) => t("stand_in_on", { name: playerName(s, p.seat) })).join(" · ");
-  paintAway();
   // How the match ended: the result panel, the sheet, the match screen.
   const text = endedText(s);
   for (const id of ["ended-note", "sheet-ended", "moment-ended"]) {
@@ -147,18 +215,113 @@ export function renderEnding(s, kinds) {
   }
   $("next-hand").hidden = true;
   $("rematch").hidden = !kinds.has("new_match");
-  // Once per ending on this tab (a reload does not show it again).
-  if (!once(`gin.ended.${s.table.id}.${s.version}`)) return said;
+  // Once per ended match on this tab, whatever changes after.
+  if (!once(`gin.ended.${handKey(s)}`)) return said;
   showEndedMoment(s, kinds, text);
   return text;
 }
 
 // The match screen for a match that ended by resign or claim.
-function showEndedMoment(s, kinds, text) {
+export function showEndedMoment(s, kinds, text = endedText(s)) {
   openMoment(s, kinds, {
     title: winnerText(s) || text,
     score: s.table.scoring === "hollywood" ? gamesLeadText(s) : "",
     summary: true, // the match so far (hands won, gins, time played)
     winner: s.sheet.match_winner,
   });
+}
+
+// ---------- Reactions ----------
+export const REACTIONS = ["hello", "gg", "nice", "thanks", "oops", "thinking", "hurry", "rematch"];
+const SHOWN_MS = 4000;
+const GAP_MS = 2000; // the server takes one per seat per 2 s
+const timers = new Map();
+let live = null;
+let tableId = "";
+let lastSent = -Infinity;
+
+const muteKey = (seat) => `gin.mute_reactions.${tableId}.${seat}`;
+export const isMuted = (seat) => flag(muteKey(seat));
+
+// `send(reaction)`: sends one; `state()`: the latest state.
+export function initReactions(id, send, state) {
+  tableId = id;
+  live = document.createElement("div");
+  live.className = "sr-only";
+  live.setAttribute("aria-live", "polite");
+  live.id = "reaction-live";
+  document.body.append(live);
+  const bar = $("reaction-bar");
+  for (const reaction of REACTIONS) {
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "reaction";
+    button.dataset.reaction = reaction;
+    button.textContent = t(`reaction.${reaction}`);
+    button.addEventListener("click", () => {
+      if (performance.now() - lastSent < GAP_MS) return;
+      if (!send(reaction)) return;
+      lastSent = performance.now();
+      bar.classList.add("resting");
+      setTimeout(() => bar.classList.remove("resting"), GAP_MS);
+    });
+    bar.append(button);
+  }
+  $("reactions-label").textContent = t("reactions");
+  // On a phone the bar folds behind one button (CSS shows the toggle there only).
+  const toggle = $("reaction-toggle");
+  toggle.textContent = t("reactions");
+  toggle.addEventListener("click", () => {
+    const open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", String(open));
+    bar.classList.toggle("open", open);
+    if (open) bar.querySelector("button")?.focus({ preventScroll: true });
+  });
+  $("mute-reactions").addEventListener("change", (event) => {
+    const s = state();
+    if (!seatedIn(s)) return;
+    setFlag(muteKey(1 - s.you), event.target.checked);
+  });
+}
+
+function prefixOf(state, seat) {
+  const bottom = seatedIn(state) ? state.you : 0;
+  return seat === bottom ? "me" : "opp";
+}
+
+// Every state: the bar is for seated players; the mute names the opponent.
+export function renderReactions(state) {
+  const seated = seatedIn(state);
+  $("reaction-bar").hidden = !seated;
+  $("reaction-toggle").hidden = !seated;
+  const choice = $("mute-reactions-choice");
+  choice.hidden = !seated || !(state.table.players || []).some((p) => p.seat !== state.you && p.name);
+  if (!choice.hidden) {
+    const other = 1 - state.you;
+    $("mute-reactions-label").textContent = t("reactions_mute", { name: playerName(state, other) });
+    $("mute-reactions").checked = isMuted(other);
+  }
+}
+
+// A `reaction` message: shown near its seat for a few seconds and spoken, unless muted.
+export function showReaction(state, message) {
+  if (!state || !REACTIONS.includes(message.reaction)) return;
+  const seat = message.seat;
+  if (seat !== state.you && isMuted(seat)) return;
+  const text = t(`reaction.${message.reaction}`);
+  const bubble = $(`${prefixOf(state, seat)}-bubble`);
+  bubble.textContent = text;
+  bubble.dataset.reaction = message.reaction;
+  bubble.hidden = false;
+  bubble.classList.remove("pop");
+  void bubble.offsetWidth; // restart the entrance
+  bubble.classList.add("pop");
+  clearTimeout(timers.get(bubble));
+  timers.set(
+    bubble,
+    setTimeout(() => {
+      bubble.hidden = true;
+    }, SHOWN_MS),
+  );
+  live.textContent = `${playerName(state, seat)}: ${text}`;
 }

@@ -6,7 +6,8 @@ import { $ } from "./render.js";
 const sameSet = (a, b) => a.length === b.length && a.every((c) => b.includes(c));
 
 export function arrivals(before, hand, arrived) {
-  if (before?.number !== hand.number) return [];
+  // A page (re)loaded mid-turn: the state names the drawn card.
+  if (before?.number !== hand.number) return hand.my_drawn ? [hand.my_drawn] : [];
   const old = before.my_cards || [];
   return sameSet(hand.my_cards, old) ? arrived : hand.my_cards.filter((c) => !old.includes(c));
 }

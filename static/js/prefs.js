@@ -1,7 +1,6 @@
 // The settings' controls (kept in the browser by store.js).
 import { $ } from "./render.js";
-import { applyMotionClass, motionSpeed, reducedBySystem, setMotionSpeed } from "./motion.js";
-import { audioRunning, muted, onAudioChange, setMuted, unlockAudio } from "./sound.js";
+import { applyMotionClass, audioRunning, motionSpeed, muted, onAudioChange, reducedBySystem, setMotionSpeed, setMuted, unlockAudio } from "./motion.js";
 import { flag, setFlag } from "./store.js";
 
 let hasHand = () => false;

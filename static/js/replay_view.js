@@ -17,7 +17,8 @@ export function fakeState(config, you) {
   };
 }
 
-const viewer = (r) => fakeState(r.config, r.view === "both" ? null : r.view);
+// "You" is the viewer's own seat only; a guest reads both players' names.
+const viewer = (r) => fakeState(r.config, r.config.you ?? null);
 
 export function moveText(state, move) {
   const text = describeEvent(state, move, { short: true });

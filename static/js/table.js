@@ -3,10 +3,9 @@
 // no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
 import { cardName, t } from "./i18n.js";
-import { animate, finishAll, fly, motionAllowed, snapshot } from "./motion.js";
+import { animate, finishAll, fly, motionAllowed, play, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
 import { $, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
-import { play } from "./sound.js";
 import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, showSummary, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
@@ -15,9 +14,7 @@ import { initPrefs, showSoundHint } from "./prefs.js";
 import * as store from "./store.js";
 import { entropyFor, noteTimes, sawCommitment } from "./store.js";
 import { initShortcuts } from "./shortcuts.js";
-import { renderClock } from "./clock.js";
-import { initEnding, renderEnding } from "./ending.js";
-import { initReactions, renderReactions, showReaction } from "./reactions.js";
+import { initEnding, initReactions, renderClock, renderEnding, renderReactions, showEndedMoment, showReaction } from "./ending.js";
 import { TableSocket } from "./socket.js";
 
 const config = JSON.parse($("table-config").textContent);
@@ -33,6 +30,9 @@ let acted;
 let held;
 let arrangedOn;
 let sent;
+// The last action sent; one refused as stale is sent again if the next state offers it.
+let last;
+let stale;
 
 const socket = new TableSocket(config.ws, {
   onState(message) {
@@ -91,8 +91,14 @@ const socket = new TableSocket(config.ws, {
     if (rects) animate(previous, s, rects);
     if (hand) cues(previous, focusWasInGame, summary && ended);
     if (seated) rememberTable(s, playerName(s, 1 - s.you));
-    if (!previous || ended || (previous.table.status === "match_over" && s.table.status !== "match_over")) showSummary($("sheet-summary"), s);
+    const rematched = previous?.table.status === "match_over" && s.table.status !== "match_over";
+    // The match screen never covers the next match's first deal.
+    if (rematched) $("moment").close();
+    if (!previous || ended || rematched) showSummary($("sheet-summary"), s);
     renderAround();
+    const again = stale;
+    stale = undefined;
+    if (again && ui.legal.some((a) => a.kind === again.kind && a.card === again.card && a.discard === again.discard)) send(again);
   },
   onOther(message) {
     if (message.type === "reaction") showReaction(state, message);
@@ -103,6 +109,7 @@ const socket = new TableSocket(config.ws, {
       if (held) sendArrange(held);
       held = undefined;
     }
+    if (message.code === "stale_version") stale = last;
     say(errorText(message, arrangedOn));
     if (message.code === "bad_message") sent = undefined;
   },
@@ -189,6 +196,7 @@ function cues(previous, focusWasInGame, handEnds) {
 const legalFor = (kind) => ui.legal.filter((a) => a.kind === kind);
 
 function send(action) {
+  last = action;
   // With this browser's part of the next deal (fairness.js).
   const commitment = state?.next_deal?.commitment;
   if (commitment && seatedIn(state) && ["next_hand", "new_match"].includes(action.kind)) {
@@ -297,6 +305,7 @@ click("knock", () => ctl.askKnock(false));
 click("gin", () => ctl.askKnock(true));
 click("result-fold", () => foldResult(ui, !ui.folded));
 keepRoomForResult();
+click("summary-open", () => (state.table.ended ? showEndedMoment(state, ui.kinds) : showMoment(state, ui.kinds, true)));
 click("moment-rematch", () => {
   ctl.act("new_match");
   $("moment").close();

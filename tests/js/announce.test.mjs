@@ -68,3 +68,9 @@ test("a refusal is said, except a stale version and an arrange a move elsewhere 
   assert.notEqual(errorText({ code: "bad_message", version: 6 }, 6), "");
   assert.notEqual(errorText({ code: "bad_message", version: 6 }, undefined), "");
 });
+
+test("a page that (re)loads mid-hand says the last move, as the page that saw it did", () => {
+  const after = stateOf({ version: 6, hand: { turn: 0, events: [{ seat: 1, kind: "discard", card: "7H" }], last_action: { seat: 1, kind: "discard", card: "7H" } } });
+  assert.equal(statusLine(null, after, kinds("draw_stock"), ""), "Bob discarded the seven of hearts. turn.draw");
+  assert.equal(statusLine(null, stateOf({ hand: { number: 2 } }), kinds("draw_stock"), ""), "deal turn.draw");
+});

@@ -59,3 +59,9 @@ test("a meld is framed only where its cards sit side by side", () => {
   );
   assert.equal(meldOf.get("9H"), 1); // still marked with its meld's colour
 });
+
+test("a page that (re)loads mid-turn marks the card the state says was drawn", () => {
+  const drew = hand({ phase: "discard", my_cards: ["QS", ...TEN], my_drawn: "QS" });
+  assert.deepEqual(arrivals(null, drew, []), ["QS"]);
+  assert.deepEqual(arrivals(null, hand(), []), []);
+});
