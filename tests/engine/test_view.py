@@ -123,8 +123,8 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
 
 
 def test_my_drawn_names_the_drawn_card_to_its_seat_alone_until_the_discard() -> None:
-    """A page that reloads marks the card it just drew (docs/protocol-guide.md
-    "The state"): the drawing seat's state names it, no other state does."""
+    """A page that reloads marks the card it just drew: the drawing seat's state
+    names it, no other state does (docs/protocol-guide.md "The state")."""
     m = new_match(dealer=1, deck=A_DECK)
     assert "my_drawn" not in wire(m.view(0))["hand"]
     act(m, 0, "pass")
