@@ -108,7 +108,7 @@ def test_the_turn_clock_is_behind_more_options_and_still_sent(
     page.goto("/hu/")
     clock = page.locator("#turn-seconds")
     expect(clock).to_be_hidden()
-    summary = page.locator("#create-table details > summary")
+    summary = page.locator("#create-table details.more-options > summary").first
     expect(summary).to_contain_text("További beállítások")
     summary.focus()
     page.keyboard.press("Enter")

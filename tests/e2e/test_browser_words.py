@@ -16,6 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
+from hollywood_gin.web.i18n import LANGUAGES
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 from tests.e2e.scripted import play_script
 from tests.e2e.test_browser_fair_deal import create_from_home, knock
@@ -309,3 +310,80 @@ def test_the_browser_gets_a_favicon_ico(server: Server, new_context: NewContext)
            return [i.naturalWidth, i.naturalHeight]; }"""
     )
     assert size == [32, 32]
+
+
+@pytest.mark.parametrize(("width", "height"), [(1366, 768), (390, 844)])
+def test_both_ways_to_start_are_above_the_fold(
+    server: Server, new_context: NewContext, width: int, height: int
+) -> None:
+    context, watch = new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    for lang in LANGUAGES:
+        page.goto(f"/{lang}/")
+        for opponent in ("friend", "computer"):
+            box = page.locator(f'#create-table button[value="{opponent}"]').bounding_box()
+            assert box is not None
+            assert box["y"] >= 0 and box["y"] + box["height"] <= height, (lang, opponent, box)
+            assert box["x"] >= 0 and box["x"] + box["width"] <= width, (lang, opponent, box)
+        # The computer's strength beside its button, named for a screen reader.
+        strength = page.get_by_role("combobox", name=re.compile(r"\S"))
+        expect(strength).to_have_value("normal")
+        box = page.locator("#strength").bounding_box()
+        assert box is not None and box["y"] + box["height"] <= height, (lang, box)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    watch.assert_clean()
+
+
+HAND_IN_VIEW = """() => {
+  const cards = [...document.querySelectorAll("#hand .card")].map((c) => c.getBoundingClientRect());
+  return {
+    scrollWidth: document.documentElement.scrollWidth,
+    innerWidth,
+    cards: cards.length,
+    inView: cards.every(
+      (r) => r.left >= 0 && r.right <= innerWidth && r.top >= 0 && r.bottom <= innerHeight),
+    // One row: no card's top half a card below another's (the card just drawn is
+    // raised a little).
+    rows: Math.max(...cards.map((r) => r.top)) - Math.min(...cards.map((r) => r.top))
+      < cards[0].height / 2 ? 1 : 2,
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("locale", "width", "height"),
+    [("en-GB", 844, 390), ("de-DE", 740, 360), ("en-GB", 667, 375)],
+)
+def test_a_landscape_phone_shows_the_whole_hand_and_never_scrolls_sideways(
+    server: Server, new_context: NewContext, locale: str, width: int, height: int
+) -> None:
+    table = server.create_table(
+        name="Alexandra", test_decks=[deck(ANN, BOB, "4H", [])], test_first_dealer=1
+    )
+    server.join(table["table_id"], "Maximilianeleonora")
+    context, watch = new_context(
+        locale=locale,
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = context.new_page()
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    expect(page.locator("#take")).to_be_visible()  # the offer: Take and Pass by the piles
+    for large in (False, True):
+        page.locator("#large-cards").set_checked(large)
+        page.locator("#hand").scroll_into_view_if_needed()
+        seen = page.evaluate(HAND_IN_VIEW)
+        # A page wider than the screen makes a phone zoom out: innerWidth grows.
+        assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, (large, seen)
+        assert seen["inView"] and seen["rows"] == 1, (large, seen)
+    page.locator("#take").click()
+    expect(page.locator("#hand button.card")).to_have_count(11)
+    for large in (True, False):
+        page.locator("#large-cards").set_checked(large)
+        page.locator("#hand").scroll_into_view_if_needed()
+        seen = page.evaluate(HAND_IN_VIEW)
+        assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, (large, seen)
+        assert seen["inView"] and seen["rows"] == 1, (large, seen)
+    watch.assert_clean()
