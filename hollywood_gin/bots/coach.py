@@ -410,6 +410,13 @@ def entry(point: Point, tally: Tally) -> dict[str, Any]:
         "expected": {"chosen": chosen_value, "best": best_value},
         "loss": loss,
         "label": label_for(loss),
+        # Every choice played out, priced: "Find the better move" offers these and
+        # says what the reader's pick would have cost.
+        "options": [
+            {**_action_json(o, point.phase), "expected": _r(means[j])}
+            for j, o in enumerate(options)
+            if tally.values[j]
+        ],
     }
 
 

@@ -223,6 +223,12 @@ class ReviewExpected(Outbound):
     best: float
 
 
+class ReviewOption(ReviewedAction):
+    """A choice the coach played out at a decision, with its expected points."""
+
+    expected: float
+
+
 class ReviewDecision(Outbound):
     """One decision of the seat; `index` is its position in the hand record's actions."""
 
@@ -233,6 +239,14 @@ class ReviewDecision(Outbound):
     expected: ReviewExpected
     loss: float
     label: Literal["inaccuracy", "mistake", "blunder"] | None
+    options: list[ReviewOption] | None = Field(
+        default=None,
+        description=(
+            "every choice the coach played out (the chosen one first), each with its"
+            " expected points: what \"Find the better move\" offers and prices"
+            " (absent in reviews kept before it)"
+        ),
+    )
 
 
 class ReviewLuck(Outbound):

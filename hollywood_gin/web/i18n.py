@@ -279,9 +279,12 @@ CLIENT_STRINGS: Mapping[str, str] = {
     ),
     "replay.quiz_prompt": N_("Move {n}: what would you play?"),
     "replay.quiz_right": N_("Yes: “{best}” is the coach's choice ({ev} points expected)."),
-    "replay.quiz_other": N_(
-        "The coach's choice: “{best}” ({bev}). Played in the game: “{played}” ({cev})."
+    "replay.quiz_cost": N_(
+        "Not the best: “{pick}” ({pev}) costs {cost} points against the coach's choice,"
+        " “{best}” ({bev})."
     ),
+    "replay.quiz_played": N_("Played in the game: “{played}” ({cev})."),
+    "replay.quiz_as_played": N_("That is the move played in the game."),
     "replay.quiz_none": N_("{name} made no marked decision in this hand."),
     "replay.quiz_wait": N_("The coach is still looking at this hand; try again in a moment."),
     "replay.quiz_done": N_("That was the last marked decision."),

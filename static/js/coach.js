@@ -39,9 +39,6 @@ export const coachedAt = (reviews, seats, move) => (move && seats.includes(move.
 // The decisions "Find the better move" asks, in the hand's order.
 export const quizQueue = (review) => (review ? review.decisions.filter((d) => d.label) : []);
 
-// A legal action of a step as a choice: a knock names the card it discards.
-export const choiceOf = (legal) => ({ kind: legal.kind, card: legal.card || legal.discard || null });
-
 export const sameAction = (a, b) => a.kind === b.kind && (a.card || null) === (b.card || null);
 
 export function actionText(action) {
@@ -77,8 +74,25 @@ export function summaryTexts(review, seat, name, steps) {
   return { verdict, loss, luck: lucky };
 }
 
+// The choices of "Find the better move": every choice the coach priced (a review
+// kept before it priced them: the one played and the best), each with its expected
+// points, in the cards' order (the draw or the offer first), never the coach's.
+const KINDS = ["take_upcard", "pass", "draw_stock", "draw_discard"];
+const cardOrder = (c) => "A23456789TJQK".indexOf(c[0]) * 4 + "CDHS".indexOf(c[1]);
+const orderOf = (a) => (a.card ? 10 + cardOrder(a.card) * 2 + (a.kind === "knock" ? 1 : 0) : KINDS.indexOf(a.kind));
+
+export function quizChoices(d) {
+  const priced = d.options?.length ? d.options : [{ ...d.chosen, expected: d.expected.chosen }, { ...d.best, expected: d.expected.best }];
+  const byAction = new Map(priced.map((o) => [`${o.kind}:${o.card || ""}`, { kind: o.kind, card: o.card || null, expected: o.expected }]));
+  return [...byAction.values()].sort((a, b) => orderOf(a) - orderOf(b));
+}
+
+// The answer to the reader's pick: the best, or what it cost against the coach's
+// choice; and what was played in the game.
 export function answerText(d, pick) {
-  return sameAction(pick, d.best)
-    ? t("replay.quiz_right", { best: actionText(d.best), ev: points.format(d.expected.best) })
-    : t("replay.quiz_other", { best: actionText(d.best), bev: points.format(d.expected.best), played: actionText(d.chosen), cev: points.format(d.expected.chosen) });
+  const ev = (x) => points.format(x);
+  if (sameAction(pick, d.best) || pick.expected >= d.expected.best) return t("replay.quiz_right", { best: actionText(pick), ev: ev(pick.expected) });
+  const cost = t("replay.quiz_cost", { pick: actionText(pick), pev: ev(pick.expected), cost: plain.format(d.expected.best - pick.expected), best: actionText(d.best), bev: ev(d.expected.best) });
+  const played = sameAction(pick, d.chosen) ? t("replay.quiz_as_played") : t("replay.quiz_played", { played: actionText(d.chosen), cev: ev(d.expected.chosen) });
+  return `${cost} ${played}`;
 }

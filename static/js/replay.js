@@ -6,7 +6,7 @@
 // replay_view.js draws, coach.js reads the reviews and words them.
 import { t } from "./i18n.js";
 import { $, keepRoomForResult, playerName } from "./render.js";
-import { answerText, bottomSeat, choiceOf, initialView, quizQueue, stepOf } from "./coach.js";
+import { answerText, bottomSeat, initialView, quizChoices, quizQueue, stepOf } from "./coach.js";
 import { fakeState, renderBoard, renderChoices, renderCoach, renderControls, renderSummary, renderTimeline } from "./replay_view.js";
 
 const config = JSON.parse($("replay-config").textContent);
@@ -78,7 +78,7 @@ function askQuiz() {
   $("quiz-prompt").textContent = t("replay.quiz_prompt", { n: at });
   $("quiz-answer").textContent = "";
   $("quiz-next").hidden = true;
-  r.quiz.choices = (steps[at].legal || []).map(choiceOf);
+  r.quiz.choices = quizChoices(d);
   renderChoices(r.quiz.choices)[0]?.focus();
 }
 

@@ -20,6 +20,7 @@ from hollywood_gin.web.i18n import LANGUAGES
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 from tests.e2e.scripted import play_script
 from tests.e2e.test_browser_fair_deal import create_from_home, knock
+from tests.e2e.test_browser_replay import finished_table
 
 PHONE = {"width": 360, "height": 740}
 DESKTOP = {"width": 1366, "height": 768}
@@ -386,4 +387,58 @@ def test_a_landscape_phone_shows_the_whole_hand_and_never_scrolls_sideways(
         seen = page.evaluate(HAND_IN_VIEW)
         assert seen["innerWidth"] == width and seen["scrollWidth"] <= width, (large, seen)
         assert seen["inView"] and seen["rows"] == 1, (large, seen)
+    watch.assert_clean()
+
+
+@pytest.mark.parametrize(
+    ("locale", "viewport", "words"),
+    [
+        (
+            "en-GB",
+            DESKTOP,
+            (
+                ["take the upcard", "pass"],
+                r"^Not the best: “pass” \([+−-]?[\d.]+\) costs [\d.]+ points against the"
+                r" coach's choice, “take the upcard” \([+−-]?[\d.]+\)\. That is the move"
+                r" played in the game\.$",
+                r"^Yes: “take the upcard” is the coach's choice",
+            ),
+        ),
+        (
+            "de-DE",
+            PHONE,
+            (
+                ["die aufgedeckte Karte nehmen", "passen"],
+                r"^Nicht die beste Wahl: „passen“ \([+−-]?[\d,]+\) kostet [\d,]+ Punkte",
+                r"^Ja: „die aufgedeckte Karte nehmen“ ist die Wahl des Trainers",
+            ),
+        ),
+    ],
+)
+def test_find_the_better_move_takes_the_pick_and_prices_it(
+    server: Server,
+    new_context: NewContext,
+    locale: str,
+    viewport: dict[str, int],
+    words: tuple[list[str], str, str],
+) -> None:
+    choices_text, wrong, right = words
+    table_id, tokens, _record = finished_table(server)
+    context, watch = new_context(locale=locale, viewport=viewport)
+    context.add_cookies(
+        [{"name": f"gin_seat_{table_id}", "value": tokens[1], "url": f"{server.base}/t/{table_id}"}]
+    )
+    page = context.new_page()
+    page.goto(f"/t/{table_id}/hands/1")
+    expect(page.locator("#review-verdict")).not_to_be_empty(timeout=60_000)
+    for pick, answer in ((1, wrong), (0, right)):
+        page.locator("#quiz-start").click()
+        choices = page.locator("#quiz-choices button")
+        # The offer's two choices in their fixed order, whichever the coach chose.
+        expect(choices).to_have_text(choices_text)
+        expect(page.locator("#quiz-answer")).to_be_empty()
+        choices.nth(pick).click()
+        expect(page.locator("#quiz-answer")).to_have_text(re.compile(answer))
+        page.locator("#quiz-stop").click()
+    assert page.evaluate("document.documentElement.scrollWidth") <= viewport["width"]
     watch.assert_clean()

@@ -1,7 +1,7 @@
 import "./dom.mjs";
 import assert from "node:assert/strict";
 import test from "node:test";
-import { answerText, bottomSeat, choiceOf, coachText, coachedAt, initialView, markOf, quizQueue, shownSeats, stepOf, summaryTexts } from "../../static/js/coach.js";
+import { answerText, bottomSeat, coachText, coachedAt, initialView, markOf, quizChoices, quizQueue, shownSeats, stepOf, summaryTexts } from "../../static/js/coach.js";
 
 // A hand's steps (step 0: the deal) and a review of each seat (docs/protocol-guide.md "Hand review").
 const steps = [{ move: null }, ...[0, 1, 2, 3, 4].map((index) => ({ move: { index, seat: index % 2 === 0 ? 1 : 0 } }))];
@@ -84,13 +84,38 @@ test("luck is told from the reviewed seat's side", () => {
   assert.equal(lucky(0), "Luck: deadwood dealt 30 against 10; the stock lowered it by 0 against 9.");
 });
 
-test("find the better move: a knock offered names its discard; the answer says right or the coach's choice", () => {
-  assert.deepEqual(choiceOf({ kind: "knock", discard: "7H", deadwood: 4 }), { kind: "knock", card: "7H" });
-  assert.deepEqual(choiceOf({ kind: "discard", card: "7H" }), { kind: "discard", card: "7H" });
-  assert.deepEqual(choiceOf({ kind: "pass" }), { kind: "pass", card: null });
-  assert.equal(answerText(passed, choiceOf({ kind: "take_upcard" })), "Yes: “take the upcard” is the coach's choice (+79.5 points expected).");
-  assert.equal(answerText(passed, choiceOf({ kind: "pass" })), "The coach's choice: “take the upcard” (+79.5). Played in the game: “pass” (+42.6).");
-  const knock = decision(4, { best: { kind: "knock", card: "JD" }, chosen: { kind: "knock", card: "JD" } });
-  assert.match(answerText(knock, choiceOf({ kind: "knock", discard: "QD" })), /^The coach's choice: “knock, discarding the J♦”/);
-  assert.match(answerText(knock, choiceOf({ kind: "knock", discard: "JD" })), /^Yes:/);
+test("find the better move: the priced choices in the cards' order; the answer prices the pick", () => {
+  // A discard: the coach played out four choices (the one played first).
+  const discard = decision(4, {
+    label: "mistake",
+    loss: 9,
+    chosen: { kind: "discard", card: "KS" },
+    best: { kind: "discard", card: "9H" },
+    expected: { chosen: -3, best: 6 },
+    options: [
+      { kind: "discard", card: "KS", expected: -3 },
+      { kind: "discard", card: "9H", expected: 6 },
+      { kind: "knock", card: "9H", expected: 2.5 },
+      { kind: "discard", card: "2C", expected: 1.2 },
+    ],
+  });
+  const order = quizChoices(discard).map((c) => `${c.kind} ${c.card}`);
+  assert.deepEqual(order, ["discard 2C", "discard 9H", "knock 9H", "discard KS"]); // never the coach's order
+  const pick = (kind, card) => quizChoices(discard).find((c) => c.kind === kind && c.card === card);
+  assert.equal(answerText(discard, pick("discard", "9H")), "Yes: “discard the 9♥” is the coach's choice (+6.0 points expected).");
+  assert.equal(
+    answerText(discard, pick("discard", "2C")),
+    "Not the best: “discard the 2♣” (+1.2) costs 4.8 points against the coach's choice, “discard the 9♥” (+6.0). Played in the game: “discard the K♠” (-3.0).",
+  );
+  assert.equal(
+    answerText(discard, pick("discard", "KS")),
+    "Not the best: “discard the K♠” (-3.0) costs 9.0 points against the coach's choice, “discard the 9♥” (+6.0). That is the move played in the game.",
+  );
+  // A review kept before the choices were priced: the one played and the best, in order.
+  assert.deepEqual(quizChoices(passed), [
+    { kind: "take_upcard", card: null, expected: 79.5 },
+    { kind: "pass", card: null, expected: 42.6 },
+  ]);
+  assert.equal(answerText(passed, quizChoices(passed)[0]), "Yes: “take the upcard” is the coach's choice (+79.5 points expected).");
+  assert.match(answerText(passed, quizChoices(passed)[1]), /^Not the best: “pass” \(\+42\.6\) costs 36\.9 points/);
 });

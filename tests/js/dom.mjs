@@ -21,7 +21,9 @@ const strings = {
   "replay.loss": "{name} lost {loss} points to decisions ({marks}).",
   "replay.luck": "Luck: deadwood dealt {mine} against {theirs}; the stock lowered it by {gain} against {ogain}.",
   "replay.quiz_right": "Yes: “{best}” is the coach's choice ({ev} points expected).",
-  "replay.quiz_other": "The coach's choice: “{best}” ({bev}). Played in the game: “{played}” ({cev}).",
+  "replay.quiz_cost": "Not the best: “{pick}” ({pev}) costs {cost} points against the coach's choice, “{best}” ({bev}).",
+  "replay.quiz_played": "Played in the game: “{played}” ({cev}).",
+  "replay.quiz_as_played": "That is the move played in the game.",
 };
 class Storage {
   #items = new Map();
