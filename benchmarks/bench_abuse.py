@@ -25,6 +25,14 @@ Issue 41 (items 2-4):
                  at 18 requests a second each (the hands played before the baseline)
   arrange_flood  40 sockets from one address (4 tables x 2 seats x 5 tabs) sending
                  `arrange` 8 times a second each
+  review_flood   the coach's fairness (41.1): an address (127.0.0.2) polls the 28 review
+                 keys of 14 finished hands at 10 requests a second while a victim on
+                 127.0.0.1 asks for its own hand's review once a second; printed: the
+                 victim's review time alone (measured first, in the same run, on an
+                 identical hand) and under the flood, the goal (2 x alone + 10 s), and
+                 how many of the attacker's reviews came before the victim's (goal < 3).
+                 Runs until the victim's review comes, or `--seconds` + 50 s: give it 300
+                 for the code before issue 41 (`--commit 54c08c2`)
   ready_stall    a 15 s clock: the hand played out, one seat sends next_hand, the other
                  stays connected and silent; seconds until the first may claim (runs
                  at least 60 s whatever `--seconds` says)
@@ -76,6 +84,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from benchmarks.compat import playable
 from benchmarks.serve import REPO, export, free_port
 from hollywood_gin.engine import Card, deadwood
+from tests.bots.coach_hands import UNDERCUT
 
 VICTIM_PERIOD = 0.1
 ATTACKER = "127.0.0.2"
@@ -99,6 +108,8 @@ def server(root: Path, data: Path) -> Iterator[tuple[str, psutil.Process]]:
             "HOLLYWOOD_GIN_PORT": str(port),
             "HOLLYWOOD_GIN_DATA_FILE": str(data),
             "HOLLYWOOD_GIN_LOG_LEVEL": "error",
+            # review_flood deals a fixed hand twice (`test_decks`); nothing else uses it.
+            "HOLLYWOOD_GIN_TEST_HOOKS": "true",
         }
     )
 
@@ -847,6 +858,106 @@ async def attack_replay_flood(base: str, deadline: float, tables: list[str]) -> 
     }
 
 
+async def play_record(base: str, record: dict[str, Any], local: str = "127.0.0.1") -> str:
+    """A table dealt `record`'s deck (seat 0 deals), its hand played through both
+    seats' sockets as the record says; its id."""
+    async with attacker_client(base, local=local) as http:
+        made = await http.post(
+            "/api/tables",
+            json={"name": "Rev", "test_decks": [record["deck"]], "test_first_dealer": 0},
+        )
+        made.raise_for_status()
+        table_id: str = made.json()["table_id"]
+        joined = (await http.post(f"/api/tables/{table_id}/seats", json={})).json()
+    seats = [
+        await open_seat(base, table_id, made.json()["token"], 0, local),
+        await open_seat(base, table_id, joined["token"], 1, local),
+    ]
+    versions = [state["version"] for _, state in seats]
+    try:
+        for n, entry in enumerate(record["actions"]):
+            seat = entry["seat"]
+            ws = seats[seat][0]
+            while versions[seat] < 1 + n:
+                message = orjson.loads(await asyncio.wait_for(ws.recv(), 30))
+                if message.get("type") == "state":
+                    versions[seat] = message["version"]
+            frame = {"type": "action", "version": versions[seat], "action": entry["action"]}
+            await ws.send(orjson.dumps(frame).decode())
+            await asyncio.sleep(0.06)  # under the per-connection message rate
+        while versions[0] < 1 + len(record["actions"]):
+            message = orjson.loads(await asyncio.wait_for(seats[0][0].recv(), 30))
+            if message.get("type") == "state":
+                versions[0] = message["version"]
+    finally:
+        for ws, _ in seats:
+            await ws.close()
+    return table_id
+
+
+async def poll_review(http: httpx.AsyncClient, url: str, every: float, bound: float) -> float:
+    """Ask for a review every `every` seconds until it comes; seconds it took (inf: not
+    within `bound`)."""
+    started = time.monotonic()
+    while time.monotonic() - started < bound:
+        with contextlib.suppress(httpx.HTTPError):
+            if (await http.get(url)).status_code == 200:
+                return time.monotonic() - started
+        await asyncio.sleep(every)
+    return float("inf")
+
+
+async def attack_review_flood(
+    base: str, deadline: float, flood: list[str], victim: tuple[str, str]
+) -> dict[str, Any]:
+    """41.1: the victim's review alone (its first table), then under the flood (its
+    second table, the same hand): 127.0.0.2 polls the 28 keys of `flood` at 10 a second
+    until the victim's review has come."""
+    # Until the victim's review comes, or 50 s past the deadline (the run stops an
+    # attack 60 s past it): `--seconds 300` leaves the version before issue 41 room.
+    async with attacker_client(base, local="127.0.0.1") as http:
+        url = f"/api/tables/{victim[0]}/hands/1/review?seat=1"
+        alone = await poll_review(http, url, 1.0, max(30.0, deadline - time.monotonic() + 50))
+    keys = [f"/api/tables/{t}/hands/1/review?seat={s}" for t in flood for s in (0, 1)]
+    came: dict[str, float] = {}
+    answers: dict[str, int] = {}
+    stop = asyncio.Event()
+
+    async def attacker() -> None:
+        async with attacker_client(base) as http:
+            n, next_at = 0, time.monotonic()
+            while not stop.is_set():
+                key = keys[n % len(keys)]
+                n += 1
+                if key not in came:
+                    try:
+                        status = str((await http.get(key)).status_code)
+                    except httpx.HTTPError as exc:
+                        status = type(exc).__name__
+                    answers[status] = answers.get(status, 0) + 1
+                    if status == "200":
+                        came[key] = time.monotonic()
+                next_at += 0.1
+                await asyncio.sleep(max(0.0, next_at - time.monotonic()))
+
+    flooding = asyncio.create_task(attacker())
+    await asyncio.sleep(2.0)  # the flood is on
+    async with attacker_client(base, local="127.0.0.1") as http:
+        started = time.monotonic()
+        url = f"/api/tables/{victim[1]}/hands/1/review?seat=1"
+        took = await poll_review(http, url, 1.0, max(10.0, deadline - time.monotonic() + 50))
+    arrived = started + took
+    stop.set()
+    await flooding
+    return {
+        "victim_alone_s": round(alone, 1),
+        "victim_flooded_s": round(took, 1),  # inf: not before the run's end
+        "goal_s": round(2 * alone + 10, 1),
+        "attacker_before_victim": sum(1 for t in came.values() if t <= arrived),
+        "attacker_answers": answers,
+    }
+
+
 async def attack_arrange_flood(base: str, deadline: float, tables: int = 4) -> dict[str, Any]:
     """41.4: 40 sockets from one address (4 tables x 2 seats x 5 tabs, the most a seat
     may have) each sending `arrange` 8 times a second."""
@@ -998,6 +1109,16 @@ async def run(
                 spare = (await http.post("/api/tables", json={"name": "Page"})).json()
             reviewed = await finish_hands(base, 10) if not only or "reviews" in only else []
             replayed = await finish_hands(base, 4) if not only or "replay_flood" in only else []
+            flood_tables: list[str] = []
+            victim_tables: tuple[str, str] = ("", "")
+            if not only or "review_flood" in only:
+                # 14 finished hands of the attacker's (28 review keys, as in the issue) and
+                # the victim's one hand twice: its review alone, then under the flood.
+                flood_tables = [await play_record(base, UNDERCUT, ATTACKER) for _ in range(14)]
+                victim_tables = (
+                    await play_record(base, UNDERCUT),
+                    await play_record(base, UNDERCUT),
+                )
             names: dict[str, Callable[[float], Any]] = {
                 "computer": lambda d: attack_computer(base, d),
                 "bodies": lambda d: attack_bodies(base, d),
@@ -1018,6 +1139,9 @@ async def run(
             names["replay_flood"] = lambda d: attack_replay_flood(base, d, replayed)
             names["arrange_flood"] = lambda d: attack_arrange_flood(base, d)
             names["ready_stall"] = lambda d: attack_ready_stall(base, d)
+            names["review_flood"] = lambda d: attack_review_flood(
+                base, d, flood_tables, victim_tables
+            )
             # After all: reviews left computing at its deadline go on in the pool.
             names["reviews"] = lambda d: attack_reviews(base, d, reviewed)
             plan = [("baseline", lambda d: until(d))]
