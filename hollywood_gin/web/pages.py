@@ -11,8 +11,10 @@ page script gets everything else over the WebSocket.
 
 from __future__ import annotations
 
+import gzip
 from typing import Any
 
+import orjson
 from fastapi import APIRouter, FastAPI, Request, Response
 from fastapi.responses import HTMLResponse, RedirectResponse
 from markupsafe import Markup
@@ -24,7 +26,7 @@ from hollywood_gin.tables.errors import TableError
 from hollywood_gin.web.api import cookie_name, set_seat_cookie
 from hollywood_gin.web.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY
-from hollywood_gin.web.replay_pages import ReplayPages, config_json
+from hollywood_gin.web.replay_pages import ReplayPages, config_json, players_of
 from hollywood_gin.web.site import (
     IMMUTABLE,
     STATIC_DIR,
@@ -222,27 +224,32 @@ async def replay_page(
     if table is None or not number.isdigit() or len(number) > 9:
         return site.not_found(request)
     n = int(number)
+    lang = site.request_language(request)
+    token = request.cookies.get(cookie_name(table_id))
+    # The reader's seat (the seat cookie), drawn at the bottom first; None: a guest.
+    you = registry.seat_for_token(table_id, token) if token else None
+    players = players_of(table.players())
+    pages = replay_pages_of(request)
+    key = (table_id, n, lang, you, site.base_url(request), orjson.dumps(players))
+    gzipped = "gzip" in request.headers.get("accept-encoding", "").lower()
+    kept_page = pages.page(key)
+    if kept_page is not None:  # the same page again: no render, no compression
+        body = kept_page if gzipped else gzip.decompress(kept_page)
+        return site.respond(request, lang, "replay.html", body, gzipped=gzipped)
     try:
         # Built once per finished hand, off the loop, and kept (`replay_pages`).
-        kept = await replay_pages_of(request).hand(
-            (table_id, n), lambda: registry.hand_record(table_id, n)
-        )
+        kept = await pages.hand((table_id, n), lambda: registry.hand_record(table_id, n))
     except TableError:
         return site.not_found(request)
-    lang = site.request_language(request)
-    public: dict[str, Any] = dict(table.public())
-    token = request.cookies.get(cookie_name(table_id))
     reader = {
         "table_id": table_id,
         "hand": n,
-        # The reader's seat (the seat cookie), drawn at the bottom first; None: a guest.
-        "you": registry.seat_for_token(table_id, token) if token else None,
+        "you": you,
         "api": f"/api/tables/{table_id}",
         "table_url": f"/t/{table_id}",
-        "players": public.get("players", []),
+        "players": players,
     }
-    config = Markup(config_json(reader, kept))  # the hand's part: options ... steps
-    return site.render(
+    response = site.render(
         request,
         lang,
         "replay.html",
@@ -251,8 +258,14 @@ async def replay_page(
         table_id=table_id,
         number=n,
         client_strings=site.catalogs.client_strings(lang),
-        config_json=config,
+        # The hand's part (options ... steps) from the kept bytes.
+        config_json=Markup(config_json(reader, kept)),
     )
+    compressed = gzip.compress(bytes(response.body), 9)
+    pages.keep_page(key, compressed)
+    if gzipped:
+        return site.respond(request, lang, "replay.html", compressed, gzipped=True)
+    return response
 
 
 @router.get("/t/{table_id}/seat/{token}")

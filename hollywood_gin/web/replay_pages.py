@@ -7,7 +7,10 @@ another table's move p99 from 20 ms to 462 ms. Here the hand's part of the page
 (`options`, `dealer`, `result`, `sheet` and the positions of `replay.hand_steps`) is
 built off the loop, in a thread, one hand at a time, encoded as HTML-safe JSON bytes
 and kept in a least-recently-used memory bounded by bytes. A request then only
-splices the reader's part (the seat, the players) in front of the kept bytes.
+splices the reader's part (the seat, the players' names) in front of the kept bytes,
+and the whole page, once rendered and compressed, is kept too (`page`), by what it
+depends on: the hand, the language, the reader's seat, the site's address and the
+players' names. A flood of one page then costs a lookup and a copy per request.
 
 The key is the table and the hand's number: numbers are counted over the table's
 life and a table's id is never reused, so a kept hand is that hand for good; the
@@ -28,9 +31,14 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.web.replay import hand_steps
 
 Key = tuple[str, int]
+# A whole page as one reader gets it: the hand, the language, the reader's seat, the
+# site's address, the players' names (`players_of`).
+PageKey = tuple[str, int, str, int | None, str, bytes]
 
 # About 200 long hands (a hand's positions are 20 to 90 KB of JSON).
 MAX_BYTES = 16 * 2**20
+# Whole pages, compressed (8 to 20 KB each).
+MAX_PAGE_BYTES = 4 * 2**20
 
 
 def script_json(value: object) -> bytes:
@@ -61,6 +69,12 @@ def build(record: JsonObject) -> bytes:
     )
 
 
+def players_of(players: list[dict[str, object]]) -> list[dict[str, object]]:
+    """What the replay shows of the players: who they are, not whether they are there
+    now (so a page stays the same while they come and go, and can be kept whole)."""
+    return [{k: p.get(k) for k in ("seat", "name", "computer", "bot")} for p in players]
+
+
 def config_json(reader: dict[str, Any], kept: bytes) -> str:
     """The page's whole config: the reader's part (`reader`, a non-empty object) and the
     hand's kept bytes, one JSON object (`kept` starts with `{` and is not empty)."""
@@ -80,6 +94,9 @@ class ReplayPages:
         self._one = asyncio.Semaphore(1)
         self._building: dict[Key, asyncio.Task[bytes]] = {}
         self.built = 0  # hands built by this process (metrics, tests)
+        self.max_page_bytes = MAX_PAGE_BYTES
+        self._pages: OrderedDict[PageKey, bytes] = OrderedDict()
+        self._page_bytes = 0
         self.on_build: Callable[[], None] | None = None
 
     def __len__(self) -> int:
@@ -119,6 +136,24 @@ class ReplayPages:
         self._building.pop(key, None)
         if not task.cancelled():
             task.exception()  # retrieved here: its askers may all have gone
+
+    def page(self, key: PageKey) -> bytes | None:
+        """The whole page kept for `key` (gzip), if any."""
+        kept = self._pages.get(key)
+        if kept is not None:
+            self._pages.move_to_end(key)
+        return kept
+
+    def keep_page(self, key: PageKey, gzipped: bytes) -> None:
+        if len(gzipped) > self.max_page_bytes:
+            return
+        old = self._pages.pop(key, None)
+        self._page_bytes -= 0 if old is None else len(old)
+        self._pages[key] = gzipped
+        self._page_bytes += len(gzipped)
+        while self._page_bytes > self.max_page_bytes:
+            _, dropped = self._pages.popitem(last=False)
+            self._page_bytes -= len(dropped)
 
     def _keep(self, key: Key, data: bytes) -> None:
         if len(data) > self.max_bytes:

@@ -172,7 +172,24 @@ class Site:
             build=request.app.state.build,
             **context,
         )
-        response = HTMLResponse(html, status_code=status_code)
+        return self.respond(request, lang, template, html, status_code=status_code)
+
+    def respond(
+        self,
+        request: Request,
+        lang: str,
+        template: str,
+        body: str | bytes,
+        *,
+        status_code: int = 200,
+        gzipped: bool = False,
+    ) -> HTMLResponse:
+        """A page's response, `body` rendered already (by `render`, or bytes kept from an
+        earlier render; `gzipped`: compressed already, as the client accepts)."""
+        response = HTMLResponse(body, status_code=status_code)
+        if gzipped:  # the compression middleware leaves an encoded body as it is
+            response.headers["Content-Encoding"] = "gzip"
+            response.headers["Vary"] = "Accept-Encoding"
         response.headers["Content-Language"] = lang
         response.headers["Cache-Control"] = "no-store" if template == "table.html" else "no-cache"
         # Remember the language the player reads, for paths without one.

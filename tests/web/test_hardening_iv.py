@@ -18,6 +18,7 @@ import orjson
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
+from hollywood_gin.web.api import cookie_name
 from hollywood_gin.web.replay import hand_steps
 from tests.bots.coach_hands import MELD_BREAK
 from tests.conftest import running_server
@@ -150,6 +151,14 @@ def test_a_replay_page_is_built_once_whoever_asks_and_however_often(base: str) -
     assert config["players"][1]["name"] == "</script><b>"
     assert "</script><b>" not in pages[0]
     assert all(replay_config(p)["steps"] == config["steps"] for p in pages[1:])
+    # Pages are kept whole too, by reader: a seat's own page says which seat it is.
+    cookies = {cookie_name(table_id): token1}
+    with client(base, ATTACKER) as http:
+        mine = http.get(f"/t/{table_id}/hands/1", cookies=cookies)
+        plain = http.get(f"/t/{table_id}/hands/1", headers={"accept-encoding": "identity"})
+    assert replay_config(mine.text)["you"] == 1
+    assert replay_config(plain.text)["you"] is None and plain.text == pages[0]
+    assert "content-encoding" not in plain.headers
 
 
 # --- item 4: card orders are coalesced -------------------------------------------------------
