@@ -160,6 +160,18 @@ def rss_mib(proc: psutil.Process | list[psutil.Process]) -> float:
     return total / 2**20
 
 
+def cpu_seconds(proc: psutil.Process | list[psutil.Process]) -> float:
+    """CPU time (user + system) of the server(s) and their children so far."""
+    total = 0.0
+    for one in proc if isinstance(proc, list) else [proc]:
+        with contextlib.suppress(psutil.Error):
+            for p in [one, *one.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    times = p.cpu_times()
+                    total += times.user + times.system
+    return total
+
+
 @contextmanager
 def scaled(root: Path) -> Iterator[tuple[str, list[psutil.Process], Any]]:
     """PostgreSQL, two workers with their default limits, and the shipped HAProxy
@@ -1179,6 +1191,7 @@ async def run(
             for name, attack in plan:
                 rss_before = rss_mib(proc)
                 peak = rss_before
+                cpu_before, began = cpu_seconds(proc), time.monotonic()
                 start = time.time()
                 deadline = time.monotonic() + seconds
                 task = asyncio.create_task(attack(deadline))
@@ -1193,6 +1206,9 @@ async def run(
                 except BaseException as exc:
                     seen = {"error": repr(exc)[:80]}
                 end = time.time()
+                # The server's CPU over the attack, in % of one core: what it cost the
+                # server, whatever else the machine was doing.
+                cpu = (cpu_seconds(proc) - cpu_before) / max(0.001, time.monotonic() - began)
                 await asyncio.sleep(3)  # let it settle
                 window = [m for m in moves if start <= m["t"] <= end]
                 latencies = [m["ms"] for m in window if "ms" in m]
@@ -1208,6 +1224,7 @@ async def run(
                         "p99_ms": round(p99, 1),
                         "rss_peak_mib": round(peak - rss_before, 1),
                         "rss_kept_mib": round(after - rss_before, 1),
+                        "server_cpu_pct": round(100 * cpu),
                         # The machine's load over the last minute, as the attack ended.
                         "load": round(os.getloadavg()[0], 2),
                         "seen": seen if isinstance(seen, dict) else {},
@@ -1227,13 +1244,14 @@ def report(results: list[dict[str, Any]], label: str) -> None:
     print(f"\n{label}: victim move latency (one move per 100 ms), goal p99 <= {goal:.0f} ms")
     print(
         f"{'attack':<13} {'moves':>5} {'median':>8} {'p99':>8} {'to':>3} "
-        f"{'RSS peak':>9} {'kept':>7} {'load':>5}  what the attacker saw"
+        f"{'RSS peak':>9} {'kept':>7} {'cpu%':>5} {'load':>5}  what the attacker saw"
     )
     for r in results:
         print(
             f"{r['attack']:<13} {r['moves']:>5} {r['median_ms']:>6.1f}ms {r['p99_ms']:>6.1f}ms "
             f"{r['timeouts']:>3} {r['rss_peak_mib']:>+7.1f}M {r['rss_kept_mib']:>+6.1f}M "
-            f"{r.get('load', float('nan')):>5.2f}  {json.dumps(r['seen'])}"
+            f"{r.get('server_cpu_pct', -1):>5} {r.get('load', float('nan')):>5.2f}  "
+            f"{json.dumps(r['seen'])}"
         )
 
 
