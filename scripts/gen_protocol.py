@@ -71,7 +71,9 @@ clients ignore what they do not know.
   `rate_limited`. Each answer closes the connection.
 - Names are trimmed, at most 24 characters, without control or format
   characters (Unicode Cc, Cf, Zl, Zp, Co, Cs), with at least one visible
-  character, and never the computer's label (anything that folds to
+  character, no letter with more than two diacritics or four marks in all,
+  no character drawn several ems wide (`messages.wide_glyph`), and never the
+  computer's label (anything that folds to
   `computer...`); otherwise 422, never cut. Empty means the default
   `Player 1` / `Player 2`.
 - Test hooks (`test_decks`, `test_first_dealer`, `test_secrets`) exist only when
