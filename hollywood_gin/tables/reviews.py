@@ -302,6 +302,8 @@ class Reviews:
             self._tick += 1
             self._served_address[work.address] = self._tick
             self._served_table[work.key[0]] = self._tick
+            if len(self._served_address) + len(self._served_table) > 8 * self.max_running:
+                self._forget_served()
             if work.played is None:
                 work.replaying = True
                 self._start(work, -1, _replay, work.record, work.key[2])
@@ -311,6 +313,14 @@ class Reviews:
                 point = work.played.points[position]
                 seed = seed_of(work.record, work.key[2], point.index)
                 self._start(work, position, _judge, point, seed, self.budget)
+
+    def _forget_served(self) -> None:
+        """Keep the round robin's memory to the reviews under way (a newcomer is served
+        first once, as one that was never served)."""
+        addresses = {w.address for w in self._work.values()}
+        tables = {k[0] for k in self._work}
+        self._served_address = {a: t for a, t in self._served_address.items() if a in addresses}
+        self._served_table = {a: t for a, t in self._served_table.items() if a in tables}
 
     def _start(self, work: _Work, position: int, fn: Callable[..., Any], *args: Any) -> None:
         loop = asyncio.get_running_loop()
