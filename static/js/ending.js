@@ -6,7 +6,7 @@ import { $, gamesLeadText, player, playerName, seatedIn } from "./render.js";
 import { openMoment } from "./board.js";
 import { flag, handKey, once, setFlag } from "./store.js";
 import { play } from "./motion.js";
-import { say } from "./announce.js";
+import { readyText, say } from "./announce.js";
 
 const HURRY_MS = 10000;
 let current = null; // { seat, prefix, deadline (this device's ms), key }
@@ -199,15 +199,19 @@ export function renderEnding(s, kinds) {
     $(id).hidden = !text;
     $(id).textContent = text;
   }
-  if (!text) return said;
   const hand = s.hand;
-  if (!hand || hand.phase !== "over") {
+  const early = Boolean(text) && hand?.phase !== "over";
+  // Ended mid-hand: the result panel is a slim bar (who won, Rematch, the summary).
+  $("result").classList.toggle("slim", early);
+  if (!text) return said;
+  if (early) {
     // Ended in the middle of a hand: no result to show, only who won and how; the
     // board shows nobody to move.
     $("result-title").textContent = winnerText(s) || text;
     $("status").textContent = text;
     for (const id of ["opponent", "me"]) $(id).classList.remove("turn");
-    for (const id of ["result-math", "result-points", "result-layoffs", "result-games", "verify", "ready-status"]) $(id).textContent = "";
+    for (const id of ["result-math", "result-points", "result-layoffs", "result-games", "verify"]) $(id).textContent = "";
+    $("ready-status").textContent = readyText(s);
     $("verify-facts").hidden = true;
     $("result-bonuses").replaceChildren();
     $("result-hands").replaceChildren();

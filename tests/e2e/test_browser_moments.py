@@ -24,8 +24,16 @@ from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 # (viewport width, page language): a phone in German, a desktop in English.
 LOOKS = [(360, "de"), (1366, "en")]
 WORDS = {
-    "en": {"summary": "Game summary", "you_drew": "You drew from the stock"},
-    "de": {"summary": "Zusammenfassung des Spiels", "you_drew": "Sie haben vom Talon gezogen"},
+    "en": {
+        "summary": "Game summary",
+        "you_drew": "You drew from the stock",
+        "wants": "Ann wants a rematch",
+    },
+    "de": {
+        "summary": "Zusammenfassung des Spiels",
+        "you_drew": "Sie haben vom Talon gezogen",
+        "wants": "Ann möchte eine Revanche",
+    },
 }
 
 
@@ -203,7 +211,10 @@ def test_the_ended_match_screen_shows_once_and_the_summary_stays_in_reach(
     ann.reload()
     expect(ann.locator("#rematch")).to_be_visible()
     ann.locator("#rematch").click()
-    expect(bob.locator("#ready-status, #status").first).to_be_attached()
+    # The result panel is a slim bar: who won, who waits, Rematch and the summary.
+    expect(bob.locator("#ready-status")).to_have_text(WORDS[lang]["wants"])
+    expect(bob.locator("#result-fold")).to_be_hidden()
+    expect(bob.locator("#result-body")).to_be_hidden()
     bob.wait_for_timeout(300)  # a (wrongly) reopened screen has had its time
     expect(bob.locator("#moment")).to_be_hidden()
     expect(ann.locator("#moment")).to_be_hidden()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import httpx
@@ -70,7 +71,10 @@ def test_opponent_offline_is_shown(server: Server, new_context: NewContext) -> N
     expect(ann.locator("#opp-away")).to_be_hidden()
     expect(ann.locator("#opp-dot")).to_have_class("dot on")
     bob.close()
-    expect(ann.locator("#opp-away")).to_have_text("Bob is offline — the game waits")
+    # A live count, and when Ann may claim (tests/e2e/test_browser_moments.py).
+    expect(ann.locator("#opp-away")).to_have_text(
+        re.compile(r"^Bob left 0:\d\d ago · you can claim in \d:\d\d$")
+    )
     expect(ann.locator("#opp-dot")).to_have_class("dot")
     expect(ann.locator("#live")).to_have_text("Bob is offline — the game waits")
 
