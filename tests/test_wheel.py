@@ -179,7 +179,8 @@ def test_the_wheel_says_what_it_is_and_carries_its_lock(tmp_path: Path) -> None:
     headers = [line for line in meta.split("\n\n", 1)[0].splitlines()]
     assert f"Version: {hollywood_gin.__version__}" in headers
     assert "License-Expression: MIT" in headers
-    assert "Classifier: Programming Language :: Python :: 3.11" in headers
+    for python in ("3.11", "3.12", "3.13"):
+        assert f"Classifier: Programming Language :: Python :: {python}" in headers
     assert "Author: The Hollywood Gin authors" in headers
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in archive.namelist())
     needs = [line.removeprefix("Requires-Dist: ") for line in headers if "Requires-Dist" in line]
