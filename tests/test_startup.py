@@ -140,3 +140,17 @@ def test_a_store_failing_in_the_lifespan_logs_no_traceback(tmp_path: Path) -> No
     assert len(errors) == 2, served.stderr
     assert errors[0].endswith("uvicorn.error: sqlite3.OperationalError: disk I/O error")
     assert errors[1].endswith("Application startup failed. Exiting.")
+
+
+def test_a_port_in_use_is_one_error_line_and_exit_1(tmp_path: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = str(taken.getsockname()[1])
+        served = gin(tmp_path, clean_env(tmp_path, port=port), "serve")
+    assert served.returncode == 1
+    assert "Traceback" not in served.stderr
+    errors = [line for line in served.stderr.splitlines() if " ERROR " in line]
+    assert len(errors) == 1 and "address already in use" in errors[0], served.stderr
