@@ -41,7 +41,10 @@ def checkout(tmp_path: Path) -> Path:
     ignore = shutil.ignore_patterns("__pycache__", "_build.py")
     shutil.copytree(REPO / "hollywood_gin", root / "hollywood_gin", ignore=ignore)
     shutil.copytree(REPO / "scripts", root / "scripts", ignore=ignore)
-    shutil.copy2(REPO / "CHANGELOG.md", root / "CHANGELOG.md")
+    log = (REPO / "CHANGELOG.md").read_text()
+    # Right after a release the real Unreleased is empty: give the copy an entry.
+    log = log.replace("## [Unreleased]\n", "## [Unreleased]\n\n- An entry of the test's.\n", 1)
+    (root / "CHANGELOG.md").write_text(log)
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "start")
@@ -89,7 +92,7 @@ def test_one_command_cuts_a_release_and_tags_it(checkout: Path) -> None:
     version = f"{x}.{y + 1}.0"
     log = (checkout / "CHANGELOG.md").read_text()
     unreleased = log.split("## [Unreleased]\n", 1)[1].split("\n## [", 1)[0]
-    assert unreleased.strip(), "nothing under Unreleased to release"
+    assert "An entry of the test's." in unreleased
 
     done = release(checkout, version)
     assert done.returncode == 0, done.stderr
