@@ -1110,7 +1110,7 @@ def summary(samples: list[float]) -> tuple[float, float]:
 
 
 async def run(
-    root: Path, seconds: float, only: set[str], proxy: bool = False
+    root: Path, seconds: float, only: set[str], proxy: bool = False, attacker_nice: int = 0
 ) -> list[dict[str, Any]]:
     results: list[dict[str, Any]] = []
     with tempfile.TemporaryDirectory(prefix="gin-abuse-") as tmp:
@@ -1188,6 +1188,11 @@ async def run(
             warm = time.monotonic() + 60
             while len(moves) < 20 and time.monotonic() < warm:
                 await asyncio.sleep(0.2)
+            if attacker_nice:
+                # The server and the victim started at this process's priority; the
+                # attackers (this process from now on) run below them, as on a machine
+                # of their own they would not take the server's CPU.
+                os.nice(attacker_nice)
             for name, attack in plan:
                 rss_before = rss_mib(proc)
                 peak = rss_before
@@ -1265,6 +1270,13 @@ def main() -> int:
     parser.add_argument("--victim", help=argparse.SUPPRESS)
     parser.add_argument("--json", action="store_true", help="print the results as JSON too")
     parser.add_argument(
+        "--attacker-nice",
+        type=int,
+        default=0,
+        help="lower the attackers' priority by this much once the server and victim run "
+        "(on a shared machine, so the attackers' own CPU does not count against the server)",
+    )
+    parser.add_argument(
         "--proxy", action="store_true", help="two workers behind the shipped HAProxy config"
     )
     args = parser.parse_args()
@@ -1276,7 +1288,7 @@ def main() -> int:
         root = export(args.commit, Path(tmp)) if args.commit else REPO
         label = f"commit {args.commit}" if args.commit else "this tree"
         label += " behind HAProxy (2 workers, PostgreSQL)" if args.proxy else ""
-        results = asyncio.run(run(root, args.seconds, only, args.proxy))
+        results = asyncio.run(run(root, args.seconds, only, args.proxy, args.attacker_nice))
     report(results, label)
     if args.json:
         print(json.dumps(results))
