@@ -66,6 +66,14 @@ def assets_in(url: str, content_type: str, text: str) -> list[str]:
     return [urljoin(url, f) for f in found if not f.startswith(("data:", "#"))]
 
 
+def lazy_in(url: str, content_type: str, text: str) -> set[str]:
+    """The modules a script imports only when it runs that code (`import("./x.js")`):
+    counted in the page's weight, and apart as not part of its first load."""
+    if "javascript" not in content_type:
+        return set()
+    return {urljoin(url, b) for a, b in JS_IMPORT.findall(text) if b}
+
+
 @dataclass
 class Fetched:
     url: str
@@ -74,6 +82,7 @@ class Fetched:
     best: int  # gzip -9 of the uncompressed bytes
     gzip: bool
     links: list[str]
+    lazy: set[str]
 
 
 def fetch(client: httpx.Client, url: str) -> Fetched:
@@ -96,6 +105,7 @@ def fetch(client: httpx.Client, url: str) -> Fetched:
         len(gzip.compress(body, 9)),
         encoding == "gzip",
         assets_in(url, content_type, text),
+        lazy_in(url, content_type, text),
     )
 
 
@@ -112,6 +122,21 @@ def weigh(client: httpx.Client, page: str, cache: dict[str, Fetched]) -> list[Fe
             cache[url] = fetch(client, url)
         seen.append(cache[url])
         todo.extend(cache[url].links)
+    return seen
+
+
+def first_load(page: str, parts: list[Fetched]) -> list[Fetched]:
+    """Of a page's parts, those its first load fetches: not reached only through a
+    lazy `import()` (a hand's end, a match's end, a browser without crypto.subtle)."""
+    by_url = {p.url: p for p in parts}
+    seen: list[Fetched] = []
+    todo = [parts[0].url]
+    while todo:
+        url = todo.pop(0)
+        if url not in by_url or by_url[url] in seen:
+            continue
+        seen.append(by_url[url])
+        todo.extend(u for u in by_url[url].links if u not in by_url[url].lazy)
     return seen
 
 
@@ -140,13 +165,18 @@ def main() -> int:
             plain = [urlsplit(p.url).path for p in parts if not p.gzip and p.raw >= 512]
             if label.endswith("table"):
                 table_page_worst = max(table_page_worst, wire)
-            rows.append((label, len(parts) - 1, parts[0].wire, wire, raw, best, plain))
+            first = first_load(path, parts)
+            rows.append((label, len(parts) - 1, parts[0].wire, wire, raw, best, plain, first))
     print("\nPage weight, first visit (empty cache), bytes\n")
-    print("| page | assets | HTML sent | total sent | uncompressed | gzip -9 | sent uncompressed |")
-    print("|---|---:|---:|---:|---:|---:|---|")
-    for label, n, html, wire, raw, best, plain in rows:
+    print(
+        "| page | assets | HTML sent | total sent | uncompressed | gzip -9 |"
+        " first load: assets, sent | sent uncompressed |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for label, n, html, wire, raw, best, plain, first in rows:
         print(
             f"| {label} | {n} | {html} | {wire} | {raw} | {best} | "
+            f"{len(first) - 1}, {sum(p.wire for p in first)} | "
             f"{', '.join(plain) or 'nothing over 512 B'} |"
         )
     print(
