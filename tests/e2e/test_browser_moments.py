@@ -113,13 +113,17 @@ def stale_frames(page: Page) -> list[str]:
     return seen
 
 
-def test_both_press_next_hand_in_the_same_frame_and_the_next_hand_deals(
-    server: Server, new_context: NewContext
+@pytest.mark.parametrize(
+    ("button", "scoring"),
+    [("next-hand", "hollywood"), ("moment-rematch", "hand")],  # "Next hand", "Rematch"
+)
+def test_both_press_in_the_same_frame_and_the_next_hand_deals(
+    server: Server, new_context: NewContext, button: str, scoring: str
 ) -> None:
     hands = 12
     table = server.create_table(
         name="Ann",
-        scoring="hollywood",
+        scoring=scoring,
         target=250,
         test_decks=[deck(BOB, ANN, "4H", [])] * hands,
         test_first_dealer=0,
@@ -139,19 +143,21 @@ def test_both_press_next_hand_in_the_same_frame_and_the_next_hand_deals(
         for n in range(1, 11):
             knock_at_once(bob)  # Ann undercuts and deals the next hand: Bob moves first
             for page, _ in pages:
-                expect(page.locator("#next-hand")).to_be_visible()
+                expect(page.locator(f"#{button}")).to_be_visible()
             # Both press in the same frame: each page clicks at the same instant of the
             # machine's clock, before either can hear of the other's press.
             at = time.time() * 1000 + 300
             for page, _ in pages:
                 page.evaluate(
-                    "at => setTimeout(() => document.getElementById('next-hand').click(),"
+                    "([id, at]) => setTimeout(() => document.getElementById(id).click(),"
                     " at - Date.now())",
-                    at,
+                    [button, at],
                 )
             for page, _ in pages:
                 expect(page.locator("#log li").first).to_contain_text(f"Hand {n + 1} ")
                 expect(page.locator("#hand button.card")).to_have_count(10)
+                if button == "moment-rematch":  # the match screen never covers the deal
+                    expect(page.locator("#moment")).to_be_hidden()
             bob.until(bob.state["version"] + 2)
         for _page, seen in pages:
             assert seen == []  # the second press was never refused
