@@ -74,3 +74,17 @@ test("a page that (re)loads mid-hand says the last move, as the page that saw it
   assert.equal(statusLine(null, after, kinds("draw_stock"), ""), "Bob discarded the seven of hearts. turn.draw");
   assert.equal(statusLine(null, stateOf({ hand: { number: 2 } }), kinds("draw_stock"), ""), "deal turn.draw");
 });
+
+test("a move the computer made for a seat says so, and its own player hears it", () => {
+  const before = stateOf({ version: 5, hand: { turn: 1 } });
+  const event = { seat: 1, kind: "discard", card: "7H", by: "stand_in" };
+  const after = stateOf({ version: 6, hand: { turn: 0, events: [event], last_action: event } });
+  assert.equal(statusLine(before, after, kinds("draw_stock"), "old"), "Bob is away: the computer discarded the seven of hearts. turn.draw");
+  // Ann's own clock ran out: said to her, though the turn passed to Bob.
+  const mine = { seat: 0, kind: "pass", by: "timeout" };
+  const passed = stateOf({ version: 6, hand: { turn: 1, events: [mine], last_action: mine } });
+  assert.equal(statusLine(stateOf({ version: 5 }), passed, kinds(), "old"), "Your time ran out: the computer passed. turn.other");
+  assert.ok(speaks(stateOf({ version: 5 }), passed));
+  const own = { seat: 0, kind: "pass" };
+  assert.ok(!speaks(stateOf({ version: 5 }), stateOf({ version: 6, hand: { turn: 1, events: [own], last_action: own } })));
+});
