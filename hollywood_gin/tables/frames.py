@@ -18,7 +18,7 @@ its bytes come from before it is used again (`tests/tables/test_frames_kept.py`)
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Protocol
 
@@ -73,10 +73,13 @@ def legal_bytes(view: View) -> bytes:
     return b"[" + b",".join(parts) + b"]"
 
 
+# What a turn clock adds to a state: its deadline to the hand, the server's time to
+# the message (`tables.presence.Presence.stamp`).
+Stamped = tuple[Mapping[str, object], Mapping[str, object]]
+
+
 class Framed(Protocol):
-    """What a frame needs of a table: its id and a view per seat (`stamp`, when the
-    table has one, is looked up by name: the keys a turn clock adds, its deadline
-    to the hand and the server's time to the message)."""
+    """What a frame needs of a table: its id and a view per seat."""
 
     @property
     def id(self) -> str: ...
@@ -249,12 +252,17 @@ class StateFrames:
     `HandView.front`, `Mine.wire`, `HandView.back`, `View.legal_wire`, `View.tail`),
     so `View.wire` and the frames share one statement of the shape."""
 
-    __slots__ = ("_parts", "_players", "_shared", "_stamped", "_table")
+    __slots__ = ("_parts", "_players", "_shared", "_stamp", "_stamped", "_table")
 
     def __init__(
-        self, table: Framed, players: list[dict[str, object]], parts: EncodedParts
+        self,
+        table: Framed,
+        players: list[dict[str, object]],
+        parts: EncodedParts,
+        stamp: Callable[[], Stamped | None],
     ) -> None:
         self._table = table
+        self._stamp = stamp
         self._players = players
         self._parts = parts
         self._shared: _Shared | None = None
@@ -290,8 +298,7 @@ class StateFrames:
         """What the table's `stamp` adds (a turn clock's deadline and time), asked once."""
         stamped = self._stamped
         if stamped is None:
-            stamp = getattr(self._table, "stamp", None)
-            got = None if stamp is None else stamp()
+            got = self._stamp()
             stamped = self._stamped = _NO_STAMP if got is None else got
         return stamped
 

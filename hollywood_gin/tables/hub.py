@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Any, Protocol
 
 import orjson
 
@@ -27,36 +27,72 @@ CLOSE_GONE = 4404
 
 
 class Viewable(Protocol):
-    """What the hub needs of a table: its id, its seats' players and a view per seat."""
+    """What the hub needs of a table: its id and a view per seat."""
 
     @property
     def id(self) -> str: ...
 
     def view(self, seat: Seat) -> View: ...
 
-    def players(self) -> list[dict[str, object]]: ...
+
+Stamp = tuple[dict[str, object], dict[str, object]]
+
+
+class Seating(Protocol):
+    """Where the hub reads a table's players and turn clock, and tells a seat's first
+    tab opened or its last one closed (`tables.presence.Presence`)."""
+
+    def players(self, table: Any) -> list[dict[str, object]]: ...
+
+    def stamp(self, table: Any) -> Stamp | None: ...
+
+    def seated(self, table_id: str, seat: int, connected: bool) -> None: ...
+
+
+class Described:
+    """Seating for tables that describe themselves (`players()`, maybe `stamp()`):
+    the hub's tests' boards."""
+
+    def players(self, table: Any) -> list[dict[str, object]]:
+        players: list[dict[str, object]] = table.players()
+        return players
+
+    def stamp(self, table: Any) -> Stamp | None:
+        stamp = getattr(table, "stamp", None)
+        return None if stamp is None else stamp()
+
+    def seated(self, table_id: str, seat: int, connected: bool) -> None:
+        return None
 
 
 def state_message(
-    table: Viewable, seat: Seat, players: list[dict[str, object]] | None = None
+    table: Viewable,
+    seat: Seat,
+    players: list[dict[str, object]] | None = None,
+    seating: Seating | None = None,
 ) -> dict[str, object]:
     """The `state` body (docs/protocol-guide.md "The state"): the engine's view plus
-    the table's identity.
+    the table's identity, players (`seating`'s) and turn clock.
 
     `players`: the table's players list, when the caller has it already (a broadcast
     builds it once for all seats).
     """
+    seating = seating or DESCRIBED
     message = table.view(seat).wire(
-        {"type": "state"}, id=table.id, players=table.players() if players is None else players
+        {"type": "state"},
+        id=table.id,
+        players=seating.players(table) if players is None else players,
     )
-    stamp = getattr(table, "stamp", None)
-    stamped = None if stamp is None else stamp()
+    stamped = seating.stamp(table)
     if stamped is not None:  # a table with a turn clock: its deadline and the server's time
         hand = message.get("hand")
         if isinstance(hand, dict):
             hand.update(stamped[0])
         message.update(stamped[1])
     return message
+
+
+DESCRIBED = Described()
 
 
 class Connection:
@@ -151,7 +187,12 @@ class _TableConnections:
 class Hub:
     """In-process broadcast. A multi-process hub (Redis) would keep these calls."""
 
-    def __init__(self, *, max_tabs_per_seat: int, max_spectators: int) -> None:
+    def __init__(
+        self, *, max_tabs_per_seat: int, max_spectators: int, seating: Seating | None = None
+    ) -> None:
+        # Where players, the turn clock and a seat's comings and goings go: the
+        # tables' presence (set where the tables are put together: `lifecycle`).
+        self.seating: Seating = seating or DESCRIBED
         self.max_tabs_per_seat = max_tabs_per_seat
         self.max_spectators = max_spectators
         self._tables: dict[str, _TableConnections] = {}
@@ -215,6 +256,8 @@ class Hub:
         conns = self._tables.setdefault(table.id, _TableConnections())
         was_connected = conn.seat is not None and bool(conns.by_seat.get(conn.seat))
         conns.by_seat.setdefault(conn.seat, set()).add(conn)
+        if conn.seat is not None and not was_connected:
+            self.seating.seated(table.id, conn.seat, True)
         if self._withheld(table.id):
             return
         if conn.seat is not None and not was_connected:
@@ -234,6 +277,8 @@ class Hub:
             del conns.by_seat[conn.seat]
         if not conns.by_seat:
             del self._tables[table.id]
+        if conn.seat is not None and not seat_conns:
+            self.seating.seated(table.id, conn.seat, False)
         if conn.seat is not None and not seat_conns and not self._withheld(table.id):
             self.broadcast(table)
 
@@ -243,7 +288,9 @@ class Hub:
         """The state frames of `table` as it is now (`players`: built already)."""
         conns = self._tables.get(table.id)
         parts = conns.parts if conns is not None else EncodedParts()
-        return StateFrames(table, table.players() if players is None else players, parts)
+        seating = self.seating
+        players = seating.players(table) if players is None else players
+        return StateFrames(table, players, parts, lambda: seating.stamp(table))
 
     def _encode(self, frames: StateFrames, seat: Seat) -> bytes:
         self.encodings += 1

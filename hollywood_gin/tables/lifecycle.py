@@ -62,7 +62,7 @@ async def expire(registry: Registry, now: float | None = None) -> list[str]:
     gone = await registry.ownership.expired(before)
     for table_id in gone:
         held = registry.tables.pop(table_id, None)
-        registry.clockwork.forget(table_id)
+        registry.presence.forget(table_id)
         if held is not None:
             registry.computer.forget(held)
         registry.hub.close_table(table_id, CLOSE_GONE, "table expired")
@@ -101,7 +101,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         owner=owner,
         claim_after=settings.claim_after_seconds,
     )
-    registry.clockwork.start()
+    registry.presence.start()
     registry.reviews.budget = CoachBudget(samples=settings.review_samples)
     registry.reviews.processes = settings.review_processes
     sweep: asyncio.Task[None] | None = None

@@ -41,7 +41,7 @@ from hollywood_gin.tables.table import (
 
 if TYPE_CHECKING:
     from hollywood_gin.tables.computer import Computer
-    from hollywood_gin.tables.turns import Clockwork
+    from hollywood_gin.tables.presence import Presence
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -68,7 +68,7 @@ class Holder(Protocol):
     def computer(self) -> Computer: ...
 
     @property
-    def clockwork(self) -> Clockwork: ...
+    def presence(self) -> Presence: ...
 
 
 class Ownership(Protocol):
@@ -159,7 +159,7 @@ class _Held:
             return
         del holder.tables[table.id]
         holder.computer.forget(table)
-        holder.clockwork.forget(table.id)
+        holder.presence.forget(table.id)
         holder.hub.close_table(table.id, code, reason)
         self.dropped += 1
         log.warning("table %s dropped: %s", short(table.id), reason)
@@ -336,7 +336,7 @@ class Shared(_Held):
         ]
         for table in idle:
             del holder.tables[table.id]
-            holder.clockwork.forget(table.id)
+            holder.presence.forget(table.id)
         return len(idle)
 
     async def expired(self, before: float) -> list[str]:

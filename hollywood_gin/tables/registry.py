@@ -25,6 +25,7 @@ from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.orders import Orders
 from hollywood_gin.tables.ownership import ownership_for, worker_name
+from hollywood_gin.tables.presence import Presence
 from hollywood_gin.tables.reviews import Reviews, hand_record
 from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
 from hollywood_gin.tables.table import (
@@ -43,7 +44,6 @@ from hollywood_gin.tables.table import (
     short,
 )
 from hollywood_gin.tables.thinking import Thinkers
-from hollywood_gin.tables.turns import Clockwork
 from hollywood_gin.tables.writer import Observer, Undo, Writer
 
 log = logging.getLogger("hollywood_gin.tables")
@@ -88,14 +88,26 @@ class Registry:
         self.writer = Writer(
             store, hub, self.ownership, self.store_episode, clock=self._now, rng=rng
         )
-        # Told of every change, as the hub is: the computer seats and the turn clocks.
+        # Who is there, who is away, the turn clocks (`presence`): what the hub's
+        # states say of the players, told of the hub's comings and goings.
+        self.presence = Presence(
+            clock=self._now, claim_after=claim_after, broadcast=hub.broadcast, held=self.get
+        )
+        hub.seating = self.presence
+        # Told of every change, as the hub is: the computer seats.
         self.computer = Computer(
             self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
         )
-        self.clockwork = Clockwork(self)
+        self.presence.hands(
+            act=self.act,
+            choose=self.computer.choose_for,
+            change=self.writer.change,
+            start=self.writer.start,
+        )
         # Card orders are written with the next change, or within seconds (`orders`).
         self.orders = Orders(self.writer, lambda t: self.tables.get(t.id) is t)
-        self.writer.listeners += [hub, self.computer, self.clockwork]
+        # The presence first: the deadline of the action due is in the hub's states.
+        self.writer.listeners += [self.presence, hub, self.computer]
         # The coach's reviews of finished hands, computed in a pool of their own.
         self.reviews = Reviews(store)
 
@@ -134,11 +146,12 @@ class Registry:
         return len(self.tables)
 
     def rebuild(self, record: TableRecord) -> Table:
-        return rebuild_table(record, hub=self.hub, rng=self.rng, clock=self._now)
+        return rebuild_table(record, rng=self.rng)
 
     def hold(self, table: Table) -> None:
         """Hold `table` here (created, loaded or claimed): the computer may move."""
         self.tables[table.id] = table
+        self.presence.hold(table)
         self.writer.tell(table)
 
     async def load(self) -> int:
@@ -147,7 +160,7 @@ class Registry:
 
     async def close(self) -> None:
         """Stop the tables' tasks; the changes under way end first."""
-        await self.clockwork.close()
+        await self.presence.close()
         tables = self.tables.values()
         tasks = [t.computer_task for t in tables if t.computer_task]
         tasks += [task for t in tables for task in t.stand_in_tasks.values()]
@@ -191,7 +204,7 @@ class Registry:
         dealer = Dealer(
             self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
         )
-        table = new_table(opts, seats, dealer, entropy, hub=self.hub, clock=self._now)
+        table = new_table(opts, seats, dealer, entropy, clock=self._now)
         await self.writer.stored(self.store.create(table.record()))
         table.logged = len(table.match.log)
         made = f"{opts.rules}/{opts.scoring}/{opts.target}"
@@ -232,9 +245,7 @@ class Registry:
                 table.match.contribute(seat, entropy)
             table.match.start()
             table.seats.append(holder)
-            # Away counts from the moment the seat is taken, not from the table's
-            # creation: a friend who joins late is not away before their page opens.
-            table.left_at[seat] = self.clock()
+            self.presence.sat_down(table, seat)
             # Undone, nobody sat down: the seat is free again (were the seats stored
             # but not the deal, the next one to sit stores them anew: `rebuild_table`).
             return table.seats.pop
@@ -264,7 +275,7 @@ class Registry:
 
         def move() -> Undo:
             # A claim is judged by the presence of this moment, not of the last tick.
-            self.clockwork.refresh_away(table, broadcast=False)
+            self.presence.refresh_away(table, broadcast=False)
             before = table.status
             table.match.apply(seat, action, version, by=by, entropy=entropy)
             if table.status != before and table.status in ("hand_over", "match_over"):
@@ -291,9 +302,9 @@ class Registry:
         self.writer.tell(table, [seat])
         self.orders.later(table)
 
-    def presence(self, table: Table) -> None:
-        """A connection of `table` opened or closed (see `Clockwork.presence`)."""
-        self.clockwork.presence(table)
+    def public(self, table: Table) -> dict[str, object]:
+        """The table's public facts (`GET /api/tables/{id}`), its players as shown now."""
+        return table.public(self.presence.players(table))
 
     async def touch(self, table: Table) -> None:
         """Mark the table as looked at; a failure to store that only makes it look older."""

@@ -13,7 +13,6 @@ import hmac
 import math
 import random
 import secrets
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -30,7 +29,7 @@ from hollywood_gin.tables.errors import StoreUnavailable as StoreUnavailable
 from hollywood_gin.tables.errors import TableError
 from hollywood_gin.tables.errors import TableFull as TableFull
 from hollywood_gin.tables.errors import UnknownTable as UnknownTable
-from hollywood_gin.tables.hub import Hub, Seat
+from hollywood_gin.tables.hub import Seat
 from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
 
 
@@ -95,19 +94,16 @@ class Table:
         match: Match,
         seats: list[SeatHolder],
         *,
-        hub: Hub,
         created: float,
         last_active: float,
         logged: int = 0,
         base: int = 0,
         epoch: int = FIRST_EPOCH,
-        clock: Callable[[], float] = time.time,
     ) -> None:
         self.id = table_id
         self.options = options
         self.match = match
         self.seats = seats
-        self.hub = hub
         self.created = created
         self.last_active = last_active
         self.lock = asyncio.Lock()
@@ -123,19 +119,6 @@ class Table:
         self.computer_task: asyncio.Task[None] | None = None
         # The computer seat's player, with its memory of the views it was sent.
         self.computer_bot: Bot | None = None
-        # docs/protocol-guide.md "Around the match". The clock is the registry's (injectable).
-        self.clock = clock
-        # When each seat's last connection closed (clock seconds), None while one is
-        # open. A table loaded or claimed starts with both seats unseen since then:
-        # a restart gives an absent player the whole claim time again.
-        since = clock()
-        self.left_at: list[float | None] = [since, since]
-        # The turn clock: the deadline (clock seconds) of the move due, and the
-        # version it is now at (a timeout move is made on that version).
-        self.deadline: float | None = None
-        self.deadline_version: int | None = None
-        # What the deadline is for: (hand, moves made in it, seat to act, status).
-        self.deadline_key: tuple[int, int, int, str] | None = None
         # A seat's card order changed in memory and is not in the store yet: it goes
         # with the next change of the table, or within seconds (`tables.orders`).
         self.orders_unsaved = False
@@ -176,29 +159,6 @@ class Table:
         """The engine's view of `seat` (the hub adds the table's id and players on the wire)."""
         return self.match.view(seat)
 
-    def players(self) -> list[dict[str, object]]:
-        now = self.clock()
-        match = self.match
-        clocked = self.options.turn_seconds is not None
-        out = []
-        for seat, holder in enumerate(self.seats):
-            # The computer never leaves; a person is there while any tab is open.
-            connected = holder.computer is not None or self.hub.connected(self.id, seat)
-            left = self.left_at[seat]
-            player: dict[str, object] = {
-                "seat": seat,
-                "name": holder.name,
-                "connected": connected,
-                "computer": holder.computer,
-                "bot": holder.bot,
-                "away_seconds": None if connected else max(0, int(now - (left or now))),
-                "stand_in": match.presence.stand_in[seat],
-            }
-            if clocked:
-                player["timeouts"] = match.presence.timeouts[seat]
-            out.append(player)
-        return out
-
     def arrange(self, seat: int, cards: Sequence[str]) -> Callable[[], None]:
         """Keep the seat's cards in this order; returns how to put the order back."""
         holder, match = self.seats[seat], self.match
@@ -218,72 +178,12 @@ class Table:
 
         return undo
 
-    def stamp(self) -> tuple[dict[str, object], dict[str, object]] | None:
-        """With a turn clock, the keys it adds to a state: the `hand` object's (the
-        deadline of the action due) and the message's (the server's time); None
-        without one."""
-        if self.options.turn_seconds is None:
-            return None
-        deadline = self.deadline
-        return (
-            {"turn_deadline": None if deadline is None else int(deadline * 1000)},
-            {"server_time": int(self.clock() * 1000)},
-        )
-
     def human(self, seat: int) -> bool:
         return seat < len(self.seats) and self.seats[seat].computer is None
 
-    def absent_now(self, claim_after: float) -> list[bool]:
-        """Which seats have had no connection for `claim_after` seconds."""
-        now = self.clock()
-        out = [False, False]
-        for seat in range(len(self.seats)):
-            left = self.left_at[seat]
-            if self.human(seat) and left is not None and now - left >= claim_after:
-                out[seat] = True
-        return out
-
-    def deadline_due(self) -> tuple[int, int] | None:
-        """(seat, version) whose action the turn clock asks for now, if any: the move of
-        the person whose turn it is while a hand is played; between hands (issue 41),
-        the `next_hand` or `new_match` of a person the other person is waiting for (it
-        sent its own). Nobody waiting, no clock: a table both players left stops at the
-        end of a hand rather than dealing hands to nobody."""
-        seconds = self.options.turn_seconds
-        hand = self.match.hand
-        status = self.match.status
-        if seconds is None or hand is None:
-            return None
-        if status == "playing":
-            if hand.turn is None or not self.human(hand.turn):
-                return None
-            return hand.turn, self.version
-        if status not in ("hand_over", "match_over"):
-            return None
-        ready = self.match.ready
-        for seat in (0, 1):
-            other = 1 - seat
-            if not ready[seat] and ready[other] and self.human(seat) and self.human(other):
-                return seat, self.version
-        return None
-
-    def set_deadline(self) -> None:
-        """A new deadline when a new action is due (a move of the hand or a ready signal,
-        not a stand-in asked for meanwhile); none when nothing is."""
-        due = self.deadline_due()
-        hand = self.match.hand
-        if due is None or hand is None:
-            self.deadline = self.deadline_version = self.deadline_key = None
-            return
-        key = (hand.number, hand.moves, due[0], self.match.status)
-        if key != self.deadline_key:
-            assert self.options.turn_seconds is not None
-            self.deadline = self.clock() + self.options.turn_seconds
-            self.deadline_key = key
-        self.deadline_version = due[1]
-
-    def public(self) -> dict[str, object]:
-        """Public facts (the `GET /api/tables/{id}` answer): never a card, never a token."""
+    def public(self, players: list[dict[str, object]]) -> dict[str, object]:
+        """Public facts (the `GET /api/tables/{id}` answer) with the seats' `players`
+        (`Presence.players`): never a card, never a token."""
         options = self.options.to_dict()
         return {
             "id": self.id,
@@ -292,7 +192,7 @@ class Table:
             "target": options["target"],
             "status": self.status,
             "version": self.version,
-            "players": self.players(),
+            "players": players,
             "open_seats": [s for s in (0, 1) if s >= len(self.seats)],
             "bots": self.bots_welcome,
             # The seat to move while a hand is played (the home page's "my tables").
@@ -340,9 +240,7 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
 def rebuild_table(
     record: TableRecord,
     *,
-    hub: Hub,
     rng: random.Random | None,
-    clock: Callable[[], float],
 ) -> Table:
     """A stored table as it was, its match replayed; raises when the record is damaged."""
     options, match = rebuild_match(record, rng)
@@ -354,20 +252,16 @@ def rebuild_table(
     ]
     if len(seats) == 2 and match.status == "waiting":
         seats = seats[:1]  # its seat was stored, its deal was not: nobody sat down
-    table = Table(
+    return Table(
         record.table_id,
         options,
         match,
         seats,
-        hub=hub,
         created=record.created,
         last_active=record.last_active,
         logged=len(record.log),
         base=record.base,
-        clock=clock,
     )
-    table.set_deadline()  # a fresh deadline after a restart (see `turns`)
-    return table
 
 
 def computer_seat(strength: str) -> SeatHolder:
@@ -383,7 +277,6 @@ def new_table(
     dealer: Dealer,
     entropy: str | None,
     *,
-    hub: Hub,
     clock: Callable[[], float],
 ) -> Table:
     """A new table: its match waits for the second seat, or starts with the computer.
@@ -396,9 +289,6 @@ def new_table(
     if len(seats) == 2:
         match.start()  # the computer's seat adds nothing
     now = clock()
-    table = Table(
-        new_table_id(), options, match, seats, hub=hub, created=now, last_active=now, clock=clock
-    )
+    table = Table(new_table_id(), options, match, seats, created=now, last_active=now)
     table.next_deal = first_deal
-    table.set_deadline()
     return table

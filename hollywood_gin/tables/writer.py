@@ -131,8 +131,6 @@ class Writer:
                     self.hub.release(table, changed=stored)
                 if not stored:
                     return  # nothing to store, so nothing changed (a seat already back)
-                if only is None:
-                    table.set_deadline()
                 self.tell(table, None if only is None else [only])
 
         if not in_caller:

@@ -173,7 +173,7 @@ async def table_facts(table_id: str, registry: RegistryDep) -> Response:
     table = await registry.find(table_id)
     if table is None:
         raise ApiError(404, "unknown_table", "no such table")
-    return JSONResponse(table.public())
+    return JSONResponse(registry.public(table))
 
 
 @router.get("/api/tables/{table_id}/hands/{number}")

@@ -159,7 +159,7 @@ async def table_page(
     if table is None:
         return site.not_found(request)
     lang = site.request_language(request)
-    public: dict[str, Any] = dict(table.public())
+    public: dict[str, Any] = dict(registry.public(table))
     base = site.base_url(request)
     share_url = f"{base}/t/{table_id}"
     seat_url = None
@@ -228,7 +228,7 @@ async def replay_page(
     token = request.cookies.get(cookie_name(table_id))
     # The reader's seat (the seat cookie), drawn at the bottom first; None: a guest.
     you = registry.seat_for_token(table_id, token) if token else None
-    players = players_of(table.players())
+    players = players_of(registry.presence.players(table))
     pages = replay_pages_of(request)
     key = (table_id, n, lang, you, site.base_url(request), orjson.dumps(players))
     gzipped = "gzip" in request.headers.get("accept-encoding", "").lower()

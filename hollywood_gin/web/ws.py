@@ -116,7 +116,7 @@ class Session:
                 return
         self.conn = Connection(seat)
         hub.attach(self.table, self.conn)
-        self.registry.presence(self.table)
+        self.registry.presence.look(self.table)
         try:
             await self.registry.touch(self.table)
             writer = asyncio.create_task(self._write())
@@ -145,7 +145,7 @@ class Session:
                     log.warning("socket ended by %r", exc)
         finally:
             hub.detach(self.table, self.conn)
-            self.registry.presence(self.table)
+            self.registry.presence.look(self.table)
 
     def _end_reader(self, reader: asyncio.Task[None]) -> None:
         """Cancel the reader, unless it is making a change: a change cut in half would
@@ -263,7 +263,7 @@ class Session:
         hub = self.registry.hub
         if message.token is None:
             hub.send_state(self.table, self.conn)
-            self.registry.presence(self.table)  # a seat saying hello again is back
+            self.registry.presence.look(self.table)  # a seat saying hello again is back
             return
         seat = self.table.seat_for_token(message.token)
         if seat is None:
@@ -271,14 +271,14 @@ class Session:
             hub.send_state(self.table, self.conn)
         elif seat == self.conn.seat:
             hub.send_state(self.table, self.conn)
-            self.registry.presence(self.table)
+            self.registry.presence.look(self.table)
         elif not hub.room_for(self.table.id, seat):
             self.error("rate_limited", "too many tabs for this seat")
         else:
             hub.detach(self.table, self.conn)
             self.conn.seat = seat
             hub.attach(self.table, self.conn)
-            self.registry.presence(self.table)
+            self.registry.presence.look(self.table)
 
     def react(self, seat: int, reaction: str) -> None:
         """A preset reaction to every connection of the table: not stored, no version;

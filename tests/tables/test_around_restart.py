@@ -61,9 +61,9 @@ async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> No
         {"turn_seconds": 15}, "Ann", test_decks=[INDEX_DECK], first_dealer=0
     )
     await registry.join(table.id, "Bob")
-    assert table.deadline == T0 + 15
+    assert registry.presence.crowd(table.id).deadline == T0 + 15
     clock.now += 15
-    await registry.clockwork.tick(wait=True)
+    await registry.presence.tick(wait=True)
     assert table.match.presence.timeouts == [0, 1] and table.version == 2
     await registry.close()
     # A restart 100 s later: the count is in the log, the deadline is new.
@@ -73,13 +73,13 @@ async def test_timeouts_survive_a_restart_and_the_deadline_starts_afresh() -> No
     rebuilt = again.get(table.id)
     assert rebuilt is not None
     assert rebuilt.match.presence.timeouts == [0, 1]
-    assert rebuilt.deadline == clock.now + 15
-    assert rebuilt.players()[1]["timeouts"] == 1
+    assert again.presence.crowd(rebuilt.id).deadline == clock.now + 15
+    assert again.presence.players(rebuilt)[1]["timeouts"] == 1
     # Nobody is away yet: absence counts from the load.
-    again.clockwork.refresh_away(rebuilt)
+    again.presence.refresh_away(rebuilt)
     assert rebuilt.match.presence.absent == [False, False]
     clock.now += 2
-    again.clockwork.refresh_away(rebuilt)
+    again.presence.refresh_away(rebuilt)
     assert rebuilt.match.presence.absent == [True, True]
     await again.close()
 
@@ -108,7 +108,7 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     )
     await registry.join(table.id, "Bob")
     clock.now += 2
-    registry.clockwork.refresh_away(table)
+    registry.presence.refresh_away(table)
     await registry.act(table, 0, Action.of("stand_in"), table.version)
     assert table.match.presence.stand_in == [False, True]
     # Play on into the second hand: the stand-in deals it on with `next_hand`.
@@ -129,13 +129,13 @@ async def test_a_stand_in_survives_a_restart_across_hands_until_the_seat_is_back
     # Absence counts afresh from the load: the claim opens again after its time.
     assert "claim" not in [a.kind for a in rebuilt.match.legal(0)]
     clock.now += 2
-    again.clockwork.refresh_away(rebuilt)
+    again.presence.refresh_away(rebuilt)
     assert "claim" in [a.kind for a in rebuilt.match.legal(0)]
     # The stand-in goes on playing after the restart.
     before = rebuilt.version
     await play_until(again, rebuilt, lambda: rebuilt.version >= before + 6)
     # Bob is back: stored, so a second restart knows it too.
-    await again.clockwork.back(rebuilt, 1)
+    await again.presence.back(rebuilt, 1)
     assert rebuilt.match.presence.stand_in == [False, False]
     await again.close()
     third = registry_on(store, clock)

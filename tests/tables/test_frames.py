@@ -24,14 +24,14 @@ from tests.tables.stores import opened
 SEATS = (0, 1, None)
 
 
-def plain(table: Table, seat: int | None) -> bytes:
-    return orjson.dumps(state_message(table, seat))
+def plain(registry: Registry, table: Table, seat: int | None) -> bytes:
+    return orjson.dumps(state_message(table, seat, seating=registry.presence))
 
 
-def check(table: Table) -> None:
-    frames = table.hub._state_frames(table)
+def check(registry: Registry, table: Table) -> None:
+    frames = registry.hub._state_frames(table)
     for seat in SEATS:
-        assert frames.frame(seat) == plain(table, seat), seat
+        assert frames.frame(seat) == plain(registry, table, seat), seat
 
 
 class Clock:
@@ -75,7 +75,7 @@ async def _play(
     rng = random.Random(seed + 3)
     compared = 0
     for step in range(steps):
-        check(table)
+        check(registry, table)
         compared += 1
         if table.status == "match_over":
             break
@@ -135,7 +135,7 @@ async def test_a_broadcast_encodes_the_shared_parts_once(tmp_path: Path) -> None
     registry = registry_on(store)
     table, _ = await registry.create({"rules": "standard"}, "Ann")
     await registry.join(table.id, "Bob")
-    frames = table.hub._state_frames(table)
+    frames = registry.hub._state_frames(table)
     frames.frame(0)
     shared = frames._shared
     frames.frame(1)

@@ -25,11 +25,11 @@ from tests.tables.stores import opened
 from tests.tables.test_frames import SEATS, Clock, plain
 
 
-def check(table: Table, what: str) -> None:
+def check(registry: Registry, table: Table, what: str) -> None:
     """A fresh broadcast's frames (the kept parts reused) against the plain encoding."""
-    frames = table.hub._state_frames(table)
+    frames = registry.hub._state_frames(table)
     for seat in SEATS:
-        assert frames.frame(seat) == plain(table, seat), (what, seat)
+        assert frames.frame(seat) == plain(registry, table, seat), (what, seat)
 
 
 def rebuilt(table: Table, seed: int) -> Match:
@@ -63,7 +63,7 @@ async def _run(registry: Registry, clock: Clock, seed: int, clocked: bool, scori
     was_over = False
     checks = 0
     for _ in range(3000):
-        check(table, "change")
+        check(registry, table, "change")
         checks += 1
         roll = rng.random()
         match = table.match
@@ -73,25 +73,25 @@ async def _run(registry: Registry, clock: Clock, seed: int, clocked: bool, scori
             cards = [c.text for c in match.hand.cards[seat]]
             rng.shuffle(cards)
             await registry.arrange(table, seat, cards)
-            check(table, "arrange")
+            check(registry, table, "arrange")
             continue
         if roll < 0.12:
             # A seat's last tab closes and opens again; time passes meanwhile.
             seat = rng.choice((0, 1))
             hub.detach(table, conns[seat])
             clock.now += rng.choice((1.0, 7.0, 200.0))
-            check(table, "away")
-            match.presence.absent[seat] = True  # what the clockwork sets after the claim time
-            check(table, "absent")
+            check(registry, table, "away")
+            match.presence.absent[seat] = True  # what the presence sets after the claim time
+            check(registry, table, "absent")
             match.presence.absent[seat] = False
             conns[seat] = Connection(seat)
             hub.attach(table, conns[seat])
-            check(table, "back")
+            check(registry, table, "back")
             continue
         if roll < 0.16:
             # The match rebuilt from its log (a store failure's undo, a re-claim).
             table.match = rebuilt(table, seed)
-            check(table, "rebuilt")
+            check(registry, table, "rebuilt")
             continue
         clock.now += rng.choice((0.0, 0.4, 1.3))
         if table.status == "match_over" and not was_over:

@@ -59,7 +59,7 @@ async def test_create_join_full_unknown() -> None:
     assert registry.get(table.id) is table
     assert registry.seat_for_token(table.id, token) == 0
     assert table.status == "waiting" and table.version == 0
-    assert [p["name"] for p in table.players()] == ["Player 1"]
+    assert [p["name"] for p in registry.presence.players(table)] == ["Player 1"]
     seat, token1 = await registry.join(table.id, None)
     assert seat == 1 and registry.seat_for_token(table.id, token1) == 1
     assert table.status == "playing" and table.version == 1
@@ -203,7 +203,7 @@ async def test_a_restart_rebuilds_every_table_exactly() -> None:
     rebuilt = again.get(table.id)
     assert rebuilt is not None
     assert snapshot(rebuilt) == snapshot(table)
-    assert [p["name"] for p in rebuilt.players()] == ["Ann", "Bob"]
+    assert [p["name"] for p in again.presence.players(rebuilt)] == ["Ann", "Bob"]
     assert again.seat_for_token(waiting.id, waiting_token) == 0
     rebuilt_waiting = again.get(waiting.id)
     assert rebuilt_waiting is not None and rebuilt_waiting.status == "waiting"
@@ -303,7 +303,7 @@ async def play_against_computer(registry: Registry, table: Table, rng: random.Ra
 async def test_the_computer_plays_through_the_same_path(scoring: str) -> None:
     registry = make_registry(policy=first_legal)
     table, _ = await registry.create({"scoring": scoring}, "Ann", computer="easy", first_dealer=1)
-    assert table.status == "playing" and table.players()[1]["connected"] is True
+    assert table.status == "playing" and registry.presence.players(table)[1]["connected"] is True
     conn = Connection(None)
     registry.hub.attach(table, conn)
     await play_against_computer(registry, table, random.Random(5))
@@ -338,12 +338,12 @@ async def test_a_computer_can_join_a_waiting_table_and_restarts_keep_it() -> Non
     assert await registry.seat_computer(table.id, "normal") == 1
     with pytest.raises(TableFull):
         await registry.seat_computer(table.id, "normal")
-    assert table.players()[1]["name"] == "Computer (normal)"
+    assert registry.presence.players(table)[1]["name"] == "Computer (normal)"
     await registry.close()
     again = make_registry(store, policy=first_legal, computer_delay=3600.0)
     await again.load()
     rebuilt = again.get(table.id)
-    assert rebuilt is not None and rebuilt.players()[1]["computer"] == "normal"
+    assert rebuilt is not None and again.presence.players(rebuilt)[1]["computer"] == "normal"
     # Seat 1 (the computer) has the upcard offer: its driver is waiting to move.
     assert rebuilt.computer_task is not None and not rebuilt.computer_task.done()
     await again.close()
@@ -373,7 +373,7 @@ async def test_two_people_racing_for_the_last_seat() -> None:
     results = await asyncio.gather(
         registry.join(table.id, "Bob"), registry.join(table.id, "Cy"), return_exceptions=True
     )
-    assert table.players()[0]["name"] == "Ann" and len(table.seats) == 2
+    assert registry.presence.players(table)[0]["name"] == "Ann" and len(table.seats) == 2
     assert table.version == 1  # dealt once
     assert sum(isinstance(r, TableFull) for r in results) == 1
     assert sum(isinstance(r, tuple) for r in results) == 1

@@ -181,7 +181,7 @@ async def test_a_seat_whose_deal_was_not_stored_stays_free(tmp_path: Path) -> No
     rebuilt = again.get(table.id)
     assert rebuilt is not None and [s.name for s in rebuilt.seats] == ["Ann"]
     await again.join(table.id, "Cy")
-    assert rebuilt.status == "playing" and [p["name"] for p in rebuilt.players()] == [
+    assert rebuilt.status == "playing" and [p["name"] for p in again.presence.players(rebuilt)] == [
         "Ann",
         "Cy",
     ]

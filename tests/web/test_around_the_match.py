@@ -1,7 +1,7 @@
 """docs/protocol-guide.md "Around the match": reactions, resign, claim, stand-in and
 the turn clock, over the socket of the real app (Starlette's TestClient, a real SQLite file).
 
-Time is the registry's injected clock: a test sets it and calls the clockwork's
+Time is the registry's injected clock: a test sets it and calls the presence's
 `tick()` in the app's loop. Nothing here sleeps for a timer.
 """
 
@@ -144,7 +144,7 @@ def wait_until(condition: Callable[[], bool]) -> None:
 
 def tick(client: TestClient) -> None:
     async def run() -> None:
-        await registry(client).clockwork.tick(wait=True)
+        await registry(client).presence.tick(wait=True)
 
     client.portal.call(run)  # type: ignore[union-attr]
 

@@ -1,0 +1,449 @@
+"""Presence, in one room: who is connected, who is away, the turn clock, and the
+timers of both (docs/architecture.md "Presence and the turn clock").
+
+Each held table has one `Crowd`, an immutable value replaced whole on every event
+(as lila-ws's `RoundCrowd`): the hub's attach and detach (`seated`), a stored
+change (`changed`: a new action due gets its deadline) and the clock (`tick`).
+Nothing else keeps a seat's connection, absence or deadline; the players list and
+the turn clock's keys of a state are read from here (`players`, `stamp`).
+
+The clock times each move of a hand, and between hands the `next_hand` / `new_match`
+of a person the other person is waiting for (`due`): a connected player who never
+presses "Next hand" times out like one who never moves.
+
+When a seat is away is the table's `AwayRule`, chosen per table (`rule_for`): on a
+live table, no connection for `claim_after` seconds. A table played over days would
+add a rule of its own here (a seat with no connection is not away; a seat whose
+per-seat deadline passed is), and nothing outside this module would change.
+
+Everything is driven by an injectable clock, never by the sleeping itself: `tick()`
+does everything that is due by that clock, so a test sets the clock past a deadline
+and calls `tick()`, with no sleeping. In a server, `run()` calls `tick()` when the
+next thing falls due (at least once a second).
+
+What survives a restart (or a claim by another worker of a shared store): the
+timeouts in a row and a stand-in, which the log holds (the `by` of its actions).
+What starts afresh: a deadline (the action due gets a whole `turn_seconds` again)
+and absence (a seat not connected is away `claim_after` seconds after the table
+was loaded, as if it had left then). A restart closes every socket, so nobody is
+blamed for the time the server was away; a staller gains at most one turn per
+restart.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+from hollywood_gin.engine.actions import Action
+from hollywood_gin.engine.errors import Refusal
+from hollywood_gin.tables.table import Table, short
+
+log = logging.getLogger("hollywood_gin.tables")
+
+# What the clock sends for a seat between hands (issue 41).
+READY_KINDS = frozenset({"next_hand", "new_match"})
+# The loop looks at least this often (a clock that jumps, a missed wake-up).
+MAX_SLEEP = 1.0
+MIN_SLEEP = 0.05
+
+Pair = tuple[bool, bool]
+# What a deadline is for: (hand, moves made in it, seat to act, status).
+DeadlineKey = tuple[int, int, int, str]
+
+
+@dataclass(frozen=True, slots=True)
+class Crowd:
+    """One table's presence at one moment; replaced, never changed in place."""
+
+    # A tab of the seat is open (the hub's attach and detach say so).
+    connected: Pair = (False, False)
+    # When each seat's last connection closed (clock seconds), None while one is
+    # open. A table loaded or claimed starts with both seats unseen since then: a
+    # restart gives an absent player the whole claim time again.
+    left_at: tuple[float | None, float | None] = (None, None)
+    # The turn clock: the deadline (clock seconds) of the action due, the version it
+    # is at (a timeout move is made on that version) and what it is for.
+    deadline: float | None = None
+    deadline_version: int | None = None
+    deadline_key: DeadlineKey | None = None
+
+    def seated(self, seat: int, connected: bool, now: float) -> Crowd:
+        """The seat's first tab opened (`connected`) or its last one closed."""
+        joined = list(self.connected)
+        joined[seat] = connected
+        left = list(self.left_at)
+        if connected:
+            left[seat] = None
+        elif left[seat] is None:
+            left[seat] = now
+        return replace(self, connected=_pair(joined), left_at=(left[0], left[1]))
+
+    def sat_down(self, seat: int, now: float) -> Crowd:
+        """The seat was just taken: absent from now, not from the table's creation."""
+        if self.connected[seat]:
+            return self
+        left = list(self.left_at)
+        left[seat] = now
+        return replace(self, left_at=(left[0], left[1]))
+
+
+def _pair(values: Sequence[bool]) -> Pair:
+    return (bool(values[0]), bool(values[1]))
+
+
+class AwayRule(Protocol):
+    """When a seat of a table is away, and when that next needs a look."""
+
+    def away(self, crowd: Crowd, seat: int, now: float) -> bool: ...
+
+    def next_look(self, crowd: Crowd, seat: int) -> float | None:
+        """When the seat may become away by the clock alone (None: not by the clock)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Live:
+    """A live table: a seat with no connection for `claim_after` seconds is away."""
+
+    claim_after: float
+
+    def away(self, crowd: Crowd, seat: int, now: float) -> bool:
+        left = crowd.left_at[seat]
+        return left is not None and now - left >= self.claim_after
+
+    def next_look(self, crowd: Crowd, seat: int) -> float | None:
+        left = crowd.left_at[seat]
+        return None if left is None else left + self.claim_after
+
+
+def due(table: Table) -> tuple[int, int] | None:
+    """(seat, version) whose action the turn clock asks for now, if any: the move of
+    the person whose turn it is while a hand is played; between hands (issue 41),
+    the `next_hand` or `new_match` of a person the other person is waiting for (it
+    sent its own). Nobody waiting, no clock: a table both players left stops at the
+    end of a hand rather than dealing hands to nobody."""
+    seconds = table.options.turn_seconds
+    hand = table.match.hand
+    status = table.match.status
+    if seconds is None or hand is None:
+        return None
+    if status == "playing":
+        if hand.turn is None or not table.human(hand.turn):
+            return None
+        return hand.turn, table.version
+    if status not in ("hand_over", "match_over"):
+        return None
+    ready = table.match.ready
+    for seat in (0, 1):
+        other = 1 - seat
+        if not ready[seat] and ready[other] and table.human(seat) and table.human(other):
+            return seat, table.version
+    return None
+
+
+# How the clock acts for a seat (the registry's `act`), and how it chooses that move.
+Act = Callable[..., Awaitable[None]]
+Choose = Callable[[Table, int], Awaitable[Action]]
+Change = Callable[[Table, Callable[[], None]], Awaitable[None]]
+Start = Callable[[Coroutine[Any, Any, None]], object]
+
+
+class Presence:
+    """The presence and turn clocks of the tables held here, one `Crowd` each."""
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float],
+        claim_after: float,
+        broadcast: Callable[[Table], None],
+        held: Callable[[str], Table | None],
+    ) -> None:
+        self.clock = clock
+        self.claim_after = claim_after
+        self._live = Live(claim_after)
+        self._broadcast = broadcast
+        self._held = held
+        # What moves for a seat (`hands`): set once, when the change path is built.
+        self._act: Act | None = None
+        self._choose: Choose | None = None
+        self._change: Change | None = None
+        self._start: Start | None = None
+        self._crowds: dict[str, Crowd] = {}
+        # When each table next needs a look (clock seconds): a deadline, an away time.
+        self._due: dict[str, float] = {}
+        # Tables whose timeout move is being chosen or made, and that move.
+        self._moving: set[str] = set()
+        self._moves: set[asyncio.Task[None]] = set()
+        self._wake: asyncio.Event | None = None
+        self._task: asyncio.Task[None] | None = None
+        self.timeouts = 0  # timeout moves made (tests, metrics)
+
+    def hands(self, *, act: Act, choose: Choose, change: Change, start: Start) -> None:
+        """What acts for a seat: the move (`act`, `choose`: a timeout) and the change
+        that ends a stand-in (`change`, `start`: the writer's)."""
+        self._act, self._choose, self._change, self._start = act, choose, change, start
+
+    # --- the value ---------------------------------------------------------------
+    def crowd(self, table_id: str) -> Crowd:
+        """The table's presence now (a table not held: nobody there, no deadline)."""
+        return self._crowds.get(table_id) or _NOBODY
+
+    def rule_for(self, table: Table) -> AwayRule:
+        """When a seat of `table` is away. The seam of tables played over days: a rule
+        of their own, chosen here from `table.options`."""
+        return self._live
+
+    def hold(self, table: Table) -> None:
+        """A table held from now (created, loaded, claimed): both seats unseen since now."""
+        if table.id not in self._crowds:
+            now = self.clock()
+            self._crowds[table.id] = Crowd(left_at=(now, now))
+
+    def forget(self, table_id: str) -> None:
+        """The table is no longer held here: its crowd and its timers go."""
+        self._crowds.pop(table_id, None)
+        self._due.pop(table_id, None)
+
+    def seated(self, table_id: str, seat: int, connected: bool) -> None:
+        """The hub's event: the seat's first tab opened, or its last one closed."""
+        crowd = self._crowds.get(table_id)
+        if crowd is not None:
+            self._crowds[table_id] = crowd.seated(seat, connected, self.clock())
+
+    def sat_down(self, table: Table, seat: int) -> None:
+        """The seat was just taken: away counts from now (a friend who joins late is
+        not away before their page opens)."""
+        crowd = self._crowds.get(table.id)
+        if crowd is not None:
+            self._crowds[table.id] = crowd.sat_down(seat, self.clock())
+
+    def players(self, table: Table) -> list[dict[str, object]]:
+        """The state's `players` (docs/protocol-guide.md "Around the match"): a new list
+        each time (`frames.EncodedParts.table` compares it by value)."""
+        crowd = self.crowd(table.id)
+        now = self.clock()
+        match = table.match
+        clocked = table.options.turn_seconds is not None
+        out = []
+        for seat, holder in enumerate(table.seats):
+            # The computer never leaves; a person is there while any tab is open.
+            connected = holder.computer is not None or crowd.connected[seat]
+            left = crowd.left_at[seat]
+            player: dict[str, object] = {
+                "seat": seat,
+                "name": holder.name,
+                "connected": connected,
+                "computer": holder.computer,
+                "bot": holder.bot,
+                "away_seconds": None if connected else max(0, int(now - (left or now))),
+                "stand_in": match.presence.stand_in[seat],
+            }
+            if clocked:
+                player["timeouts"] = match.presence.timeouts[seat]
+            out.append(player)
+        return out
+
+    def stamp(self, table: Table) -> tuple[dict[str, object], dict[str, object]] | None:
+        """With a turn clock, the keys it adds to a state: the `hand` object's (the
+        deadline of the action due) and the message's (the server's time); None
+        without one."""
+        if table.options.turn_seconds is None:
+            return None
+        deadline = self.crowd(table.id).deadline
+        return (
+            {"turn_deadline": None if deadline is None else int(deadline * 1000)},
+            {"server_time": int(self.clock() * 1000)},
+        )
+
+    def absent_now(self, table: Table) -> list[bool]:
+        """Which seats are away by absence now (a person's seat only)."""
+        crowd, rule, now = self.crowd(table.id), self.rule_for(table), self.clock()
+        out = [False, False]
+        for seat in range(len(table.seats)):
+            if table.human(seat) and rule.away(crowd, seat, now):
+                out[seat] = True
+        return out
+
+    def _set_deadline(self, table: Table) -> None:
+        """A new deadline when a new action is due (a move of the hand or a ready signal,
+        not a stand-in asked for meanwhile); none when nothing is."""
+        crowd = self._crowds.get(table.id)
+        if crowd is None:
+            return
+        now_due = due(table)
+        hand = table.match.hand
+        if now_due is None or hand is None:
+            if crowd.deadline is not None or crowd.deadline_key is not None:
+                self._crowds[table.id] = replace(
+                    crowd, deadline=None, deadline_version=None, deadline_key=None
+                )
+            return
+        key = (hand.number, hand.moves, now_due[0], table.match.status)
+        deadline = crowd.deadline
+        if key != crowd.deadline_key:
+            assert table.options.turn_seconds is not None
+            deadline = self.clock() + table.options.turn_seconds
+        self._crowds[table.id] = replace(
+            crowd, deadline=deadline, deadline_version=now_due[1], deadline_key=key
+        )
+
+    # --- the timers ---------------------------------------------------------------
+    def schedule(self, table: Table) -> None:
+        """Note when `table` next needs a look (after any change of it or its presence)."""
+        crowd = self.crowd(table.id)
+        when: float | None = None
+        if crowd.deadline is not None and table.id not in self._moving:
+            when = crowd.deadline
+        rule, absent = self.rule_for(table), table.match.presence.absent
+        for seat in range(len(table.seats)):
+            if table.human(seat) and not absent[seat]:
+                look = rule.next_look(crowd, seat)
+                if look is not None and (when is None or look < when):
+                    when = look
+        if when is None:
+            self._due.pop(table.id, None)
+            return
+        earlier = when < self._due.get(table.id, float("inf"))
+        self._due[table.id] = when
+        if earlier and self._wake is not None:
+            self._wake.set()
+
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        """The writer's listener, told first: a change of the whole table sets the
+        deadline of the action due now (the hub's state shows it) and the next look."""
+        if seats is None:
+            self._set_deadline(table)
+            self.schedule(table)
+
+    def next_due(self) -> float | None:
+        return min(self._due.values(), default=None)
+
+    async def tick(self, *, wait: bool = False) -> list[asyncio.Task[None]]:
+        """Do what is due by the clock: seats that became away are shown so, actions
+        whose deadline passed are made by the computer. `wait`: return once every
+        timeout move under way is made (tests); else they go on in the background."""
+        now = self.clock()
+        moves: list[asyncio.Task[None]] = []
+        for table_id, when in list(self._due.items()):
+            if when > now:
+                continue
+            table = self._held(table_id)
+            if table is None:
+                self._due.pop(table_id, None)
+                continue
+            self.refresh_away(table)
+            deadline = self.crowd(table_id).deadline
+            if deadline is not None and deadline <= now and table.id not in self._moving:
+                move = asyncio.get_running_loop().create_task(self._timeout(table))
+                self._moves.add(move)
+                move.add_done_callback(self._moves.discard)
+                moves.append(move)
+            self.schedule(table)
+        if wait and self._moves:
+            # Those started here and any the loop started meanwhile.
+            await asyncio.gather(*self._moves, return_exceptions=True)
+        return moves
+
+    async def _timeout(self, table: Table) -> None:
+        """The deadline passed: the computer makes that one move for the seat."""
+        now_due = due(table)
+        version = self.crowd(table.id).deadline_version
+        if now_due is None or version is None or now_due[1] != version:
+            return
+        seat = now_due[0]
+        if table.id in self._moving:
+            return
+        assert self._act is not None and self._choose is not None
+        self._moving.add(table.id)
+        self._due.pop(table.id, None)
+        try:
+            ready = [a for a in table.match.playable(seat) if a.kind in READY_KINDS]
+            # Between hands the move is the ready signal itself: nothing to think about.
+            action = ready[0] if ready else await self._choose(table, seat)
+            # At the version the deadline was set for: a move of the seat's own made
+            # meanwhile makes this one stale, so the clock moves at most once.
+            await self._act(table, seat, action, version, by="timeout")
+            self.timeouts += 1
+            log.info("table %s seat %d: turn clock ran out", short(table.id), seat)
+        except Refusal as exc:
+            log.debug("table %s: timeout move not made (%s)", short(table.id), exc)
+        finally:
+            self._moving.discard(table.id)
+            if self._held(table.id) is table:
+                self.schedule(table)
+
+    # --- away and back (docs/protocol-guide.md "Around the match") -----------------
+    def refresh_away(self, table: Table, *, broadcast: bool = True) -> bool:
+        """Tell the match which seats are away by absence now; True when that changed
+        (and then, with `broadcast`, everybody gets the state: claim may be open)."""
+        absent = self.absent_now(table)
+        if absent == table.match.presence.absent:
+            return False
+        table.match.presence.absent = absent
+        if broadcast:
+            self._broadcast(table)
+        return True
+
+    def look(self, table: Table) -> None:
+        """After a connection of `table` opened or closed, or a seat said hello again:
+        who is away now, and the stand-in of a seat that is back ends."""
+        if self._held(table.id) is not table:
+            return
+        self.refresh_away(table)
+        crowd = self.crowd(table.id)
+        for seat in range(len(table.seats)):
+            if table.match.presence.stand_in[seat] and crowd.connected[seat]:
+                assert self._start is not None
+                self._start(self.back(table, seat))
+        self.schedule(table)
+
+    async def back(self, table: Table, seat: int) -> None:
+        """The seat is back: the computer stops standing in for it (stored in the log)."""
+        came_back = False
+
+        def come_back() -> None:
+            nonlocal came_back
+            came_back = table.match.back(seat)  # False: not (or no longer) standing in
+
+        assert self._change is not None
+        await self._change(table, come_back)
+        if came_back:
+            log.info("table %s seat %d is back; the stand-in stops", short(table.id), seat)
+
+    # --- the loop ------------------------------------------------------------------
+    def start(self) -> None:
+        self._wake = asyncio.Event()
+        self._task = asyncio.get_running_loop().create_task(self.run())
+
+    async def run(self) -> None:
+        assert self._wake is not None
+        while True:
+            now = self.clock()
+            when = self.next_due()
+            delay = MAX_SLEEP if when is None else min(MAX_SLEEP, max(MIN_SLEEP, when - now))
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), delay)
+            try:
+                await self.tick()
+            except Exception:  # one bad table must not stop every clock
+                log.exception("turn clock tick failed")
+
+    async def close(self) -> None:
+        for task in [self._task, *self._moves]:
+            if task is not None:
+                task.cancel()
+        if self._task is not None:
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._crowds.clear()
+        self._due.clear()
+
+
+_NOBODY = Crowd()
