@@ -16,6 +16,7 @@ import logging
 import random
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
@@ -52,6 +53,22 @@ class Players(Protocol):
     ) -> None: ...
 
 
+@dataclass(slots=True)
+class Seats:
+    """The computer's part of one table: the player of its own seat (a `Bot`, with
+    its memory of the views it was sent) and its moving task, and the players
+    standing in for away seats (normal strength) and theirs. Dropped with the table."""
+
+    bot: Bot | None = None
+    task: asyncio.Task[None] | None = None
+    stand_in_bots: dict[int, Bot] = field(default_factory=dict)
+    stand_in_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        own = [] if self.task is None else [self.task]
+        return own + list(self.stand_in_tasks.values())
+
+
 class Computer:
     """The computer seats of one registry's tables."""
 
@@ -71,53 +88,76 @@ class Computer:
         # Where the computer thinks: worker processes (None: a thread of this process,
         # for tests that build registries by the dozen).
         self.thinkers = thinkers
+        # The computer's part of each table it plays or stands in at, by table id.
+        self._seats: dict[str, Seats] = {}
+
+    def seats(self, table_id: str) -> Seats | None:
+        """The computer's part of the table (None: it neither plays nor stands in there)."""
+        return self._seats.get(table_id)
 
     def forget(self, table: Table) -> None:
-        """The table is no longer held here: stop moving for it."""
-        if table.computer_task is not None:
-            table.computer_task.cancel()
-        for task in table.stand_in_tasks.values():
+        """The table is no longer held here: stop moving for it, and forget it."""
+        seats = self._seats.pop(table.id, None)
+        for task in seats.tasks() if seats is not None else ():
             task.cancel()
+
+    def busy(self, table_id: str) -> bool:
+        """Whether the computer is moving (or standing in) at the table now."""
+        seats = self._seats.get(table_id)
+        return seats is not None and any(not task.done() for task in seats.tasks())
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """Every moving task, for closing."""
+        return [task for seats in self._seats.values() for task in seats.tasks()]
 
     def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
         """A change of `table` (the writer's listener): show the computer its view; move
         if it may. A change of `seats` only (a person's card order) is not its news."""
         if seats is not None:
             return
-        self._stand_ins(table)
+        mine = self._seats.get(table.id)
+        stand_in = table.match.presence.stand_in
+        if stand_in[0] or stand_in[1] or (mine is not None and mine.stand_in_bots):
+            mine = self._stand_ins(table, mine)
         seat = table.computer_seat()
         if seat is None:
             return
+        if mine is None:
+            mine = self._seats[table.id] = Seats()
         if self.policy is None:
             # The computer remembers what its seat was shown (the discard pile, what the
             # opponent took): feed it every state, as a browser would get it.
-            if table.computer_bot is None:
+            if mine.bot is None:
                 strength = table.seats[seat].computer or "normal"
-                table.computer_bot = Bot(strength, rng=self.rng)
-            table.computer_bot.observe(table.view(seat))
+                mine.bot = Bot(strength, rng=self.rng)
+            mine.bot.observe(table.view(seat))
         if not table.match.playable(seat):
             return
-        if table.computer_task is None or table.computer_task.done():
-            table.computer_task = asyncio.get_running_loop().create_task(self._drive(table, seat))
+        if mine.task is None or mine.task.done():
+            mine.task = asyncio.get_running_loop().create_task(self._drive(table, seat))
 
-    def _stand_ins(self, table: Table) -> None:
+    def _stand_ins(self, table: Table, mine: Seats | None) -> Seats:
         """The computer (normal) plays an away seat's moves while it stands in for it."""
+        if mine is None:
+            mine = self._seats[table.id] = Seats()
+        bots, tasks = mine.stand_in_bots, mine.stand_in_tasks
         for seat in (0, 1):
             if not table.match.presence.stand_in[seat] or not table.human(seat):
-                table.stand_in_bots.pop(seat, None)
+                bots.pop(seat, None)
                 continue
-            bot = table.stand_in_bots.get(seat)
+            bot = bots.get(seat)
             if bot is None:
-                bot = table.stand_in_bots[seat] = Bot("normal", rng=self.rng)
+                bot = bots[seat] = Bot("normal", rng=self.rng)
             bot.observe(table.view(seat))
             # It deals the next hand on; a new match is the person's to start.
             if not [a for a in table.match.playable(seat) if a.kind != "new_match"]:
                 continue
-            task = table.stand_in_tasks.get(seat)
+            task = tasks.get(seat)
             if task is None or task.done():
-                table.stand_in_tasks[seat] = asyncio.get_running_loop().create_task(
+                tasks[seat] = asyncio.get_running_loop().create_task(
                     self._drive(table, seat, by="stand_in")
                 )
+        return mine
 
     async def choose_for(self, table: Table, seat: int) -> Action:
         """The computer's move (normal) for a person's seat whose turn clock ran out,
@@ -198,7 +238,10 @@ class Computer:
     async def _choose(
         self, table: Table, view: View, strength: str, seat: int, by: str | None = None
     ) -> Action:
-        bot = table.stand_in_bots.get(seat) if by == "stand_in" else table.computer_bot
+        mine = self._seats.get(table.id)
+        bot = None
+        if mine is not None:
+            bot = mine.stand_in_bots.get(seat) if by == "stand_in" else mine.bot
         return await self._think(bot, view, strength)
 
     async def _think(self, bot: Bot | None, view: View, strength: str | None) -> Action:

@@ -331,11 +331,11 @@ class Shared(_Held):
             if t.last_active < before
             and not holder.hub.count(t.id)
             and not t.lock.locked()
-            and (t.computer_task is None or t.computer_task.done())
-            and all(task.done() for task in t.stand_in_tasks.values())
+            and not holder.computer.busy(t.id)
         ]
         for table in idle:
             del holder.tables[table.id]
+            holder.computer.forget(table)
             holder.presence.forget(table.id)
         return len(idle)
 

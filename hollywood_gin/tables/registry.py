@@ -161,10 +161,7 @@ class Registry:
     async def close(self) -> None:
         """Stop the tables' tasks; the changes under way end first."""
         await self.presence.close()
-        tables = self.tables.values()
-        tasks = [t.computer_task for t in tables if t.computer_task]
-        tasks += [task for t in tables for task in t.stand_in_tasks.values()]
-        tasks += self.ownership.tasks()
+        tasks = self.computer.tasks() + self.ownership.tasks()
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)

@@ -16,7 +16,6 @@ import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hollywood_gin.bots import Bot
 from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.events import log_from_json
 from hollywood_gin.engine.match import Match
@@ -116,17 +115,11 @@ class Table:
         # A write failed without a verdict (the database went away mid-commit): the
         # store may hold more than `logged`. Settled from the store before the next one.
         self.doubtful = False
-        self.computer_task: asyncio.Task[None] | None = None
-        # The computer seat's player, with its memory of the views it was sent.
-        self.computer_bot: Bot | None = None
         # A seat's card order changed in memory and is not in the store yet: it goes
         # with the next change of the table, or within seconds (`tables.orders`).
         self.orders_unsaved = False
         # When each seat last reacted (the socket's clock), for the 2 s limit.
         self.reacted = [-math.inf, -math.inf]
-        # The computer standing in for a seat (normal strength), and its moving task.
-        self.stand_in_bots: dict[int, Bot] = {}
-        self.stand_in_tasks: dict[int, asyncio.Task[None]] = {}
         # The first deal's commitment as the creator was answered (the match may have
         # started at once, with the computer); later ones are in the states.
         self.next_deal: str | None = match.next_deal

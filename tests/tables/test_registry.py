@@ -345,7 +345,8 @@ async def test_a_computer_can_join_a_waiting_table_and_restarts_keep_it() -> Non
     rebuilt = again.get(table.id)
     assert rebuilt is not None and again.presence.players(rebuilt)[1]["computer"] == "normal"
     # Seat 1 (the computer) has the upcard offer: its driver is waiting to move.
-    assert rebuilt.computer_task is not None and not rebuilt.computer_task.done()
+    mine = again.computer.seats(rebuilt.id)
+    assert mine is not None and mine.task is not None and not mine.task.done()
     await again.close()
 
 
@@ -426,7 +427,8 @@ async def test_the_computer_is_fed_every_state_of_its_seat() -> None:
     # Ann (seat 0, the non-dealer) now throws another card on top of it.
     discard = next(a for a in wire(table.match.view(0))["legal"] if a["kind"] == "discard")
     await registry.act(table, 0, parse_action(discard), table.version)
-    bot = table.computer_bot
+    mine = registry.computer.seats(table.id)
+    bot = None if mine is None else mine.bot
     assert bot is not None
     seen = bot.memory.seen(table.view(1))
     assert seen is not None

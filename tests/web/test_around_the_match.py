@@ -349,7 +349,8 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
             time.sleep(0.01)  # the stand-in thinks in its own task
     assert len(stood) >= 6 and all(e.seat == 1 for e in stood)
     # At normal strength, decided in the computer's worker processes, not the server's.
-    assert table.stand_in_bots[1].strength == "normal"
+    mine = registry(client).computer.seats(table.id)
+    assert mine is not None and mine.stand_in_bots[1].strength == "normal"
     thinkers = registry(client).thinkers
     assert thinkers is not None and thinkers.pids and os.getpid() not in thinkers.pids
     # Bob says hello again: the stand-in stops, stored as `back`.
