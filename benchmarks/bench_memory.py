@@ -46,11 +46,11 @@ from hollywood_gin.engine.actions import parse_action
 
 async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
     from hollywood_gin.tables.hub import Hub
-    from hollywood_gin.tables.registry import Registry
+    from hollywood_gin.tables.lifecycle import assemble
 
     rng = random.Random(seed)
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    registry = Registry(NullStore(), hub, expiry_seconds=86400.0)
+    registry = assemble(NullStore(), hub, expiry_seconds=86400.0)
     tables = []
     for _ in range(count):
         table, _token = await registry.create({}, "Ann")

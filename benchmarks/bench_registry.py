@@ -69,7 +69,7 @@ def thread_cpu() -> dict[int, float]:
 async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[str, float]:
     """One run, in the `app` found first on sys.path."""
     from hollywood_gin.tables.hub import Connection, Hub
-    from hollywood_gin.tables.registry import Registry
+    from hollywood_gin.tables.lifecycle import assemble
 
     try:
         from hollywood_gin.engine.actions import parse_action
@@ -84,7 +84,7 @@ async def play(store_kind: str, tables: int, actions: int, seed: int) -> dict[st
     store = SqliteStore(Path(folder.name) / "t.sqlite3") if store_kind == "sqlite" else NullStore()
     await store.open()
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    registry = Registry(store, hub, expiry_seconds=1e9, rng=random.Random(seed))
+    registry = assemble(store, hub, expiry_seconds=1e9, rng=random.Random(seed))
     rng = random.Random(seed + 1)
     made = []
     for i in range(tables):

@@ -167,7 +167,7 @@ async def play(
     (each round one action per table, gathered), the clock off."""
     from hollywood_gin.config import Settings
     from hollywood_gin.tables.hub import Connection, Hub
-    from hollywood_gin.tables.registry import Registry
+    from hollywood_gin.tables.lifecycle import assemble
     from hollywood_gin.tables.sqlite_store import SqliteStore
     from hollywood_gin.web.ws import Session
 
@@ -178,7 +178,7 @@ async def play(
     )
     await store.open()
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
-    registry = Registry(store, hub, expiry_seconds=1e9, rng=random.Random(seed))
+    registry = assemble(store, hub, expiry_seconds=1e9, rng=random.Random(seed))
     settings = Settings(ws_messages_per_second=1e9, ws_burst=1_000_000)
     app = SimpleNamespace(state=SimpleNamespace(build="bench"))
     rng = random.Random(seed + 1)

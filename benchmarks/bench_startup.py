@@ -41,7 +41,7 @@ from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
-from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.lifecycle import assemble
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.e2e.test_socket_play import choose
 
@@ -110,7 +110,7 @@ async def start(path: Path) -> tuple[float, int, int]:
     began = time.perf_counter()
     store = SqliteStore(path)
     await store.open()
-    registry = Registry(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e12)
+    registry = assemble(store, Hub(max_tabs_per_seat=5, max_spectators=5), expiry_seconds=1e12)
     loaded = await registry.load()
     took = time.perf_counter() - began
     gc.collect()

@@ -33,22 +33,10 @@ log = logging.getLogger("hollywood_gin.tables")
 Policy = Callable[[View, str, random.Random | None], Action]
 
 
-class Thinking(Protocol):
-    """Where a computer's timings go (the registry's observer)."""
+class Act(Protocol):
+    """How the computer moves: as any player does (`tables.moves.Moves.act`)."""
 
-    def think(self, strength: str, seconds: float) -> None: ...
-
-
-class Players(Protocol):
-    """What the computer needs of the registry: whether a table is still held here,
-    the way to act on it, and where to report its thinking time."""
-
-    @property
-    def observer(self) -> Thinking: ...
-
-    def get(self, table_id: str) -> Table | None: ...
-
-    async def act(
+    async def __call__(
         self, table: Table, seat: int, action: Action, version: int | None, *, by: str | None = None
     ) -> None: ...
 
@@ -74,14 +62,18 @@ class Computer:
 
     def __init__(
         self,
-        players: Players,
+        act: Act,
+        held: Callable[[str], Table | None],
+        think: Callable[[str, float], None],
         *,
         policy: Policy | None = None,
         delay: float = 0.8,
         rng: random.Random | None = None,
         thinkers: Thinkers | None = None,
     ) -> None:
-        self.players = players
+        self.act = act  # its moves, as any player's
+        self.held = held  # the table held here by id (a table let go: it stops)
+        self.think = think  # where its thinking times go (the writer's observer)
         self.policy = policy
         self.delay = delay
         self.rng = rng
@@ -181,7 +173,7 @@ class Computer:
         their sum)."""
         strength = "normal" if by else table.seats[seat].computer or "normal"
         loop = asyncio.get_running_loop()
-        while self.players.get(table.id) is table:
+        while self.held(table.id) is table:
             if by == "stand_in" and not table.match.presence.stand_in[seat]:
                 return
             if not table.match.playable(seat):
@@ -204,7 +196,7 @@ class Computer:
                 thinking = time.perf_counter()
                 try:
                     action = await self._choose(table, view, strength, seat, by)
-                    self.players.observer.think(strength, time.perf_counter() - thinking)
+                    self.think(strength, time.perf_counter() - thinking)
                 except Exception:
                     # A broken policy must not stall the person: play something legal.
                     log.exception("table %s: computer policy failed", short(table.id))
@@ -212,12 +204,12 @@ class Computer:
             rest = self.delay - (loop.time() - began)
             if rest > 0:
                 await asyncio.sleep(rest)
-            if self.players.get(table.id) is not table:
+            if self.held(table.id) is not table:
                 return
             if by == "stand_in" and not table.match.presence.stand_in[seat]:
                 return  # the person came back while it thought
             try:
-                await self.players.act(table, seat, action, view.version, by=by)
+                await self.act(table, seat, action, view.version, by=by)
             except RuleError as exc:
                 if exc.code == "stale_version":
                     continue  # the person moved meanwhile: look again
@@ -225,7 +217,7 @@ class Computer:
                     return  # the person came back meanwhile
                 log.warning("table %s: computer move refused (%s)", short(table.id), exc.code)
                 with contextlib.suppress(RuleError):
-                    await self.players.act(table, seat, legal[0], view.version, by=by)
+                    await self.act(table, seat, legal[0], view.version, by=by)
             except Moved:
                 return
             except StoreUnavailable:

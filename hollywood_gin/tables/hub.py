@@ -8,6 +8,7 @@ own outbox, never the table's lock or the other players.
 from __future__ import annotations
 
 import asyncio
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -178,6 +179,8 @@ class _TableConnections:
     # the shared ones and, per seat, its own cards and `legal`, so never share one
     # `EncodedParts` between tables or hand its per-seat parts to another seat.
     parts: EncodedParts = field(default_factory=EncodedParts)
+    # When each seat last reacted (the socket's clock), over all of its tabs.
+    reacted: list[float] = field(default_factory=lambda: [-math.inf, -math.inf])
 
     def all(self) -> Iterable[Connection]:
         for conns in self.by_seat.values():
@@ -328,6 +331,17 @@ class Hub:
             conn.send(frame)
             sent += 1
         return sent
+
+    def may_react(self, table_id: str, seat: int, now: float, every: float) -> bool:
+        """Whether the seat may react at `now`, one reaction every `every` seconds over
+        all of its tabs (docs/protocol-guide.md "Around the match"); noted when it may."""
+        conns = self._tables.get(table_id)
+        if conns is None:  # no tab of the table open: nobody to tell anyway
+            return True
+        if now - conns.reacted[seat] < every:
+            return False
+        conns.reacted[seat] = now
+        return True
 
     def send_state(self, table: Viewable, conn: Connection) -> None:
         if not self._withheld(table.id):

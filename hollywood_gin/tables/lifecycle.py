@@ -1,29 +1,42 @@
-"""Start-up and shut-down of the tables: open the store, load, sweep, close.
+"""Start-up and shut-down of the tables, and the one place they are put together.
+
+`assemble` is the composition root (docs/architecture.md "The composition"): it
+makes each collaborator of the tables layer and hands it exactly what it needs,
+as plain values and callables, so none of them reaches back into the registry.
 
 `open_tables` is the lifespan's part: it opens the store (SQLite, or PostgreSQL
-when `database_url` is set), makes the registry (which chooses its `Ownership`
-from the store), loads what the ownership holds from the start (every table of a
-store this worker alone writes; nothing of a shared store, whose tables are
-claimed as they are asked for), starts the background work (the turn clocks, the
-ownership watch, the expiry sweep) and, at the end, closes all of it in order.
+when `database_url` is set), assembles the tables, loads what the ownership holds
+from the start (every table of a store this worker alone writes; nothing of a
+shared store, whose tables are claimed as they are asked for), starts the
+background work (the turn clocks, the ownership watch, the expiry sweep) and, at
+the end, closes all of it in order.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator
+import random
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
 from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.config import Settings
+from hollywood_gin.tables.computer import Computer, Policy
+from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.ownership import worker_name
+from hollywood_gin.tables.moves import Moves
+from hollywood_gin.tables.orders import Orders
+from hollywood_gin.tables.ownership import ownership_for, worker_name
+from hollywood_gin.tables.presence import Presence
 from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.reviews import Reviews
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from hollywood_gin.tables.store import TableStore
+from hollywood_gin.tables.store import FailureEpisode, TableStore
 from hollywood_gin.tables.table import short
 from hollywood_gin.tables.thinking import Thinkers
+from hollywood_gin.tables.writer import Ledgers, Writer
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -51,6 +64,97 @@ def open_store(settings: Settings, owner: str) -> TableStore:
     return SqliteStore(settings.data_file)
 
 
+def assemble(
+    store: TableStore,
+    hub: Hub,
+    *,
+    expiry_seconds: float,
+    clock: Callable[[], float] = time.time,
+    rng: random.Random | None = None,
+    policy: Policy | None = None,
+    computer_delay: float = 0.8,
+    computer_rng: random.Random | None = None,
+    thinkers: Thinkers | None = None,
+    owner: str | None = None,
+    watch_seconds: float = 2.0,
+    claim_after: float = 120.0,
+) -> Registry:
+    """The tables layer over `store` and `hub`, wired one way: each collaborator gets
+    what it uses and keeps its own state per table, dropped when the table goes.
+
+    `claim_after`: a seat with no connection for this long is away
+    (docs/protocol-guide.md "Around the match")."""
+    owner = owner or worker_name()
+    episode = FailureEpisode(log, "storing a change")
+
+    def now() -> float:  # the registry's clock as it is now: tests replace it
+        return registry.clock()
+
+    # The tables held here, told to each collaborator as they come and go.
+    held = Held()
+    ledgers: Ledgers = {}
+    # Who is there, who is away, the turn clocks: what the hub's states say of the
+    # players, told of the hub's comings and goings.
+    presence = Presence(clock=now, claim_after=claim_after, broadcast=hub.broadcast, held=held.get)
+    hub.seating = presence
+    # Chosen once: this worker writes its store alone, or shares it
+    # (docs/architecture.md "One owner per table").
+    ownership = ownership_for(
+        store,
+        held,
+        ledgers,
+        hub,
+        episode=episode,
+        clock=now,
+        rng=rng,
+        owner=owner,
+        expiry_seconds=expiry_seconds,
+        watch_seconds=watch_seconds,
+    )
+    writer = Writer(store, hub, ownership, episode, ledgers, clock=now, rng=rng)
+    moves = Moves(writer, presence)
+    computer = Computer(
+        moves.act,
+        held.get,
+        lambda strength, seconds: writer.observer.think(strength, seconds),
+        policy=policy,
+        delay=computer_delay,
+        rng=computer_rng,
+        thinkers=thinkers,
+    )
+    # The clock moves for a seat the way everybody moves, and ends a stand-in by a change.
+    presence.hands(
+        act=moves.act, choose=computer.choose_for, change=writer.change, start=writer.start
+    )
+    # Told of every stored change, in this order: the presence first (the deadline of
+    # the action due is in the hub's states), the hub, the computer seats.
+    writer.listeners += [presence, hub, computer]
+    held.arrived += [presence.hold, writer.tell]
+    held.left += [writer.forget, presence.forget, computer.forget]
+    held.keepers.append(computer.busy)
+    registry = Registry(
+        store=store,
+        hub=hub,
+        held=held,
+        writer=writer,
+        ownership=ownership,
+        presence=presence,
+        computer=computer,
+        moves=moves,
+        # Card orders are written with the next change, or within seconds.
+        orders=Orders(writer, held.holds),
+        # The coach's reviews of finished hands, computed in a pool of their own.
+        reviews=Reviews(store),
+        episode=episode,
+        thinkers=thinkers,
+        expiry_seconds=expiry_seconds,
+        owner=owner,
+        clock=clock,
+        rng=rng,
+    )
+    return registry
+
+
 async def expire(registry: Registry, now: float | None = None) -> list[str]:
     """Remove tables idle longer than the expiry, from memory and from disk."""
     now = registry.clock() if now is None else now
@@ -61,10 +165,9 @@ async def expire(registry: Registry, now: float | None = None) -> list[str]:
             await registry.touch(table)
     gone = await registry.ownership.expired(before)
     for table_id in gone:
-        held = registry.tables.pop(table_id, None)
-        registry.presence.forget(table_id)
+        held = registry.get(table_id)
         if held is not None:
-            registry.computer.forget(held)
+            registry.held.drop(held)
         registry.hub.close_table(table_id, CLOSE_GONE, "table expired")
         log.info("table %s expired", short(table_id))
     return gone
@@ -92,7 +195,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     store = open_store(settings, owner)
     await store.open()
     hub = Hub(max_tabs_per_seat=settings.max_tabs_per_seat, max_spectators=settings.max_spectators)
-    registry = Registry(
+    registry = assemble(
         store,
         hub,
         expiry_seconds=settings.table_expiry_seconds,

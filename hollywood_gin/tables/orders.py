@@ -54,7 +54,7 @@ class Orders:
 
     async def flush(self, table: Table) -> None:
         """Write `table`'s orders if some are not written (the next action may have)."""
-        if not table.orders_unsaved or not self.holds(table):
+        if not self.writer.unsaved(table) or not self.holds(table):
             return
         try:
             await self.writer.save_orders(table)

@@ -26,49 +26,26 @@ import secrets
 import socket
 import time
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING, Protocol, TypeVar
+from dataclasses import dataclass
+from typing import Protocol, TypeVar
 
 from hollywood_gin.tables.bounded import within
+from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
+from hollywood_gin.tables.store import FIRST_EPOCH, FailureEpisode, TableRecord, TableStore
 from hollywood_gin.tables.table import (
     StoreUnavailable,
     Table,
     UnknownTable,
     rebuild_match,
+    rebuild_table,
     short,
 )
-
-if TYPE_CHECKING:
-    from hollywood_gin.tables.computer import Computer
-    from hollywood_gin.tables.presence import Presence
+from hollywood_gin.tables.writer import Ledger, Ledgers
 
 log = logging.getLogger("hollywood_gin.tables")
 
 T = TypeVar("T")
-
-
-class Holder(Protocol):
-    """What an ownership needs of the registry: its tables, and how one comes and goes."""
-
-    store: TableStore
-    hub: Hub
-    owner: str
-    expiry_seconds: float
-    store_episode: FailureEpisode
-    tables: dict[str, Table]
-    rng: random.Random | None
-    clock: Callable[[], float]
-
-    def rebuild(self, record: TableRecord) -> Table: ...
-
-    def hold(self, table: Table) -> None: ...
-
-    @property
-    def computer(self) -> Computer: ...
-
-    @property
-    def presence(self) -> Presence: ...
 
 
 class Ownership(Protocol):
@@ -90,11 +67,17 @@ class Ownership(Protocol):
         """The table held here, or claimed now; None: no such table."""
         ...
 
+    def created(self, table: Table) -> None:
+        """A table made here, its log stored: held from now."""
+
+    def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
+        """Let go of `table` and close its sockets (`code`, `reason`)."""
+
     async def expired(self, before: float) -> list[str]:
         """Remove the tables idle since `before` from the store; their ids."""
         ...
 
-    async def settle(self, table: Table) -> None:
+    async def settle(self, table: Table, ledger: Ledger) -> None:
         """Before a write to a doubtful table (the writer asks only for those): learn
         what the store holds of it."""
 
@@ -103,7 +86,7 @@ class Ownership(Protocol):
         (`call` itself when it waits to the end: no coroutine of its own per write)."""
         ...
 
-    def doubt(self, table: Table, exc: Exception) -> None:
+    def doubt(self, table: Table, ledger: Ledger, exc: Exception) -> None:
         """A write failed without a verdict: the store may hold more than memory."""
 
     def lost(self, table: Table) -> None:
@@ -115,19 +98,48 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(3)}"
 
 
-def ownership_for(holder: Holder, watch_seconds: float) -> Ownership:
+def ownership_for(
+    store: TableStore,
+    held: Held,
+    ledgers: Ledgers,
+    hub: Hub,
+    *,
+    episode: FailureEpisode,
+    clock: Callable[[], float],
+    rng: random.Random | None,
+    owner: str,
+    expiry_seconds: float,
+    watch_seconds: float,
+) -> Ownership:
     """`Shared` when several workers share the store, else `Sole`."""
-    if getattr(holder.store, "shared", False):
-        return Shared(holder, watch_seconds)
-    return Sole(holder)
+    terms = Terms(store, held, ledgers, hub, episode, clock, rng, owner, expiry_seconds)
+    if store.shared:
+        return Shared(terms, watch_seconds)
+    return Sole(terms)
 
 
-async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False) -> Table | None:
+@dataclass(frozen=True)
+class Terms:
+    """What an ownership works with: the store, the tables held here and their
+    ledgers, the hub (to close a table's sockets when it goes), and its settings."""
+
+    store: TableStore
+    held: Held
+    ledgers: Ledgers
+    hub: Hub
+    episode: FailureEpisode
+    clock: Callable[[], float]
+    rng: random.Random | None
+    owner: str
+    expiry_seconds: float
+
+
+async def _rebuilt(terms: Terms, record: TableRecord, *, shared: bool = False) -> Table | None:
     """The table of `record`; None when it cannot be rebuilt: one such table must not
     keep every other one offline, so it is reported and set aside, kept in the store
     for a person to look at (`shared`: a failure to set it aside is not raised)."""
     try:
-        return holder.rebuild(record)
+        return rebuild_table(record, rng=terms.rng)
     except Exception as exc:  # whatever the damage: set aside, never raised
         reason = f"{type(exc).__name__}: {exc}"[:300]
         log.error(
@@ -136,7 +148,7 @@ async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False)
             reason,
         )
     try:
-        await holder.store.set_aside(record.table_id, reason)
+        await terms.store.set_aside(record.table_id, reason)
     except Exception:  # the store is away too
         if not shared:
             raise  # at start-up: nothing is served from a store in that state
@@ -144,23 +156,27 @@ async def _rebuilt(holder: Holder, record: TableRecord, *, shared: bool = False)
     return None
 
 
-class _Held:
-    """What both ownerships do alike: let go of a table."""
+class _Ownership:
+    """What both ownerships do alike: hold a table, and let go of one."""
 
-    def __init__(self, holder: Holder) -> None:
-        self.holder = holder
+    def __init__(self, terms: Terms) -> None:
+        self.terms = terms
         self.dropped = 0
+
+    def _ledger(self, record: TableRecord, table: Table, epoch: int = FIRST_EPOCH) -> None:
+        """The ledger of a table rebuilt from `record`, before it is held."""
+        self.terms.ledgers[table] = Ledger(logged=len(record.log), base=record.base, epoch=epoch)
+
+    def created(self, table: Table) -> None:
+        self.terms.ledgers[table] = Ledger(logged=len(table.match.log))
+        self.terms.held.add(table)
 
     def drop(self, table: Table, code: int = CLOSE_RESTART, reason: str = "table moved") -> None:
         """Let go of a table another worker owns now: no broadcast, no computer move;
         its sockets close with 1012 and reconnect through the proxy to the owner."""
-        holder = self.holder
-        if holder.tables.get(table.id) is not table:
+        if not self.terms.held.drop(table):
             return
-        del holder.tables[table.id]
-        holder.computer.forget(table)
-        holder.presence.forget(table.id)
-        holder.hub.close_table(table.id, code, reason)
+        self.terms.hub.close_table(table.id, code, reason)
         self.dropped += 1
         log.warning("table %s dropped: %s", short(table.id), reason)
 
@@ -168,23 +184,23 @@ class _Held:
         self.drop(table)
 
 
-class Sole(_Held):
+class Sole(_Ownership):
     """This process alone writes the store (SQLite): all its tables are held here."""
 
     async def load(self) -> int:
         """Rebuild every stored table by replaying its log; return how many."""
-        holder = self.holder
-        for record in await holder.store.load_all():
-            table = await _rebuilt(holder, record)
+        tables = []
+        for record in await self.terms.store.load_all():
+            table = await _rebuilt(self.terms, record)
             if table is not None:
-                holder.tables[table.id] = table
-        for table in holder.tables.values():
-            holder.hold(table)
-        return len(holder.tables)
+                self._ledger(record, table)
+                tables.append(table)
+        self.terms.held.add(*tables)
+        return len(self.terms.held)
 
     async def start(self, where: str) -> None:
         count = await self.load()
-        aside = await self.holder.store.set_aside_tables()
+        aside = await self.terms.store.set_aside_tables()
         damaged = f"; {len(aside)} damaged tables set aside" if aside else ""
         log.info("loaded %d live tables from %s%s", count, where, damaged)
 
@@ -192,26 +208,26 @@ class Sole(_Held):
         return []
 
     async def find(self, table_id: str) -> Table | None:
-        return self.holder.tables.get(table_id)
+        return self.terms.held.get(table_id)
 
     async def expired(self, before: float) -> list[str]:
-        return await self.holder.store.expire(before)
+        return await self.terms.store.expire(before)
 
-    async def settle(self, table: Table) -> None:
+    async def settle(self, table: Table, ledger: Ledger) -> None:
         return None  # never doubtful: every write is awaited to its end
 
     def bound(self, call: Awaitable[None]) -> Awaitable[None]:
         return call  # awaited to its end
 
-    def doubt(self, table: Table, exc: Exception) -> None:
+    def doubt(self, table: Table, ledger: Ledger, exc: Exception) -> None:
         return None
 
 
-class Shared(_Held):
+class Shared(_Ownership):
     """Several workers share the store: tables claimed lazily, writes fenced by epoch."""
 
-    def __init__(self, holder: Holder, watch_seconds: float) -> None:
-        super().__init__(holder)
+    def __init__(self, terms: Terms, watch_seconds: float) -> None:
+        super().__init__(terms)
         self.watch_seconds = watch_seconds
         self._watch_task: asyncio.Task[None] | None = None
         # When the watch last heard from the store (monotonic): a worker that was
@@ -236,7 +252,7 @@ class Shared(_Held):
     async def start(self, where: str) -> None:
         """Every `watch_seconds`, one query for the epochs of the tables held here:
         drop those another worker has claimed (or that are gone), moves or not."""
-        log.info("tables in a shared store, claimed as they are asked for (%s)", self.holder.owner)
+        log.info("tables in a shared store, claimed as they are asked for (%s)", self.terms.owner)
 
         async def watch() -> None:
             while True:
@@ -253,14 +269,14 @@ class Shared(_Held):
         return [self._watch_task] if self._watch_task else []
 
     async def find(self, table_id: str) -> Table | None:
-        table = self.holder.tables.get(table_id)
+        table = self.terms.held.get(table_id)
         if table is not None:
             if self._watch_task is None or not self._stale_watch():
                 return table
             # Paused past the watch: another worker may own it now. Look first.
             with contextlib.suppress(Exception):
                 await self.watch_once()
-            table = self.holder.tables.get(table_id)
+            table = self.terms.held.get(table_id)
             if table is not None:
                 return table
         claim = self._claims.get(table_id)
@@ -272,25 +288,24 @@ class Shared(_Held):
 
     async def _claim(self, table_id: str) -> Table | None:
         claimed = await self._ask(
-            self.holder.store.claim(table_id, self.holder.owner),
+            self.terms.store.claim(table_id, self.terms.owner),
             "the server could not read this table; try again",
         )
         if claimed is None:
             return None
         epoch, record = claimed
-        table = await _rebuilt(self.holder, record, shared=True)
+        table = await _rebuilt(self.terms, record, shared=True)
         if table is None:
             return None
-        table.epoch = epoch
+        self._ledger(record, table, epoch)
         self.claims += 1
-        self.holder.tables[table_id] = table
         log.info("table %s claimed at epoch %d", short(table_id), epoch)
-        self.holder.hold(table)
+        self.terms.held.add(table)
         return table
 
     async def _ask(self, call: Awaitable[T], refusal: str) -> T:
         """A store call within `store_seconds`; a failure is `StoreUnavailable(refusal)`."""
-        episode = self.holder.store_episode
+        episode = self.terms.episode
         try:
             answer = await within(call, self.store_seconds)
         except Exception as exc:  # whatever the store raises: a database away, a timeout
@@ -303,11 +318,11 @@ class Shared(_Held):
         return time.monotonic() - self._watched_at > 3 * self.watch_seconds
 
     async def watch_once(self) -> int:
-        held = dict(self.holder.tables)
+        held = dict(self.terms.held.items())
         if not held:
             self._watched_at = time.monotonic()
             return 0
-        epochs = await within(self.holder.store.owners(list(held)), self.store_seconds)
+        epochs = await within(self.terms.store.owners(list(held)), self.store_seconds)
         self._watched_at = time.monotonic()
         moved = 0
         for table_id, table in held.items():
@@ -315,7 +330,7 @@ class Shared(_Held):
             if epoch is None:
                 self.drop(table, CLOSE_GONE, "table gone")
                 moved += 1
-            elif epoch != table.epoch:
+            elif epoch != self._epoch(table):
                 self.drop(table)
                 moved += 1
         return moved
@@ -323,44 +338,42 @@ class Shared(_Held):
     def release_idle(self) -> int:
         """Let go of tables idle for `release_seconds` with nobody connected: nothing
         is lost, the next request claims them again."""
-        holder = self.holder
-        before = holder.clock() - self.release_seconds
+        held = self.terms.held
+        before = self.terms.clock() - self.release_seconds
         idle = [
             t
-            for t in holder.tables.values()
+            for t in held.values()
             if t.last_active < before
-            and not holder.hub.count(t.id)
+            and not self.terms.hub.count(t.id)
             and not t.lock.locked()
-            and not holder.computer.busy(t.id)
+            and not held.kept(t.id)
         ]
         for table in idle:
-            del holder.tables[table.id]
-            holder.computer.forget(table)
-            holder.presence.forget(table.id)
+            held.drop(table)
         return len(idle)
 
     async def expired(self, before: float) -> list[str]:
         # One worker at a time, by the database's clock
         # (docs/architecture.md "One owner per table").
-        return await self.holder.store.expire(before, idle_seconds=self.holder.expiry_seconds)
+        return await self.terms.store.expire(before, idle_seconds=self.terms.expiry_seconds)
 
-    async def settle(self, table: Table) -> None:
+    async def settle(self, table: Table, ledger: Ledger) -> None:
         """Claimed again (a new epoch, so any write still in flight from before is
         refused); a log longer than ours means the write we could not confirm did
         commit: the table is rebuilt from the store and everyone gets the new state."""
-        if not table.doubtful:
+        if not ledger.doubtful:
             return
         claimed = await self._ask(
-            self.holder.store.claim(table.id, self.holder.owner),
+            self.terms.store.claim(table.id, self.terms.owner),
             "the server could not store this change; nothing changed, try again",
         )
         if claimed is None:
             self.drop(table, CLOSE_GONE, "table gone")
             raise UnknownTable("no such table")
         epoch, record = claimed
-        table.doubtful = False
-        table.epoch = epoch
-        stored, held = record.base + len(record.log), table.base + table.logged
+        ledger.doubtful = False
+        ledger.epoch = epoch
+        stored, held = record.base + len(record.log), ledger.base + ledger.logged
         log.info(
             "table %s settled at epoch %d: %d entries stored, %d in memory",
             short(table.id),
@@ -370,16 +383,20 @@ class Shared(_Held):
         )
         if stored != held:
             absent = table.match.presence.absent
-            table.match = rebuild_match(record, self.holder.rng)[1]
+            table.match = rebuild_match(record, self.terms.rng)[1]
             table.match.presence.absent = absent
-            table.base = record.base
-            table.logged = len(record.log)
-            self.holder.hub.broadcast(table)
+            ledger.base = record.base
+            ledger.logged = len(record.log)
+            self.terms.hub.broadcast(table)
 
     def bound(self, call: Awaitable[None]) -> Awaitable[None]:
         return within(call, self.store_seconds)
 
-    def doubt(self, table: Table, exc: Exception) -> None:
-        if not table.doubtful:
+    def doubt(self, table: Table, ledger: Ledger, exc: Exception) -> None:
+        if not ledger.doubtful:
             log.info("table %s doubtful: a write unconfirmed (%r)", short(table.id), exc)
-        table.doubtful = True
+        ledger.doubtful = True
+
+    def _epoch(self, table: Table) -> int | None:
+        ledger = self.terms.ledgers.get(table)
+        return None if ledger is None else ledger.epoch

@@ -205,10 +205,10 @@ class Presence:
             now = self.clock()
             self._crowds[table.id] = Crowd(left_at=(now, now))
 
-    def forget(self, table_id: str) -> None:
+    def forget(self, table: Table) -> None:
         """The table is no longer held here: its crowd and its timers go."""
-        self._crowds.pop(table_id, None)
-        self._due.pop(table_id, None)
+        self._crowds.pop(table.id, None)
+        self._due.pop(table.id, None)
 
     def seated(self, table_id: str, seat: int, connected: bool) -> None:
         """The hub's event: the seat's first tab opened, or its last one closed."""

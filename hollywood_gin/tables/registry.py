@@ -4,8 +4,10 @@ Each change (taking a seat, a move, a card order, a seat coming back) is a few
 lines around `Writer.change` (`hollywood_gin.tables.writer`), the one path of
 every change: lock, apply, store, then show. Whether this worker writes its store
 alone or claims its tables from a shared one is the `Ownership`
-(`hollywood_gin.tables.ownership`), chosen once here; start-up and shut-down are
-`hollywood_gin.tables.lifecycle`. A table itself is `hollywood_gin.tables.table`.
+(`hollywood_gin.tables.ownership`); who is there and the turn clocks are the
+`Presence` (`hollywood_gin.tables.presence`). All of them are made and wired in
+`hollywood_gin.tables.lifecycle.assemble`, which also starts and stops them. A
+table itself is `hollywood_gin.tables.table`.
 """
 
 from __future__ import annotations
@@ -14,20 +16,20 @@ import asyncio
 import contextlib
 import logging
 import random
-import time
 from collections.abc import Callable, Mapping, Sequence
 
-from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.dealer import Dealer, check_entropy
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.options import Options
-from hollywood_gin.tables.computer import Computer, Policy
+from hollywood_gin.tables.computer import Computer
+from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.moves import Moves
 from hollywood_gin.tables.orders import Orders
-from hollywood_gin.tables.ownership import ownership_for, worker_name
+from hollywood_gin.tables.ownership import Ownership
 from hollywood_gin.tables.presence import Presence
 from hollywood_gin.tables.reviews import Reviews, hand_record
-from hollywood_gin.tables.store import FailureEpisode, TableRecord, TableStore
+from hollywood_gin.tables.store import FailureEpisode, TableStore
 from hollywood_gin.tables.table import (
     NoBots,
     SeatHolder,
@@ -40,7 +42,6 @@ from hollywood_gin.tables.table import (
     new_table,
     new_token,
     possible_table_id,
-    rebuild_table,
     short,
 )
 from hollywood_gin.tables.thinking import Thinkers
@@ -52,67 +53,53 @@ DEFAULT_NAMES = ("Player 1", "Player 2")
 
 
 class Registry:
-    """All live tables of this process, by id."""
+    """All live tables of this process, by id, and what the web layer asks of them.
+
+    Made by `lifecycle.assemble` from the collaborators it hands each what they need;
+    nothing here builds one, and none of them knows the registry."""
 
     def __init__(
         self,
+        *,
         store: TableStore,
         hub: Hub,
-        *,
+        held: Held,
+        writer: Writer,
+        ownership: Ownership,
+        presence: Presence,
+        computer: Computer,
+        moves: Moves,
+        orders: Orders,
+        reviews: Reviews,
+        episode: FailureEpisode,
+        thinkers: Thinkers | None,
         expiry_seconds: float,
-        clock: Callable[[], float] = time.time,
-        rng: random.Random | None = None,
-        policy: Policy | None = None,
-        computer_delay: float = 0.8,
-        computer_rng: random.Random | None = None,
-        thinkers: Thinkers | None = None,
-        owner: str | None = None,
-        watch_seconds: float = 2.0,
-        claim_after: float = 120.0,
+        owner: str,
+        clock: Callable[[], float],
+        rng: random.Random | None,
     ) -> None:
         self.store = store
         self.hub = hub
+        self.held = held
+        self.writer = writer
+        self.ownership = ownership
+        self.presence = presence
+        self.computer = computer
+        self.orders = orders
+        self.reviews = reviews
+        self.store_episode = episode
+        self.thinkers = thinkers
         self.expiry_seconds = expiry_seconds
+        self.owner = owner
+        # The clock of every collaborator (`assemble` hands them `now`): tests replace it.
         self.clock = clock
         self.rng = rng
-        self.thinkers = thinkers
-        self.owner = owner or worker_name()
-        # A seat with no connection for this long is away
-        # (docs/protocol-guide.md "Around the match").
-        self.claim_after = claim_after
-        self.tables: dict[str, Table] = {}
-        self.store_episode = FailureEpisode(log, "storing a change")
-        # Chosen once: this worker writes its store alone, or shares it
-        # (docs/architecture.md "One owner per table").
-        self.ownership = ownership_for(self, watch_seconds)
-        self.writer = Writer(
-            store, hub, self.ownership, self.store_episode, clock=self._now, rng=rng
-        )
-        # Who is there, who is away, the turn clocks (`presence`): what the hub's
-        # states say of the players, told of the hub's comings and goings.
-        self.presence = Presence(
-            clock=self._now, claim_after=claim_after, broadcast=hub.broadcast, held=self.get
-        )
-        hub.seating = self.presence
-        # Told of every change, as the hub is: the computer seats.
-        self.computer = Computer(
-            self, policy=policy, delay=computer_delay, rng=computer_rng, thinkers=thinkers
-        )
-        self.presence.hands(
-            act=self.act,
-            choose=self.computer.choose_for,
-            change=self.writer.change,
-            start=self.writer.start,
-        )
-        # Card orders are written with the next change, or within seconds (`orders`).
-        self.orders = Orders(self.writer, lambda t: self.tables.get(t.id) is t)
-        # The presence first: the deadline of the action due is in the hub's states.
-        self.writer.listeners += [self.presence, hub, self.computer]
-        # The coach's reviews of finished hands, computed in a pool of their own.
-        self.reviews = Reviews(store)
+        # A move, the same path for everybody (`Moves.act`): no frame of its own here.
+        self.act = moves.act
 
-    def _now(self) -> float:  # the clock as it is now: tests replace `clock`
-        return self.clock()
+    @property
+    def tables(self) -> dict[str, Table]:
+        return self.held.tables
 
     @property
     def observer(self) -> Observer:
@@ -121,7 +108,7 @@ class Registry:
     # --- the tables held here -------------------------------------------------------
     def get(self, table_id: str) -> Table | None:
         """The table if this worker holds it (it never claims: see `find`)."""
-        return self.tables.get(table_id)
+        return self.held.get(table_id)
 
     async def find(self, table_id: str) -> Table | None:
         """The table, claimed from a shared store on its first request; None: no such table.
@@ -139,20 +126,11 @@ class Registry:
         return table
 
     def seat_for_token(self, table_id: str, token: str) -> int | None:
-        table = self.tables.get(table_id)
+        table = self.held.get(table_id)
         return table.seat_for_token(token) if table else None
 
     def __len__(self) -> int:
-        return len(self.tables)
-
-    def rebuild(self, record: TableRecord) -> Table:
-        return rebuild_table(record, rng=self.rng)
-
-    def hold(self, table: Table) -> None:
-        """Hold `table` here (created, loaded or claimed): the computer may move."""
-        self.tables[table.id] = table
-        self.presence.hold(table)
-        self.writer.tell(table)
+        return len(self.held)
 
     async def load(self) -> int:
         """The tables held from the start (all of a store this worker alone writes)."""
@@ -201,13 +179,12 @@ class Registry:
         dealer = Dealer(
             self.rng, test_decks or (), first_dealer, fair=True, chosen_secrets=test_secrets
         )
-        table = new_table(opts, seats, dealer, entropy, clock=self._now)
+        table = new_table(opts, seats, dealer, entropy, clock=self.clock)
         await self.writer.stored(self.store.create(table.record()))
-        table.logged = len(table.match.log)
         made = f"{opts.rules}/{opts.scoring}/{opts.target}"
         made += f", computer {computer}" if computer else ""
         log.info("table %s created: %s", short(table.id), made)
-        self.hold(table)
+        self.ownership.created(table)
         return table, token
 
     async def join(
@@ -252,39 +229,6 @@ class Registry:
         log.info("table %s seat %d taken%s", short(table.id), len(table.seats) - 1, by)
 
     # --- playing --------------------------------------------------------------------
-    async def act(
-        self,
-        table: Table,
-        seat: int,
-        action: Action,
-        version: int | None,
-        *,
-        by: str | None = None,
-        entropy: str | None = None,
-        in_caller: bool = False,
-    ) -> None:
-        """Apply one action for `seat`; raise `RuleError` (nothing changed) when refused.
-        `by`: who moves for the seat (`timeout`, `stand_in`; None: the seat itself).
-        `entropy` goes with `next_hand` / `new_match` (the seat's part of the next deal).
-        `in_caller`: the change runs in the caller's task, which nothing cancels
-        meanwhile (`Writer.change`)."""
-        began = time.perf_counter()
-
-        def move() -> Undo:
-            # A claim is judged by the presence of this moment, not of the last tick.
-            self.presence.refresh_away(table, broadcast=False)
-            before = table.status
-            table.match.apply(seat, action, version, by=by, entropy=entropy)
-            if table.status != before and table.status in ("hand_over", "match_over"):
-                hand = table.match.hand
-                number = None if hand is None else hand.number
-                over = ", match over" if table.status == "match_over" else ""
-                log.info("table %s hand %s over%s", short(table.id), number, over)
-            return None
-
-        await self.writer.change(table, move, in_caller=in_caller)
-        self.observer.action(action.kind, time.perf_counter() - began)
-
     async def arrange(self, table: Table, seat: int, cards: Sequence[str]) -> None:
         """Keep the seat's card order; only that seat's connections get a new state.
 
@@ -295,7 +239,7 @@ class Registry:
         """
         async with table.lock:  # not while a change of the table is being stored
             table.arrange(seat, cards)
-            table.orders_unsaved = True
+            self.writer.arranged(table)
         self.writer.tell(table, [seat])
         self.orders.later(table)
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import hmac
-import math
 import random
 import secrets
 from collections.abc import Callable, Sequence
@@ -29,7 +28,7 @@ from hollywood_gin.tables.errors import TableError
 from hollywood_gin.tables.errors import TableFull as TableFull
 from hollywood_gin.tables.errors import UnknownTable as UnknownTable
 from hollywood_gin.tables.hub import Seat
-from hollywood_gin.tables.store import FIRST_EPOCH, SeatRecord, TableRecord
+from hollywood_gin.tables.store import SeatRecord, TableRecord
 
 
 def new_table_id() -> str:
@@ -95,9 +94,6 @@ class Table:
         *,
         created: float,
         last_active: float,
-        logged: int = 0,
-        base: int = 0,
-        epoch: int = FIRST_EPOCH,
     ) -> None:
         self.id = table_id
         self.options = options
@@ -106,20 +102,6 @@ class Table:
         self.created = created
         self.last_active = last_active
         self.lock = asyncio.Lock()
-        # How many `match.log` entries are durable in the store.
-        self.logged = logged
-        # The store's seq of `match.log[0]`: what came before was compacted away.
-        self.base = base
-        # The ownership epoch this worker writes under (a shared store fences by it).
-        self.epoch = epoch
-        # A write failed without a verdict (the database went away mid-commit): the
-        # store may hold more than `logged`. Settled from the store before the next one.
-        self.doubtful = False
-        # A seat's card order changed in memory and is not in the store yet: it goes
-        # with the next change of the table, or within seconds (`tables.orders`).
-        self.orders_unsaved = False
-        # When each seat last reacted (the socket's clock), for the 2 s limit.
-        self.reacted = [-math.inf, -math.inf]
         # The first deal's commitment as the creator was answered (the match may have
         # started at once, with the computer); later ones are in the states.
         self.next_deal: str | None = match.next_deal
@@ -252,8 +234,6 @@ def rebuild_table(
         seats,
         created=record.created,
         last_active=record.last_active,
-        logged=len(record.log),
-        base=record.base,
     )
 
 

@@ -18,19 +18,44 @@ import logging
 import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.engine.events import Snapshot
 from hollywood_gin.engine.match import Match
 from hollywood_gin.tables.hub import Hub
-from hollywood_gin.tables.store import FailureEpisode, NotOwner, TableStore
+from hollywood_gin.tables.store import FIRST_EPOCH, FailureEpisode, NotOwner, TableStore
 from hollywood_gin.tables.table import Moved, StoreUnavailable, Table
 
 log = logging.getLogger("hollywood_gin.tables")
 
 # What `mutate` returns: how to put back what it changed outside the log (None: nothing).
 Undo = Callable[[], object] | None
+
+
+@dataclass(slots=True)
+class Ledger:
+    """What the writer knows of one held table's stored form (kept in `Writer.ledgers`,
+    by the table itself, and dropped when the table is let go)."""
+
+    # How many `match.log` entries are durable in the store.
+    logged: int = 0
+    # The store's seq of `match.log[0]`: what came before was compacted away.
+    base: int = 0
+    # The ownership epoch this worker writes under (a shared store fences by it).
+    epoch: int = FIRST_EPOCH
+    # A write failed without a verdict (the database went away mid-commit): the
+    # store may hold more than `logged`. Settled from the store before the next one.
+    doubtful: bool = False
+    # A seat's card order changed in memory and is not in the store yet: it goes
+    # with the next change of the table, or within seconds (`tables.orders`).
+    unsaved: bool = False
+
+
+# The ledgers of the held tables: made by the ownership (which sets and reads the
+# epoch, and settles a doubtful table), kept up by the writer.
+Ledgers = dict[Table, Ledger]
 
 
 class Listener(Protocol):
@@ -43,11 +68,11 @@ class Listener(Protocol):
 class Writes(Protocol):
     """What the writer asks of the table's ownership (`hollywood_gin.tables.ownership`)."""
 
-    async def settle(self, table: Table) -> None: ...
+    async def settle(self, table: Table, ledger: Ledger) -> None: ...
 
     def bound(self, call: Awaitable[None]) -> Awaitable[None]: ...
 
-    def doubt(self, table: Table, exc: Exception) -> None: ...
+    def doubt(self, table: Table, ledger: Ledger, exc: Exception) -> None: ...
 
     def lost(self, table: Table) -> None: ...
 
@@ -77,10 +102,12 @@ class Writer:
         hub: Hub,
         ownership: Writes,
         episode: FailureEpisode,
+        ledgers: Ledgers,
         *,
         clock: Callable[[], float],
         rng: random.Random | None,
     ) -> None:
+        self.ledgers = ledgers
         self.store = store
         self.hub = hub
         self.ownership = ownership
@@ -114,18 +141,19 @@ class Writer:
 
         async def section() -> None:
             async with table.lock:
-                if table.doubtful:  # (settling a table that is not is nothing: a frame less)
-                    await self.ownership.settle(table)
+                ledger = self.ledger(table)
+                if ledger.doubtful:  # (settling a table that is not is nothing: a frame less)
+                    await self.ownership.settle(table, ledger)
                 self.hub.hold(table)
                 stored, undo = False, None
                 try:
                     undo = mutate()
                     # Card orders not yet written go with the seat's next change.
-                    if seats or table.orders_unsaved:
-                        await self._save_seats(table)
-                    stored = await self._append(table) or seats
+                    if seats or ledger.unsaved:
+                        await self._save_seats(table, ledger)
+                    stored = await self._append(table, ledger) or seats
                 except BaseException:
-                    self._undo(table, undo)
+                    self._undo(table, ledger, undo)
                     raise
                 finally:
                     self.hub.release(table, changed=stored)
@@ -150,56 +178,77 @@ class Writer:
             if not self._in_callers:
                 self._no_callers.set()
 
-    async def _save_seats(self, table: Table) -> None:
+    def ledger(self, table: Table) -> Ledger:
+        """The table's ledger; `Moved` when it is not held here (any more)."""
+        ledger = self.ledgers.get(table)
+        if ledger is None:
+            raise Moved("this table moved to another server; reconnect")
+        return ledger
+
+    def forget(self, table: Table) -> None:
+        """The table is let go: its ledger goes."""
+        self.ledgers.pop(table, None)
+
+    def unsaved(self, table: Table) -> bool:
+        """Whether a card order of `table` waits to be written."""
+        ledger = self.ledgers.get(table)
+        return ledger is not None and ledger.unsaved
+
+    def arranged(self, table: Table) -> None:
+        """A card order changed in memory only: it goes with the next write."""
+        self.ledger(table).unsaved = True
+
+    async def _save_seats(self, table: Table, ledger: Ledger) -> None:
         """The seats as they are now (their card orders too) into the store."""
         records = [h.record() for h in table.seats]
-        unsaved = table.orders_unsaved
-        table.orders_unsaved = False
+        unsaved = ledger.unsaved
+        ledger.unsaved = False
         try:
-            await self.stored(self.store.save_seats(table.id, records, table.epoch), table)
+            await self.stored(self.store.save_seats(table.id, records, ledger.epoch), table)
         except BaseException:
-            table.orders_unsaved = unsaved or table.orders_unsaved
+            ledger.unsaved = unsaved or ledger.unsaved
             raise
         self.observer.seats_written()
 
     async def save_orders(self, table: Table) -> None:
         """Write the card orders kept in memory only (`tables.orders`), if any are."""
         async with table.lock:
-            if not table.orders_unsaved:
+            ledger = self.ledgers.get(table)
+            if ledger is None or not ledger.unsaved:
                 return
-            if table.doubtful:
-                await self.ownership.settle(table)
-            await self._save_seats(table)
+            if ledger.doubtful:
+                await self.ownership.settle(table, ledger)
+            await self._save_seats(table, ledger)
 
     def tell(self, table: Table, seats: Sequence[int] | None = None) -> None:
         for listener in self.listeners:
             listener.changed(table, seats)
 
-    async def _append(self, table: Table) -> bool:
+    async def _append(self, table: Table, ledger: Ledger) -> bool:
         """The new log entries into the store, before anybody sees their effect;
         False: there were none."""
-        events = table.match.log[table.logged :]
+        events = table.match.log[ledger.logged :]
         if not events:
             return False
         now = self.clock()
         began = time.perf_counter()
-        first = table.base + table.logged
+        first = ledger.base + ledger.logged
         entries = [e.to_json() for e in events]  # the stored form (engine/events.py)
-        await self.stored(self.store.append(table.id, first, entries, now, table.epoch), table)
+        await self.stored(self.store.append(table.id, first, entries, now, ledger.epoch), table)
         self.observer.commit(time.perf_counter() - began)
-        table.logged += len(entries)
+        ledger.logged += len(entries)
         if any(isinstance(e, Snapshot) for e in events):
-            await self._compact(table)
+            await self._compact(table, ledger)
         table.last_active = now
         return True
 
-    def _undo(self, table: Table, undo: Undo) -> None:
+    def _undo(self, table: Table, ledger: Ledger, undo: Undo) -> None:
         """Not durable, so it did not happen: the match rebuilt from the stored prefix."""
         match = table.match
-        if len(match.log) > table.logged:
+        if len(match.log) > ledger.logged:
             table.match = Match.replay(
                 table.options,
-                match.log[: table.logged],
+                match.log[: ledger.logged],
                 rng=self.rng,
                 orders=match.orders,
                 endings=True,
@@ -209,7 +258,7 @@ class Writer:
         if undo is not None:
             undo()
 
-    async def _compact(self, table: Table) -> None:
+    async def _compact(self, table: Table, ledger: Ledger) -> None:
         """A hand was dealt: the log before its snapshot goes (its hands' records kept).
 
         The move is stored already: a failure here only leaves the log longer.
@@ -218,12 +267,12 @@ class Writer:
         if not hands:  # the first deal: nothing before it but the start
             return
         try:
-            await self.stored(self.store.compact(table.id, table.base + cut, hands))
+            await self.stored(self.store.compact(table.id, ledger.base + cut, hands))
         except StoreUnavailable:
             return
         table.match.compact()
-        table.base += cut
-        table.logged -= cut
+        ledger.base += cut
+        ledger.logged -= cut
 
     async def stored(self, write: Awaitable[None], table: Table | None = None) -> None:
         """Await a store write; a failure becomes `StoreUnavailable`, logged once per run.
@@ -238,8 +287,9 @@ class Writer:
                 self.ownership.lost(table)
             raise Moved("this table moved to another server; reconnect") from exc
         except Exception as exc:  # whatever the store raises: a full disk, a database away
-            if table is not None:
-                self.ownership.doubt(table, exc)
+            ledger = None if table is None else self.ledgers.get(table)
+            if table is not None and ledger is not None:
+                self.ownership.doubt(table, ledger, exc)
             self.episode.failed(exc)
             raise StoreUnavailable(
                 "the server could not store this change; nothing changed, try again"

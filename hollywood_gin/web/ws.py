@@ -283,11 +283,9 @@ class Session:
     def react(self, seat: int, reaction: str) -> None:
         """A preset reaction to every connection of the table: not stored, no version;
         one per seat per `REACTION_SECONDS` (over all of the seat's tabs)."""
-        now = self.clock()
-        if now - self.table.reacted[seat] < REACTION_SECONDS:
+        if not self.registry.hub.may_react(self.table.id, seat, self.clock(), REACTION_SECONDS):
             self.error("rate_limited", "one reaction every 2 seconds")
             return
-        self.table.reacted[seat] = now
         self.registry.hub.send_all(
             self.table.id, {"type": "reaction", "seat": seat, "reaction": reaction}
         )

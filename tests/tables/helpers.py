@@ -13,6 +13,7 @@ from starlette.testclient import WebSocketTestSession
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.lifecycle import assemble
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.store import TableStore
 from hollywood_gin.tables.table import Table
@@ -50,7 +51,7 @@ def registry_on(store: TableStore, **kw: Any) -> Registry:
     100 s idle (unless `kw` says otherwise)."""
     kw.setdefault("expiry_seconds", 100.0)
     kw.setdefault("computer_delay", 0.0)
-    return Registry(store, Hub(max_tabs_per_seat=5, max_spectators=20), **kw)
+    return assemble(store, Hub(max_tabs_per_seat=5, max_spectators=20), **kw)
 
 
 # Standard rules, each hand scored, to 100 points.

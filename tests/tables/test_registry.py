@@ -152,13 +152,13 @@ async def test_a_card_order_is_written_later_and_a_failed_write_is_tried_again()
     await registry.arrange(table, 0, sorted(mine))
     assert wire(table.view(0))["hand"]["my_cards"] == sorted(mine)  # shown at once
     assert store.records[table.id].seats[0].order is None  # nothing written yet
-    assert table.orders_unsaved and registry.orders.pending() == 1
+    assert registry.writer.unsaved(table) and registry.orders.pending() == 1
     store.failing = {"save_seats"}
     await registry.orders.flush(table)
-    assert table.orders_unsaved and registry.orders.pending() == 1  # to be tried again
+    assert registry.writer.unsaved(table) and registry.orders.pending() == 1  # to be tried again
     store.failing.clear()
     await registry.orders.flush(table)
-    assert not table.orders_unsaved
+    assert not registry.writer.unsaved(table)
     stored = store.records[table.id].seats[0].order
     assert stored is not None and stored["cards"] == sorted(mine)
     before = snapshot(table)
@@ -459,7 +459,7 @@ async def test_arranging_keeps_the_stored_size_and_survives_a_restart(tmp_path: 
         await registry.arrange(table, 1, mine[i % 10 :] + mine[: i % 10])
     await registry.arrange(table, 1, sorted(mine, reverse=True))
     assert stored() == before
-    assert len(table.match.log) == table.logged
+    assert len(table.match.log) == registry.writer.ledger(table).logged
     await registry.act(table, 1, parse_action({"kind": "pass"}), table.version)
     expected = [table.view(s) for s in (0, 1, None)]
     await store.close()

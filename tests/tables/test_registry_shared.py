@@ -15,7 +15,9 @@ from hollywood_gin.tables.hub import CLOSE_RESTART, Connection
 from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.postgres_store import PostgresStore
 from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.store import FIRST_EPOCH
 from hollywood_gin.tables.table import Table
+from hollywood_gin.tables.writer import Ledger
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import HAND_OPTIONS, registry_on, two_seats
 from tests.wire import playable, wire
@@ -39,6 +41,15 @@ def shared(registry: Registry) -> Shared:
     """The registry's ownership, chosen from its store: shared with PostgreSQL."""
     assert isinstance(registry.ownership, Shared)
     return registry.ownership
+
+
+def ledger(registry: Registry, table: Table) -> Ledger:
+    return registry.writer.ledger(table)
+
+
+def epoch(registry: Registry, table: Table) -> int:
+    """The epoch the registry writes `table` under (its writer's ledger)."""
+    return ledger(registry, table).epoch
 
 
 def first_legal(table: Any, seat: int) -> dict[str, Any]:
@@ -65,7 +76,7 @@ async def test_a_worker_claims_on_first_request_and_the_old_owner_is_refused(pg_
         a.hub.attach(table, conn)
         before = len(conn.pending())
         moved = await b.find(table.id)
-        assert moved is not None and moved.epoch == table.epoch + 1
+        assert moved is not None and epoch(b, moved) == epoch(a, table) + 1
         assert moved.version == table.version
         seat = wire(moved.match.view(None))["hand"]["turn"]
         # The old owner still holds its copy until it writes: its append is refused,
@@ -98,7 +109,7 @@ async def test_the_watch_drops_a_table_claimed_elsewhere_without_a_move(pg_url: 
         assert conn.close_code == CLOSE_RESTART
         # Asked again, it claims it back: one more epoch, one owner.
         back = await a.find(t1.id)
-        assert back is not None and back.epoch == 3
+        assert back is not None and epoch(a, back) == 3
         assert await shared(b).watch_once() == 1 and b.get(t1.id) is None
     finally:
         await shut(a, b)
@@ -130,7 +141,7 @@ async def test_idle_tables_leave_memory_and_come_back_when_asked_for(pg_url: str
         assert shared(a).release_idle() == 1
         assert a.get(idle.id) is None and a.get(watched.id) is watched
         back = await a.find(idle.id)
-        assert back is not None and back.epoch == idle.epoch + 1
+        assert back is not None and epoch(a, back) == FIRST_EPOCH + 1
     finally:
         await shut(a)
 
@@ -149,7 +160,7 @@ async def test_a_worker_woken_from_a_pause_looks_before_serving_what_it_holds(pg
         shared(a)._watched_at -= 1.0
         again = await a.find(table.id)
         assert again is not None and again is not table
-        assert again.epoch == table.epoch + 2  # b's claim, then a's own
+        assert epoch(a, again) == FIRST_EPOCH + 2  # b's claim, then a's own
     finally:
         await shut(a, b)
 
@@ -185,10 +196,10 @@ async def test_a_store_call_that_never_answers_frees_the_table_after_store_secon
         with pytest.raises(StoreUnavailable) as refused:
             await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
         assert refused.value.code == "server_error"
-        assert table.doubtful and table.version == 1
+        assert ledger(registry, table).doubtful and table.version == 1
         store.stall = False
         await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
-        assert table.version == 2 and not table.doubtful
+        assert table.version == 2 and not ledger(registry, table).doubtful
     finally:
         store.released.set()
         await shut(registry)
@@ -235,16 +246,16 @@ async def test_a_store_call_that_ignores_its_cancellation_still_frees_the_table(
         store.stall = True
         with pytest.raises(StoreUnavailable):  # the write fails: the table is doubtful
             await registry.act(table, seat, action, table.version)
-        assert table.doubtful
+        assert ledger(registry, table).doubtful
         # The move sent again: settling claims the table, and that claim hangs.
         with pytest.raises(StoreUnavailable) as refused:
             await asyncio.wait_for(registry.act(table, seat, action, table.version), 5)
         assert refused.value.code == "server_error"
-        assert table.doubtful and table.version == 1 and not table.lock.locked()
+        assert ledger(registry, table).doubtful and table.version == 1 and not table.lock.locked()
         store.stall = False
         store.released.set()
         await asyncio.wait_for(registry.act(table, seat, action, 1), 5)
-        assert table.version == 2 and not table.doubtful
+        assert table.version == 2 and not ledger(registry, table).doubtful
     finally:
         store.released.set()
         await shut(registry)

@@ -13,7 +13,7 @@ from hollywood_gin.bots import Bot
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.hub import Hub
-from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.lifecycle import assemble
 from hollywood_gin.tables.thinking import Thinkers
 from tests.tables.memory_store import MemoryStore
 
@@ -43,7 +43,7 @@ async def test_a_decision_comes_from_another_process_and_is_legal() -> None:
 @pytest.mark.anyio
 async def test_the_registry_plays_the_computer_through_the_pool() -> None:
     thinkers = Thinkers(1)
-    registry = Registry(
+    registry = assemble(
         MemoryStore(),
         Hub(max_tabs_per_seat=5, max_spectators=5),
         expiry_seconds=3600,
