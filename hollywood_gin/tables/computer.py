@@ -4,7 +4,7 @@ The writer tells `Computer.changed(table)` after every change of a table (and wh
 it is created, loaded or claimed), as it tells the hub. The computer shows its
 bot the seat's view (what that seat's browser gets), and when the seat may act it
 chooses (in the worker processes of `Thinkers`, or a thread) during its delay, the
-pause that lets a person follow, and then acts through the registry like any
+pause that lets a person follow, and then acts through `Moves.act` like any
 player, stale versions and refusals included.
 """
 

@@ -1,6 +1,6 @@
 """A move at a table, the one way every player makes one: a person's socket, a bot,
-the computer seat, a stand-in, the turn clock (docs/architecture.md "The path of a
-move").
+the computer seat, a stand-in, the turn clock
+(docs/architecture.md "The path of a move").
 
 The move is a `Writer.change` that first asks the presence who is away at this
 moment (a claim is judged by the presence of now, not of the last tick), then
