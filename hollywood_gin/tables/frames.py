@@ -109,7 +109,7 @@ class EncodedParts:
     def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
         """`,"table":` and the table object (`View.table_wire` with the id and players).
         `players` is compared by value with the last call's: it must be a new list
-        each time (`Table.players()`), never one changed in place."""
+        each time (`Presence.players`), never one changed in place."""
         known = self._table
         if (
             known is None
