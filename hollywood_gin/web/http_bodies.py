@@ -243,7 +243,7 @@ class ReviewDecision(Outbound):
         default=None,
         description=(
             "every choice the coach played out (the chosen one first), each with its"
-            " expected points: what \"Find the better move\" offers and prices"
+            ' expected points: what "Find the better move" offers and prices'
             " (absent in reviews kept before it)"
         ),
     )
