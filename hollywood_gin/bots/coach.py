@@ -191,7 +191,10 @@ def replay(record: Mapping[str, Any], seat: int) -> Replay:
         except RuleError:
             break
         before = _least(mask_of(hand.cards[who]))
-        if who == seat and kind in DECISION_KINDS:
+        # A move the clock or a stand-in made for the seat is not the player's
+        # decision: it is played, never judged (the replay labels it as made for them).
+        mine = entry.get("by") is None
+        if who == seat and kind in DECISION_KINDS and mine:
             view = match.view(seat)
             seen = memory.seen(view)
             if seen is not None and view.legal:

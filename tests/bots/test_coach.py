@@ -128,6 +128,20 @@ def test_unknown_action_kinds_are_skipped() -> None:
     assert [d["index"] for d in review["decisions"]] == [0, 3, 4]
 
 
+def test_moves_made_for_the_seat_are_not_its_decisions() -> None:
+    """A move the turn clock or a stand-in made for the seat (`by` in the record) is
+    played but never judged as the player's: the review is of what they chose."""
+    record = dict(UNDERCUT)
+    mine = [i for i, a in enumerate(record["actions"]) if a["seat"] == 0]
+    timed, stood = mine[1], mine[2]
+    actions = [dict(a) for a in record["actions"]]
+    actions[timed]["by"] = "timeout"
+    actions[stood]["by"] = "stand_in"
+    record["actions"] = actions
+    review = review_hand(record, 0, CoachBudget(samples=20, batch=20))
+    assert [d["index"] for d in review["decisions"]] == [i for i in mine if i not in (timed, stood)]
+
+
 def test_what_the_seat_knew_is_only_its_own_view() -> None:
     """The knowledge at each decision is what the seat's views showed (no card of the
     opponent's hand but those it took from the pile)."""
