@@ -30,6 +30,15 @@ def resource_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else REPO_ROOT / name
 
 
+# The browsers' public push services (PROTOCOL.md "Notifications").
+DEFAULT_PUSH_SERVICES = (
+    "https://fcm.googleapis.com",
+    "https://updates.push.services.mozilla.com",
+    "https://*.notify.windows.com",
+    "https://*.push.apple.com",
+)
+
+
 class SettingsError(ValueError):
     """A setting from the environment could not be used."""
 
@@ -124,12 +133,36 @@ class Settings(BaseSettings):
     review_processes: int = Field(default=2, ge=1, le=64)
     # The HTTP API's schema at /openapi.json (off: the path does not exist).
     openapi: bool = False
+    # Web Push (docs/protocol-guide.md "Notifications"): the VAPID private key (base64url of
+    # the raw 32-byte P-256 scalar); unset: made on first start and kept with the data.
+    vapid_private_key: str | None = None
+    # The VAPID `sub` (mailto: or https:); unset: the public URL when it is https, else
+    # push is off.
+    vapid_subject: str | None = None
+    # The push services the server posts to (origins; a host may start with `*.`):
+    # never an address a client chose.
+    push_services: Annotated[list[str], NoDecode] = Field(
+        default_factory=lambda: list(DEFAULT_PUSH_SERVICES)
+    )
+    # Correspondence tables: the length of a day in seconds (tests shorten it).
+    seconds_per_day: float = Field(default=86400.0, gt=0)
     # Test hooks (a chosen deck order); never on in production.
     test_hooks: bool = False
     # The commit shown in the footer and /healthz; unset: the build's, or git's.
     commit: str | None = None
 
-    @field_validator("allowed_origins", "allowed_hosts", "trusted_proxies", mode="before")
+    @field_validator("vapid_subject")
+    @classmethod
+    def _subject(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        if not value.startswith(("mailto:", "https:")):
+            raise ValueError("must start with mailto: or https:")
+        return value
+
+    @field_validator(
+        "allowed_origins", "allowed_hosts", "trusted_proxies", "push_services", mode="before"
+    )
     @classmethod
     def _comma_list(cls, value: object) -> object:
         if isinstance(value, str):
@@ -185,6 +218,15 @@ class Settings(BaseSettings):
                 field = str(err["loc"][0]) if err["loc"] else "?"
                 problems.append(f"{ENV_PREFIX}{field.upper()}: {err['msg']}")
             raise SettingsError("bad setting: " + "; ".join(problems)) from None
+
+    @property
+    def push_subject(self) -> str | None:
+        """The VAPID subject, or None: push is off (`check` says why)."""
+        if self.vapid_subject:
+            return self.vapid_subject
+        if self.public_url and self.public_url.startswith("https://"):
+            return self.public_url
+        return None
 
     @property
     def table_expiry_seconds(self) -> float:

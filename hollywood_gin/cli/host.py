@@ -20,6 +20,7 @@ from hollywood_gin.config import (
     resource_dir,
     unknown_variables,
 )
+from hollywood_gin.tables.push import key_file
 from hollywood_gin.tables.sqlite_file import (
     NewerSchema,
     OlderSchema,
@@ -131,6 +132,26 @@ def run_backup(settings: Settings, target: Path) -> int:
     return 0
 
 
+def push_line(settings: Settings) -> str:
+    """Whether notifications go out, and why not (docs/protocol-guide.md "Notifications")."""
+    subject = settings.push_subject
+    if subject is None:
+        return (
+            "notifications (Web Push): off: set HOLLYWOOD_GIN_VAPID_SUBJECT (mailto: or"
+            " https:) or an https HOLLYWOOD_GIN_PUBLIC_URL"
+        )
+    if settings.vapid_private_key:
+        key = "the key of HOLLYWOOD_GIN_VAPID_PRIVATE_KEY"
+    elif settings.database_url:
+        key = "its key kept in the database (made on first start)"
+    else:
+        key = f"its key kept in {key_file(settings.data_file)} (made on first start)"
+    return (
+        f"notifications (Web Push): on, subject {subject}, {key};"
+        f" push services: {', '.join(settings.push_services)}"
+    )
+
+
 def describe(settings: Settings) -> list[str]:
     """The effective settings, as the server will use them (no secret printed)."""
     hosts = AllowedHosts(settings)
@@ -146,6 +167,7 @@ def describe(settings: Settings) -> list[str]:
         "trusted proxies: "
         + (", ".join(settings.trusted_proxies) or "none (X-Forwarded-* headers ignored)"),
         "allowed origins: " + (", ".join(settings.allowed_origins) or "this host only"),
+        push_line(settings),
     ]
     shown = {
         "host",
@@ -157,6 +179,9 @@ def describe(settings: Settings) -> list[str]:
         "database_url",
         "data_file",
         "commit",
+        "vapid_private_key",  # a secret: never printed
+        "vapid_subject",
+        "push_services",
     }
     lines.append("limits and switches:")
     for name in Settings.model_fields:

@@ -89,6 +89,10 @@ CREATE TABLE IF NOT EXISTS set_aside (
     reason text NOT NULL,
     at double precision NOT NULL
 );
+CREATE TABLE IF NOT EXISTS site_secrets (
+    name text PRIMARY KEY,
+    value text NOT NULL
+);
 """
 
 
@@ -362,6 +366,17 @@ class PostgresStore:
     async def set_aside(self, table_id: str, reason: str) -> None:
         async with self.sessions.session() as con:
             await self._set_aside(con, table_id, reason)
+
+    async def keep_secret(self, name: str, value: str) -> str:
+        """The site's secret `name` (the VAPID key): `value` kept if none was, else the
+        one kept; every worker gets the same."""
+        await self.sessions.execute(
+            "INSERT INTO site_secrets (name, value) VALUES ($1, $2) ON CONFLICT DO NOTHING",
+            name,
+            value,
+        )
+        kept = await self.sessions.fetchval("SELECT value FROM site_secrets WHERE name = $1", name)
+        return str(kept)
 
     async def set_aside_tables(self) -> dict[str, str]:
         rows = await self.sessions.fetch("SELECT id, reason FROM set_aside ORDER BY at")

@@ -24,6 +24,7 @@ def seats_json(seats: Sequence[SeatRecord]) -> bytes:
             | ({"order": s.order} if s.order is not None else {})
             | ({"bot": True} if s.bot else {})
             | ({"no_bots": True} if s.no_bots else {})
+            | ({"push": s.push} if s.push else {})
             for s in seats
         ]
     )
@@ -51,6 +52,9 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
         bot, no_bots = s.get("bot", False), s.get("no_bots", False)
         if not isinstance(bot, bool) or not isinstance(no_bots, bool):
             raise Damaged("seats: a bot mark is not true or false")
+        push = s.get("push", [])
+        if not isinstance(push, list) or not all(isinstance(p, dict) for p in push):
+            push = []  # only where notifications go: never a reason to lose the table
         out.append(
             SeatRecord(
                 name=name,
@@ -60,6 +64,7 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
                 order=order,
                 bot=bot,
                 no_bots=no_bots,
+                push=push,
             )
         )
     return out

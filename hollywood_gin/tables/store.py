@@ -63,6 +63,8 @@ class SeatRecord:
     bot: bool = False
     # The creator's seat only: the table refuses bots (created with "bots": false).
     no_bots: bool = False
+    # The seat's Web Push subscriptions ({"endpoint", "keys", "lang"}), at most 5.
+    push: list[JsonObject] = field(default_factory=list)
 
 
 @dataclass

@@ -13,10 +13,11 @@ import hmac
 import random
 import secrets
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from hollywood_gin.engine.dealer import Dealer
 from hollywood_gin.engine.events import log_from_json
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.views import View
@@ -69,6 +70,8 @@ class SeatHolder:
     order: Order | None = None
     bot: bool = False  # a program plays this seat (docs/protocol-guide.md "Bots")
     no_bots: bool = False  # the creator's seat: the table refuses bots
+    # Web Push subscriptions of this seat (`hollywood_gin.tables.push`), oldest first.
+    push: list[JsonObject] = field(default_factory=list)
 
     def record(self) -> SeatRecord:
         return SeatRecord(
@@ -79,6 +82,7 @@ class SeatHolder:
             None if self.order is None else self.order.to_json(),
             self.bot,
             self.no_bots,
+            list(self.push),
         )
 
 
@@ -221,7 +225,14 @@ def rebuild_table(
     options, match = rebuild_match(record, rng)
     seats = [
         SeatHolder(
-            s.name, s.token_hash, s.computer, s.lang, Order.from_json(s.order), s.bot, s.no_bots
+            s.name,
+            s.token_hash,
+            s.computer,
+            s.lang,
+            Order.from_json(s.order),
+            s.bot,
+            s.no_bots,
+            list(s.push),
         )
         for s in record.seats
     ]

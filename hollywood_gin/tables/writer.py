@@ -210,6 +210,20 @@ class Writer:
             raise
         self.observer.seats_written()
 
+    async def change_seats(self, table: Table, mutate: Callable[[], Callable[[], None]]) -> None:
+        """A change of the seats alone (not the match: nobody is shown anything), stored
+        under the table's lock; undone when it cannot be stored."""
+        async with table.lock:
+            ledger = self.ledger(table)
+            if ledger.doubtful:
+                await self.ownership.settle(table, ledger)
+            undo = mutate()
+            try:
+                await self._save_seats(table, ledger)
+            except BaseException:
+                undo()
+                raise
+
     async def save_orders(self, table: Table) -> None:
         """Write the card orders kept in memory only (`tables.orders`), if any are."""
         async with table.lock:

@@ -333,6 +333,11 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "ended.claim_you": N_("You claimed the match while {other} was away."),
     "clock_left": N_("Time left to move: {time}"),
     "clock_hurry": N_("10 seconds left to move"),
+    # "Notify me" (Web Push): its state beside the button (invite.js)
+    "notify.on": N_("Notifications are on for this table."),
+    "notify.blocked": N_("Notifications are blocked in this browser's settings."),
+    "notify.ios": N_("On iPhone and iPad, add this site to the home screen first."),
+    "notify.failed": N_("Notifications could not be turned on."),
 }
 
 

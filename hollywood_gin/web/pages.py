@@ -189,6 +189,8 @@ async def table_page(
         "share_url": share_url,
         # The away time after which a seat may claim: the page counts down to it.
         "claim_after": settings.claim_after_seconds,
+        # Web Push is on (the server has a VAPID key): the page may offer "Notify me".
+        "push": getattr(request.app.state, "push_keys", None) is not None,
     }
     response = site.render(
         request,

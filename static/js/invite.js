@@ -24,7 +24,49 @@ async function copy(input, status) {
   else input.select();
 }
 
+// "Notify me": shown to a seat where the server and the browser have push; its state
+// is read from what the browser already holds (no request on load); the work itself
+// (notify.js) is loaded when pressed.
+export function initNotify(config) {
+  const box = $("notify-box");
+  const button = $("notify");
+  const status = $("notify-status");
+  const ios = /iP(hone|ad|od)/.test(navigator.userAgent) && !navigator.standalone;
+  const push = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
+  if (!config.push || !$("seat-link").dataset.url || (!push && !ios) || !box.hidden) return;
+  box.hidden = false;
+  const show = (state) => {
+    button.setAttribute("aria-pressed", String(state === "on"));
+    button.disabled = state === "blocked" || state === "ios";
+    box.dataset.state = state;
+    status.textContent = state === "off" ? "" : t(`notify.${state}`);
+  };
+  if (!push) return show("ios");
+  if (Notification.permission === "denied") return show("blocked");
+  show("off");
+  const mine = () => {
+    try {
+      return JSON.parse(localStorage.getItem("gin_push_tables") || "[]").includes(config.table_id);
+    } catch {
+      return false;
+    }
+  };
+  if (Notification.permission === "granted" && mine()) {
+    navigator.serviceWorker
+      .getRegistration("/")
+      .then((r) => r?.pushManager.getSubscription())
+      .then((s) => show(s ? "on" : "off"))
+      .catch(() => {});
+  }
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    const notify = await import("./notify.js");
+    show(box.dataset.state === "on" ? await notify.turnOff(config) : await notify.turnOn(config));
+  });
+}
+
 export function initInvite(ctl, config) {
+  initNotify(config);
   $("copy-link").addEventListener("click", () => copy($("share-url"), "copy-status"));
   // The seat link's field stays hidden unless the browser would not copy it.
   $("seat-link").addEventListener("click", () => {
@@ -47,6 +89,7 @@ export function initInvite(ctl, config) {
       $("seat-link").dataset.url = url;
       $("seat-link-box").hidden = false;
       $("join").hidden = true;
+      initNotify(config);
       ctl.rejoin();
     } else {
       ctl.say(t(response?.status === 409 ? "error.table_full" : "error.other"));

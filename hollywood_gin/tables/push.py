@@ -1,0 +1,453 @@
+"""Web Push (docs/protocol-guide.md "Notifications"): the server's VAPID key pair, the
+seats' subscriptions, and the messages sent when something waits for a seat nobody
+has open.
+
+Standard end to end, no third-party account: RFC 8292 (VAPID, `py_vapid`), RFC 8291
+(`aes128gcm`, `http_ece`), RFC 8030 (the POST itself, `httpx`). Sending is off the
+move's path: a change only puts a message in a bounded queue (full: the message is
+dropped and counted, never a wait), and a few sender tasks post them with retries and
+backoff, so a slow or dead push service never delays a move nor grows memory. The
+server posts only to origins of `HOLLYWOOD_GIN_PUSH_SERVICES`, never to an address a
+client chose (a request forgery into the host's network).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import contextlib
+import ipaddress
+import logging
+import os
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import http_ece  # type: ignore[import-untyped]
+import httpx
+import orjson
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from py_vapid import Vapid02  # type: ignore[import-untyped]
+
+from hollywood_gin.engine.jsonvalue import JsonObject
+from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.table import Table, short
+from hollywood_gin.tables.writer import Writer
+
+
+class Registry(Protocol):
+    """What of the registry (`hollywood_gin.tables.registry`) the pushes use."""
+
+    hub: Hub
+    writer: Writer
+
+    def get(self, table_id: str) -> Table | None: ...
+
+
+log = logging.getLogger("hollywood_gin.push")
+
+MAX_PER_SEAT = 5  # PROTOCOL.md: at most 5 per seat, the oldest dropped
+QUEUE_SIZE = 10_000  # messages waiting to be sent, at most (then dropped and counted)
+SENDERS = 4  # messages in flight at once
+ATTEMPTS = 3  # a message tried this often (5xx, 429, no answer), backing off
+BACKOFF_SECONDS = 2.0  # 2 s, then 8 s
+POST_TIMEOUT_SECONDS = 10.0
+TTL_SECONDS = 24 * 3600  # a push service keeps an undelivered message a day at most
+KINDS = ("your_move", "next_hand", "match_over", "deadline_soon")
+# The actions that do not mean "something waits for you".
+NOT_WAITING = frozenset({"resign", "claim", "stand_in"})
+
+
+def b64url(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64url(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+class BadSubscription(ValueError):
+    """A subscription the server does not take; `code` is the wire error."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+@dataclass(frozen=True)
+class VapidKeys:
+    """The server's VAPID key pair and its subject (RFC 8292)."""
+
+    vapid: Any  # py_vapid.Vapid02
+    public: bytes  # 65-byte uncompressed P-256 point
+    subject: str
+
+    @classmethod
+    def from_private(cls, private_b64: str, subject: str) -> VapidKeys:
+        vapid = Vapid02.from_raw(private_b64.encode())
+        public = vapid.public_key.public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        return cls(vapid, public, subject)
+
+    @property
+    def key(self) -> str:
+        return b64url(self.public)
+
+    def authorization(self, endpoint: str, now: float) -> str:
+        """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours."""
+        parts = urlsplit(endpoint)
+        claims = {
+            "aud": f"{parts.scheme}://{parts.netloc}",
+            "exp": int(now) + 12 * 3600,
+            "sub": self.subject,
+        }
+        header: str = self.vapid.sign(claims)["Authorization"]
+        return header
+
+
+def new_private_key() -> str:
+    """A fresh P-256 private key as base64url of its 32-byte scalar."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    return b64url(key.private_numbers().private_value.to_bytes(32, "big"))
+
+
+class KeepsSecrets(Protocol):
+    async def keep_secret(self, name: str, value: str) -> str: ...
+
+
+def key_file(data_file: Path) -> Path:
+    return data_file.with_name(data_file.name + ".vapid")
+
+
+def keep_in_file(path: Path, value: str) -> str:
+    """The key kept in `path` (0600, beside the data file); `value` written when none is."""
+    with contextlib.suppress(FileNotFoundError):
+        return path.read_text().strip()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w") as f:
+        f.write(value + "\n")
+        f.flush()
+        os.fsync(f.fileno())
+    return value
+
+
+async def load_keys(
+    subject: str | None, given: str | None, store: object, data_file: Path
+) -> VapidKeys | None:
+    """The key pair: `given`, else the one kept with the data (made on first start);
+    None when push is off (no subject)."""
+    if subject is None:
+        return None
+    if given:
+        return VapidKeys.from_private(given, subject)
+    keep = getattr(store, "keep_secret", None)
+    if keep is not None:  # PostgreSQL: in the database, one key for every worker
+        private = await keep("vapid_private_key", new_private_key())
+    else:  # the SQLite file: a file beside it, as private as the file itself
+        private = await asyncio.to_thread(keep_in_file, key_file(data_file), new_private_key())
+    return VapidKeys.from_private(private, subject)
+
+
+# --- subscriptions ---------------------------------------------------------------
+
+
+def _origin_allowed(scheme: str, host: str, port: int | None, entry: str) -> bool:
+    parts = urlsplit(entry)
+    want_host = (parts.hostname or "").lower()
+    if parts.scheme != scheme or parts.port != port:
+        return False
+    if want_host.startswith("*."):
+        return host.endswith(want_host[1:]) and len(host) > len(want_host) - 1
+    return host == want_host
+
+
+def check_endpoint(endpoint: str, services: Sequence[str]) -> None:
+    """Refuse an endpoint outside the allowed push services (`push_service`)."""
+    try:
+        parts = urlsplit(endpoint)
+        host, port = (parts.hostname or "").lower(), parts.port
+    except ValueError:
+        raise BadSubscription("push_service", "not a push service address") from None
+    if parts.username or parts.password or not host or parts.scheme not in ("https", "http"):
+        raise BadSubscription("push_service", "not a push service address")
+    allowed = any(_origin_allowed(parts.scheme, host, port, e) for e in services)
+    if allowed and "*" not in "".join(services):
+        return
+    if allowed:
+        # A wildcard entry never reaches an IP address (`*.push.apple.com` is a name).
+        with contextlib.suppress(ValueError):
+            ipaddress.ip_address(host)
+            exact = any(urlsplit(e).hostname == host for e in services)
+            if not exact:
+                raise BadSubscription("push_service", "not a push service address")
+        return
+    raise BadSubscription("push_service", "this push service is not one the server posts to")
+
+
+def subscription(body: JsonObject, lang: str, now: float) -> JsonObject:
+    """The stored form of a browser's `PushSubscription.toJSON()`."""
+    keys = body["keys"]
+    assert isinstance(keys, dict)
+    return {
+        "endpoint": body["endpoint"],
+        "p256dh": keys["p256dh"],
+        "auth": keys["auth"],
+        "lang": lang,
+        "at": now,
+    }
+
+
+# --- sending ---------------------------------------------------------------------
+
+Texts = Callable[[str, str, str], tuple[str, str]]
+
+
+def english(lang: str, kind: str, name: str) -> tuple[str, str]:
+    """The messages' words when the web layer gives none (tests of this layer)."""
+    return {
+        "your_move": ("Your move", f"{name} has moved."),
+        "next_hand": ("Next hand", f"{name} is ready for the next hand."),
+        "match_over": ("Match over", f"Your match with {name} is over."),
+        "deadline_soon": ("Your move", f"Time is running out in your match with {name}."),
+    }[kind]
+
+
+def waiting_for(table: Table, seat: int) -> str | None:
+    """What waits for `seat` now (a `kind`), or None."""
+    if table.status == "match_over":
+        return "match_over"
+    kinds = {a.kind for a in table.match.legal(seat)} - NOT_WAITING
+    if not kinds:
+        return None
+    if "next_hand" in kinds:
+        return "next_hand"
+    if "new_match" in kinds:
+        return "match_over"
+    return "your_move"
+
+
+@dataclass
+class Message:
+    table_id: str
+    seat: int
+    endpoint: str
+    p256dh: str
+    auth: str
+    plaintext: bytes
+    attempt: int = 0
+
+
+def encrypt(plaintext: bytes, p256dh: str, auth: str) -> bytes:
+    """RFC 8291 `aes128gcm` for one subscription (a fresh sender key each time)."""
+    body: bytes = http_ece.encrypt(
+        plaintext,
+        private_key=ec.generate_private_key(ec.SECP256R1()),
+        dh=unb64url(p256dh),
+        auth_secret=unb64url(auth),
+        version="aes128gcm",
+    )
+    return body
+
+
+class Pushes:
+    """Told of every change, as the hub is: queues a message for each seat something
+    newly waits for while it has no open connection; sender tasks post them."""
+
+    def __init__(
+        self,
+        registry: Registry,
+        keys: VapidKeys,
+        *,
+        texts: Texts = english,
+        clock: Callable[[], float] = time.time,
+        client: httpx.AsyncClient | None = None,
+    ) -> None:
+        self.registry = registry
+        self.keys = keys
+        self.texts = texts
+        self.clock = clock
+        self.client = client or httpx.AsyncClient(
+            timeout=POST_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
+        )
+        self.queue: asyncio.Queue[Message] = asyncio.Queue(QUEUE_SIZE)
+        # (table, seat) -> what waits for it, already told: one message per new wait.
+        self.told: dict[tuple[str, int], str] = {}
+        self.tasks: list[asyncio.Task[None]] = []
+        self.later: set[asyncio.TimerHandle] = set()
+        self.sent = 0
+        self.dropped = 0
+        self.failed = 0
+        self.gone = 0
+        self.latencies: list[float] = []  # queue to answer, seconds (benchmarks read it)
+        self._queued_at: dict[int, float] = {}
+
+    def start(self) -> None:
+        loop = asyncio.get_running_loop()
+        self.tasks = [loop.create_task(self._sender()) for _ in range(SENDERS)]
+
+    async def close(self) -> None:
+        for handle in self.later:
+            handle.cancel()
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        await self.client.aclose()
+
+    # --- the listener (on the move's path: nothing here waits) ------------------
+    def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
+        if seats is not None:
+            return  # one seat's own view (a card order): nothing new waits
+        for seat, holder in enumerate(table.seats):
+            if not holder.push or holder.computer is not None:
+                continue
+            kind = waiting_for(table, seat)
+            key = (table.id, seat)
+            if kind is None:
+                self.told.pop(key, None)
+                continue
+            if self.told.get(key) == kind:
+                continue  # the same wait (a draw, then the discard still asked)
+            self.told[key] = kind
+            if not self.registry.hub.connected(table.id, seat):
+                self.notify(table, seat, kind)
+
+    def forget(self, table_id: str) -> None:
+        for seat in (0, 1):
+            self.told.pop((table_id, seat), None)
+
+    def notify(self, table: Table, seat: int, kind: str) -> None:
+        """Queue `kind` for each subscription of `seat` (dropped when the queue is full)."""
+        other = table.seats[1 - seat].name if len(table.seats) == 2 else ""
+        for sub in table.seats[seat].push:
+            title, body = self.texts(str(sub.get("lang") or "en"), kind, other)
+            payload = {
+                "table": table.id,
+                "kind": kind,
+                "title": title,
+                "body": body,
+                "url": f"/t/{table.id}",
+            }
+            message = Message(
+                table.id,
+                seat,
+                str(sub["endpoint"]),
+                str(sub["p256dh"]),
+                str(sub["auth"]),
+                orjson.dumps(payload),
+            )
+            self._put(message)
+
+    def _put(self, message: Message) -> None:
+        try:
+            self.queue.put_nowait(message)
+        except asyncio.QueueFull:
+            self.dropped += 1
+            if self.dropped == 1 or self.dropped % 1000 == 0:
+                log.warning("push queue full: %d messages dropped", self.dropped)
+            return
+        self._queued_at[id(message)] = time.monotonic()
+
+    # --- the senders -----------------------------------------------------------
+    async def _sender(self) -> None:
+        while True:
+            message = await self.queue.get()
+            try:
+                await self.send(message)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # one message's failure never ends the sending
+                log.exception("push to table %s failed", short(message.table_id))
+            finally:
+                queued = self._queued_at.pop(id(message), None)
+                if queued is not None and len(self.latencies) < 100_000:
+                    self.latencies.append(time.monotonic() - queued)
+
+    async def send(self, message: Message) -> None:
+        body = encrypt(message.plaintext, message.p256dh, message.auth)
+        headers = {
+            "Authorization": self.keys.authorization(message.endpoint, self.clock()),
+            "Content-Encoding": "aes128gcm",
+            "Content-Type": "application/octet-stream",
+            "TTL": str(TTL_SECONDS),
+            "Urgency": "normal",
+        }
+        try:
+            answer = await self.client.post(message.endpoint, content=body, headers=headers)
+            status = answer.status_code
+        except httpx.HTTPError:
+            status = 0
+        if status in (404, 410):
+            self.gone += 1
+            await self.drop(message.table_id, message.seat, message.endpoint)
+        elif 200 <= status < 300:
+            self.sent += 1
+        elif status == 0 or status == 429 or status >= 500:
+            self._retry(message)
+        else:  # 400, 401, 403, 413: this message will never go; not worth a retry
+            self.failed += 1
+            log.info("push to table %s refused: %d", short(message.table_id), status)
+
+    def _retry(self, message: Message) -> None:
+        message.attempt += 1
+        if message.attempt >= ATTEMPTS:
+            self.failed += 1
+            return
+        delay = BACKOFF_SECONDS * 4 ** (message.attempt - 1)
+        loop = asyncio.get_running_loop()
+
+        def again() -> None:
+            self.later.discard(handle)
+            self._put(message)
+
+        handle = loop.call_later(delay, again)
+        self.later.add(handle)
+
+    async def drop(self, table_id: str, seat: int, endpoint: str) -> None:
+        """The push service says this subscription is gone: forget it."""
+        table = self.registry.get(table_id)
+        if table is not None and seat < len(table.seats):
+            await remove(self.registry, table, seat, endpoint)
+
+
+async def add(registry: Registry, table: Table, seat: int, sub: JsonObject) -> None:
+    """Keep `sub` for `seat` (replacing one of the same endpoint; at most 5, the oldest
+    dropped), stored with the seats."""
+
+    def mutate() -> Callable[[], None]:
+        holder = table.seats[seat]
+        before = list(holder.push)
+        kept = [s for s in holder.push if s.get("endpoint") != sub["endpoint"]]
+        holder.push = [*kept, sub][-MAX_PER_SEAT:]
+
+        def undo() -> None:
+            holder.push = before
+
+        return undo
+
+    await registry.writer.change_seats(table, mutate)
+
+
+async def remove(registry: Registry, table: Table, seat: int, endpoint: str) -> bool:
+    """Forget the subscription of `endpoint` for `seat`; False: there was none."""
+    found = False
+
+    def mutate() -> Callable[[], None]:
+        nonlocal found
+        holder = table.seats[seat]
+        before = list(holder.push)
+        holder.push = [s for s in holder.push if s.get("endpoint") != endpoint]
+        found = len(holder.push) != len(before)
+
+        def undo() -> None:
+            holder.push = before
+
+        return undo
+
+    await registry.writer.change_seats(table, mutate)
+    return found

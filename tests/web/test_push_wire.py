@@ -1,0 +1,294 @@
+"""Web Push end to end (docs/protocol-guide.md "Notifications"), over the wire: a real
+server (`python -m hollywood_gin`, a real SQLite file) and a push service started by
+the test on loopback, which holds the subscriber's private keys, DECRYPTS each message
+(RFC 8291 `aes128gcm`) and checks the VAPID JWT (RFC 8292) against `GET /api/push/key`.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import queue
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import http_ece  # type: ignore[import-untyped]
+import httpx
+import pytest
+from cryptography.hazmat.primitives import hashes, serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
+from websockets.sync.client import connect
+
+from tests.conftest import free_port, running_server
+from tests.wire import playable
+
+SUBJECT = "mailto:push-test@example.org"
+
+
+def b64(data: bytes) -> str:
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
+
+
+def unb64(text: str) -> bytes:
+    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
+
+
+@dataclass
+class Subscriber:
+    """A browser's side of one subscription: its keys and where its service lives."""
+
+    path: str
+    key: ec.EllipticCurvePrivateKey = field(
+        default_factory=lambda: ec.generate_private_key(ec.SECP256R1())
+    )
+    auth: bytes = field(default_factory=lambda: os.urandom(16))
+
+    def json(self, origin: str, **extra: Any) -> dict[str, Any]:
+        public = self.key.public_key().public_bytes(
+            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+        )
+        return {
+            "endpoint": origin + self.path,
+            "expirationTime": None,
+            "keys": {"p256dh": b64(public), "auth": b64(self.auth)},
+            **extra,
+        }
+
+
+class PushService:
+    """A push service on loopback: decrypts what it gets, answers `status[path]`."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.origin = f"http://127.0.0.1:{self.port}"
+        self.subscribers: dict[str, Subscriber] = {}
+        self.status: dict[str, int] = {}
+        self.received: queue.Queue[dict[str, Any]] = queue.Queue()
+        service = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self) -> None:
+                body = self.rfile.read(int(self.headers["Content-Length"]))
+                service.received.put(
+                    {"path": self.path, "headers": dict(self.headers), "body": body}
+                )
+                self.send_response(service.status.get(self.path, 201))
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def subscriber(self, path: str) -> Subscriber:
+        self.subscribers[path] = Subscriber(path)
+        return self.subscribers[path]
+
+    def next(self, timeout: float = 20) -> dict[str, Any]:
+        return self.received.get(timeout=timeout)
+
+    def open(self, got: dict[str, Any], server_key: str) -> dict[str, Any]:
+        """Check the VAPID header against the server's key and decrypt the body."""
+        headers = {k.lower(): v for k, v in got["headers"].items()}
+        assert headers["content-encoding"] == "aes128gcm"
+        assert int(headers["ttl"]) > 0
+        scheme, _, params = headers["authorization"].partition(" ")
+        assert scheme == "vapid"
+        parts = dict(p.strip().split("=", 1) for p in params.split(","))
+        assert parts["k"] == server_key
+        signed, _, signature = parts["t"].rpartition(".")
+        raw = unb64(signature)
+        der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
+        public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64(server_key))
+        public.verify(der, signed.encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
+        header, claims = (json.loads(unb64(p)) for p in signed.split("."))
+        assert header["alg"] == "ES256"
+        assert claims["aud"] == self.origin
+        assert claims["sub"] == SUBJECT
+        assert time.time() < claims["exp"] <= time.time() + 24 * 3600
+        sub = self.subscribers[got["path"]]
+        plain = http_ece.decrypt(
+            got["body"], private_key=sub.key, auth_secret=sub.auth, version="aes128gcm"
+        )
+        message: dict[str, Any] = json.loads(plain)
+        return message
+
+    def close(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def service() -> Iterator[PushService]:
+    s = PushService()
+    yield s
+    s.close()
+
+
+def env_for(service: PushService) -> dict[str, str]:
+    return {
+        "HOLLYWOOD_GIN_VAPID_SUBJECT": SUBJECT,
+        "HOLLYWOOD_GIN_PUSH_SERVICES": service.origin,
+        "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0",
+    }
+
+
+def create(base: str) -> tuple[str, str]:
+    r = httpx.post(base + "/api/tables", json={"name": "Ann"}, timeout=10)
+    assert r.status_code == 201, r.text
+    return r.json()["table_id"], r.json()["token"]
+
+
+def join(base: str, table_id: str) -> str:
+    r = httpx.post(base + f"/api/tables/{table_id}/seats", json={"name": "Bob"}, timeout=10)
+    assert r.status_code == 201, r.text
+    token: str = r.json()["token"]
+    return token
+
+
+def subscribe(base: str, table_id: str, token: str, body: dict[str, Any]) -> httpx.Response:
+    return httpx.post(
+        base + f"/api/tables/{table_id}/push",
+        json=body,
+        headers={"Authorization": f"Bearer {token}"},
+        timeout=10,
+    )
+
+
+def move_once(base: str, table_id: str, token: str) -> bool:
+    """The seat makes one move if one is open to it (over its own socket)."""
+    url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
+    with connect(url, additional_headers={"Cookie": f"gin_seat_{table_id}={token}"}) as ws:
+        while True:
+            msg = json.loads(ws.recv(timeout=10))
+            if msg["type"] == "state":
+                break
+        legal = playable(msg["legal"])
+        if legal:
+            ws.send(json.dumps({"type": "action", "version": msg["version"], "action": legal[0]}))
+            while True:
+                after = json.loads(ws.recv(timeout=10))
+                if after["type"] == "state" and after["version"] > msg["version"]:
+                    return True
+        return False
+
+
+def play_turn(base: str, table_id: str, token: str) -> int:
+    """The seat moves until nothing is open to it; returns how many moves it made."""
+    for moves in range(6):
+        if not move_once(base, table_id, token):
+            return moves
+    raise AssertionError("a turn of more than 6 moves")
+
+
+def stored_push(data: Path, table_id: str) -> list[Any]:
+    db = sqlite3.connect(data)
+    try:
+        (seats,) = db.execute("SELECT seats FROM tables WHERE id = ?", (table_id,)).fetchone()
+    finally:
+        db.close()
+    return [s.get("push", []) for s in json.loads(seats)]
+
+
+def test_a_push_reaches_an_absent_seat_encrypted_and_signed_and_survives_a_restart(
+    tmp_path: Path, service: PushService
+) -> None:
+    data = tmp_path / "tables.sqlite3"
+    with running_server(data, env=env_for(service)) as (base, _):
+        key = httpx.get(base + "/api/push/key", timeout=5).json()["key"]
+        assert len(unb64(key)) == 65 and unb64(key)[0] == 4
+        table_id, ann = create(base)
+        sub = service.subscriber("/push/ann")
+        r = subscribe(base, table_id, ann, sub.json(service.origin, lang="de"))
+        assert r.status_code == 201, r.text
+        bob = join(base, table_id)
+        play_turn(base, table_id, bob)  # whoever was first, Ann waits now
+        message = service.open(service.next(), key)
+        assert message["table"] == table_id
+        assert message["kind"] == "your_move"
+        assert message["url"] == f"/t/{table_id}"
+        assert message["title"] == "Sie sind am Zug"  # the subscription's language
+        assert "Bob" in message["body"]
+        assert not any(c in json.dumps(message) for c in ("♥", "♠")), "no card"
+        assert stored_push(data, table_id)[0][0]["endpoint"] == service.origin + "/push/ann"
+    # A restart keeps the key and the subscription: the next wait is pushed again.
+    with running_server(data, env=env_for(service)) as (base, _):
+        assert httpx.get(base + "/api/push/key", timeout=5).json()["key"] == key
+        # Ann waits already (told before the restart): her own move, then Bob's, makes
+        # a new wait, pushed by the restarted server.
+        assert play_turn(base, table_id, ann)
+        assert play_turn(base, table_id, bob)
+        assert service.open(service.next(), key)["table"] == table_id
+
+
+def test_a_410_deletes_the_subscription(tmp_path: Path, service: PushService) -> None:
+    data = tmp_path / "tables.sqlite3"
+    with running_server(data, env=env_for(service)) as (base, _):
+        table_id, ann = create(base)
+        sub = service.subscriber("/push/gone")
+        service.status["/push/gone"] = 410
+        assert subscribe(base, table_id, ann, sub.json(service.origin)).status_code == 201
+        assert stored_push(data, table_id)[0]
+        bob = join(base, table_id)
+        play_turn(base, table_id, bob)
+        service.next()
+        for _ in range(100):  # the server forgets it once the 410 is in
+            if not stored_push(data, table_id)[0]:
+                break
+            time.sleep(0.05)
+        assert stored_push(data, table_id)[0] == []
+
+
+def test_refusals(tmp_path: Path, service: PushService) -> None:
+    data = tmp_path / "tables.sqlite3"
+    with running_server(data, env=env_for(service)) as (base, _):
+        table_id, ann = create(base)
+        sub = service.subscriber("/push/x")
+        for endpoint in (
+            "http://10.0.0.1/push",  # a private address
+            "http://127.0.0.1:1/push",  # loopback, another port: another origin
+            "https://fcm.googleapis.com/fcm/send/x",  # not in this server's list
+            f"http://user@127.0.0.1:{service.port}/push",
+        ):
+            body = sub.json(service.origin) | {"endpoint": endpoint}
+            r = subscribe(base, table_id, ann, body)
+            assert r.status_code == 422 and r.json()["error"] == "push_service", (endpoint, r.text)
+        # Without a seat.
+        r = httpx.post(base + f"/api/tables/{table_id}/push", json=sub.json(service.origin))
+        assert r.status_code == 403 and r.json()["error"] == "not_seated"
+        # A bad body: typed, nothing stored.
+        r = subscribe(base, table_id, ann, {"endpoint": service.origin + "/p", "keys": {}})
+        assert r.status_code == 422
+        assert stored_push(data, table_id)[0] == []
+        # Five at most, the oldest dropped; DELETE forgets one.
+        for n in range(7):
+            body = service.subscriber(f"/push/{n}").json(service.origin)
+            assert subscribe(base, table_id, ann, body).status_code == 201
+        kept = [s["endpoint"].rsplit("/", 1)[1] for s in stored_push(data, table_id)[0]]
+        assert kept == ["2", "3", "4", "5", "6"]
+        r = httpx.request(
+            "DELETE",
+            base + f"/api/tables/{table_id}/push",
+            json={"endpoint": service.origin + "/push/4"},
+            headers={"Authorization": f"Bearer {ann}"},
+        )
+        assert r.status_code == 204, r.text
+        kept = [s["endpoint"].rsplit("/", 1)[1] for s in stored_push(data, table_id)[0]]
+        assert kept == ["2", "3", "5", "6"]
+        assert httpx.get(base + "/healthz").status_code == 200
+
+
+def test_push_is_off_without_a_subject(tmp_path: Path) -> None:
+    with running_server(tmp_path / "t.sqlite3") as (base, _):
+        assert httpx.get(base + "/api/push/key", timeout=5).status_code == 404
