@@ -30,7 +30,7 @@ def resource_dir(name: str) -> Path:
     return packaged if packaged.is_dir() else REPO_ROOT / name
 
 
-# The browsers' public push services (PROTOCOL.md "Notifications").
+# The browsers' public push services (docs/protocol-guide.md "Notifications").
 DEFAULT_PUSH_SERVICES = (
     "https://fcm.googleapis.com",
     "https://updates.push.services.mozilla.com",

@@ -50,7 +50,7 @@ class Registry(Protocol):
 
 log = logging.getLogger("hollywood_gin.push")
 
-MAX_PER_SEAT = 5  # PROTOCOL.md: at most 5 per seat, the oldest dropped
+MAX_PER_SEAT = 5  # at most 5 per seat, the oldest dropped (docs/protocol-guide.md)
 QUEUE_SIZE = 10_000  # messages waiting to be sent, at most (then dropped and counted)
 SENDERS = 4  # messages in flight at once
 ATTEMPTS = 3  # a message tried this often (5xx, 429, no answer), backing off
