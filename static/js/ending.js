@@ -48,7 +48,11 @@ export function renderClock(state) {
   const said = "";
   const hand = state.hand;
   const seated = seatedIn(state);
-  if (!state.server_time || !hand || hand.turn_deadline == null || hand.phase === "over" || hand.turn == null) {
+  // Between hands the clock times the seat someone is waiting for (its next_hand or
+  // new_match): the one not yet ready.
+  const ready = state.ready || [false, false];
+  const waited = hand && hand.phase === "over" ? (ready[0] === ready[1] ? null : ready.indexOf(false)) : hand && hand.turn;
+  if (!state.server_time || !hand || hand.turn_deadline == null || waited == null) {
     current = null;
     paint();
     return said;
@@ -56,9 +60,9 @@ export function renderClock(state) {
   const offset = Date.now() - state.server_time; // this device's clock minus the server's
   const bottom = seated ? state.you : 0;
   current = {
-    seat: hand.turn,
-    prefix: hand.turn === bottom ? "me" : "opp",
-    mine: seated && hand.turn === state.you,
+    seat: waited,
+    prefix: waited === bottom ? "me" : "opp",
+    mine: seated && waited === state.you,
     deadline: hand.turn_deadline + offset,
     key: `${state.version}`,
   };

@@ -390,3 +390,34 @@ def test_the_away_time_counts_on_and_the_claim_opens_at_zero_without_a_message(
     ann.locator("#claim").click()
     ann.locator("#end-confirm-yes").click()
     expect(ann.locator("#ended-note")).to_contain_text(claimed)
+
+
+def test_the_clock_times_the_seat_waited_for_between_hands(
+    server: Server, new_context: NewContext
+) -> None:
+    """On a clocked table, once Ann has pressed "Next hand", Bob's press is timed like a
+    move (docs/protocol-guide.md "Around the match"): both pages show his clock
+    running, none before anyone waits."""
+    table_id, tokens, (ann, bob_page) = table_with_pages(
+        server, new_context, scoring="hollywood", turn_seconds=30
+    )
+    bob = Socket(server.base, table_id, tokens[1])
+    try:
+        knock_at_once(bob)
+        for page in (ann, bob_page):
+            expect(page.locator("#next-hand")).to_be_visible()
+            # Nobody waits yet: no clock on either side.
+            expect(page.locator("#me-clock")).to_be_hidden()
+            expect(page.locator("#opp-clock")).to_be_hidden()
+        ann.locator("#next-hand").click()
+        expect(ann.locator("#opp-clock")).to_be_visible()
+        expect(ann.locator("#opp-clock")).to_have_text(re.compile(r"^0:[0-3]\d$"))
+        expect(ann.locator("#me-clock")).to_be_hidden()
+        expect(bob_page.locator("#me-clock")).to_be_visible()
+        expect(bob_page.locator("#opp-clock")).to_be_hidden()
+        bob_page.locator("#next-hand").click()
+        # The next hand deals: the clock is the mover's again.
+        for page in (ann, bob_page):
+            expect(page.locator("#log li").first).to_contain_text("Hand 2 ")
+    finally:
+        bob.ws.close()
