@@ -119,6 +119,7 @@ STAGES = [
     ("frame parse and validation", "hollywood_gin.web.ws", "Session", "handle"),
     ("action to engine, errors", "hollywood_gin.web.ws", "Session", "act"),
     ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "act"),
+    ("lock, section task, settle", "hollywood_gin.tables.moves", "Moves", "act"),
     ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "_locked"),
     ("lock, section task, settle", "hollywood_gin.tables.writer", "Writer", "change"),
     ("lock, section task, settle", "hollywood_gin.tables.writer", "Writer", "run"),
@@ -167,7 +168,11 @@ async def play(
     (each round one action per table, gathered), the clock off."""
     from hollywood_gin.config import Settings
     from hollywood_gin.tables.hub import Connection, Hub
-    from hollywood_gin.tables.lifecycle import assemble
+
+    try:  # the tables put together in one place (since `lifecycle.assemble`)
+        from hollywood_gin.tables.lifecycle import assemble
+    except ImportError:  # a version before it: the registry built its collaborators
+        from hollywood_gin.tables.registry import Registry as assemble  # type: ignore[assignment]
     from hollywood_gin.tables.sqlite_store import SqliteStore
     from hollywood_gin.web.ws import Session
 
