@@ -72,7 +72,160 @@ async function openColyseus(table, index) {
   table.move = () => table.seats[table.version % 2].send("tick");
 }
 
+// bench_capacity's load (`bgio-paced`, `colyseus-paced`): the card game of servers.js
+// at human pace. Each seat acts 1.5 to 4 s after a state asks it to; the tables ramp
+// up by STEPS (comma-separated); per step, once the new tables have settled for
+// SETTLE seconds, "start T" and after HOLD seconds "end {json}" (moves, latency
+// from a move's send to both seats holding it, errors, this process's CPU and the
+// lateness of its timers).
+//   node client.js bgio-paced|colyseus-paced BASE_URL STEPS HOLD SETTLE
+const THINK = [1.5, 4.0];
+let win = null;
+function newWindow() { return { latencies: [], lateness: [], errors: {}, stale: 0 }; }
+function countError(code) { win.errors[code] = (win.errors[code] || 0) + 1; }
+
+class PacedTable {
+  constructor() { this.versions = [-1, -1]; this.pending = []; this.timers = [null, null]; this.views = [null, null]; }
+  seen(seat, version, view) {
+    if (version < this.versions[seat]) return;
+    this.versions[seat] = version;
+    this.views[seat] = view;
+    const low = Math.min(...this.versions);
+    const t = now();
+    this.pending = this.pending.filter(([v, sent]) => {
+      if (low > v) { win.latencies.push(t - sent); return false; }
+      if (t - sent > 10000) { countError("timeout"); return false; }
+      return true;
+    });
+    clearTimeout(this.timers[seat]);
+    this.timers[seat] = null;
+    if (view && view.mine) {
+      const delay = (THINK[0] + Math.random() * (THINK[1] - THINK[0])) * 1000;
+      const due = now() + delay;
+      this.timers[seat] = setTimeout(() => {
+        this.timers[seat] = null;
+        win.lateness.push(now() - due);
+        this.pending.push([this.versions[seat], now()]);
+        this.act(seat, this.versions[seat], this.views[seat]);
+      }, delay);
+    }
+  }
+}
+function choose(view) {
+  if (view.step === "draw") return { kind: "draw", from: Math.random() < 0.5 ? "stock" : "discard" };
+  return { kind: "discard", card: view.hand[Math.floor(Math.random() * view.hand.length)] };
+}
+
+async function openBgioPaced(table) {
+  const { Client } = require("boardgame.io/client");
+  const { SocketIO } = require("boardgame.io/multiplayer");
+  // The client's copy of the game: moves run on the server only (`client: false`).
+  const game = {
+    name: "cards", setup: () => ({}),
+    moves: { draw: { move: () => {}, client: false }, discard: { move: () => {}, client: false } },
+    turn: { minMoves: 2, maxMoves: 2 },
+  };
+  const made = await fetch(`${base}/games/cards/create`, {
+    method: "POST", headers: { "content-type": "application/json" },
+    body: JSON.stringify({ numPlayers: 2 }),
+  }).then((r) => r.json());
+  const clients = [];
+  const ready = [];
+  for (const playerID of ["0", "1"]) {
+    const client = Client({ game, multiplayer: SocketIO({ server: base }), matchID: made.matchID, playerID, debug: false });
+    const seat = Number(playerID);
+    ready.push(new Promise((resolve) => {
+      client.subscribe((state) => {
+        if (!state || !state.isConnected || !state.G || !state.G.hand) return;
+        const view = { ...state.G, mine: state.ctx.currentPlayer === playerID };
+        table.seen(seat, state._stateID, view);
+        resolve();
+      });
+    }));
+    client.start();
+    clients.push(client);
+  }
+  table.act = (seat, version, view) => {
+    const move = choose(view);
+    if (move.kind === "draw") clients[seat].moves.draw(move.from);
+    else clients[seat].moves.discard(move.card);
+  };
+  await Promise.all(ready);
+}
+
+async function openColyseusPaced(table) {
+  const { Client } = require("colyseus.js");
+  const client = new Client(base);
+  const ready = [];
+  const rooms = [];
+  // Each seat's handlers first, then "ready": the server deals once both are ready.
+  const listen = (room, seat) => {
+    ready.push(new Promise((resolve) => {
+      room.onMessage("state", (view) => {
+        table.seen(seat, view.version, { ...view, mine: view.turn === seat });
+        resolve();
+      });
+    }));
+    room.onMessage("error", (e) => { if (e.code === "stale_version") win.stale += 1; else countError(e.code); });
+    room.onLeave(() => { if (!table.closing) countError("dropped"); });
+    room.send("ready");
+    rooms.push(room);
+  };
+  const first = await client.create("cards");
+  listen(first, 0);
+  listen(await client.joinById(first.roomId), 1);
+  table.act = (seat, version, view) => rooms[seat].send("move", { version, ...choose(view) });
+  await Promise.all(ready);
+}
+
+async function paced() {
+  const steps = tablesText.split(",").map(Number);
+  const hold = Number(secondsText);
+  const settle = Number(windowsText);
+  const open = kind === "bgio-paced" ? openBgioPaced : openColyseusPaced;
+  const all = [];
+  win = newWindow();
+  for (const target of steps) {
+    const began = now();
+    const fresh = Array.from({ length: target - all.length }, () => new PacedTable());
+    for (let i = 0; i < fresh.length; i += 32) {
+      await Promise.all(fresh.slice(i, i + 32).map((t) => open(t)));
+    }
+    all.push(...fresh);
+    console.error(`  ${kind}: ${target} tables open in ${((now() - began) / 1000).toFixed(0)} s`);
+    await new Promise((r) => setTimeout(r, settle * 1000));
+    win = newWindow();
+    let stall = 0;
+    const cpu0 = process.cpuUsage();
+    const t0 = now();
+    console.log(`start ${target}`);
+    await new Promise((resolve) => {
+      let last = now();
+      const tick = setInterval(() => {
+        const t = now();
+        stall = Math.max(stall, t - last - 10);
+        last = t;
+        if (t - t0 >= hold * 1000) { clearInterval(tick); resolve(); }
+      }, 10);
+    });
+    const wall = (now() - t0) / 1000;
+    const used = process.cpuUsage(cpu0);
+    const lat = win.latencies.slice().sort((a, b) => a - b);
+    const late = win.lateness.slice().sort((a, b) => a - b);
+    const at = (xs, q) => (xs.length ? xs[Math.min(xs.length - 1, Math.floor(q * xs.length))] : NaN);
+    console.log("end " + JSON.stringify({
+      tables: target, moves: lat.length, p50_ms: at(lat, 0.5), p99_ms: at(lat, 0.99),
+      max_ms: lat.length ? lat[lat.length - 1] : NaN, errors: win.errors, stale: win.stale,
+      client_cpu: (used.user + used.system) / 1e6 / wall,
+      late_p99_ms: at(late, 0.99), late_max_ms: late.length ? late[late.length - 1] : NaN,
+      client_stall_ms: stall,
+    }));
+  }
+  process.exit(0);
+}
+
 async function main() {
+  if (kind.endsWith("-paced")) return paced();
   const all = Array.from({ length: tables }, () => new Table());
   const open = kind === "bgio" ? openBgio : openColyseus;
   for (let i = 0; i < all.length; i += 16) {

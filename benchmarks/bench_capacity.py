@@ -1,0 +1,554 @@
+"""Capacity at human pace: how many tables one core holds, ours and two peers', one run.
+
+Run (a quiet machine; ~6 min for ours, ~15 min with the peers, which need node + npm):
+
+    pip install -e '.[bench]' && python -m benchmarks.bench_capacity
+    python -m benchmarks.bench_capacity --systems ours --steps 50,100 --hold 10   # a check
+
+Set-up, as a host runs it: `hollywood-gin serve` pinned to one core (`taskset`), SQLite
+(a fresh file), the per-address limits raised through the settings (`serve.LOAD_ENV`)
+so that the load may come from one address (127.0.0.1). A load generator of its own
+process, pinned to the other core, plays both seats of every table: each seat, once a
+state asks it to act, acts 1.5 to 4 s later (uniformly), and each socket sends the
+page's heartbeat (`ping` every 25 s, `static/js/socket.js`). The tables ramp up
+step by step (`--steps`, default 1,000, 2,000, 4,000, 8,000, 16,000): a step adds
+tables to those already playing, lets them settle (`--settle`), then holds
+`--hold` seconds (default 45) and prints:
+
+- moves/s, and a move's latency p50 / p99 / max (from its send to both seats holding
+  the new version), errors (error frames other than `stale_version`, timeouts of
+  10 s, dropped sockets, pongs missing after 10 s);
+- the server's RSS and CPU (CPU-seconds per second of all its threads; 1.0 = the core);
+- the load generator's own CPU and lateness (how late its timers fired, p99 and max),
+  so that a figure is never the client's limit: a step whose client used 0.9 of its
+  core or ran 100 ms late says so;
+- `os.getloadavg()`.
+
+The ramp stops after a step with p99 over `--stop-p99` (1 s) or any error. Then the
+same load, same pace and same steps against boardgame.io and Colyseus
+(`benchmarks/peers`: a two-seat card game of draw-then-discard with our frame sizes,
+their own client libraries). Last line: the tables each system held with p99 at most
+`--goal-p99` (100 ms), and the ratio to ours.
+
+Connections: a step of T tables opens 2T sockets from 127.0.0.1 to one port, so it
+needs 2T free ephemeral ports (`/proc/sys/net/ipv4/ip_local_port_range`, 28,232 by
+default: 14,000 tables at most); a step past that is not run and says why. The open
+files limit of this process tree is raised to what the largest step needs (at most
+`MAX_FILES`), for this run only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gc
+import json
+import os
+import random
+import resource
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from benchmarks.serve import LOAD_ENV, REPO, app_server
+
+PEERS = REPO / "benchmarks" / "peers"
+PEER_PACKAGES = [
+    "boardgame.io@0.50.2",
+    "@colyseus/core@0.16",
+    "@colyseus/ws-transport@0.16",
+    "@colyseus/schema@3",
+    "colyseus.js@0.16",
+]
+SYSTEMS = ("ours", "boardgame.io", "colyseus")
+MAX_FILES = 80_000
+PING_SECONDS = 25.0
+PONG_WITHIN = 10.0
+ACTION_TIMEOUT = 10.0
+# Terms a seat waits before acting, once asked (seconds).
+THINK = (1.5, 4.0)
+
+
+def say(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q / 100 * len(ordered)))]
+
+
+def port_room() -> int:
+    """Ephemeral ports this machine hands out for one destination."""
+    try:
+        low, high = Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()
+        return int(high) - int(low) + 1
+    except (OSError, ValueError):
+        return 28_232
+
+
+def raise_files(sockets: int) -> int:
+    """Open files of this process tree: enough for `sockets` on each side, bounded."""
+    want = min(MAX_FILES, sockets + 4096)
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < want:
+        try:  # root may raise the hard limit; anyone else keeps what they have
+            resource.setrlimit(resource.RLIMIT_NOFILE, (want, want))
+        except (ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    elif soft < want:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    return resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+
+
+# ---------------------------------------------------------------- the load generator (ours)
+
+
+@dataclass
+class Window:
+    latencies: list[float] = field(default_factory=list)
+    lateness: list[float] = field(default_factory=list)
+    errors: dict[str, int] = field(default_factory=dict)
+    stale: int = 0
+
+    def error(self, code: str) -> None:
+        self.errors[code] = self.errors.get(code, 0) + 1
+
+
+class Seat:
+    """One seat's socket: acts THINK seconds after a state asks it to."""
+
+    def __init__(self, table: TableLoad, seat: int, ws: Any, state: dict[str, Any]) -> None:
+        self.table = table
+        self.seat = seat
+        self.ws = ws
+        self.version = int(state["version"])
+        self.state = state
+        self.timer: asyncio.TimerHandle | None = None
+        self.ping_sent: float | None = None
+
+    def asked(self) -> None:
+        """A fresh state: act on it later if it asks this seat to act."""
+        from benchmarks.compat import playable
+
+        if self.timer is not None:
+            self.timer.cancel()
+            self.timer = None
+        if playable(self.state["legal"]):
+            loop = asyncio.get_running_loop()
+            delay = self.table.rng.uniform(*THINK)
+            due = loop.time() + delay
+            self.timer = loop.call_at(due, self.act, due)
+
+    def act(self, due: float) -> None:
+        from benchmarks.compat import playable
+
+        self.timer = None
+        run = self.table.run
+        run.window.lateness.append(asyncio.get_running_loop().time() - due)
+        legal = playable(self.state["legal"])
+        if not legal or self.table.closing:
+            return
+        rng = self.table.rng
+        knocks = [a for a in legal if a["kind"] == "knock"]
+        if knocks and rng.random() < 0.5:
+            choice = rng.choice(knocks)
+        else:
+            choice = rng.choice([a for a in legal if a["kind"] != "knock"] or legal)
+        version = self.version
+        self.table.pending.append((version, time.perf_counter()))
+        run.send(self, {"type": "action", "version": version, "action": choice})
+
+
+class TableLoad:
+    def __init__(self, run: Driver, key: str) -> None:
+        self.run = run
+        self.rng = random.Random(key)
+        self.seats: list[Seat] = []
+        self.pending: list[tuple[int, float]] = []
+        self.closing = False
+
+    def arrived(self) -> None:
+        if not self.pending or len(self.seats) < 2:
+            return
+        low = min(s.version for s in self.seats)
+        now = time.perf_counter()
+        keep = []
+        for version, sent in self.pending:
+            if low > version:
+                self.run.window.latencies.append(now - sent)
+            elif now - sent > ACTION_TIMEOUT:
+                self.run.window.error("timeout")
+            else:
+                keep.append((version, sent))
+        self.pending = keep
+
+
+class Driver:
+    """The load generator of `ours`: ramps the tables, prints a line per step."""
+
+    def __init__(self, base: str, seed: int) -> None:
+        self.base = base
+        self.ws_base = base.replace("http://", "ws://")
+        self.tables: list[TableLoad] = []
+        self.window = Window()
+        self.rng = random.Random(seed)
+        self.tasks: set[asyncio.Task[Any]] = set()
+        self.dropped = 0
+
+    def send(self, seat: Seat, message: dict[str, Any]) -> None:
+        import orjson
+
+        task = asyncio.get_running_loop().create_task(seat.ws.send(orjson.dumps(message).decode()))
+        self.tasks.add(task)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task[Any]) -> None:
+        self.tasks.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            self.window.error("send_failed")
+
+    async def read(self, seat: Seat) -> None:
+        import orjson
+        from websockets.exceptions import ConnectionClosed
+
+        table = seat.table
+        try:
+            async for raw in seat.ws:
+                message = orjson.loads(raw)
+                kind = message.get("type")
+                if kind == "state":
+                    if message["version"] >= seat.version:
+                        seat.version = message["version"]
+                        seat.state = message
+                        seat.asked()
+                        table.arrived()
+                elif kind == "pong":
+                    seat.ping_sent = None
+                elif kind == "error":
+                    code = message.get("code", "?")
+                    if code == "stale_version":
+                        self.window.stale += 1
+                    else:
+                        self.window.error(code)
+        except ConnectionClosed:
+            if not table.closing:
+                self.dropped += 1
+                self.window.error("dropped")
+
+    async def heartbeat(self, seat: Seat) -> None:
+        await asyncio.sleep(self.rng.uniform(0, PING_SECONDS))
+        while not seat.table.closing:
+            now = time.perf_counter()
+            if seat.ping_sent is not None and now - seat.ping_sent > PONG_WITHIN:
+                self.window.error("no_pong")
+            if seat.ping_sent is None:
+                seat.ping_sent = now
+            self.send(seat, {"type": "ping"})
+            await asyncio.sleep(PING_SECONDS)
+
+    async def grow(self, count: int) -> None:
+        """`count` more tables, both seats connected and playing."""
+        import httpx
+        import orjson
+        from websockets.asyncio.client import connect
+
+        gate = asyncio.Semaphore(32)
+        async with httpx.AsyncClient(base_url=self.base, timeout=120) as http:
+
+            async def one(index: int) -> None:
+                async with gate:
+                    made = await http.post("/api/tables", json={"name": "Ann"})
+                    body = made.raise_for_status().json()
+                    http.cookies.clear()
+                    joined = await http.post(f"/api/tables/{body['table_id']}/seats", json={})
+                    http.cookies.clear()
+                    tokens = [body["token"], joined.raise_for_status().json()["token"]]
+                    table = TableLoad(self, f"{body['table_id']}-{index}")
+                    url = f"{self.ws_base}/ws/tables/{body['table_id']}"
+                    for number, token in enumerate(tokens):
+                        ws = await connect(
+                            url, max_size=2**20, ping_interval=None, open_timeout=120
+                        )
+                        await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
+                        while True:
+                            first = orjson.loads(await ws.recv())
+                            if first.get("type") == "state" and first.get("you") == number:
+                                break
+                        table.seats.append(Seat(table, number, ws, first))
+                self.tables.append(table)
+                loop = asyncio.get_running_loop()
+                for seat in table.seats:
+                    for job in (self.read(seat), self.heartbeat(seat)):
+                        self.tasks.add(loop.create_task(job))
+                    seat.asked()
+
+            start = len(self.tables)
+            await asyncio.gather(*(one(start + i) for i in range(count)))
+
+    async def ramp(self, steps: list[int], hold: float, settle: float) -> None:
+        import psutil
+
+        me = psutil.Process()
+        for target in steps:
+            began = time.perf_counter()
+            await self.grow(target - len(self.tables))
+            say(f"  ours: {target} tables open in {time.perf_counter() - began:.0f} s")
+            gc.collect()
+            gc.freeze()  # the sockets and tables are no garbage: never walk them again
+            await asyncio.sleep(settle)
+            self.window = Window()
+            stall = [0.0]
+            deadline = time.perf_counter() + hold
+
+            async def watch(stall: list[float] = stall, deadline: float = deadline) -> None:
+                while time.perf_counter() < deadline:
+                    before = time.perf_counter()
+                    await asyncio.sleep(0.01)
+                    stall[0] = max(stall[0], time.perf_counter() - before - 0.01)
+
+            cpu0 = sum(me.cpu_times()[:2])
+            print(f"start {target}", flush=True)
+            await watch()
+            wall = hold + max(0.0, time.perf_counter() - deadline)
+            window = self.window
+            late = window.lateness
+            result = {
+                "tables": target,
+                "moves": len(window.latencies),
+                "p50_ms": pct(window.latencies, 50) * 1000,
+                "p99_ms": pct(window.latencies, 99) * 1000,
+                "max_ms": max(window.latencies, default=float("nan")) * 1000,
+                "errors": window.errors,
+                "stale": window.stale,
+                "client_cpu": (sum(me.cpu_times()[:2]) - cpu0) / wall,
+                "late_p99_ms": pct(late, 99) * 1000,
+                "late_max_ms": max(late, default=float("nan")) * 1000,
+                "client_stall_ms": stall[0] * 1000,
+            }
+            print("end " + json.dumps(result), flush=True)
+
+
+def drive(base: str, steps: list[int], hold: float, settle: float) -> int:
+    import uvloop
+
+    gc.set_threshold(100_000, 50, 1000)
+    uvloop.run(Driver(base, seed=7).ramp(steps, hold, settle))
+    return 0
+
+
+# ---------------------------------------------------------------- the bench
+
+
+def install_peers(into: Path) -> str | None:
+    if shutil.which("node") is None or shutil.which("npm") is None:
+        return "Node.js or npm is not on this machine"
+    (into / "package.json").write_text('{"private": true}\n')
+    for name in ("servers.js", "client.js"):
+        shutil.copy(PEERS / name, into / name)
+    try:
+        done = subprocess.run(
+            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", *PEER_PACKAGES],
+            cwd=into,
+            capture_output=True,
+            text=True,
+            timeout=600,
+        )
+    except subprocess.TimeoutExpired:
+        return "npm install took over 10 minutes"
+    if done.returncode != 0:
+        return "npm install failed: " + done.stderr[-400:]
+    return None
+
+
+def pinned(core: int | None, argv: list[str]) -> list[str]:
+    if core is None or shutil.which("taskset") is None:
+        return argv
+    return ["taskset", "-c", str(core), *argv]
+
+
+def follow(
+    system: str, driver: subprocess.Popen[str], server_pid: int, args: argparse.Namespace
+) -> list[dict[str, Any]]:
+    """Read the driver's steps, time the server over each hold, stop the ramp when due."""
+    import psutil
+
+    server = psutil.Process(server_pid)
+    rows: list[dict[str, Any]] = []
+    marks = (0.0, 0.0)
+    assert driver.stdout is not None
+    for line in driver.stdout:
+        word, _, rest = line.strip().partition(" ")
+        if word == "start":
+            marks = (sum(server.cpu_times()[:2]), time.perf_counter())
+        elif word == "end":
+            # JSON has no NaN: node writes null where a window had no move.
+            row = {k: float("nan") if v is None else v for k, v in json.loads(rest).items()}
+            wall = time.perf_counter() - marks[1]
+            row["system"] = system
+            row["moves_per_s"] = row["moves"] / wall
+            row["server_cpu"] = (sum(server.cpu_times()[:2]) - marks[0]) / wall
+            row["server_rss_mb"] = server.memory_info().rss / 2**20
+            row["load"] = os.getloadavg()
+            rows.append(row)
+            say(line_of(row))
+            if row["p99_ms"] > args.stop_p99 * 1000 or row["errors"] or row["moves"] == 0:
+                say(f"  {system}: ramp stopped after {row['tables']} tables")
+                break
+    driver.terminate()
+    try:
+        driver.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        driver.kill()
+        driver.wait()
+    return rows
+
+
+def line_of(row: dict[str, Any]) -> str:
+    errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items()) or "none"
+    load = " ".join(f"{x:.1f}" for x in row["load"])
+    return (
+        f"| {row['system']} | {row['tables']:,} | {row['moves_per_s']:,.0f} | "
+        f"{row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['max_ms']:.0f} | {errors} | "
+        f"{row['server_rss_mb']:,.0f} | {row['server_cpu']:.2f} | {row['client_cpu']:.2f} | "
+        f"{row['late_p99_ms']:.0f} / {row['late_max_ms']:.0f} | {load} |"
+    )
+
+
+def run_ours(args: argparse.Namespace, steps: list[int]) -> list[dict[str, Any]]:
+    serve = pinned(args.server_core, [sys.executable, "-m", "hollywood_gin", "serve"])
+    # The page's own settings otherwise: only the limits one address would meet are lifted.
+    env = {"HOLLYWOOD_GIN_MAX_LIVE_TABLES": str(max(steps) + 1000)}
+    with app_server(env, argv=serve) as (base, proc):
+        cmd = pinned(
+            args.client_core,
+            [sys.executable, "-m", "benchmarks.bench_capacity", "--drive", base,
+             "--steps", ",".join(map(str, steps)), "--hold", str(args.hold),
+             "--settle", str(args.settle)],
+        )  # fmt: skip
+        driver = subprocess.Popen(cmd, cwd=REPO, stdout=subprocess.PIPE, text=True)
+        return follow("ours", driver, proc.pid, args)
+
+
+def run_peer(
+    kind: str, folder: Path, args: argparse.Namespace, steps: list[int]
+) -> list[dict[str, Any]]:
+    from benchmarks.serve import free_port
+
+    port = free_port()
+    server = subprocess.Popen(
+        pinned(args.server_core, ["node", "servers.js", f"{kind}-cards", str(port)]),
+        cwd=folder,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert server.stdout is not None
+        deadline = time.monotonic() + 60
+        while "ready" not in server.stdout.readline():
+            if server.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"{kind} did not start")
+        cmd = pinned(
+            args.client_core,
+            ["node", "client.js", f"{kind}-paced", f"http://127.0.0.1:{port}",
+             ",".join(map(str, steps)), str(args.hold), str(args.settle)],
+        )  # fmt: skip
+        driver = subprocess.Popen(cmd, cwd=folder, stdout=subprocess.PIPE, text=True)
+        system = "boardgame.io" if kind == "bgio" else "colyseus"
+        return follow(system, driver, server.pid, args)
+    finally:
+        server.terminate()
+        try:
+            server.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+
+
+def held(rows: list[dict[str, Any]], goal_ms: float) -> int:
+    """The most tables held with p99 within the goal and no error (0: none)."""
+    ok = [r["tables"] for r in rows if r["p99_ms"] <= goal_ms and not r["errors"]]
+    return max(ok, default=0)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--steps", default="1000,2000,4000,8000,16000", help="tables per step")
+    parser.add_argument("--hold", type=float, default=45.0, help="seconds measured per step")
+    parser.add_argument("--settle", type=float, default=10.0, help="seconds after a step opens")
+    parser.add_argument("--systems", default=",".join(SYSTEMS))
+    parser.add_argument("--stop-p99", type=float, default=1.0, help="seconds: ends a ramp")
+    parser.add_argument("--goal-p99", type=float, default=100.0, help="ms: a step held")
+    parser.add_argument("--server-core", type=int, default=0)
+    parser.add_argument("--client-core", type=int, default=1)
+    parser.add_argument("--json", type=Path, help="every row, as JSON")
+    parser.add_argument("--drive", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    steps = sorted({int(s) for s in args.steps.split(",")})
+    if args.drive:
+        return drive(args.drive, steps, args.hold, args.settle)
+    room = port_room()
+    fit = [s for s in steps if 2 * s <= room - 1000]
+    if len(fit) < len(steps):
+        say(
+            f"steps {[s for s in steps if s not in fit]} not run: 2 sockets a table from one "
+            f"address need more than the {room} ephemeral ports of "
+            "/proc/sys/net/ipv4/ip_local_port_range"
+        )
+    steps = fit
+    files = raise_files(2 * max(steps) + 1000)
+    say(f"open files {files}; cores {os.cpu_count()}; load {os.getloadavg()}")
+    assert LOAD_ENV  # the limits lifted for one address (benchmarks/serve.py)
+    systems = args.systems.split(",")
+    rows: dict[str, list[dict[str, Any]]] = {}
+    with tempfile.TemporaryDirectory(prefix="gin-capacity-") as tmp:
+        missing = None
+        if any(s != "ours" for s in systems):
+            say("installing the peers with npm into " + tmp)
+            missing = install_peers(Path(tmp))
+            if missing:
+                say("peers not run: " + missing)
+                systems = ["ours"] if "ours" in systems else []
+        for system in systems:
+            say(f"{system}: steps {steps}, {args.hold:g} s each")
+            if system == "ours":
+                rows[system] = run_ours(args, steps)
+            else:
+                kind = "bgio" if system == "boardgame.io" else "colyseus"
+                rows[system] = run_peer(kind, Path(tmp), args, steps)
+    print(
+        f"\nHuman pace: each seat acts {THINK[0]}-{THINK[1]} s after it is asked, a ping "
+        f"every {PING_SECONDS:g} s; server on core {args.server_core}, load generator on "
+        f"core {args.client_core}; each step held {args.hold:g} s\n"
+    )
+    print(
+        "| system | tables | moves/s | p50 ms | p99 ms | max ms | errors | server RSS MiB | "
+        "server CPU | client CPU | client late p99 / max ms | load average |"
+    )
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
+    for system_rows in rows.values():
+        for row in system_rows:
+            print(line_of(row))
+    goal = args.goal_p99
+    ours = held(rows.get("ours", []), goal)
+    print(f"\nTables held with p99 <= {goal:g} ms and no error (of the steps run):")
+    for system, system_rows in rows.items():
+        most = held(system_rows, goal)
+        ratio = f" ({ours / most:.2f}x ours / theirs)" if ours and most and system != "ours" else ""
+        print(f"  {system}: {most:,}{ratio}")
+    if args.json:
+        args.json.write_text(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
