@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from hollywood_gin.engine.errors import BadAction
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.vocabulary import (
+    MOVE_DAYS,
     RULES,
     SCORINGS,
     TARGETS,
@@ -36,6 +37,9 @@ class Options:
     # The optional turn clock (docs/protocol-guide.md "Around the match"): seconds per action,
     # None for none. The engine keeps no time; the tables layer runs the clock.
     turn_seconds: int | None = None
+    # A table played over days (docs/protocol-guide.md "Correspondence tables"): days per
+    # move, None for a live table. Never with a turn clock.
+    move_days: int | None = None
 
     def __post_init__(self) -> None:
         if self.rules not in RULES:
@@ -51,6 +55,11 @@ class Options:
             or not TURN_SECONDS[0] <= seconds <= TURN_SECONDS[1]
         ):
             raise BadAction(f"turn_seconds is null or {TURN_SECONDS[0]} to {TURN_SECONDS[1]}")
+        days = self.move_days
+        if days is not None and (isinstance(days, bool) or days not in MOVE_DAYS):
+            raise BadAction(f"move_days is null or one of {', '.join(map(str, MOVE_DAYS))}")
+        if days is not None and seconds is not None:
+            raise BadAction("a table has move_days or turn_seconds, not both")
 
     @classmethod
     def from_dict(cls, d: Mapping[str, object]) -> Options:
@@ -58,7 +67,7 @@ class Options:
 
         :raises BadAction: an unknown key or a value outside docs/rules.md "Table choices".
         """
-        extra = set(d) - {"rules", "scoring", "target", "turn_seconds"}
+        extra = set(d) - {"rules", "scoring", "target", "turn_seconds", "move_days"}
         if extra:
             raise BadAction(f"unknown option {sorted(map(str, extra))[0][:20]!r}")
         rules = _RULES.get(_text(d.get("rules", "standard")))
@@ -75,12 +84,17 @@ class Options:
         turn_seconds = d.get("turn_seconds")
         if turn_seconds is not None and not isinstance(turn_seconds, int):
             raise BadAction("turn_seconds is a whole number of seconds")
-        return cls(rules, scoring, checked, turn_seconds)
+        move_days = d.get("move_days")
+        if move_days is not None and not isinstance(move_days, int):
+            raise BadAction("move_days is a whole number of days")
+        return cls(rules, scoring, checked, turn_seconds, move_days)
 
     def to_dict(self) -> JsonObject:
         out: JsonObject = {"rules": self.rules, "scoring": self.scoring, "target": self.target}
         if self.turn_seconds is not None:  # tables without a clock stay as they were
             out["turn_seconds"] = self.turn_seconds
+        if self.move_days is not None:  # live tables stay as they were
+            out["move_days"] = self.move_days
         return out
 
 

@@ -35,7 +35,9 @@ class SharedViews:
         known = self._table
         if known is None or known.status != status or known.ended is not ended:
             o = self._options
-            known = self._table = TableView(o.rules, o.scoring, o.target, status, ended)
+            known = self._table = TableView(
+                o.rules, o.scoring, o.target, status, ended, o.move_days
+            )
         return known
 
     def hand(self, hand: Hand, version: int, outcome: Callable[[Hand], Outcome | None]) -> HandView:

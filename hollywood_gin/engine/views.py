@@ -83,6 +83,8 @@ class TableView(NamedTuple):
     target: Target
     status: Status
     ended: Ended | None = None
+    # A table played over days: its days per move (None: a live table).
+    move_days: int | None = None
 
 
 class Mine(NamedTuple):
@@ -244,6 +246,8 @@ class View(NamedTuple):
         }
         if t.ended is not None:
             table["ended"] = t.ended
+        if t.move_days is not None:
+            table["move_days"] = t.move_days
         return table
 
     def tail(self) -> dict[str, object]:
@@ -415,7 +419,9 @@ def view_from_wire(body: Mapping[str, Any]) -> View:
         return View(
             version=body["version"],
             you=body["you"],
-            table=TableView(t["rules"], t["scoring"], t["target"], t["status"], ended),
+            table=TableView(
+                t["rules"], t["scoring"], t["target"], t["status"], ended, t.get("move_days")
+            ),
             hand=hand,
             mine=mine,
             legal=tuple(parse_action(a) for a in legal),

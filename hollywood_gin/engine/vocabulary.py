@@ -61,6 +61,8 @@ def walled(scoring: str) -> bool:
 # The optional turn clock: seconds per action, least and most
 # (docs/protocol-guide.md "The turn clock").
 TURN_SECONDS = (15, 600)
+# Days per move of a table played over days (docs/protocol-guide.md "Correspondence tables").
+MOVE_DAYS = (1, 2, 3, 5, 7, 14)
 # A seat that let the turn clock run out this many times in a row is away.
 AWAY_TIMEOUTS = 3
 

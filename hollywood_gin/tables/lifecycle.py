@@ -78,6 +78,7 @@ def assemble(
     owner: str | None = None,
     watch_seconds: float = 2.0,
     claim_after: float = 120.0,
+    seconds_per_day: float = 86400.0,
 ) -> Registry:
     """The tables layer over `store` and `hub`, wired one way: each collaborator gets
     what it uses and keeps its own state per table, dropped when the table goes.
@@ -95,7 +96,13 @@ def assemble(
     ledgers: Ledgers = {}
     # Who is there, who is away, the turn clocks: what the hub's states say of the
     # players, told of the hub's comings and goings.
-    presence = Presence(clock=now, claim_after=claim_after, broadcast=hub.broadcast, held=held.get)
+    presence = Presence(
+        clock=now,
+        claim_after=claim_after,
+        broadcast=hub.broadcast,
+        held=held.get,
+        seconds_per_day=seconds_per_day,
+    )
     hub.seating = presence
     # Chosen once: this worker writes its store alone, or shares it
     # (docs/architecture.md "One owner per table").
@@ -112,6 +119,8 @@ def assemble(
         watch_seconds=watch_seconds,
     )
     writer = Writer(store, hub, ownership, episode, ledgers, clock=now, rng=rng)
+    # A table played over days: its seats' deadlines are stored with the change.
+    writer.seats_due = presence.deadlines
     moves = Moves(writer, presence)
     computer = Computer(
         moves.act,
@@ -203,6 +212,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         thinkers=Thinkers(settings.computer_processes),
         owner=owner,
         claim_after=settings.claim_after_seconds,
+        seconds_per_day=settings.seconds_per_day,
     )
     registry.presence.start()
     registry.reviews.budget = CoachBudget(samples=settings.review_samples)

@@ -12,9 +12,13 @@ of a person the other person is waiting for (`due`): a connected player who neve
 presses "Next hand" times out like one who never moves.
 
 When a seat is away is the table's `AwayRule`, chosen per table (`rule_for`): on a
-live table, no connection for `claim_after` seconds. A table played over days would
-add a rule of its own here (a seat with no connection is not away; a seat whose
-per-seat deadline passed is), and nothing outside this module would change.
+live table, no connection for `claim_after` seconds; on a table played over days
+(`Days`, docs/protocol-guide.md "Correspondence tables"), never for want of a
+connection, only once the seat's own deadline has passed. Those deadlines are set
+by `deadlines` inside the writer's change (so they are stored with the seats, in the
+same write as the move that asks for them, and survive a restart or a claim by
+another worker), and the one loop below wakes for them as for every other timer:
+no timer per table. Nothing moves for such a seat on its own.
 
 Everything is driven by an injectable clock, never by the sleeping itself: `tick()`
 does everything that is due by that clock, so a test sets the clock past a deadline
@@ -121,6 +125,41 @@ class Live:
         return None if left is None else left + self.claim_after
 
 
+@dataclass(frozen=True, slots=True)
+class Days:
+    """A table played over days: a seat is away once its deadline has passed,
+    connected or not; a seat with no connection is not away for that."""
+
+    table: Table
+
+    def _deadline(self, seat: int) -> float | None:
+        seats = self.table.seats
+        return seats[seat].deadline if seat < len(seats) else None
+
+    def away(self, crowd: Crowd, seat: int, now: float) -> bool:
+        deadline = self._deadline(seat)
+        return deadline is not None and now >= deadline
+
+    def next_look(self, crowd: Crowd, seat: int) -> float | None:
+        return self._deadline(seat)
+
+
+def asked(table: Table, seat: int) -> bool:
+    """Whether something is asked of a person's `seat` now: its move while a hand is
+    played, its `next_hand` between hands, its `new_match` once the other asked."""
+    if not table.human(seat) or table.match.hand is None:
+        return False
+    status = table.match.status
+    if status == "playing":
+        return table.match.hand.turn == seat
+    ready = table.match.ready
+    if status == "hand_over":
+        return not ready[seat]
+    if status == "match_over":
+        return not ready[seat] and ready[1 - seat]
+    return False
+
+
 def due(table: Table) -> tuple[int, int] | None:
     """(seat, version) whose action the turn clock asks for now, if any: the move of
     the person whose turn it is while a hand is played; between hands (issue 41),
@@ -163,9 +202,16 @@ class Presence:
         claim_after: float,
         broadcast: Callable[[Table], None],
         held: Callable[[str], Table | None],
+        seconds_per_day: float = 86400.0,
     ) -> None:
         self.clock = clock
         self.claim_after = claim_after
+        # A day of a table played over days (`HOLLYWOOD_GIN_SECONDS_PER_DAY`: tests shorten it).
+        self.seconds_per_day = seconds_per_day
+        # Told when a quarter of a seat's time is left (Web Push's `deadline_soon`).
+        self.soon: Callable[[Table, int], None] | None = None
+        # (table, seat) -> the deadline already told of as soon to pass.
+        self._soon_told: dict[tuple[str, int], float] = {}
         self._live = Live(claim_after)
         self._broadcast = broadcast
         self._held = held
@@ -195,9 +241,33 @@ class Presence:
         return self._crowds.get(table_id) or _NOBODY
 
     def rule_for(self, table: Table) -> AwayRule:
-        """When a seat of `table` is away. The seam of tables played over days: a rule
-        of their own, chosen here from `table.options`."""
-        return self._live
+        """When a seat of `table` is away: a live table's rule, or one played over days."""
+        return self._live if table.options.move_days is None else Days(table)
+
+    def deadlines(self, table: Table) -> Callable[[], None] | None:
+        """On a table played over days, each seat's deadline after a change (in the
+        writer's change, before it is stored): `move_days` days after the seat was
+        first asked, None while nothing is. Returns how to undo it when the deadlines
+        changed (they are then stored with the seats), else None."""
+        days = table.options.move_days
+        if days is None:
+            return None
+        before = [h.deadline for h in table.seats]
+        now = self.clock()
+        for seat, holder in enumerate(table.seats):
+            if not asked(table, seat):
+                holder.deadline = None
+            elif holder.deadline is None:
+                holder.deadline = now + days * self.seconds_per_day
+        if [h.deadline for h in table.seats] == before:
+            return None
+        seats = list(table.seats)
+
+        def undo() -> None:
+            for holder, deadline in zip(seats, before, strict=False):
+                holder.deadline = deadline
+
+        return undo
 
     def hold(self, table: Table) -> None:
         """A table held from now (created, loaded, claimed): both seats unseen since now."""
@@ -209,6 +279,8 @@ class Presence:
         """The table is no longer held here: its crowd and its timers go."""
         self._crowds.pop(table.id, None)
         self._due.pop(table.id, None)
+        for seat in (0, 1):
+            self._soon_told.pop((table.id, seat), None)
 
     def seated(self, table_id: str, seat: int, connected: bool) -> None:
         """The hub's event: the seat's first tab opened, or its last one closed."""
@@ -230,6 +302,7 @@ class Presence:
         now = self.clock()
         match = table.match
         clocked = table.options.turn_seconds is not None
+        days = table.options.move_days is not None
         out = []
         for seat, holder in enumerate(table.seats):
             # The computer never leaves; a person is there while any tab is open.
@@ -246,6 +319,9 @@ class Presence:
             }
             if clocked:
                 player["timeouts"] = match.presence.timeouts[seat]
+            if days:
+                deadline = holder.deadline
+                player["deadline"] = None if deadline is None else int(deadline * 1000)
             out.append(player)
         return out
 
@@ -253,6 +329,8 @@ class Presence:
         """With a turn clock, the keys it adds to a state: the `hand` object's (the
         deadline of the action due) and the message's (the server's time); None
         without one."""
+        if table.options.move_days is not None:  # deadlines are the players'
+            return {}, {"server_time": int(self.clock() * 1000)}
         if table.options.turn_seconds is None:
             return None
         deadline = self.crowd(table.id).deadline
@@ -304,6 +382,9 @@ class Presence:
         for seat in range(len(table.seats)):
             if table.human(seat) and not absent[seat]:
                 look = rule.next_look(crowd, seat)
+                soon = self._soon_at(table, seat)
+                if soon is not None and (look is None or soon < look):
+                    look = soon
                 if look is not None and (when is None or look < when):
                     when = look
         if when is None:
@@ -319,6 +400,9 @@ class Presence:
         deadline of the action due now (the hub's state shows it) and the next look."""
         if seats is None:
             self._set_deadline(table)
+            if table.options.move_days is not None:
+                # A seat that was away and has acted before a claim is not away now.
+                self.refresh_away(table, broadcast=False)
             self.schedule(table)
 
     def next_due(self) -> float | None:
@@ -338,6 +422,7 @@ class Presence:
                 self._due.pop(table_id, None)
                 continue
             self.refresh_away(table)
+            self._tell_soon(table, now)
             deadline = self.crowd(table_id).deadline
             if deadline is not None and deadline <= now and table.id not in self._moving:
                 move = asyncio.get_running_loop().create_task(self._timeout(table))
@@ -349,6 +434,26 @@ class Presence:
             # Those started here and any the loop started meanwhile.
             await asyncio.gather(*self._moves, return_exceptions=True)
         return moves
+
+    def _soon_at(self, table: Table, seat: int) -> float | None:
+        """When a quarter of the seat's time is left, if not told of yet."""
+        days = table.options.move_days
+        deadline = table.seats[seat].deadline
+        if days is None or deadline is None or self.soon is None:
+            return None
+        if self._soon_told.get((table.id, seat)) == deadline or self.clock() >= deadline:
+            return None
+        return deadline - days * self.seconds_per_day / 4
+
+    def _tell_soon(self, table: Table, now: float) -> None:
+        for seat in range(len(table.seats)):
+            at = self._soon_at(table, seat)
+            deadline = table.seats[seat].deadline
+            if at is None or deadline is None or not at <= now < deadline:
+                continue
+            self._soon_told[(table.id, seat)] = deadline
+            assert self.soon is not None
+            self.soon(table, seat)
 
     async def _timeout(self, table: Table) -> None:
         """The deadline passed: the computer makes that one move for the seat."""

@@ -317,6 +317,12 @@ class Pushes:
             if not self.registry.hub.connected(table.id, seat):
                 self.notify(table, seat, kind)
 
+    def deadline_soon(self, table: Table, seat: int) -> None:
+        """A quarter of the seat's time is left (a table played over days: `Presence.soon`)."""
+        holder = table.seats[seat]
+        if holder.push and not self.registry.hub.connected(table.id, seat):
+            self.notify(table, seat, "deadline_soon")
+
     def forget(self, table_id: str) -> None:
         for seat in (0, 1):
             self.told.pop((table_id, seat), None)

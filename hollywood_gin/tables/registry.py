@@ -245,7 +245,11 @@ class Registry:
 
     def public(self, table: Table) -> dict[str, object]:
         """The table's public facts (`GET /api/tables/{id}`), its players as shown now."""
-        return table.public(self.presence.players(table))
+        facts = table.public(self.presence.players(table))
+        if table.options.move_days is not None:  # a table played over days: its deadlines
+            facts["move_days"] = table.options.move_days
+            facts["server_time"] = int(self.clock() * 1000)
+        return facts
 
     async def touch(self, table: Table) -> None:
         """Mark the table as looked at; a failure to store that only makes it look older."""

@@ -25,6 +25,7 @@ def seats_json(seats: Sequence[SeatRecord]) -> bytes:
             | ({"bot": True} if s.bot else {})
             | ({"no_bots": True} if s.no_bots else {})
             | ({"push": s.push} if s.push else {})
+            | ({"deadline": s.deadline} if s.deadline is not None else {})
             for s in seats
         ]
     )
@@ -55,6 +56,9 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
         push = s.get("push", [])
         if not isinstance(push, list) or not all(isinstance(p, dict) for p in push):
             push = []  # only where notifications go: never a reason to lose the table
+        deadline = s.get("deadline")
+        if isinstance(deadline, bool) or not isinstance(deadline, int | float | None):
+            raise Damaged("seats: a deadline is not a time")
         out.append(
             SeatRecord(
                 name=name,
@@ -65,6 +69,7 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
                 bot=bot,
                 no_bots=no_bots,
                 push=push,
+                deadline=None if deadline is None else float(deadline),
             )
         )
     return out

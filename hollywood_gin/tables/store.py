@@ -65,6 +65,8 @@ class SeatRecord:
     no_bots: bool = False
     # The seat's Web Push subscriptions ({"endpoint", "keys", "lang"}), at most 5.
     push: list[JsonObject] = field(default_factory=list)
+    # A table played over days: by when (Unix seconds) the seat must act; None: nothing asked.
+    deadline: float | None = None
 
 
 @dataclass

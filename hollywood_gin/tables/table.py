@@ -72,6 +72,9 @@ class SeatHolder:
     no_bots: bool = False  # the creator's seat: the table refuses bots
     # Web Push subscriptions of this seat (`hollywood_gin.tables.push`), oldest first.
     push: list[JsonObject] = field(default_factory=list)
+    # A table played over days: by when (clock seconds) the seat must act; None while
+    # nothing is asked of it (`hollywood_gin.tables.presence.Days`). Stored with the seats.
+    deadline: float | None = None
 
     def record(self) -> SeatRecord:
         return SeatRecord(
@@ -83,6 +86,7 @@ class SeatHolder:
             self.bot,
             self.no_bots,
             list(self.push),
+            self.deadline,
         )
 
 
@@ -233,6 +237,7 @@ def rebuild_table(
             s.bot,
             s.no_bots,
             list(s.push),
+            s.deadline,
         )
         for s in record.seats
     ]

@@ -115,6 +115,10 @@ class Writer:
         self.clock = clock
         self.rng = rng
         self.listeners: list[Listener] = []
+        # After each change, before it is stored: a seat's kept fact that follows the
+        # match (the deadlines of a table played over days). Returns how to undo it
+        # when it changed the seats (then stored with the change), else None.
+        self.seats_due: Callable[[Table], Callable[[], None] | None] | None = None
         self.observer = Observer()
         # Changes still running: each runs to its end, even once its caller is gone.
         self._sections: set[asyncio.Task[Any]] = set()
@@ -145,14 +149,18 @@ class Writer:
                 if ledger.doubtful:  # (settling a table that is not is nothing: a frame less)
                     await self.ownership.settle(table, ledger)
                 self.hub.hold(table)
-                stored, undo = False, None
+                stored, undo, undo_seats = False, None, None
                 try:
                     undo = mutate()
+                    if self.seats_due is not None:
+                        undo_seats = self.seats_due(table)
                     # Card orders not yet written go with the seat's next change.
-                    if seats or ledger.unsaved:
+                    if seats or ledger.unsaved or undo_seats is not None:
                         await self._save_seats(table, ledger)
                     stored = await self._append(table, ledger) or seats
                 except BaseException:
+                    if undo_seats is not None:
+                        undo_seats()
                     self._undo(table, ledger, undo)
                     raise
                 finally:

@@ -11,10 +11,18 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import Field, StrictBool, StrictInt, StringConstraints, model_validator
+from pydantic import (
+    Field,
+    StrictBool,
+    StrictInt,
+    StringConstraints,
+    field_validator,
+    model_validator,
+)
 
 from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import (
+    MOVE_DAYS,
     TURN_SECONDS,
     Mover,
     Rules,
@@ -77,15 +85,33 @@ class CreateTable(Inbound):
     turn_seconds: Annotated[StrictInt, Field(ge=TURN_SECONDS[0], le=TURN_SECONDS[1])] | None = (
         Field(default=None, description="a turn clock: seconds per action (null: no clock)")
     )
+    move_days: StrictInt | None = Field(
+        default=None,
+        description="a table played over days: days per move (null: a live table);"
+        " not with turn_seconds",
+    )
     entropy: EntropyHex | None = Field(default=None, description="the creator's part of deal 1")
     bot: StrictBool = Field(default=False, description="the creator's seat is played by a program")
     bots: StrictBool = Field(
         default=True, description="false: a bot's join is refused (403 `no_bots`)"
     )
 
+    @field_validator("move_days")
+    @classmethod
+    def _days(cls, value: int | None) -> int | None:
+        if value is not None and value not in MOVE_DAYS:
+            raise ValueError(f"move_days is one of {', '.join(map(str, MOVE_DAYS))}")
+        return value
+
+    @model_validator(mode="after")
+    def _one_clock(self) -> CreateTable:
+        if self.move_days is not None and self.turn_seconds is not None:
+            raise ValueError("move_days and turn_seconds do not go together")
+        return self
+
     def to_options(self) -> Options:
         """The engine's options of this body (the one conversion of the table's choices)."""
-        return Options(self.rules, self.scoring, self.target, self.turn_seconds)
+        return Options(self.rules, self.scoring, self.target, self.turn_seconds, self.move_days)
 
 
 class CreateTableWithHooks(CreateTable):
@@ -183,6 +209,9 @@ class OptionsBody(Outbound):
     target: Target
     turn_seconds: int | None = Field(
         default=None, description="the turn clock's seconds per action (absent: no clock)"
+    )
+    move_days: int | None = Field(
+        default=None, description="a table played over days: days per move (absent: live)"
     )
 
 

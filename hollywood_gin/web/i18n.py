@@ -333,6 +333,12 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "ended.claim_you": N_("You claimed the match while {other} was away."),
     "clock_left": N_("Time left to move: {time}"),
     "clock_hurry": N_("10 seconds left to move"),
+    # a table played over days (ending.js): whose move, the time left; the tab's title
+    "days.mine": N_("Your move · {time} left"),
+    "days.theirs": N_("Waiting for {name} · {time} left"),
+    "days.late_you": N_("Your time to move has run out."),
+    "days.late": N_("{name} has run out of time to move."),
+    "move_title": N_("Your move"),
     # "Notify me" (Web Push): its state beside the button (invite.js)
     "notify.on": N_("Notifications are on for this table."),
     "notify.blocked": N_("Notifications are blocked in this browser's settings."),

@@ -99,6 +99,7 @@ async def running(app: FastAPI, settings: Settings, registry: Registry) -> Async
         pushes = Pushes(registry, keys, texts=push_words(app.state.site.catalogs))
         pushes.start()
         registry.writer.listeners.append(pushes)
+        registry.presence.soon = pushes.deadline_soon
 
     try:
         yield

@@ -64,6 +64,11 @@ class PlayerBody(Outbound):
         default=None,
         description="with a turn clock: the seat's timeouts in a row (reset by its own move)",
     )
+    deadline: int | None = Field(
+        default=None,
+        description="a table played over days: the Unix time in ms by which the seat must"
+        " act; null while nothing is asked of it (absent on a live table)",
+    )
 
 
 class EndedBody(Outbound):
@@ -80,6 +85,9 @@ class TableBody(Outbound):
     players: list[PlayerBody]
     ended: EndedBody | None = Field(
         default=None, description="a match ended by resign or claim (absent when played out)"
+    )
+    move_days: int | None = Field(
+        default=None, description="a table played over days: days per move (absent: live)"
     )
 
 

@@ -44,10 +44,48 @@ function paint() {
 
 // Returns what to say: nothing of its own (a move the clock made is the status
 // line's: "Bob's time ran out: the computer passed", render.js describeEvent).
+// A table played over days: "Your move · 23 h left" (whole hours or days, in the
+// browser's own CLDR units), under an hour a live countdown; from the server's time.
+const units = (unit, n) => new Intl.NumberFormat(document.documentElement.lang || "en", { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 0 }).format(n);
+export function timeLeft(ms) {
+  if (ms >= 2 * 86400000) return units("day", Math.floor(ms / 86400000));
+  if (ms >= 3600000) return units("hour", Math.floor(ms / 3600000));
+  return format(ms);
+}
+let days = null; // { deadline (this device's ms), mine, name }
+let daysTimer = null;
+
+function paintDays() {
+  const el = $("days-left");
+  if (!days) {
+    el.hidden = true;
+    return;
+  }
+  const left = days.deadline - Date.now();
+  el.hidden = false;
+  const time = timeLeft(left);
+  el.textContent = left <= 0 ? t(days.mine ? "days.late_you" : "days.late", { name: days.name }) : days.mine ? t("days.mine", { time }) : t("days.theirs", { name: days.name, time });
+  el.classList.toggle("mine", days.mine);
+  el.classList.toggle("hurry", left < 3600000);
+}
+
+function renderDays(state) {
+  const players = state.table.players || [];
+  const asked = players.find((p) => p.deadline != null && (p.seat === state.you || players.every((q) => q.seat === p.seat || q.deadline == null)));
+  if (!state.table.move_days || !state.server_time || !asked) {
+    days = null;
+  } else {
+    days = { deadline: asked.deadline + (Date.now() - state.server_time), mine: seatedIn(state) && asked.seat === state.you, name: playerName(state, asked.seat) };
+    if (!daysTimer) daysTimer = setInterval(paintDays, 1000);
+  }
+  paintDays();
+}
+
 export function renderClock(state) {
   const said = "";
   const hand = state.hand;
   const seated = seatedIn(state);
+  renderDays(state);
   // Between hands the clock times the seat someone is waiting for (its next_hand or
   // new_match): the one not yet ready.
   const ready = state.ready || [false, false];
@@ -115,9 +153,10 @@ function confirmEnd(kind) {
 }
 
 // Seconds away (null: here): the state's `away_seconds` and the time since it came.
+// A table played over days: nobody is away for want of a connection (the deadline says).
 function awaySeconds(s, seat) {
   const p = player(s, seat);
-  return !p || p.computer || p.away_seconds == null ? null : p.away_seconds + (Date.now() - receivedAt) / 1000;
+  return s.table.move_days || !p || p.computer || p.away_seconds == null ? null : p.away_seconds + (Date.now() - receivedAt) / 1000;
 }
 
 const underWay = (s) => s.table.status === "playing" || s.table.status === "hand_over";

@@ -1,7 +1,7 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set);
 // beside the form, the tables this device holds a seat at.
 import { newEntropy, rememberDeal } from "./store.js";
-import { forgetTable, myTables, read, write } from "./mytables.js";
+import { deadlineOf, forgetTable, myTables, read, write } from "./mytables.js";
 
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
@@ -26,8 +26,10 @@ form.addEventListener("submit", async (event) => {
   };
   if (event.submitter?.value === "computer") body.computer = data.get("strength");
   if (data.get("no_bots")) body.bots = false; // default: bots welcome
+  const moveDays = Number(data.get("move_days"));
   const turnSeconds = Number(data.get("turn_seconds"));
-  if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
+  if (moveDays) body.move_days = moveDays; // played over days: no turn clock as well
+  else if (turnSeconds) body.turn_seconds = turnSeconds; // the optional turn clock
   // This browser's part of the first deal (docs/protocol-guide.md "Deals nobody can choose").
   const entropy = newEntropy();
   if (entropy) body.entropy = entropy;
@@ -55,8 +57,16 @@ form.addEventListener("submit", async (event) => {
 // public facts (whose turn now, the opponent's name), or dropped when it is gone.
 async function showMyTables(section, list, strings) {
   const say = (key, params = {}) => (strings[key] || key).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+  const mine = (e) => e.deadline != null || (e.status === "playing" && e.turn === e.seat);
+  const left = (ms) => {
+    const units = (unit, n) => new Intl.NumberFormat(document.documentElement.lang || "en", { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 0 }).format(n);
+    if (ms >= 2 * 86400000) return units("day", Math.floor(ms / 86400000));
+    if (ms >= 3600000) return units("hour", Math.floor(ms / 3600000));
+    return units("minute", Math.max(0, Math.ceil(ms / 60000)));
+  };
   const render = () => {
-    const tables = myTables();
+    // The tables waiting for this player first, then the most recent.
+    const tables = myTables().sort((a, b) => mine(b) - mine(a));
     section.hidden = tables.length === 0;
     list.replaceChildren(
       ...tables.map((e) => {
@@ -70,9 +80,11 @@ async function showMyTables(section, list, strings) {
         score.className = "my-score";
         score.textContent = e.status === "waiting" ? "" : say("score", { a: e.score[0], b: e.score[1] });
         const turn = document.createElement("span");
-        turn.className = "my-turn" + (e.status === "playing" && e.turn === e.seat ? " mine" : "");
+        turn.className = "my-turn" + (mine(e) ? " mine" : "");
         turn.textContent =
-          e.status === "waiting"
+          e.deadline != null
+            ? say("days_mine", { time: left(e.deadline - Date.now()) })
+            : e.status === "waiting"
             ? say("waiting")
             : e.status === "hand_over"
               ? say("hand_over")
@@ -80,6 +92,12 @@ async function showMyTables(section, list, strings) {
                 ? say("your_turn")
                 : say("their_turn", { name: e.opponent });
         li.append(link, score, turn);
+        if (e.last) {
+          const last = document.createElement("span");
+          last.className = "my-last";
+          last.textContent = e.last;
+          li.append(last);
+        }
         return li;
       }),
     );
@@ -105,6 +123,7 @@ async function showMyTables(section, list, strings) {
     const other = (facts.players || []).find((p) => p.seat === 1 - known.seat);
     known.status = facts.status;
     known.turn = facts.turn ?? null;
+    known.deadline = deadlineOf(facts, known.seat, facts.server_time);
     // A person's name as they chose it; the computer's as the table page put it.
     if (other?.name && !other.computer) known.opponent = other.name;
     all[e.id] = known;

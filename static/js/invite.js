@@ -28,9 +28,9 @@ async function copy(input, status) {
 // is read from what the browser already holds (no request on load); the work itself
 // (notify.js) is loaded when pressed.
 export function initNotify(config) {
-  const box = $("notify-box");
-  const button = $("notify");
-  const status = $("notify-status");
+  const box = $("push-box");
+  const button = $("push-notify");
+  const status = $("push-status");
   const ios = /iP(hone|ad|od)/.test(navigator.userAgent) && !navigator.standalone;
   const push = "serviceWorker" in navigator && "PushManager" in window && "Notification" in window;
   if (!config.push || !$("seat-link").dataset.url || (!push && !ios) || !box.hidden) return;

@@ -28,7 +28,8 @@ export function forgetTable(id) {
 
 // From the table page, with each state of a seated player: the opponent's name (as
 // the page shows it), the totals (mine first), whose turn. A finished match drops off.
-export function rememberTable(state, opponentName) {
+// `lastMove`: the last public move in words ("Bob discarded 7♥"), as the page said it.
+export function rememberTable(state, opponentName, lastMove = "") {
   const seat = state.you;
   if (seat === null || seat === undefined) return;
   const id = state.table.id;
@@ -47,12 +48,22 @@ export function rememberTable(state, opponentName) {
     status: state.table.status,
     turn: state.table.status === "playing" && hand && hand.phase !== "over" ? hand.turn : null,
     version: state.version,
+    last: lastMove || all[id]?.last || "",
+    // A table played over days: by when this seat must act (this device's clock).
+    deadline: deadlineOf(state.table, seat, state.server_time),
     updated: all[id]?.version === state.version ? all[id].updated : Date.now(),
   };
   const before = all[id];
   if (before && JSON.stringify(before) === JSON.stringify(entry)) return;
   all[id] = entry;
   write(all);
+}
+
+// The seat's deadline on a table played over days, moved to this device's clock.
+export function deadlineOf(table, seat, serverTime) {
+  const mine = (table.players || []).find((p) => p.seat === seat);
+  if (!table.move_days || !serverTime || mine?.deadline == null) return null;
+  return mine.deadline + (Date.now() - serverTime);
 }
 
 export function myTables() {

@@ -5,7 +5,7 @@ import { cardElement, sortCards } from "./cards.js";
 import { cardName, t } from "./i18n.js";
 import { animate, finishAll, fly, motionAllowed, play, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
-import { $, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
+import { $, describeEvent, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
 import { errorText, explainText, moved, newDeal, say, sayFirst, speaks, statusLine } from "./announce.js";
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, showSummary, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
@@ -90,7 +90,7 @@ const socket = new TableSocket(config.ws, {
     }
     if (rects) animate(previous, s, rects);
     if (hand) cues(previous, focusWasInGame, summary && ended);
-    if (seated) rememberTable(s, playerName(s, 1 - s.you));
+    if (seated) rememberTable(s, playerName(s, 1 - s.you), describeEvent(s, s.hand?.last_action, { short: true }));
     const rematched = previous?.table.status === "match_over" && s.table.status !== "match_over";
     // The match screen never covers the next match's first deal.
     if (rematched) $("moment").close();
@@ -144,12 +144,15 @@ const plainIcon = favicon?.href;
 const plainTitle = document.title;
 
 function clearTurnCue() {
+  if (state && daysMine(state)) return;
   document.title = plainTitle;
   if (favicon) favicon.href = plainIcon;
 }
 addEventListener("focus", clearTurnCue);
 document.addEventListener("visibilitychange", () => document.hidden || clearTurnCue());
 
+// A table played over days where something is asked of this seat (its deadline runs).
+const daysMine = (s) => Boolean(s.table.move_days && seatedIn(s) && s.table.players?.find((p) => p.seat === s.you)?.deadline != null);
 const myTurn = (s) => seatedIn(s) && s.hand && s.hand.phase !== "over" && s.hand.turn === s.you;
 
 function cues(previous, focusWasInGame, handEnds) {
@@ -171,7 +174,11 @@ function cues(previous, focusWasInGame, handEnds) {
       }
     }
   }
-  if (!myTurn(s)) clearTurnCue();
+  if (daysMine(s)) {
+    // Played over days: the tab says so for as long as the move is this player's.
+    document.title = `● ${t("move_title")} · ${plainTitle}`;
+    if (favicon) favicon.href = "/static/favicon-turn.svg";
+  } else if (!myTurn(s)) clearTurnCue();
   const active = document.activeElement;
   const lost = !active || active === document.body || !active.isConnected || !active.checkVisibility();
   if (focusWasInGame && seatedIn(s) && (lost || $("board").contains(active)) && !document.querySelector("dialog[open]")) {
