@@ -1,5 +1,5 @@
-"""Tables played over days and Web Push in Chromium (docs/protocol-guide.md
-"Correspondence tables", "Notifications"): the time left and the tab's title on the
+"""Tables played over days and Web Push in Chromium
+(docs/protocol-guide.md "Correspondence tables", "Notifications"): the time left and the tab's title on the
 table page, "My tables" on the home page, "Notify me" asking only when pressed, and
 the service worker showing one notification per table for pushes delivered through
 the DevTools protocol (`ServiceWorker.deliverPushMessage`).
