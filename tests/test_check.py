@@ -55,6 +55,27 @@ def test_check_prints_the_effective_settings(
     assert "HOLLYWOOD_GIN_MAX_SPECTATORS=7" in out and "HOLLYWOOD_GIN_WS_BURST=30" in out
 
 
+def test_check_says_whether_push_is_on_and_never_prints_its_key(
+    data_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["check"]) == 0
+    assert "notifications (Web Push): off: set HOLLYWOOD_GIN_VAPID_SUBJECT" in (
+        capsys.readouterr().out
+    )
+    monkeypatch.setenv("HOLLYWOOD_GIN_PUBLIC_URL", "https://gin.example.org/")
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out
+    assert "notifications (Web Push): on, subject https://gin.example.org," in out
+    assert f"{data_file}.vapid (made on first start)" in out
+    secret = "c2VjcmV0LWtleS1ub3QtdG8tYmUtcHJpbnRlZC1ldmVy"
+    monkeypatch.setenv("HOLLYWOOD_GIN_VAPID_PRIVATE_KEY", secret)
+    monkeypatch.setenv("HOLLYWOOD_GIN_VAPID_SUBJECT", "mailto:ops@example.org")
+    assert main(["check"]) == 0
+    out = capsys.readouterr().out
+    assert "on, subject mailto:ops@example.org, the key of HOLLYWOOD_GIN_VAPID_PRIVATE_KEY" in out
+    assert secret not in out
+
+
 def test_check_names_a_misspelled_variable_and_fails(
     data_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -1,11 +1,12 @@
 """Move a host from the SQLite file to PostgreSQL (`hollywood-gin migrate --to URL`).
 
 Every row is copied as stored (tables, their logs, the compacted hands' records, the
-set-aside list and the coach's reviews) in one PostgreSQL transaction, so a failed copy leaves the
-database as empty as it was. Then both sides are read back and compared: the row
-counts of each table and, for every table that loads, its seats and the version its
-replayed match reaches. The copy refuses a database that already holds a table, so
-it can never mix two sites or overwrite one.
+set-aside list and the coach's reviews, and the Web Push key kept beside the file)
+in one PostgreSQL transaction, so a failed copy leaves the database as empty as it
+was. Then both sides are read back and compared: the row counts of each table and,
+for every table that loads, its seats and the version its replayed match reaches.
+The copy refuses a database that already holds a table, so it can never mix two
+sites or overwrite one.
 
 The server must be stopped while it runs (the file is read in one read transaction,
 so a running server would only make the copy miss its latest moves): a file a server
@@ -22,6 +23,7 @@ from typing import Any
 import asyncpg
 
 from hollywood_gin.tables.postgres_store import NewerDatabase, PostgresStore
+from hollywood_gin.tables.push import key_file
 from hollywood_gin.tables.rows import read_log, record_from
 from hollywood_gin.tables.sqlite_file import (
     DataFileLock,
@@ -184,6 +186,16 @@ async def _migrate(data_file: Path, url: str) -> Migration:
                     name: int(await con.fetchval(f"SELECT count(*) FROM {name}"))
                     for name in COLUMNS
                 }
+                # The VAPID key beside the file goes too: the browsers' subscriptions
+                # are bound to it (docs/protocol-guide.md "Notifications").
+                key = key_file(data_file)
+                if key.exists():
+                    await con.execute(
+                        "INSERT INTO site_secrets (name, value) VALUES ($1, $2)"
+                        " ON CONFLICT DO NOTHING",
+                        "vapid_private_key",
+                        key.read_text().strip(),
+                    )
                 wrong = [n for n in COLUMNS if copied[n] != len(rows[n])]
                 if wrong:  # the transaction is rolled back by the raise
                     raise MigrationError(f"row counts differ after the copy: {wrong}")

@@ -1,8 +1,8 @@
 """Tables played over days and Web Push in Chromium
-(docs/protocol-guide.md "Correspondence tables", "Notifications"): the time left and the tab's title on the
-table page, "My tables" on the home page, "Notify me" asking only when pressed, and
-the service worker showing one notification per table for pushes delivered through
-the DevTools protocol (`ServiceWorker.deliverPushMessage`).
+(docs/protocol-guide.md "Correspondence tables", "Notifications"): the time left and
+the tab's title on the table page, "My tables" on the home page, "Notify me" asking
+only when pressed, and the service worker showing one notification per table for
+pushes delivered through the DevTools protocol (`ServiceWorker.deliverPushMessage`).
 
 Screenshots go to /tmp/shots/corr/ (360 and 1280 px, light and dark, en and de).
 """

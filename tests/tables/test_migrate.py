@@ -16,6 +16,7 @@ from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.lifecycle import assemble
 from hollywood_gin.tables.migrate import MigrationError, migrate
 from hollywood_gin.tables.postgres_store import PostgresStore
+from hollywood_gin.tables.push import keep_in_file, key_file, new_private_key
 from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import rebuild_match
@@ -97,6 +98,7 @@ async def test_every_table_moves_and_plays_the_same(tmp_path: Path, pg_url: str)
 def test_the_command_copies_and_says_so(tmp_path: Path, pg_url: str) -> None:  # noqa: F811
     path = tmp_path / "tables.sqlite3"
     asyncio.run(a_site(path))
+    vapid = keep_in_file(key_file(path), new_private_key())  # the Web Push key goes too
     env = {"HOLLYWOOD_GIN_DATA_FILE": str(path), "PATH": "/usr/bin:/bin"}
     command = [sys.executable, "-m", "hollywood_gin", "migrate", "--to", pg_url]
     done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
@@ -105,6 +107,16 @@ def test_the_command_copies_and_says_so(tmp_path: Path, pg_url: str) -> None:  #
     assert "2 tables verified" in done.stdout and "tables 3" in done.stdout
     again = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
     assert again.returncode == 1 and "not empty" in again.stderr
+    assert asyncio.run(kept_key(pg_url)) == vapid
+
+
+async def kept_key(url: str) -> str:
+    store = PostgresStore(url, owner="check")
+    await store.open()
+    try:
+        return await store.keep_secret("vapid_private_key", "not this one")
+    finally:
+        await store.close()
 
 
 @pytest.mark.anyio
