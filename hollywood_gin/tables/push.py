@@ -21,7 +21,7 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 from urllib.parse import urlsplit
@@ -85,6 +85,8 @@ class VapidKeys:
     vapid: Any  # py_vapid.Vapid02
     public: bytes  # 65-byte uncompressed P-256 point
     subject: str
+    # Per push service (its origin): the JWT's expiry and the header signed for it.
+    signed: dict[str, tuple[int, str]] = field(default_factory=dict)
 
     @classmethod
     def from_private(cls, private_b64: str, subject: str) -> VapidKeys:
@@ -99,14 +101,20 @@ class VapidKeys:
         return b64url(self.public)
 
     def authorization(self, endpoint: str, now: float) -> str:
-        """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours."""
+        """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours; one
+        signature per push service is reused while it has over an hour left."""
         parts = urlsplit(endpoint)
-        claims = {
-            "aud": f"{parts.scheme}://{parts.netloc}",
-            "exp": int(now) + 12 * 3600,
-            "sub": self.subject,
-        }
-        header: str = self.vapid.sign(claims)["Authorization"]
+        aud = f"{parts.scheme}://{parts.netloc}"
+        kept = self.signed.get(aud)
+        if kept is not None and kept[0] - now > 3600:
+            return kept[1]
+        exp = int(now) + 12 * 3600
+        header: str = self.vapid.sign({"aud": aud, "exp": exp, "sub": self.subject})[
+            "Authorization"
+        ]
+        if len(self.signed) > 100:  # a handful of push services in practice
+            self.signed.clear()
+        self.signed[aud] = (exp, header)
         return header
 
 
