@@ -25,12 +25,16 @@ import argparse
 import asyncio
 import gc
 import json
+import os
 import random
+import signal
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import tracemalloc
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -131,6 +135,99 @@ async def socket_cost(base: str, pid: int, count: int, tables: int) -> float:
     return float(grown)
 
 
+async def seated_cost(base: str, pid: int, tables: int, snap: Path | None) -> dict[str, Any]:
+    """Server RSS growth per table for `tables` tables with both seats connected (each
+    past its first state), and with `--trace` the traced allocations that grew."""
+    from websockets.asyncio.client import connect
+
+    async def made(http: httpx.AsyncClient) -> tuple[str, list[str]]:
+        body = (await http.post("/api/tables", json={"name": "Ann"})).json()
+        http.cookies.clear()
+        joined = (await http.post(f"/api/tables/{body['table_id']}/seats", json={})).json()
+        http.cookies.clear()
+        return body["table_id"], [body["token"], joined["token"]]
+
+    ws_base = base.replace("http://", "ws://")
+    gate = asyncio.Semaphore(32)
+
+    async def seat(table_id: str, token: str) -> Any:
+        async with gate:
+            ws = await connect(f"{ws_base}/ws/tables/{table_id}", ping_interval=None)
+            await ws.send(orjson.dumps({"type": "hello", "token": token}).decode())
+            while orjson.loads(await ws.recv()).get("you") is None:
+                pass
+            return ws
+
+    server = psutil.Process(pid)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as http:
+        # A few tables first, so what the first ones build lazily is not counted.
+        warm = [await made(http) for _ in range(20)]
+        socks = [await seat(t, k) for t, keys in warm for k in keys]
+        await asyncio.sleep(0.5)
+        if snap is not None:
+            os.kill(pid, signal.SIGUSR1)
+            await asyncio.sleep(3.0)
+        rss0 = server.memory_info().rss
+        ids = [await made(http) for _ in range(tables)]
+    socks += await asyncio.gather(*(seat(t, k) for t, keys in ids for k in keys))
+    await asyncio.sleep(1.0)
+    out: dict[str, Any] = {"rss_per_table": (server.memory_info().rss - rss0) / tables}
+    if snap is not None:
+        os.kill(pid, signal.SIGUSR1)
+        await asyncio.sleep(6.0)
+        first = tracemalloc.Snapshot.load(f"{snap}.1")
+        second = tracemalloc.Snapshot.load(f"{snap}.2")
+        grown = second.compare_to(first, "lineno")
+        out["traced_per_table"] = sum(d.size_diff for d in grown) / tables
+        out["top_lines"] = [
+            (str(d.traceback[0]).split("site-packages/")[-1].split("/work/")[-1],
+             d.size_diff / tables, d.count_diff / tables)
+            for d in grown[:30]
+        ]  # fmt: skip
+    await asyncio.gather(*(s.close() for s in socks), return_exceptions=True)
+    return out
+
+
+def serve_traced() -> int:
+    """The server with tracemalloc on; SIGUSR1 writes a snapshot to $BENCH_MEMORY_SNAP.N."""
+    from hollywood_gin.serve import main as serve
+
+    tracemalloc.start(1)
+    taken = [0]
+
+    def dump(*_: Any) -> None:
+        taken[0] += 1
+        gc.collect()
+        tracemalloc.take_snapshot().dump(f"{os.environ['BENCH_MEMORY_SNAP']}.{taken[0]}")
+
+    signal.signal(signal.SIGUSR1, dump)
+    return serve()
+
+
+def report_seated(args: argparse.Namespace) -> None:
+    """Tables with both seats connected, on the real server: RSS and traced per table."""
+    rows = []
+    for trace in (False, True):
+        with tempfile.TemporaryDirectory() as tmp:
+            snap = Path(tmp) / "snap" if trace else None
+            env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false"}
+            argv = None
+            if snap is not None:
+                env["BENCH_MEMORY_SNAP"] = str(snap)
+                argv = [sys.executable, "-m", "benchmarks.bench_memory", "--serve-traced"]
+            with app_server(env, argv=argv) as (base, proc):
+                rows.append(asyncio.run(seated_cost(base, proc.pid, args.seated, snap)))
+    plain, traced = rows
+    print(f"\nMemory per table, both seats connected: {args.seated} tables, real server")
+    print(f"  RSS growth per table: {plain['rss_per_table']:.0f} B")
+    print(
+        f"  (traced server) RSS per table {traced['rss_per_table']:.0f} B, "
+        f"traced {traced['traced_per_table']:.0f} B; grown by line, per table:"
+    )
+    for where, size, count in traced["top_lines"]:
+        print(f"  {size:8.0f} B {count:6.1f} blocks  {where}")
+
+
 def per_socket(count: int, deflate: bool) -> float:
     env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "true" if deflate else "false"}
     with app_server(env) as (base, proc):
@@ -186,9 +283,13 @@ def main() -> int:
     parser.add_argument("--sockets", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
-    parser.add_argument("--only", choices=("tables", "sockets"), help="one half only")
+    parser.add_argument("--only", choices=("tables", "sockets", "seated"), help="one part only")
+    parser.add_argument("--seated", type=int, default=1000, help="tables with both seats connected")
+    parser.add_argument("--serve-traced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.serve_traced:
+        return serve_traced()
     if args.child is not None:
         count, moves, trace = int(args.child[0]), int(args.child[1]), args.child[2] == "trace"
         print(json.dumps(child_tables(count, moves, trace)))
@@ -197,10 +298,12 @@ def main() -> int:
         args.tables, args.sockets = 2000, 300
     raise_open_files()
     started = time.perf_counter()
-    if args.only != "sockets":
+    if args.only in (None, "tables"):
         report_tables(args)
-    if args.only != "tables":
+    if args.only in (None, "sockets"):
         report_sockets(args)
+    if args.only in (None, "seated"):
+        report_seated(args)
     print(f"\n(medians of {args.repeats}; {time.perf_counter() - started:.0f} s)")
     return 0
 

@@ -15,8 +15,9 @@ import time
 from collections.abc import Callable
 
 import orjson
-from fastapi import APIRouter, FastAPI, WebSocket
+from fastapi import FastAPI, WebSocket
 from pydantic import ValidationError
+from starlette.routing import WebSocketRoute
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
@@ -47,8 +48,6 @@ log = logging.getLogger("hollywood_gin.ws")
 HELLO_GRACE_SECONDS = 2.0
 # A seat reacts at most once in this long (docs/protocol-guide.md "Around the match").
 REACTION_SECONDS = 2.0
-
-router = APIRouter()
 
 
 def error_frame(code: str, message: str, version: int | None) -> dict[str, object]:
@@ -319,10 +318,6 @@ class Session:
                 self.registry.hub.send_state(self.table, self.conn)
 
 
-# Under the table's path, where its seat cookie is sent (`seat_cookie_paths`); the
-# first path stays for clients that know it (and say `hello` with their token).
-@router.websocket("/ws/tables/{table_id}")
-@router.websocket("/t/{table_id}/ws")
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     app = websocket.app
     settings: Settings = app.state.settings
@@ -352,5 +347,21 @@ async def table_socket(websocket: WebSocket, table_id: str) -> None:
         await Session(websocket, table, registry, settings, clock).run()
 
 
+async def table_route(websocket: WebSocket) -> None:
+    await table_socket(websocket, websocket.path_params["table_id"])
+
+
+# Under the table's path, where its seat cookie is sent (`seat_cookie_paths`); the
+# first path stays for clients that know it (and say `hello` with their token).
+# Starlette's own routes, not FastAPI's `websocket` decorator: FastAPI keeps, for the
+# life of each socket, its dependency machinery (exit stacks, solved dependencies,
+# the route context), about 7 KB a socket of the ~50 (docs/performance.md
+# "Memory per table"); this endpoint takes no dependency.
+ROUTES = [
+    WebSocketRoute("/ws/tables/{table_id}", table_route),
+    WebSocketRoute("/t/{table_id}/ws", table_route),
+]
+
+
 def install(app: FastAPI) -> None:
-    app.include_router(router)
+    app.router.routes.extend(ROUTES)
