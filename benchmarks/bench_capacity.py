@@ -70,6 +70,9 @@ MAX_FILES = 80_000
 PING_SECONDS = 25.0
 PONG_WITHIN = 10.0
 ACTION_TIMEOUT = 10.0
+# A step whose load generator's timers ran later than this (p99) is the client's limit
+# (or a busy machine's), not the server's: said so.
+CLIENT_LATE_MS = 50.0
 # Terms a seat waits before acting, once asked (seconds).
 THINK = (1.5, 4.0)
 
@@ -383,11 +386,16 @@ def follow(
     server = psutil.Process(server_pid)
     rows: list[dict[str, Any]] = []
     marks = (0.0, 0.0)
+    spy: subprocess.Popen[bytes] | None = None
+    switches = 0
     assert driver.stdout is not None
     for line in driver.stdout:
         word, _, rest = line.strip().partition(" ")
         if word == "start":
+            if args.profile and system == "ours" and int(rest) == args.profile_step:
+                spy = start_profile(server_pid, args)
             marks = (sum(server.cpu_times()[:2]), time.perf_counter())
+            switches = switches_of(server)
         elif word == "end":
             # JSON has no NaN: node writes null where a window had no move.
             row = {k: float("nan") if v is None else v for k, v in json.loads(rest).items()}
@@ -396,11 +404,22 @@ def follow(
             row["moves_per_s"] = row["moves"] / wall
             row["server_cpu"] = (sum(server.cpu_times()[:2]) - marks[0]) / wall
             row["server_rss_mb"] = server.memory_info().rss / 2**20
+            # Wake-ups: the context switches of all the server's threads, per move.
+            row["switches_per_move"] = (switches_of(server) - switches) / max(1, row["moves"])
             row["load"] = os.getloadavg()
             rows.append(row)
             say(line_of(row))
+            if spy is not None:
+                end_profile(spy, row, args)
+                spy = None
             if row["p99_ms"] > args.stop_p99 * 1000 or row["errors"] or row["moves"] == 0:
                 say(f"  {system}: ramp stopped after {row['tables']} tables")
+                if row["late_p99_ms"] > CLIENT_LATE_MS:
+                    say(
+                        f"  ({system}: the load generator's timers ran {row['late_p99_ms']:.0f} ms"
+                        " late at p99: that step measured the client or a busy machine, not"
+                        " the server)"
+                    )
                 break
     driver.terminate()
     try:
@@ -411,6 +430,48 @@ def follow(
     return rows
 
 
+def switches_of(process: Any) -> int:
+    """Context switches, voluntary and not, of all the process's threads."""
+    total = 0
+    for thread in process.threads():
+        try:
+            with open(f"/proc/{process.pid}/task/{thread.id}/status") as status:
+                for line in status:
+                    if line.startswith(("voluntary_ctxt_switches", "nonvoluntary_ctxt_switches")):
+                        total += int(line.split()[-1])
+        except OSError:
+            continue
+    return total
+
+
+def start_profile(pid: int, args: argparse.Namespace) -> subprocess.Popen[bytes] | None:
+    """py-spy on the server over one step's hold: where its CPU goes at human pace."""
+    spy = shutil.which("py-spy")
+    if spy is None:
+        say("py-spy is not installed (pip install py-spy): no profile")
+        return None
+    out = args.profile.with_suffix(".speedscope.json")
+    record = [spy, "record", "--pid", str(pid), "--rate", "100", "--nonblocking", "--gil"]
+    record += ["--duration", str(int(args.hold)), "--format", "speedscope", "-o", str(out)]
+    return subprocess.Popen(record, stdout=subprocess.DEVNULL)
+
+
+def end_profile(
+    spy: subprocess.Popen[bytes], row: dict[str, Any], args: argparse.Namespace
+) -> None:
+    from benchmarks.profile_server import summary
+
+    spy.wait(timeout=args.hold + 60)
+    head = (
+        f"{row['tables']} tables at human pace, {row['moves_per_s']:.0f} moves/s, server CPU "
+        f"{row['server_cpu']:.2f} ({row['server_cpu'] / max(row['moves_per_s'], 1e-9) * 1e6:.0f}"
+        f" µs a move), load average {' '.join(f'{x:.1f}' for x in row['load'])}\n\n"
+    )
+    text = head + summary(args.profile.with_suffix(".speedscope.json"), 60)
+    args.profile.with_suffix(".txt").write_text(text + "\n")
+    say(f"profile: {args.profile.with_suffix('.txt')}")
+
+
 def line_of(row: dict[str, Any]) -> str:
     errors = ", ".join(f"{k} {v}" for k, v in row["errors"].items()) or "none"
     load = " ".join(f"{x:.1f}" for x in row["load"])
@@ -418,7 +479,8 @@ def line_of(row: dict[str, Any]) -> str:
         f"| {row['system']} | {row['tables']:,} | {row['moves_per_s']:,.0f} | "
         f"{row['p50_ms']:.1f} | {row['p99_ms']:.1f} | {row['max_ms']:.0f} | {errors} | "
         f"{row['server_rss_mb']:,.0f} | {row['server_cpu']:.2f} | {row['client_cpu']:.2f} | "
-        f"{row['late_p99_ms']:.0f} / {row['late_max_ms']:.0f} | {load} |"
+        f"{row['late_p99_ms']:.0f} / {row['late_max_ms']:.0f} | "
+        f"{row.get('switches_per_move', float('nan')):.1f} | {load} |"
     )
 
 
@@ -491,6 +553,10 @@ def main() -> int:
     parser.add_argument("--server-core", type=int, default=0)
     parser.add_argument("--client-core", type=int, default=1)
     parser.add_argument("--json", type=Path, help="every row, as JSON")
+    parser.add_argument(
+        "--profile", type=Path, help="py-spy ours over one step: FILE.txt, FILE.speedscope.json"
+    )
+    parser.add_argument("--profile-step", type=int, help="tables of that step (the last)")
     parser.add_argument("--drive", help=argparse.SUPPRESS)
     args = parser.parse_args()
     steps = sorted({int(s) for s in args.steps.split(",")})
@@ -505,6 +571,8 @@ def main() -> int:
             "/proc/sys/net/ipv4/ip_local_port_range"
         )
     steps = fit
+    if args.profile_step is None:
+        args.profile_step = max(steps)
     files = raise_files(2 * max(steps) + 1000)
     say(f"open files {files}; cores {os.cpu_count()}; load {os.getloadavg()}")
     assert LOAD_ENV  # the limits lifted for one address (benchmarks/serve.py)
@@ -532,9 +600,10 @@ def main() -> int:
     )
     print(
         "| system | tables | moves/s | p50 ms | p99 ms | max ms | errors | server RSS MiB | "
-        "server CPU | client CPU | client late p99 / max ms | load average |"
+        "server CPU | client CPU | client late p99 / max ms | server switches a move | "
+        "load average |"
     )
-    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---|")
+    print("|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---|")
     for system_rows in rows.values():
         for row in system_rows:
             print(line_of(row))
