@@ -21,6 +21,7 @@ import pytest
 from hollywood_gin.cli import main
 from hollywood_gin.config import Settings, unknown_variables
 from hollywood_gin.main import create_app
+from hollywood_gin.tables.push import keep_in_file, key_file, new_private_key
 from hollywood_gin.tables.sqlite_file import UnusableFile
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from tests.conftest import REPO, free_port
@@ -183,6 +184,15 @@ def test_a_sound_file_still_checks_and_backs_up(data_file: Path) -> None:
     asyncio.run(make_tables(data_file))
     assert main(["check"]) == 0
     assert main(["backup", str(data_file.parent / "copy.sqlite3")]) == 0
+
+
+def test_a_backup_takes_the_web_push_key_along(data_file: Path) -> None:
+    asyncio.run(make_tables(data_file))
+    key = keep_in_file(key_file(data_file), new_private_key())
+    copy = data_file.parent / "copy.sqlite3"
+    assert main(["backup", str(copy)]) == 0
+    assert key_file(copy).read_text().strip() == key
+    assert key_file(copy).stat().st_mode & 0o077 == 0
 
 
 def test_serve_logs_the_unknown_variable_at_start(tmp_path: Path) -> None:

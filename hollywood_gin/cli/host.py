@@ -129,7 +129,26 @@ def run_backup(settings: Settings, target: Path) -> int:
         say(f"backup failed: {exc}")
         return 1
     print(f"backed up {settings.data_file} to {target}")
+    # The Web Push key beside the file: the browsers' subscriptions are bound to it.
+    key = key_file(settings.data_file)
+    if key.exists():
+        try:
+            copy_private(key, key_file(target))
+        except OSError as exc:
+            say(f"backup of the Web Push key failed: {exc}")
+            return 1
+        print(f"and its Web Push key to {key_file(target)}")
     return 0
+
+
+def copy_private(source: Path, target: Path) -> None:
+    """`source` copied to `target`, readable by this user only from the start."""
+    data = source.read_bytes()
+    fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
 
 
 def push_line(settings: Settings) -> str:
