@@ -24,7 +24,7 @@ the WAL checkpointer: it goes by the wall clock, which valgrind and the machine'
 stretch) is counted over `--idle` seconds first and taken off. What is left to chance
 is the tables' interleaving (the store's batches, the loop's turns): `--serial` has the
 tables take turns, one action in the server at a time, and then two runs of one commit
-agree within about 0.1 % (docs/performance.md "The stack per frame, cut").
+agree within about 0.1 % (docs/research/performance-log.md "The stack per frame, cut").
 
 `--relay`: each round also counts the bare relay of `bench_server`
 (`benchmarks.serve`, this tree's, the same uvicorn stack under the same callgrind) on

@@ -20,7 +20,7 @@ resampled when their effective number falls below half.
 At each of seat 0's decisions after the opponent's first plain discard it prints,
 beside today's sampler (`worlds.sample_opponent` weighed by `evidence_weight`),
 how many of the opponent's unknown cards the worlds deal right and how far their
-deadwood is from the real one. A diagnostic of docs/bots.md "Round 8", not a
+deadwood is from the real one. A diagnostic of docs/research/bots-log.md "Round 8", not a
 player (commit 55a9dd0 also prints round 8's card model beside them).
 """
 

@@ -11,9 +11,9 @@ class Budget:
     """How much the hard policy thinks per decision: a count of playouts, not time."""
 
     # per searched decision, at most (fewer after a clear halving round, see `stop`, or at
-    # the safety cap). 480 until issue 27's third round: four times that costs about 0.25 s
+    # the safety cap). 480 before round 3: four times that costs about 0.25 s
     # of CPU a move on average, inside the 0.8 s the table waits anyway, and halves the
-    # standard error that keeps normal's choice (docs/bots.md "Round 3").
+    # standard error that keeps normal's choice (docs/research/bots-log.md "Round 3").
     playouts: int = 1920
     # a safety cap in wall time per move, counted from the moment the bot is asked;
     # a quiet machine never reaches it (None: no cap)
@@ -25,19 +25,20 @@ class Budget:
     # `shape_scale` x its turns played (a patient style, normal or gin, `patient_scale` x:
     # it takes more from the pile and keeps a lower hand), at most `shape_turns`.
     # Measured: with 1 x (at most 8), sampled hands held 5-14 points more deadwood than
-    # the real opponents' at the same point of the hand (docs/bots.md).
+    # the real opponents' at the same point of the hand
+    # (docs/research/bots-log.md "Round 2").
     shape_turns: int = 40
     shape_scale: float = 1.5
     shape_base: int = 1
     patient_scale: float = 2.5
-    # points a knock must beat waiting by (see `hard_decide`; 4 in issue 16, when
-    # only the knock was searched; 8 and the confidence of 2 were chosen on the
-    # screening deals 300000+ of issue 27, docs/bots.md)
+    # points a knock must beat waiting by (see `hard_decide`; 4 when only the knock
+    # was searched; 8 and the confidence of 2 were chosen on the screening deals
+    # 300000 onward: docs/research/bots-log.md "What was screened in the first round")
     knock_margin: float = 8.0
     # the knock margin in worlds whose opponent style is eager (it knocks as soon as it
     # may, so playing on, which the margin credits, is worth less there); None: the same
     # as `knock_margin`. A knock's penalty is the weighted mean over the worlds of the
-    # margin of each world's style (`margin`; docs/bots.md "Round 5").
+    # margin of each world's style (`margin`; docs/research/bots-log.md "Round 5").
     eager_margin: float | None = None
     # leave normal's choice only for a candidate better by this many standard errors
     confidence: float = 2.0
@@ -58,14 +59,15 @@ class Budget:
     # that would have knocked with it there is drawn again (`worlds.knocked_before`).
     # Off: it moved the worlds' deadwood by at most 0.4 points against OpenSpiel's bot,
     # eager, normal and gin alike (the last discard is the one that binds;
-    # docs/bots.md "Round 5: the style prior and the hand's evidence").
+    # docs/research/bots-log.md "Round 5: the style prior and the hand's evidence").
     history: bool = False
     # The playouts' player (`lean.rollout`): my first `looks` discards in each playout
     # are normal's (its one-draw look at the live cards), and my first `look_takes`
     # draws; the lean count after. The opponent's first `opp_looks` discards too when
     # its style is a patient one (normal, gin); an eager one keeps the lean count.
     # Off: `looks=2,look_width=4` at 960 playouts scored 5.7 and 6.8 points of share
-    # below the all-lean 1920 against OpenSpiel's bot and eager (docs/bots.md "Round 4").
+    # below the all-lean 1920 against OpenSpiel's bot and eager
+    # (docs/research/bots-log.md "Round 4").
     looks: int = 0
     look_takes: int = 0
     opp_looks: int = 0

@@ -171,9 +171,9 @@ class BatchWriter:
         """A batch of one append that follows its table's log, written as one statement
         (its own transaction) without the batch's bookkeeping: a commit of one append is
         what a server at a moderate pace makes
-        (docs/performance.md "The stack per frame, cut"). False: nothing was written, the
-        batch goes the general way (a refusal, or SQLite's error: one statement that fails
-        changes nothing)."""
+        (docs/research/performance-log.md "The stack per frame, cut"). False: nothing was
+        written, the batch goes the general way (a refusal, or SQLite's error: one statement
+        that fails changes nothing)."""
         if type(write) is not Append or write.count > CHUNK:
             return False
         last = self._last_seq.get(write.table_id)

@@ -48,7 +48,7 @@ from hollywood_gin.web.security import HEADERS
 # checks, its exception handler's wrapper). `send` takes bytes, already UTF-8 (orjson's),
 # and sends them as that text frame, byte for byte: no decoding to a str for the
 # protocol to encode again (two passes over every state frame, ~2 KB each);
-# docs/performance.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
+# docs/research/performance-log.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
 # raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
 # protocol's ASGI `receive`. Without it in the scope (another server, a test client)
 # the app goes through ASGI.

@@ -44,7 +44,7 @@ class SecurityHeaders:
 
     Plain ASGI, not `@app.middleware("http")`: Starlette's `BaseHTTPMiddleware` runs
     each request in a task group with memory streams, ~270 µs of CPU a request
-    (docs/performance.md "HAProxy, the health check and batches that keep their size");
+    (docs/research/performance-log.md "HAProxy, the health check and batches that keep their size");
     this adds them to the answer's start message as it passes.
     """
 
