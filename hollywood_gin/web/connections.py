@@ -35,6 +35,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.http11 import Request
+from websockets.protocol import Protocol
 
 from hollywood_gin.config import Settings
 from hollywood_gin.web.addresses import ClientAddress, address_key
@@ -333,6 +334,20 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             if scope is not None:
                 scope["extensions"].pop(DIRECT, None)
 
+        _chunk: bytes | None = None
+        _chunks = 0
+
+        def data_received(self, data: bytes) -> None:
+            # The handshake's bytes, seen by `handle_connect` (`_forget_request`): uvicorn
+            # hands the request over in one piece, rebuilt from what httptools parsed.
+            if not self.handshake_initiated:
+                self._chunks += 1
+            self._chunk = None if self.handshake_initiated else data
+            try:
+                super().data_received(data)
+            finally:
+                self._chunk = None
+
         def handle_connect(self, event: Request) -> None:
             super().handle_connect(event)
             scope = getattr(self, "scope", None)  # none when the handshake was refused
@@ -341,6 +356,26 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                     "send": self.send_text_bytes,
                     "receive": self.receive,
                 }
+                self._forget_request()
+
+        def _forget_request(self) -> None:
+            """websockets' handshake parser goes on as the frame parser, and its frame
+            keeps the handshake's request (its headers, ~2.6 KB) for the socket's life.
+            Put a fresh frame parser in its place: the same code (`Protocol.parse`, where
+            `ServerProtocol.parse` goes after the request), when it has read no byte past
+            the request (the bytes received end with the request's blank line and none
+            is left unread), as every client that waits for the 101 sends it; else keep it."""
+            chunk, conn = self._chunk, self.conn
+            if (
+                chunk is None
+                or self._chunks != 1
+                or conn.reader.buffer
+                or conn.handshake_exc is not None
+                or chunk.find(b"\r\n\r\n") + 4 != len(chunk)
+            ):
+                return
+            conn.parser = Protocol.parse(conn)
+            next(conn.parser)
 
         async def send_text_bytes(self, text: bytes) -> None:
             """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""

@@ -355,7 +355,7 @@ async def table_route(websocket: WebSocket) -> None:
 # first path stays for clients that know it (and say `hello` with their token).
 # Starlette's own routes, not FastAPI's `websocket` decorator: FastAPI keeps, for the
 # life of each socket, its dependency machinery (exit stacks, solved dependencies,
-# the route context), about 7 KB a socket of the ~50
+# the route context), about 4 KB a socket of the ~50
 # (docs/research/performance-log.md "Memory per table, both seats connected"); this
 # endpoint takes no dependency.
 ROUTES = [

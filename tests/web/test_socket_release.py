@@ -98,3 +98,45 @@ async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None
     finally:
         server.should_exit = True
         await serving
+
+
+def requests_alive() -> int:
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == "Request")
+
+
+@pytest.mark.anyio
+async def test_open_sockets_keep_no_handshake_request(tmp_path: Path) -> None:
+    """An open socket keeps nothing of its handshake's request (websockets' parser kept
+    it, headers and all, for the socket's life); its frames are still read."""
+    settings = make_settings(tmp_path)
+    http, ws = connections.protocols(settings)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        gc.collect()
+        before = requests_alive()
+        url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
+        sockets = [await connect(url) for _ in range(4)]
+        try:
+            for socket in sockets:
+                assert orjson.loads(await socket.recv())["type"] == "state"
+            # Frames after the handshake are read: a seat's hello gets its state.
+            await sockets[0].send(orjson.dumps({"type": "hello", "token": made["token"]}))
+            assert orjson.loads(await sockets[0].recv())["you"] == 0
+            gc.collect()
+            # The client's own handshake requests (one a socket) are in this process too.
+            assert requests_alive() - before <= len(sockets)
+        finally:
+            for socket in sockets:
+                await socket.close()
+    finally:
+        server.should_exit = True
+        await serving
