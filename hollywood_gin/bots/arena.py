@@ -16,7 +16,8 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from hollywood_gin.bots import Bot
-from hollywood_gin.bots.arena_result import ArenaResult
+from hollywood_gin.bots.arena_result import ArenaResult, Style
+from hollywood_gin.bots.ladder import personality
 from hollywood_gin.engine.actions import MATCH_KINDS, PLAY_KINDS, Action
 from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.hand import HandResult
@@ -224,7 +225,7 @@ def import_factory(name: str) -> Callable[[], Any]:
     module_name, sep, attr = target.partition(":")
     if not sep or not module_name or not attr:
         raise ValueError(
-            f"unknown bot {name!r}: one of {', '.join(BUILT_IN)}, "
+            f"unknown bot {name!r}: one of {', '.join(BUILT_IN)}, computer:ID, "
             f"{', '.join(ALIASES)} or module:factory"
         )
     try:
@@ -241,6 +242,7 @@ def import_factory(name: str) -> Callable[[], Any]:
 
 def factory(name: str) -> Factory:
     """The player maker a name stands for: `random`, `easy`, `normal`, `hard`,
+    `computer:ID` (a rung of the ladder, `bots.ladder`),
     `openspiel:simple`, or `module:factory` where `factory()` returns a client bot
     (called with no argument, once per hand).
 
@@ -250,8 +252,42 @@ def factory(name: str) -> Factory:
         return RandomPlayer
     if name in BUILT_IN:
         return lambda rng: Bot(name, rng)
+    if name.startswith("computer:"):
+        who = personality(name.removeprefix("computer:"))
+        return who.bot
     made = import_factory(name)
     return lambda rng: Seated(made())
+
+
+class Counted:
+    """A player whose draws and pile pickups are counted (the arena's style figures)."""
+
+    def __init__(self, inner: Player) -> None:
+        self.inner = inner
+        self.draws = 0
+        self.pickups = 0
+
+    def observe(self, view: View) -> None:
+        self.inner.observe(view)
+
+    def choose(self, view: View) -> Action:
+        action = self.inner.choose(view)
+        if action.kind in ("take_upcard", "draw_discard", "draw_stock"):
+            self.draws += 1
+        if action.kind in ("take_upcard", "draw_discard"):
+            self.pickups += 1
+        return action
+
+
+def _tally(style: Style, me: Counted, seat: int, result: HandResult) -> None:
+    style.hands += 1
+    style.pickups += me.pickups
+    if result.knocker != seat:
+        return
+    style.knocks += 1
+    style.knock_turns += me.draws
+    style.gins += result.kind == "gin"
+    style.undercuts += result.kind == "undercut"
 
 
 def deal_deck(deal: int) -> list[Card]:
@@ -272,9 +308,9 @@ def _duplicate_part(
         points = [0, 0]
         wins = [0, 0]
         for swap in (0, 1):
-            pa = make_a(random.Random(d * 7919 + 1 + 2 * swap))
-            pb = make_b(random.Random(d * 7919 + 2 + 2 * swap))
-            players = (pb, pa) if swap else (pa, pb)
+            pa = Counted(make_a(random.Random(d * 7919 + 1 + 2 * swap)))
+            pb = Counted(make_b(random.Random(d * 7919 + 2 + 2 * swap)))
+            players: tuple[Counted, Counted] = (pb, pa) if swap else (pa, pb)
             match = Match(options, rng=random.Random(d), deck_orders=[deck], first_dealer=0)
             match.start()
             try:
@@ -283,6 +319,8 @@ def _duplicate_part(
                 result.stalled += 1
                 result.draws += 1
                 continue
+            _tally(result.styles[0], pa, swap, outcome.result)
+            _tally(result.styles[1], pb, 1 - swap, outcome.result)
             if outcome.winner is None:
                 result.draws += 1
                 continue

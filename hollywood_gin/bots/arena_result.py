@@ -21,6 +21,8 @@ class ArenaResult:
     wins: list[tuple[int, int]] = field(default_factory=list)
     draws: int = 0
     stalled: int = 0  # hands that hit the action bound (counted as draws)
+    # per side (A, B): how it played, summed over its hands (see `figures`)
+    styles: tuple[Style, Style] = field(default_factory=lambda: (Style(), Style()))
 
     @property
     def deals(self) -> int:
@@ -51,6 +53,26 @@ class ArenaResult:
         self.wins += other.wins
         self.draws += other.draws
         self.stalled += other.stalled
+        for mine, theirs in zip(self.styles, other.styles, strict=True):
+            mine.merge(theirs)
+
+    def side(self, which: int) -> dict[str, object]:
+        """One side's object of `--json` (0: A, 1: B): shares, intervals and figures."""
+        p, (pl, ph) = self.points_share(), self.points_interval()
+        h, (hl, hh) = self.hands_share(), self.hands_interval()
+        if which:
+            p, pl, ph, h, hl, hh = 1 - p, 1 - ph, 1 - pl, 1 - h, 1 - hh, 1 - hl
+        return {
+            "points": round(p, 4),
+            "points_ci": [round(pl, 4), round(ph, 4)],
+            "hands": round(h, 4),
+            "hands_ci": [round(hl, 4), round(hh, 4)],
+            **self.styles[which].figures(),
+        }
+
+    def to_json(self) -> dict[str, object]:
+        """`hollywood-gin arena --json`: `{"a": side, "b": side, "deals": n}`."""
+        return {"a": self.side(0), "b": self.side(1), "deals": self.deals}
 
     def report(self) -> str:
         """The lines `hollywood-gin arena` prints."""
@@ -79,6 +101,31 @@ class ArenaResult:
                 f"          {h:6.1%} ({hlo:.1%}–{hhi:.1%})"
             )
         return "\n".join(lines)
+
+
+@dataclass(slots=True)
+class Style:
+    """How one side played its hands: what the style lines of the ladder name."""
+
+    hands: int = 0
+    knocks: int = 0  # its knocks, gins included
+    gins: int = 0
+    undercuts: int = 0  # its knocks that were undercut
+    knock_turns: int = 0  # the sum over its knocks of its draws before them
+    pickups: int = 0  # its discard-pile draws (the upcard taken included)
+
+    def merge(self, other: Style) -> None:
+        for name in self.__slots__:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+    def figures(self) -> dict[str, float]:
+        knocks = self.knocks or 1
+        return {
+            "gin_rate": round(self.gins / (self.hands or 1), 4),
+            "undercut_rate": round(self.undercuts / knocks, 4),
+            "knock_turn": round(self.knock_turns / knocks, 3),
+            "pickups": round(self.pickups / (self.hands or 1), 4),
+        }
 
 
 def _share(pairs: Sequence[tuple[int, int]]) -> float:

@@ -102,6 +102,9 @@ class Weights:
     # it is what the opponent's knock would cost me (and what undercuts it)
     hold: float = 1.0
     hold_turns: float = 8.0  # turns the opponent must have played for `hold` to count fully
+    # a gin hunter's patience (the ladder's styles): knock below gin only once at most
+    # this many stock draws are left (0: no such patience)
+    gin_until: int = 0
 
 
 WEIGHTS = Weights()
@@ -189,6 +192,8 @@ def should_knock(seen: Seen, deadwood: int, w: Weights = WEIGHTS) -> bool:
         return False
     if deadwood == 0:
         return True
+    if w.gin_until and seen.drawable > w.gin_until:
+        return False
     if seen.wall and seen.drawable == 0:
         # a plain discard now ends the hand as a draw, worth nothing to either
         return deadwood <= w.wall_knock

@@ -16,7 +16,7 @@ from pathlib import Path
 from hollywood_gin import __version__
 from hollywood_gin.cli.host import run_backup, run_check, run_migrate
 from hollywood_gin.cli.output import say
-from hollywood_gin.cli.programs import run_arena, run_bot
+from hollywood_gin.cli.programs import run_arena, run_bot, run_ratings
 from hollywood_gin.cli.verify import run_verify
 from hollywood_gin.config import ENV_PREFIX, Settings, SettingsError, source_commit
 from hollywood_gin.engine.vocabulary import RULES
@@ -69,8 +69,9 @@ def parser() -> argparse.ArgumentParser:
         description="Plays duplicate deals (each deal twice, the seats swapped; one hand"
         " each, standard rules unless --rules) between A and B and prints each side's"
         " share of the points and of the hands won, with 95 %% intervals. A and B:"
-        " easy, normal, hard, random, openspiel:simple (the bots extra) or"
-        " module:factory, where factory() returns a bot (docs/bots.md).",
+        " easy, normal, hard, random, computer:ID (a rung of the ladder, GET /api/computers),"
+        " openspiel:simple (the bots extra) or module:factory, where factory() returns a"
+        " bot (docs/bots.md).",
     )
     arena.add_argument("a", metavar="A")
     arena.add_argument("b", metavar="B")
@@ -78,6 +79,30 @@ def parser() -> argparse.ArgumentParser:
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the first deal's number")
     arena.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
     arena.add_argument("--rules", choices=RULES, default="standard")
+    arena.add_argument(
+        "--json",
+        action="store_true",
+        help="print one JSON object: each side's shares, intervals and style figures",
+    )
+    rate = commands.add_parser(
+        "ratings",
+        help="measure the ladder's Elo ratings in the arena and write the ratings file",
+        description="Plays each rung of the computer ladder against the next and against"
+        " the rung three above on duplicate deals (fresh deals from --seed), fits an Elo"
+        " per rung (normal fixed at 1500) with 95 %% bootstrap intervals and writes"
+        " hollywood_gin/bots/ratings.json, which GET /api/computers reads (docs/bots.md).",
+    )
+    rate.add_argument("--deals", type=_positive, default=30, metavar="N")
+    rate.add_argument(
+        "--search-deals",
+        type=_positive,
+        default=8,
+        metavar="N",
+        help="deals of a pairing where a searching rung plays (its moves cost most)",
+    )
+    rate.add_argument("--seed", type=int, default=910_000, metavar="S")
+    rate.add_argument("--jobs", type=_positive, default=1, metavar="J", help="processes")
+    rate.add_argument("--out", type=Path, default=None, metavar="FILE")
     bot = commands.add_parser(
         "bot",
         help="play a table's free seat (or a seat link's seat) with a bot",
@@ -127,6 +152,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return run_verify(args.file, args.commitment, args.entropy)
     if args.command == "arena":
         return run_arena(args)
+    if args.command == "ratings":
+        return run_ratings(args)
     if args.command == "bot":
         return run_bot(args)
     settings = settings_or_none()

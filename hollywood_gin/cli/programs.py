@@ -5,6 +5,7 @@ run."""
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import sys
 
@@ -38,7 +39,25 @@ def run_arena(args: argparse.Namespace) -> int:
     except (ValueError, IllegalChoice) as exc:
         say(str(exc))
         return 2
-    print(result.report())
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        print(result.report())
+    return 0
+
+
+def run_ratings(args: argparse.Namespace) -> int:
+    from hollywood_gin.bots import ratings
+
+    played = ratings.measure(args.deals, args.search_deals, args.seed, jobs=args.jobs)
+    command = (
+        f"hollywood-gin ratings --deals {args.deals} --search-deals {args.search_deals}"
+        f" --seed {args.seed} --jobs {args.jobs}"
+    )
+    data = ratings.write(played, command, args.seed, args.out or ratings.PATH)
+    for r in data["ratings"]:
+        lo, hi = r["elo_ci"]
+        print(f"L{r['level']} {r['id']:<9} {r['elo']:>5}  ({lo}-{hi})")
     return 0
 
 

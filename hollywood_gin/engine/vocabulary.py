@@ -45,6 +45,9 @@ MOVERS: tuple[Mover, ...] = get_args(Mover)
 # The computer opponent's strengths.
 Strength = Literal["easy", "normal", "hard"]
 STRENGTHS: tuple[Strength, ...] = get_args(Strength)
+# The computer opponents of the ladder (`bots.ladder`), the three strengths among them.
+ComputerId = Literal["rookie", "easy", "knocker", "gin", "magpie", "normal", "cautious", "hard"]
+COMPUTER_IDS: tuple[ComputerId, ...] = get_args(ComputerId)
 
 HAND_SIZE = 10
 # `game` and `hollywood` scoring: the last two stock cards are never drawn

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.bots.ladder import personality
 from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
 from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.views import View
@@ -120,8 +121,8 @@ class Computer:
             # The computer remembers what its seat was shown (the discard pile, what the
             # opponent took): feed it every state, as a browser would get it.
             if mine.bot is None:
-                strength = table.seats[seat].computer or "normal"
-                mine.bot = Bot(strength, rng=self.rng)
+                # the seat holds a computer id of the ladder: its parameters, here only
+                mine.bot = personality(table.seats[seat].computer or "normal").bot(self.rng)
             mine.bot.observe(table.view(seat))
         if not table.match.playable(seat):
             return

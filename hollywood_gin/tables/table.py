@@ -21,7 +21,7 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options, Order
 from hollywood_gin.engine.views import View
-from hollywood_gin.engine.vocabulary import STRENGTHS
+from hollywood_gin.engine.vocabulary import COMPUTER_IDS
 from hollywood_gin.tables.errors import Moved as Moved
 from hollywood_gin.tables.errors import NoBots as NoBots
 from hollywood_gin.tables.errors import StoreUnavailable as StoreUnavailable
@@ -213,8 +213,8 @@ def rebuild_match(record: TableRecord, rng: random.Random | None = None) -> tupl
     log = log_from_json(record.log)
     match = Match.replay(options, log, rng=rng, orders=orders, endings=True, fair=True)
     for seat in record.seats:
-        if seat.computer is not None and seat.computer not in STRENGTHS:
-            raise TableError(f"unknown computer strength {seat.computer[:20]!r}")
+        if seat.computer is not None and seat.computer not in COMPUTER_IDS:
+            raise TableError(f"unknown computer {seat.computer[:20]!r}")
     if len(record.seats) < 2 and match.status != "waiting":
         raise TableError("a match under way with a seat empty")
     return options, match
@@ -253,11 +253,12 @@ def rebuild_table(
     )
 
 
-def computer_seat(strength: str) -> SeatHolder:
-    """The computer's seat at `strength`; `TableError` for a strength there is not."""
-    if strength not in STRENGTHS:
-        raise TableError(f"computer strength must be one of {', '.join(STRENGTHS)}")
-    return SeatHolder(f"Computer ({strength})", hash_token(new_token()), strength)
+def computer_seat(computer: str) -> SeatHolder:
+    """The seat of the computer opponent `computer` (an id of the ladder: easy, normal
+    and hard among them); `TableError` for a computer there is not."""
+    if computer not in COMPUTER_IDS:
+        raise TableError(f"computer must be one of {', '.join(COMPUTER_IDS)}")
+    return SeatHolder(f"Computer ({computer})", hash_token(new_token()), computer)
 
 
 def new_table(

@@ -11,9 +11,11 @@ from pydantic import BaseModel, ValidationError
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.reviews import Busy, Progress, ReviewFailed
 from hollywood_gin.web.addresses import address_key, forwarded_for
+from hollywood_gin.web.computers import computer_entries
 from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
 from hollywood_gin.web.http_bodies import (
+    Computers,
     ComputerSeated,
     CreateTableWithHooks,
     JoinTable,
@@ -163,9 +165,20 @@ async def seat_computer(table_id: str, request: Request, registry: RegistryDep) 
     token = bearer_token(request) or request.cookies.get(cookie_name(table_id))
     if not token or registry.seat_for_token(table_id, token) is None:
         raise ApiError(403, "not_seated", "only a seated player may seat the computer")
-    await registry.seat_computer(table_id, body.strength)
-    answer = ComputerSeated(seat=1, computer=body.strength)
+    computer = body.computer or body.strength
+    await registry.seat_computer(table_id, computer)
+    answer = ComputerSeated(seat=1, computer=computer)
     return JSONResponse(answer.model_dump(), status_code=201)
+
+
+@router.get("/api/computers")
+async def computers(request: Request, lang: str | None = None) -> Response:
+    """The ladder of computer opponents in `lang` (else the page's language)."""
+    if lang is not None and lang not in LANGUAGES:
+        raise ApiError(422, "bad_request", f"lang must be one of {', '.join(LANGUAGES)}")
+    catalogs = request.app.state.site.catalogs
+    answer = Computers(computers=computer_entries(catalogs, lang or page_language(request)))
+    return JSONResponse(answer.model_dump())
 
 
 @router.get("/api/tables/{table_id}")

@@ -24,6 +24,7 @@ from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.vocabulary import (
     MOVE_DAYS,
     TURN_SECONDS,
+    ComputerId,
     Mover,
     Rules,
     Scoring,
@@ -74,8 +75,10 @@ class CreateTable(Inbound):
     scoring: Scoring = "hand"
     target: Target = 100
     name: Name | None = None
-    computer: Strength | None = Field(
-        default=None, description="seat a computer opponent at seat 1 and start at once"
+    computer: ComputerId | None = Field(
+        default=None,
+        description="seat this computer opponent (an id of GET /api/computers) at seat 1"
+        " and start at once",
     )
     lang: Language | None = Field(
         default=None,
@@ -157,12 +160,29 @@ class SeatTaken(Outbound):
 
 
 class SeatComputer(Inbound):
-    strength: Strength = "normal"
+    strength: Strength = Field(default="normal", description="easy, normal or hard")
+    computer: ComputerId | None = Field(
+        default=None, description="an id of GET /api/computers; before `strength` when given"
+    )
 
 
 class ComputerSeated(Outbound):
     seat: Literal[1]
-    computer: Strength
+    computer: ComputerId
+
+
+class ComputerEntry(Outbound):
+    id: ComputerId
+    name: str = Field(description="in the language asked for")
+    level: int = Field(ge=1, description="1 (weakest) up; ratings rise strictly with it")
+    rating: int = Field(description="an Elo figure measured in the arena (docs/bots.md)")
+    style: str = Field(description="one line: how it plays, in the language asked for")
+
+
+class Computers(Outbound):
+    """`GET /api/computers?lang=L`: the ladder of computer opponents, by level."""
+
+    computers: list[ComputerEntry]
 
 
 class TablePublic(Outbound):

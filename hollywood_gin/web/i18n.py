@@ -152,6 +152,12 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "strength.easy": N_("easy"),
     "strength.normal": N_("normal"),
     "strength.hard": N_("hard"),
+    # the other rungs of the computer ladder, by name (bots.ladder)
+    "strength.rookie": N_("Rookie"),
+    "strength.knocker": N_("Knocker"),
+    "strength.gin": N_("Gin hunter"),
+    "strength.magpie": N_("Magpie"),
+    "strength.cautious": N_("Cautious"),
     "reconnecting": N_("Reconnecting…"),
     "copied": N_("Link copied"),
     "copy_failed": N_("Select the link and copy it"),

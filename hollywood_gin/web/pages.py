@@ -24,6 +24,7 @@ from starlette.middleware.gzip import GZipMiddleware
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.errors import TableError
 from hollywood_gin.web.api import cookie_name, set_seat_cookie
+from hollywood_gin.web.computers import computer_entries
 from hollywood_gin.web.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY
 from hollywood_gin.web.replay_pages import ReplayPages, config_json, players_of
@@ -90,6 +91,7 @@ def content_page(request: Request, site: Site, lang: str, page: str) -> HTMLResp
         page_path=lambda code: f"/{code}/{page}",
         page=page,
         preview=preview,
+        computers=computer_entries(site.catalogs, lang) if page == "" else [],
     )
 
 

@@ -18,6 +18,7 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from hollywood_gin.engine.vocabulary import (
+    ComputerId,
     EndedBy,
     HandKind,
     Mover,
@@ -26,7 +27,6 @@ from hollywood_gin.engine.vocabulary import (
     Rules,
     Scoring,
     Status,
-    Strength,
     Target,
 )
 from hollywood_gin.web.messages import (
@@ -49,7 +49,10 @@ class PlayerBody(Outbound):
     seat: SeatNumber
     name: str
     connected: bool = Field(description="a person: any tab open; a computer: always")
-    computer: Strength | None = Field(description="the computer's strength; null for a person")
+    computer: ComputerId | None = Field(
+        description="the computer opponent's id (GET /api/computers; easy, normal and hard"
+        " among them); null for a person"
+    )
     bot: bool = Field(
         default=False,
         description="a program plays this seat: it joined with `bot: true` (the site's own"
