@@ -27,12 +27,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import multiprocessing
 import os
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import Executor, ProcessPoolExecutor
+from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
@@ -54,7 +53,7 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.errors import UnknownHand
 from hollywood_gin.tables.store import Damaged, TableStore
 from hollywood_gin.tables.table import Table, short
-from hollywood_gin.tables.thinking import start_worker
+from hollywood_gin.tables.thinking import worker_pool
 
 log = logging.getLogger("hollywood_gin.tables")
 
@@ -264,12 +263,7 @@ class Reviews:
 
     def _executor(self) -> Executor:
         if self._pool is None:
-            # `spawn`: the server runs threads (the store's), which `fork` must not copy.
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker,
-            )
+            self._pool = worker_pool(self.processes)
         return self._pool
 
     def _next(self) -> _Work | None:

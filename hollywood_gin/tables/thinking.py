@@ -63,6 +63,17 @@ def start_worker() -> None:
     threading.Thread(target=_watch_parent, args=(parent,), daemon=True).start()
 
 
+def worker_pool(processes: int) -> ProcessPoolExecutor:
+    """Worker processes for the computer's and the coach's thinking, each started by
+    `start_worker`. `spawn`: the server runs threads (the store's), which `fork` must
+    not copy."""
+    return ProcessPoolExecutor(
+        max_workers=processes,
+        mp_context=multiprocessing.get_context("spawn"),
+        initializer=start_worker,
+    )
+
+
 def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
     """In a worker: the bot's choice, its random state afterwards, and this process's id."""
     action = bot.choose(view)
@@ -80,12 +91,7 @@ class Thinkers:
 
     def _executor(self) -> ProcessPoolExecutor:
         if self._pool is None:
-            # `spawn`: the server runs threads (the store's), which `fork` must not copy.
-            self._pool = ProcessPoolExecutor(
-                max_workers=self.processes,
-                mp_context=multiprocessing.get_context("spawn"),
-                initializer=start_worker,
-            )
+            self._pool = worker_pool(self.processes)
         return self._pool
 
     async def choose(self, bot: Bot, view: View) -> Action:
