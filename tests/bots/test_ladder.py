@@ -1,5 +1,5 @@
 """The ladder: eight rungs of one policy and search, their slips, their ratings file
-and their styles (PROTOCOL.md "Computer opponents", docs/bots.md "The ladder")."""
+and their styles (docs/protocol-guide.md "Computer opponents", docs/bots.md "The ladder")."""
 
 from __future__ import annotations
 
@@ -112,7 +112,8 @@ def _figures(who: str) -> dict[str, float]:
 
 
 def test_the_styles_are_told_apart_by_their_figures_against_the_same_opponent() -> None:
-    # the styles built on normal, on fixed deals against normal (docs/bots.md "Styles")
+    # the styles built on normal, on fixed deals against normal
+    # (docs/bots.md "Styles against the same opponent")
     fig = {who: _figures(who) for who in ("magpie", "knocker", "gin")}
     others = lambda who: [f for w, f in fig.items() if w != who]  # noqa: E731
     assert all(fig["magpie"]["pickups"] >= 1.5 * f["pickups"] for f in others("magpie"))

@@ -114,6 +114,9 @@ def test_haproxy_starts_with_a_1024_file_limit_as_another_user() -> None:
     proc = subprocess.Popen(
         ["runuser", "-u", "haproxy", "--", binary, "-db", "-f", str(cfg)],
         env=env,
+        # A folder the haproxy user may enter: it returns to its starting folder after
+        # reading the configuration, and a checkout may be private (mktemp -d is 0700).
+        cwd="/",
         preexec_fn=low_limit,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

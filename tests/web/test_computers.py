@@ -1,5 +1,5 @@
 """The ladder of computer opponents over HTTP: `GET /api/computers` and seating a
-computer by its id (PROTOCOL.md "Computer opponents")."""
+computer by its id (docs/protocol-guide.md "Computer opponents")."""
 
 from __future__ import annotations
 
