@@ -45,7 +45,9 @@ export function renderSeatHead(state, seat, prefix, online) {
   area.classList.toggle("turn", Boolean(hand && hand.phase !== "over" && hand.turn === seat));
   const away = $(`${prefix}-away`);
   if (away) {
-    away.hidden = !(online && p && p.name && !connected);
+    // A table played over days: players close the page between moves, so no
+    // connection is normal there (its time left says whose move it is).
+    away.hidden = !(online && p && p.name && !connected && !state.table.move_days);
     away.textContent = away.hidden ? "" : t("offline_waits", { name: playerName(state, seat) });
   }
   return connected;

@@ -70,7 +70,7 @@ const socket = new TableSocket(config.ws, {
       const opp = player(s, seated ? 1 - s.you : 1);
       const connected = Boolean(opp?.connected || opp?.computer);
       if (speaks(previous, s)) say(ui.line);
-      if (seated && ui.online && connected !== oppConnected && !connected) say(t("offline_waits", { name: playerName(s, 1 - s.you) }));
+      if (seated && ui.online && connected !== oppConnected && !connected && !s.table.move_days) say(t("offline_waits", { name: playerName(s, 1 - s.you) }));
       oppConnected = connected;
     }
     const bot = seated && player(s, 1 - s.you);

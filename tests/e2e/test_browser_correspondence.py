@@ -118,6 +118,31 @@ def test_time_left_title_and_my_tables(browser: Browser, base: str) -> None:
     context.close()
 
 
+def test_no_offline_banner_over_days(browser: Browser, base: str) -> None:
+    """Bob never opened the page: normal on a table played over days, so no "Bob is
+    offline — the game waits" there (the time left says whose move it is); a live
+    table with Bob away still says he is (then how long ago he left)."""
+    context = context_for(browser, base)
+    page = context.new_page()
+    live = context.request.post(
+        "/api/tables",
+        data={"name": "Ann", "test_decks": [deck(ANN, BOB, "4H", [])], "test_first_dealer": 1},
+    ).json()["table_id"]
+    joined = httpx.post(f"{base}/api/tables/{live}/seats", json={"name": "Bob"}, timeout=10)
+    assert joined.status_code == 201
+    page.goto(f"/t/{live}")
+    expect(page.locator("#opp-away")).to_contain_text(re.compile(r"^Bob (is offline|left)"))
+    table_id = ann_table(context, base, 2)
+    page.goto(f"/t/{table_id}")
+    expect(page.locator("#days-left")).to_have_text(re.compile(r"^Your move · "))
+    expect(page.locator("#opp-away")).to_be_hidden()
+    page.locator("#pass").click()
+    expect(page.locator("#days-left")).to_have_text(re.compile(r"^Waiting for Bob · \d+ hr left$"))
+    expect(page.locator("#opp-away")).to_be_hidden()
+    expect(page.locator("#live")).not_to_contain_text("offline")
+    context.close()
+
+
 def test_notify_asks_only_when_pressed_and_one_notification_per_table(
     browser: Browser, base: str
 ) -> None:
