@@ -19,6 +19,7 @@ from hollywood_gin.engine.errors import BadAction, BadCard
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.vocabulary import (
     ACTION_KINDS,
+    ACTION_WIRE,
     END_KINDS,
     MATCH_KINDS,
     PLAY_KINDS,
@@ -43,15 +44,18 @@ __all__ = [
 ]
 
 _KINDS = frozenset(ACTION_KINDS)
-_WITH_CARD = frozenset({"discard", "knock"})
+# The kinds that name a card, and the field that names it (`ACTION_WIRE`).
+_CARD_FIELD: Mapping[str, str] = {k: w.card for k, w in ACTION_WIRE.items() if w.card is not None}
+_WITH_CARD = frozenset(_CARD_FIELD)
 # The wire fields of each kind besides `kind`: `deadwood` is what `legal` shows next
 # to a knock for display; sent back, it is ignored.
 _FIELDS: Mapping[str, frozenset[str]] = {
-    **{k: frozenset() for k in ACTION_KINDS},
-    "discard": frozenset({"card"}),
-    "knock": frozenset({"discard", "melds", "deadwood"}),
+    kind: frozenset(
+        ([] if w.card is None else [w.card]) + (["melds", "deadwood"] if kind == "knock" else [])
+    )
+    for kind, w in ACTION_WIRE.items()
 }
-_REQUIRED: Mapping[str, str] = {"discard": "card", "knock": "discard"}
+_REQUIRED: Mapping[str, str] = _CARD_FIELD
 
 
 @dataclass(frozen=True, slots=True)
@@ -105,10 +109,8 @@ class Action:
         card = self.card
         if card is None:
             return {"kind": kind}
-        if kind == "discard":
-            return {"kind": kind, "card": card.text}
-        if self.melds is None:  # a knock: the only other kind with a card
-            return {"kind": kind, "discard": card.text}
+        if self.melds is None:
+            return {"kind": kind, _CARD_FIELD[kind]: card.text}
         return {
             "kind": kind,
             "discard": card.text,
@@ -120,8 +122,8 @@ class Action:
 
 
 _SHARED: Mapping[tuple[str, int | None], Action] = {
-    (kind, None): Action(kind) for kind in (*PLAY_KINDS[:4], *MATCH_KINDS, *END_KINDS)
-} | {(kind, c.index): Action(kind, c) for kind in ("discard", "knock") for c in CARDS}
+    (kind, None): Action(kind) for kind in ACTION_KINDS if kind not in _WITH_CARD
+} | {(kind, c.index): Action(kind, c) for kind in ACTION_KINDS if kind in _WITH_CARD for c in CARDS}
 
 
 def parse_action(action: object) -> Action:
@@ -142,18 +144,16 @@ def parse_action(action: object) -> Action:
     needed = _REQUIRED.get(kind)
     if needed is not None and needed not in keys:
         raise BadAction(f"{kind} needs `{needed}`")
-    if kind == "discard":
-        return Action.of("discard", Card.parse(action["card"]))
-    if kind == "knock":
+    if needed is not None:
         melds = action.get("melds")
         if melds is None:
-            return Action.of("knock", Card.parse(action["discard"]))
+            return Action.of(kind, Card.parse(action[needed]))  # type: ignore[arg-type]
         if not isinstance(melds, list | tuple) or not all(
             isinstance(m, list | tuple) for m in melds
         ):
             raise BadAction("`melds` is a list of card lists")
         parsed = tuple(tuple(parse_cards(m)) for m in melds)
-        return Action("knock", Card.parse(action["discard"]), parsed)
+        return Action("knock", Card.parse(action[needed]), parsed)
     return _SHARED[kind, None]
 
 

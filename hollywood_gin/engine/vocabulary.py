@@ -8,7 +8,8 @@ docs/protocol-guide.md puts them on the wire.
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from collections.abc import Mapping
+from typing import Literal, NamedTuple, get_args
 
 # The table's options (docs/rules.md "Table choices"), defaults first.
 Rules = Literal["standard", "straight", "oklahoma"]
@@ -37,6 +38,41 @@ PLAY_KINDS: tuple[PlayKind, ...] = get_args(PlayKind)
 MATCH_KINDS: tuple[MatchKind, ...] = get_args(MatchKind)
 END_KINDS: tuple[EndKind, ...] = get_args(EndKind)
 ACTION_KINDS: tuple[ActionKind, ...] = (*PLAY_KINDS, *MATCH_KINDS, *END_KINDS)
+
+
+class ActionWire(NamedTuple):
+    """An action kind's fields on the wire besides `kind` (docs/protocol-guide.md
+    "Actions"): the field naming its card, whether it may carry the seat's entropy
+    for the next deal (what that entropy is for), and what the protocol says of it.
+    A kind with neither is its kind alone."""
+
+    card: str | None = None
+    entropy: str | None = None
+    doc: str | None = None
+
+
+# Every action kind's wire form: the one table the engine's `Action`, the socket's
+# fast path (`web.inbound`) and the wire models (`web.messages`) read. A new kind
+# is its name in the `Literal` above and its line here; its rule is the engine's.
+ACTION_WIRE: Mapping[ActionKind, ActionWire] = {
+    "take_upcard": ActionWire(),
+    "pass": ActionWire(),
+    "draw_stock": ActionWire(),
+    "draw_discard": ActionWire(),
+    "discard": ActionWire(card="card"),
+    # Also the knocker's own `melds` (default: the best), and the `deadwood` that
+    # `legal` shows next to it, ignored when sent.
+    "knock": ActionWire(card="discard"),
+    "next_hand": ActionWire(entropy="the seat's part of the next deal (`next_deal`)"),
+    "new_match": ActionWire(entropy="the seat's part of the next match's first deal"),
+    "resign": ActionWire(
+        doc="End the match at once, won by the other seat (status `playing` or `hand_over`)."
+    ),
+    "claim": ActionWire(doc="End the match at once, won by the claimer (the other seat is away)."),
+    "stand_in": ActionWire(
+        doc="The computer (normal) plays the away seat's moves until it says hello again."
+    ),
+}
 # Who made a move that is not the seat's own (the log's `by`): the turn clock ran
 # out (`timeout`), or the computer stands in for an away seat (`stand_in`).
 Mover = Literal["timeout", "stand_in"]

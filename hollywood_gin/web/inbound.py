@@ -22,16 +22,17 @@ from typing import Any, NamedTuple
 
 import orjson
 
-from hollywood_gin.engine.actions import Action, knock
+from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import CARDS, Card
+from hollywood_gin.engine.vocabulary import ACTION_WIRE
 from hollywood_gin.web.messages import CLIENT_MESSAGE, Ping
 
-# Actions that are their kind alone (`PlainAction` and its subclasses without fields).
-_PLAIN = frozenset(
-    {"take_upcard", "pass", "draw_stock", "draw_discard", "resign", "claim", "stand_in"}
-)
-# Those that may carry the seat's entropy for the next deal.
-_DEALING = frozenset({"next_hand", "new_match"})
+# The fast path's tables, from each kind's wire form (`vocabulary.ACTION_WIRE`):
+# the kinds that are their kind alone, those that name a card (and its field), and
+# those that may carry the seat's entropy for the next deal.
+_PLAIN = frozenset(k for k, w in ACTION_WIRE.items() if w.card is None and w.entropy is None)
+_CARDED: dict[str, str] = {k: w.card for k, w in ACTION_WIRE.items() if w.card is not None}
+_DEALING = frozenset(k for k, w in ACTION_WIRE.items() if w.entropy is not None)
 _BY_TEXT: dict[str, Card] = {card.text: card for card in CARDS}
 _HEX = frozenset("0123456789abcdefABCDEF")
 _ACTION_KEYS = frozenset({"type", "version", "action"})
@@ -65,19 +66,14 @@ def _action(body: dict[str, object]) -> Action | tuple[str | None] | None:
         return None
     size = len(body)
     if kind in _PLAIN:
-        return Action.of(kind) if size == 1 else None  # type: ignore[arg-type]
-    if kind == "discard":
+        return Action.of(kind) if size == 1 else None
+    field = _CARDED.get(kind)
+    if field is not None:
         if size != 2:
-            return None
-        card = body.get("card")
+            return None  # a knock's melds or deadwood: the models read them
+        card = body.get(field)
         found = _BY_TEXT.get(card) if type(card) is str else None
-        return None if found is None else Action.of("discard", found)
-    if kind == "knock":
-        if size != 2:
-            return None  # melds or deadwood: the models read them
-        card = body.get("discard")
-        found = _BY_TEXT.get(card) if type(card) is str else None
-        return None if found is None else knock(found)
+        return None if found is None else Action.of(kind, found)  # type: ignore[arg-type]
     if kind in _DEALING:
         if size == 1:
             return (None,)

@@ -15,7 +15,7 @@ may be added, never renamed or removed). `docs/protocol.md` is generated from th
 from __future__ import annotations
 
 import unicodedata
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
 from pydantic import (
     AfterValidator,
@@ -24,13 +24,14 @@ from pydantic import (
     Field,
     StringConstraints,
     TypeAdapter,
+    create_model,
 )
 
 from hollywood_gin.engine.actions import Action as EngineAction
 from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
-from hollywood_gin.engine.vocabulary import Reaction
+from hollywood_gin.engine.vocabulary import ACTION_WIRE, ActionWire, Reaction
 from hollywood_gin.web import lookalikes
 
 NAME_MAX = 24
@@ -186,20 +187,14 @@ class PlainAction(Inbound):
         return EngineAction.of(self.kind)
 
 
-class TakeUpcard(PlainAction):
-    kind: Literal["take_upcard"]
-
-
-class Pass(PlainAction):
-    kind: Literal["pass"]
-
-
-class DrawStock(PlainAction):
-    kind: Literal["draw_stock"]
-
-
-class DrawDiscard(PlainAction):
-    kind: Literal["draw_discard"]
+def _plain_model(kind: str, wire: ActionWire) -> type[PlainAction]:
+    """The model of a kind without a card (`ACTION_WIRE`): its kind alone, or with
+    the seat's entropy; named as the kind in CamelCase (`StandIn`)."""
+    name = "".join(part.capitalize() for part in kind.split("_"))
+    fields: dict[str, Any] = {"kind": (Literal[kind], ...)}
+    if wire.entropy is not None:
+        fields["entropy"] = (EntropyHex | None, Field(default=None, description=wire.entropy))
+    return create_model(name, __base__=PlainAction, __module__=__name__, __doc__=wire.doc, **fields)
 
 
 class Discard(Inbound):
@@ -226,52 +221,16 @@ class Knock(Inbound):
         return knock_action(EngineCard.parse(self.discard), melds)
 
 
-class NextHand(PlainAction):
-    kind: Literal["next_hand"]
-    entropy: EntropyHex | None = Field(
-        default=None, description="the seat's part of the next deal (`next_deal`)"
-    )
-
-
-class NewMatch(PlainAction):
-    kind: Literal["new_match"]
-    entropy: EntropyHex | None = Field(
-        default=None, description="the seat's part of the next match's first deal"
-    )
-
-
-class Resign(PlainAction):
-    """End the match at once, won by the other seat (status `playing` or `hand_over`)."""
-
-    kind: Literal["resign"]
-
-
-class Claim(PlainAction):
-    """End the match at once, won by the claimer (the other seat is away)."""
-
-    kind: Literal["claim"]
-
-
-class StandIn(PlainAction):
-    """The computer (normal) plays the away seat's moves until it says hello again."""
-
-    kind: Literal["stand_in"]
-
-
-ActionBody = Annotated[
-    TakeUpcard
-    | Pass
-    | DrawStock
-    | DrawDiscard
-    | Discard
-    | Knock
-    | NextHand
-    | NewMatch
-    | Resign
-    | Claim
-    | StandIn,
-    Field(discriminator="kind"),
-]
+# Every action's model in `ACTION_KINDS`' order: the two that name a card written
+# out above, the others made from their wire form.
+_CARDED: dict[str, type[Inbound]] = {"discard": Discard, "knock": Knock}
+_ACTION_MODELS: tuple[type[Inbound], ...] = tuple(
+    _CARDED.get(kind) or _plain_model(kind, wire) for kind, wire in ACTION_WIRE.items()
+)
+if TYPE_CHECKING:
+    ActionBody = PlainAction | Discard | Knock
+else:
+    ActionBody = Annotated[Union[_ACTION_MODELS], Field(discriminator="kind")]  # noqa: UP007
 
 
 def parse_texts(cards: list[str]) -> list[EngineCard]:
