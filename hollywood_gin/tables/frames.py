@@ -31,46 +31,55 @@ Seat = int | None
 
 _YOU = {0: b"0", 1: b"1", None: b"null"}
 
-# The engine's shared actions (`Action.of`: every action `legal` lists) encoded once
-# each, by identity (`_HELD` keeps them, so an id stays its action's), and each knock
-# with the deadwood `legal` shows next to it, by (id, deadwood).
-_ENCODED: dict[int, bytes] = {}
-_KNOCKS: dict[tuple[int, int], bytes] = {}
-_HELD: list[Action] = []
 
+class LegalBytes:
+    """`legal` lists encoded from each action's bytes, encoded once: the engine's
+    shared actions (`Action.of`, every action `legal` lists) and each knock with the
+    deadwood `legal` shows next to it. One per hub (`Hub.legal`), so per app, shared
+    by its tables; kept by identity, which is safe because the shared actions live
+    as long as the process (`actions._SHARED`)."""
 
-def _encode_action(action: Action) -> bytes:
-    encoded = orjson.dumps(action.to_dict())
-    if action.melds is None and Action.of(action.kind, action.card) is action:
-        _HELD.append(action)
-        _ENCODED[id(action)] = encoded
-    return encoded
+    __slots__ = ("_encoded", "_knocks")
+
+    def __init__(self) -> None:
+        self._encoded: dict[int, bytes] = {}
+        self._knocks: dict[tuple[int, int], bytes] = {}
+
+    def _encode_action(self, action: Action) -> bytes:
+        encoded = orjson.dumps(action.to_dict())
+        if action.melds is None and Action.of(action.kind, action.card) is action:
+            self._encoded[id(action)] = encoded
+        return encoded
+
+    def encode(self, view: View) -> bytes:
+        """`orjson.dumps(view.legal_wire())`."""
+        legal = view.legal
+        if not legal:
+            return b"[]"
+        encoded = self._encoded
+        try:
+            parts = [encoded[id(a)] for a in legal]
+        except KeyError:
+            parts = [encoded.get(id(a)) or self._encode_action(a) for a in legal]
+        if view.knock_deadwood:
+            # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
+            lefts = iter(view.knock_deadwood)
+            knocks = self._knocks
+            for i, action in enumerate(legal):
+                if action.kind == "knock":
+                    key = (id(action), next(lefts))
+                    knock = knocks.get(key)
+                    if knock is None:
+                        knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(key[1]) + b"}"
+                        if key[0] in encoded:
+                            knocks[key] = knock
+                    parts[i] = knock
+        return b"[" + b",".join(parts) + b"]"
 
 
 def legal_bytes(view: View) -> bytes:
-    """`orjson.dumps(view.legal_wire())`, from each action's bytes encoded once."""
-    legal = view.legal
-    if not legal:
-        return b"[]"
-    encoded = _ENCODED
-    try:
-        parts = [encoded[id(a)] for a in legal]
-    except KeyError:
-        parts = [encoded.get(id(a)) or _encode_action(a) for a in legal]
-    if view.knock_deadwood:
-        # The knocks, in `knock_deadwood`'s order (as `View.legal_wire`).
-        lefts = iter(view.knock_deadwood)
-        knocks = _KNOCKS
-        for i, action in enumerate(legal):
-            if action.kind == "knock":
-                key = (id(action), next(lefts))
-                knock = knocks.get(key)
-                if knock is None:
-                    knock = parts[i][:-1] + b',"deadwood":' + orjson.dumps(key[1]) + b"}"
-                    if key[0] in encoded:
-                        knocks[key] = knock
-                parts[i] = knock
-    return b"[" + b",".join(parts) + b"]"
+    """`orjson.dumps(view.legal_wire())` through a `LegalBytes` of its own."""
+    return LegalBytes().encode(view)
 
 
 # What a turn clock adds to a state: its deadline to the hand, the server's time to
@@ -94,9 +103,11 @@ class EncodedParts:
     they show stays. Views are
     frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_legal", "_own", "_sheet", "_table", "_tail")
+    __slots__ = ("_events", "_legal", "_legal_bytes", "_own", "_sheet", "_table", "_tail")
 
-    def __init__(self) -> None:
+    def __init__(self, legal_bytes: LegalBytes | None = None) -> None:
+        # The app's encoded actions (the hub's), else this table's own.
+        self._legal_bytes = LegalBytes() if legal_bytes is None else legal_bytes
         # Per seat, its `legal` and knocks' deadwood and their bytes.
         self._legal: dict[Seat, tuple[tuple[Action, ...], tuple[int, ...], bytes]] = {}
         # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
@@ -137,10 +148,11 @@ class EncodedParts:
         return known[1]
 
     def legal(self, seat: Seat, view: View) -> bytes:
-        """The seat's `legal` encoded (`legal_bytes`), kept while it stays the same."""
+        """The seat's `legal` encoded (`LegalBytes`), kept while it stays the same."""
         known = self._legal.get(seat)
         if known is None or known[0] != view.legal or known[1] != view.knock_deadwood:
-            known = self._legal[seat] = (view.legal, view.knock_deadwood, legal_bytes(view))
+            encoded = self._legal_bytes.encode(view)
+            known = self._legal[seat] = (view.legal, view.knock_deadwood, encoded)
         return known[2]
 
     def tail(self, view: View, extra: Mapping[str, object]) -> bytes:

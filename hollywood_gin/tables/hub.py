@@ -16,7 +16,7 @@ from typing import Any, Protocol
 import orjson
 
 from hollywood_gin.engine.views import View
-from hollywood_gin.tables.frames import EncodedParts, StateFrames
+from hollywood_gin.tables.frames import EncodedParts, LegalBytes, StateFrames
 
 Seat = int | None
 
@@ -207,6 +207,8 @@ class Hub:
         self._widened: set[str] = set()
         # Counts encodings, so tests can check "once per seat per change".
         self.encodings = 0
+        # The actions of `legal` encoded once, for every table of this hub.
+        self.legal = LegalBytes()
 
     def hold(self, table: Viewable) -> None:
         """From now until `release`, send nobody a state of this table.
@@ -256,7 +258,9 @@ class Hub:
         """Add a connection and send the table its news; raise TooManyConnections."""
         if not self.room_for(table.id, conn.seat):
             raise TooManyConnections(conn.seat)
-        conns = self._tables.setdefault(table.id, _TableConnections())
+        conns = self._tables.get(table.id)
+        if conns is None:
+            conns = self._tables[table.id] = _TableConnections(parts=EncodedParts(self.legal))
         was_connected = conn.seat is not None and bool(conns.by_seat.get(conn.seat))
         conns.by_seat.setdefault(conn.seat, set()).add(conn)
         if conn.seat is not None and not was_connected:
@@ -290,7 +294,7 @@ class Hub:
     ) -> StateFrames:
         """The state frames of `table` as it is now (`players`: built already)."""
         conns = self._tables.get(table.id)
-        parts = conns.parts if conns is not None else EncodedParts()
+        parts = conns.parts if conns is not None else EncodedParts(self.legal)
         seating = self.seating
         players = seating.players(table) if players is None else players
         return StateFrames(table, players, parts, lambda: seating.stamp(table))
