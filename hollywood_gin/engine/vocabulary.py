@@ -41,10 +41,10 @@ ACTION_KINDS: tuple[ActionKind, ...] = (*PLAY_KINDS, *MATCH_KINDS, *END_KINDS)
 
 
 class ActionWire(NamedTuple):
-    """An action kind's fields on the wire besides `kind` (docs/protocol-guide.md
-    "Actions"): the field naming its card, whether it may carry the seat's entropy
-    for the next deal (what that entropy is for), and what the protocol says of it.
-    A kind with neither is its kind alone."""
+    """An action kind's fields on the wire besides `kind`
+    (docs/protocol-guide.md "Actions"): the field naming its card, whether it may
+    carry the seat's entropy for the next deal (what that entropy is for), and what
+    the protocol says of it. A kind with neither is its kind alone."""
 
     card: str | None = None
     entropy: str | None = None
