@@ -18,6 +18,7 @@ its bytes come from before it is used again (`tests/tables/test_frames_kept.py`)
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Protocol
@@ -25,7 +26,18 @@ from typing import Protocol
 import orjson
 
 from hollywood_gin.engine.actions import Action
-from hollywood_gin.engine.views import HandView, Mine, SheetView, TableView, View
+from hollywood_gin.engine.views import (
+    PER_SEAT,
+    TAIL_KEYS,
+    Mine,
+    TableView,
+    View,
+    hand_back,
+    hand_front,
+    mine_wire,
+    table_wire,
+    tail_wire,
+)
 
 Seat = int | None
 
@@ -115,7 +127,7 @@ class EncodedParts:
         self._sheet: tuple[object, orjson.Fragment] | None = None
         self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
-        self._tail: tuple[SheetView, tuple[bool, bool], str | None, bytes] | None = None
+        self._tail: tuple[tuple[object, ...], bytes] | None = None
 
     def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
         """`,"table":` and the table object (`View.table_wire` with the id and players).
@@ -128,23 +140,16 @@ class EncodedParts:
             or known[1] != players
             or known[2] != table_id
         ):
-            encoded = orjson.dumps(view.table_wire(id=table_id, players=players))
+            encoded = orjson.dumps(table_wire(view, id=table_id, players=players))
             known = self._table = (view.table, players, table_id, b',"table":' + encoded)
         return known[3]
 
     def own(self, seat: Seat, mine: Mine) -> bytes:
-        """`,` and the seat's own keys of the hand object (`Mine.wire`), kept while
-        its cards, their grouping and the other seat's card count stay."""
+        """`,` and the seat's own keys of the hand object (`mine_wire`), kept while
+        its own part of the view stays equal (`Mine` is frozen, all of it shown)."""
         known = self._own.get(seat)
-        if (
-            known is None
-            or known[0].cards is not mine.cards
-            or known[0].melds is not mine.melds
-            or known[0].opponent_card_count != mine.opponent_card_count
-            or known[0].deadwood != mine.deadwood
-            or known[0].drawn != mine.drawn
-        ):
-            known = self._own[seat] = (mine, b"," + orjson.dumps(mine.wire())[1:-1])
+        if known is None or known[0] != mine:
+            known = self._own[seat] = (mine, b"," + orjson.dumps(mine_wire(mine))[1:-1])
         return known[1]
 
     def legal(self, seat: Seat, view: View) -> bytes:
@@ -156,26 +161,21 @@ class EncodedParts:
         return known[2]
 
     def tail(self, view: View, extra: Mapping[str, object]) -> bytes:
-        """The body from `,"sheet":` to its end (`View.tail`, then `extra`: a turn
+        """The body from `,"sheet":` to its end (`tail_wire`, then `extra`: a turn
         clock's time, never kept)."""
         known = self._tail
-        if (
-            extra
-            or known is None
-            or known[0] is not view.sheet
-            or known[1] != view.ready
-            or known[2] != view.next_deal
-        ):
-            tail = view.tail()
+        shown = _tail_fields(view)
+        if extra or known is None or known[0] != shown:
+            tail = tail_wire(view)
             tail["sheet"] = self.sheet(view.sheet)
             tail.update(extra)
             encoded = b"," + orjson.dumps(tail)[1:]
             if extra:
                 return encoded
-            known = self._tail = (view.sheet, view.ready, view.next_deal, encoded)
-        return known[3]
+            known = self._tail = (shown, encoded)
+        return known[1]
 
-    def sheet(self, sheet: SheetView) -> orjson.Fragment:
+    def sheet(self, sheet: object) -> orjson.Fragment:
         known = self._sheet
         if known is None or known[0] is not sheet:
             known = self._sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
@@ -209,44 +209,29 @@ class EncodedParts:
         return fragment
 
 
+# The view's fields every seat of one change shares (`PER_SEAT`: the others), the
+# version first, as it tells one change from the next; and those of the body's tail.
+_SHARED_FIELDS = ("version", *(f for f in View._fields if f not in PER_SEAT and f != "version"))
+_shared_fields = operator.attrgetter(*_SHARED_FIELDS)
+_tail_fields = operator.attrgetter(*(k.field for k in TAIL_KEYS if k.field is not None))
+
+
 class _Shared:
     """The encoded parts of one change that every seat's frame holds, and the view
-    parts they were made from (held, so `is` cannot match a new object at an old id)."""
+    fields they were made from (held, so an equal value means the same bytes)."""
 
-    __slots__ = (
-        "hand",
-        "hand_back",
-        "head",
-        "middle",
-        "next_deal",
-        "ready",
-        "sheet",
-        "table",
-        "tail",
-        "version",
-    )
+    __slots__ = ("hand_back", "head", "middle", "shown", "tail")
 
     def __init__(self, view: View) -> None:
-        self.version = view.version
-        self.table: TableView = view.table
-        self.hand: HandView | None = view.hand
-        self.sheet: SheetView = view.sheet
-        self.ready = view.ready
-        self.next_deal = view.next_deal
+        self.shown: tuple[object, ...] = _shared_fields(view)
         self.head = b""  # up to `"you":`
         self.middle = b""  # from `,"table":` up to the seat's own cards
         self.hand_back = b""  # from the hand's `card_counts` to its end
         self.tail = b""  # from `,"sheet":` to the end
 
     def fits(self, view: View) -> bool:
-        return (
-            view.table is self.table
-            and view.hand is self.hand
-            and view.sheet is self.sheet
-            and view.version == self.version
-            and view.ready == self.ready
-            and view.next_deal == self.next_deal
-        )
+        # A tuple compares items by identity first: the same parts cost no `__eq__`.
+        return _shared_fields(view) == self.shown
 
 
 # No turn clock: nothing added to the hand or to the message.
@@ -260,9 +245,10 @@ class StateFrames:
     """The `state` frames of one table at one moment (a broadcast, or one send):
     `frame(seat)` is that seat's frame, the bytes of `orjson.dumps(state_message(...))`.
 
-    The parts come from the view's own wire parts (`View.table_wire`,
-    `HandView.front`, `Mine.wire`, `HandView.back`, `View.legal_wire`, `View.tail`),
-    so `View.wire` and the frames share one statement of the shape."""
+    The parts come from the views' wire parts (`table_wire`, `hand_front`,
+    `mine_wire`, `hand_back`, `View.legal_wire`, `tail_wire`), written from the
+    state's wire table (`engine.views.STATE_KEYS`), so `View.wire` and the frames
+    share one statement of the shape."""
 
     __slots__ = ("_parts", "_players", "_shared", "_stamp", "_stamped", "_table")
 
@@ -322,8 +308,8 @@ class StateFrames:
         hand = view.hand
         if hand is not None:
             # open: the seat's own keys come next
-            middle += b',"hand":' + orjson.dumps(hand.front())[:-1]
-            back = hand.back()
+            middle += b',"hand":' + orjson.dumps(hand_front(hand))[:-1]
+            back = hand_back(hand)
             back["events"] = self._parts.events(hand.events)
             back.update(hand_extra)
             shared.hand_back = b"," + orjson.dumps(back)[1:]

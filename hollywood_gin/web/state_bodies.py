@@ -1,8 +1,10 @@
 """The state's wire description, as pydantic models.
 
 The engine's views (`hollywood_gin/engine/views.py`) are the truth of a state's
-shape, and these `*Body` models mirror them for the schema (named apart from the
-engine's types they describe). They allow extra fields, because clients ignore
+shape: the body, its `table` and its `hand` are made here from the views' wire
+table (`STATE_KEYS`), and the values inside them (moves, a hand's result, the
+sheet, players) are `*Body` models written out (named apart from the engine's
+types they describe). They allow extra fields, because clients ignore
 what they do not know (docs/protocol-guide.md "Compatibility": fields may be added, never renamed or
 removed); `tests/web/test_wire_schema.py` fails when the server sends a field no
 model names. The socket's other messages and the types every wire model shares are
@@ -13,11 +15,25 @@ by `scripts/gen_protocol.py`.
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Sequence
 
-from pydantic import Field
+# `Literal` and the words, card and seat types below are also named by the state's
+# wire table as text (`Key.type`), which pydantic resolves in this module.
+from typing import TYPE_CHECKING, Annotated, Any, Literal  # noqa: F401
 
-from hollywood_gin.engine.vocabulary import (
+from pydantic import Field, create_model
+
+from hollywood_gin.engine.views import (
+    HAND_BACK,
+    HAND_FRONT,
+    MINE_KEYS,
+    STATE_KEYS,
+    TABLE_KEYS,
+    Fresh,
+    Key,
+    Required,
+)
+from hollywood_gin.engine.vocabulary import (  # noqa: F401
     ComputerId,
     EndedBy,
     HandKind,
@@ -29,7 +45,7 @@ from hollywood_gin.engine.vocabulary import (
     Status,
     Target,
 )
-from hollywood_gin.web.messages import (
+from hollywood_gin.web.messages import (  # noqa: F401
     ActionBody,
     CardText,
     ErrorMessage,
@@ -77,21 +93,6 @@ class PlayerBody(Outbound):
 class EndedBody(Outbound):
     by: EndedBy
     seat: SeatNumber = Field(description="the seat that resigned or claimed")
-
-
-class TableBody(Outbound):
-    id: str
-    rules: Rules
-    scoring: Scoring
-    target: Target
-    status: Status
-    players: list[PlayerBody]
-    ended: EndedBody | None = Field(
-        default=None, description="a match ended by resign or claim (absent when played out)"
-    )
-    move_days: int | None = Field(
-        default=None, description="a table played over days: days per move (absent: live)"
-    )
 
 
 class MoveBody(Outbound):
@@ -155,41 +156,6 @@ class HandResultBody(Outbound):
     games: list[int] = Field(default_factory=list, description="sheet games the points went to")
 
 
-class HandBody(Outbound):
-    number: int
-    dealer: SeatNumber
-    turn: SeatNumber | None
-    phase: Phase
-    knock_limit: int
-    stock_count: int
-    discard_top: CardText | None
-    discard_count: int
-    my_cards: list[CardText] | None = Field(default=None, description="absent for spectators")
-    opponent_card_count: int | None = Field(default=None, description="absent for spectators")
-    my_melds: list[list[CardText]] | None = Field(
-        default=None, description="my melds for display (holding 11: of the ten kept)"
-    )
-    my_deadwood: int | None = Field(
-        default=None, description="my deadwood (holding 11: after the best allowed discard)"
-    )
-    my_drawn: CardText | None = Field(
-        default=None,
-        description="the card I drew this turn (stock or pile), until my discard; absent"
-        " otherwise, and never in another seat's state",
-    )
-    card_counts: list[int] = Field(description="cards held by seat 0 and seat 1")
-    deck_commitment: str = Field(description='hex SHA-256 of salt + ":" + ",".join(deck)')
-    last_action: MoveBody | None = None
-    events: list[MoveBody] = Field(
-        default_factory=list, description="this hand's public moves so far, oldest first"
-    )
-    result: HandResultBody | None = Field(default=None, description="when phase is over")
-    turn_deadline: int | None = Field(
-        default=None,
-        description="with a turn clock: Unix ms by which the seat to act must act (null: none)",
-    )
-
-
 class SheetSeatBody(Outbound):
     entries: list[int]
     points: int
@@ -210,23 +176,39 @@ class SheetBody(Outbound):
     match_winner: SeatNumber | None
 
 
-class StateMessage(Outbound):
-    """The whole view of one seat (or a spectator), sent after every change: never a diff."""
-
-    type: Literal["state"] = "state"
-    version: int
-    you: SeatNumber | None
-    table: TableBody
-    hand: HandBody | None = Field(default=None, description="absent before the first deal")
-    legal: list[ActionBody]
-    sheet: SheetBody
-    ready: list[bool] = Field(description="who has sent next_hand / new_match")
-    server_time: int | None = Field(
-        default=None, description="with a turn clock: the server's time, Unix ms"
+def _body(name: str, keys: Sequence[Key], doc: str | None = None) -> type[Outbound]:
+    """The model of an object of the state, from its keys (`engine.views`): each key a
+    field of its wire type, described as the table says, with the default a reader
+    takes when it is absent (keys left out while None: None)."""
+    fields: dict[str, Any] = {}
+    for key in keys:
+        kwargs: dict[str, Any] = {}
+        if isinstance(key.default, Fresh):
+            kwargs["default_factory"] = key.default.make
+        elif key.default is not Required:
+            kwargs["default"] = key.default
+        elif key.omitted:
+            kwargs["default"] = None
+        if key.doc is not None:
+            kwargs["description"] = key.doc
+        fields[key.name] = (key.type, Field(**kwargs))
+    model: type[Outbound] = create_model(
+        name, __base__=Outbound, __module__=__name__, __doc__=doc, **fields
     )
-    next_deal: NextDealBody | None = Field(
-        default=None,
-        description="between hands (and while waiting): the commitment to the next deal",
+    return model
+
+
+# The state's objects, made from the state's wire table next to the views
+# (`engine.views.STATE_KEYS`): the truth of their keys, order and descriptions.
+TableBody = _body("TableBody", TABLE_KEYS)
+HandBody = _body("HandBody", (*HAND_FRONT, *MINE_KEYS, *HAND_BACK))
+if TYPE_CHECKING:
+    StateMessage = Outbound
+else:
+    StateMessage = _body(
+        "StateMessage",
+        STATE_KEYS,
+        "The whole view of one seat (or a spectator), sent after every change: never a diff.",
     )
 
 
