@@ -144,8 +144,8 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--languages", help="comma-separated (default: all)")
     args = parser.parse_args()
-    from hollywood_gin.web.i18n import LANGUAGES
-    from hollywood_gin.web.pages import PAGES
+    from hollywood_gin.web.http.i18n import LANGUAGES
+    from hollywood_gin.web.http.pages import PAGES
 
     languages = args.languages.split(",") if args.languages else list(LANGUAGES)
     rows = []

@@ -116,8 +116,8 @@ class Clock:
 # and each version's own names (before and after the registry's split into a writer)
 # are listed: a name a version does not have is skipped.
 STAGES = [
-    ("frame parse and validation", "hollywood_gin.web.ws", "Session", "handle"),
-    ("action to engine, errors", "hollywood_gin.web.ws", "Session", "act"),
+    ("frame parse and validation", "hollywood_gin.web.socket.endpoint", "Session", "handle"),
+    ("action to engine, errors", "hollywood_gin.web.socket.endpoint", "Session", "act"),
     ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "act"),
     ("lock, section task, settle", "hollywood_gin.tables.moves", "Moves", "act"),
     ("lock, section task, settle", "hollywood_gin.tables.registry", "Registry", "_locked"),
@@ -174,7 +174,7 @@ async def play(
     except ImportError:  # a version before it: the registry built its collaborators
         from hollywood_gin.tables.registry import Registry as assemble  # type: ignore[assignment]
     from hollywood_gin.tables.sqlite_store import SqliteStore
-    from hollywood_gin.web.ws import Session
+    from hollywood_gin.web.socket.endpoint import Session
 
     CLOCK.on = False
     folder = tempfile.TemporaryDirectory(prefix="gin-bench-stages-")

@@ -69,7 +69,7 @@ def null_store() -> None:
 
 # Extra in-process stages left out with `--outside-stages`, beside `bench_stages.STAGES`:
 # the frame's parse itself (`Session.handle` is a coroutine, so counted apart here too).
-EXTRA_STAGES = [("frame parse", "hollywood_gin.web.inbound", None, "parse")]
+EXTRA_STAGES = [("frame parse", "hollywood_gin.web.socket.inbound", None, "parse")]
 
 
 class Outside:
@@ -151,7 +151,7 @@ class Outside:
             wrapped = self.coroutine(fn) if inspect.iscoroutinefunction(fn) else self.plain(fn)
             setattr(owner, attr, wrapped)
             if owner_name is None:  # modules that imported the function by name
-                for other in ("hollywood_gin.tables.hub", "hollywood_gin.web.ws"):
+                for other in ("hollywood_gin.tables.hub", "hollywood_gin.web.socket.endpoint"):
                     mod = importlib.import_module(other)
                     if getattr(mod, attr, None) is fn:
                         setattr(mod, attr, wrapped)

@@ -99,7 +99,7 @@ class Settings(BaseSettings):
     max_body_bytes: int = Field(default=4096, ge=256)
     http_requests_per_second: float = Field(default=20.0, gt=0)
     http_burst: int = Field(default=20, ge=1)
-    # Enforced by the server's own protocol layer (hollywood_gin/web/connections.py).
+    # Enforced by the server's own protocol layer (hollywood_gin/web/guard/connections.py).
     header_timeout_seconds: float = Field(default=10.0, gt=0)
     max_header_bytes: int = Field(default=32768, ge=1024)
     max_headers: int = Field(default=100, ge=10)

@@ -14,7 +14,10 @@ from hollywood_gin import __version__
 from hollywood_gin.config import Settings, build_id, read_commit, unknown_variables
 from hollywood_gin.logs import AccessLog
 from hollywood_gin.tables.lifecycle import open_tables
-from hollywood_gin.web import api, errors, gate, metrics, pages, push_api, security, ws
+from hollywood_gin.web import errors, metrics
+from hollywood_gin.web.guard import gate, security
+from hollywood_gin.web.http import api, pages, push
+from hollywood_gin.web.socket import endpoint
 
 log = logging.getLogger("hollywood_gin")
 
@@ -29,7 +32,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         log.info("starting Hollywood Gin %s (%s)", __version__, commit or "no commit")
         for warning in unknown_variables():
             log.warning("%s", warning)
-        async with open_tables(settings) as registry, push_api.running(app, settings, registry):
+        async with open_tables(settings) as registry, push.running(app, settings, registry):
             app.state.registry = registry
             if settings.metrics:
                 metrics.of(app).watch(registry)  # type: ignore[union-attr]
@@ -53,8 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # another build offers a reload (docs/protocol-guide.md "Staying connected").
     app.state.build = build
     api.install(app, settings)
-    push_api.install(app)
-    ws.install(app)
+    push.install(app)
+    endpoint.install(app)
     if settings.metrics:
         metrics.install(app)
     pages.install(app, settings)

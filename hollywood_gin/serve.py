@@ -29,7 +29,7 @@ from hollywood_gin.tables.sqlite_file import (
     file_schema_version,
     refuse_newer,
 )
-from hollywood_gin.web import connections
+from hollywood_gin.web.guard import connections
 
 # Collect young objects every 50,000 net allocations (not 700), the middle
 # generation every 20 of those, the whole heap only every 100 of those. Each

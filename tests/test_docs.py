@@ -199,8 +199,8 @@ def test_the_protocol_guide_names_every_word_of_the_wire() -> None:
     from typing import get_args
 
     from hollywood_gin.engine.vocabulary import ACTION_KINDS, PHASES, REACTIONS
-    from hollywood_gin.web.http_bodies import HttpErrorCode
-    from hollywood_gin.web.messages import ErrorCode
+    from hollywood_gin.web.http.bodies import HttpErrorCode
+    from hollywood_gin.web.socket.messages import ErrorCode
 
     guide = (DOCS / "protocol-guide.md").read_text(encoding="utf-8")
     words = {*ACTION_KINDS, *PHASES, *REACTIONS, *get_args(ErrorCode), *get_args(HttpErrorCode)}

@@ -31,8 +31,8 @@ from hollywood_gin.tables.sqlite_file import (
     set_aside_in,
 )
 from hollywood_gin.tables.table import rebuild_match
-from hollywood_gin.web.connections import connection_limit, open_file_limit
-from hollywood_gin.web.security import AllowedHosts
+from hollywood_gin.web.guard.connections import connection_limit, open_file_limit
+from hollywood_gin.web.guard.security import AllowedHosts
 
 PG_DUMP = (
     "pg_dump --format=custom --no-owner --no-privileges --file=FILE"

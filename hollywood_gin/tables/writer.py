@@ -141,7 +141,7 @@ class Writer:
         `only`: nothing changed but that seat's view (its listeners are told so);
         `in_caller`: run in the caller's own task, whose caller promises that nothing
         cancels it before this returns (see `run`; a socket's reader keeps that
-        promise: `web.ws.Session`)."""
+        promise: `web.socket.endpoint.Session`)."""
 
         async def section() -> None:
             async with table.lock:

@@ -27,8 +27,8 @@ from prometheus_client import (
 
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.writer import Observer
-from hollywood_gin.web.messages import ErrorCode
-from hollywood_gin.web.replay_pages import ReplayPages
+from hollywood_gin.web.http.replay_pages import ReplayPages
+from hollywood_gin.web.socket.messages import ErrorCode
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
 FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

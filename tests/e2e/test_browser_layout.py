@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from hollywood_gin.web.i18n import LANGUAGES
-from hollywood_gin.web.pages import PAGES
+from hollywood_gin.web.http.i18n import LANGUAGES
+from hollywood_gin.web.http.pages import PAGES
 from tests.e2e.conftest import NewContext, Server
 
 # One line of the header: its tallest item is a 44 px touch target, plus padding.

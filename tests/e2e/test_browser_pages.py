@@ -10,8 +10,8 @@ import pytest
 from babel.messages.pofile import read_po
 from playwright.sync_api import Page, expect
 
-from hollywood_gin.web.i18n import LANGUAGES, LOCALES_DIR
-from hollywood_gin.web.pages import PAGES
+from hollywood_gin.web.http.i18n import LANGUAGES, LOCALES_DIR
+from hollywood_gin.web.http.pages import PAGES
 from tests.e2e.conftest import (
     ANN,
     ARTIFACTS,

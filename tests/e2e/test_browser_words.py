@@ -16,7 +16,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
-from hollywood_gin.web.i18n import LANGUAGES
+from hollywood_gin.web.http.i18n import LANGUAGES
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 from tests.e2e.scripted import play_script
 from tests.e2e.test_browser_fair_deal import create_from_home, knock

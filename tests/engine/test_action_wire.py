@@ -10,8 +10,8 @@ import pytest
 
 from hollywood_gin.engine.actions import ACTION_KINDS, parse_action
 from hollywood_gin.engine.vocabulary import ACTION_WIRE
-from hollywood_gin.web import inbound
-from hollywood_gin.web.messages import CLIENT_MESSAGE, ActionMessage
+from hollywood_gin.web.socket import inbound
+from hollywood_gin.web.socket.messages import CLIENT_MESSAGE, ActionMessage
 
 
 def test_every_kind_has_its_wire_form_in_order() -> None:

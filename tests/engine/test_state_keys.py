@@ -34,7 +34,7 @@ from hollywood_gin.engine.views import (
     tail_wire,
     view_from_wire,
 )
-from hollywood_gin.web.state_bodies import HandBody, StateMessage, TableBody
+from hollywood_gin.web.socket.state_bodies import HandBody, StateMessage, TableBody
 
 
 def shown(keys: Sequence[Key]) -> list[str]:

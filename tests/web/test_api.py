@@ -14,8 +14,8 @@ from fastapi.testclient import TestClient
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.web.addresses import ClientAddress
-from hollywood_gin.web.http_bodies import HandRecord, TableCreated, TablePublic
+from hollywood_gin.web.guard.addresses import ClientAddress
+from hollywood_gin.web.http.bodies import HandRecord, TableCreated, TablePublic
 from tests.tables.helpers import INDEX_DECK, gin_deck, make_settings
 from tests.wire import wire
 

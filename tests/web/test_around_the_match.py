@@ -24,8 +24,8 @@ from hollywood_gin.engine.match import Match
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table, rebuild_match
-from hollywood_gin.web.messages import ReactionMessage
-from hollywood_gin.web.state_bodies import StateMessage
+from hollywood_gin.web.socket.messages import ReactionMessage
+from hollywood_gin.web.socket.state_bodies import StateMessage
 from tests.e2e.test_socket_play import choose
 from tests.tables.helpers import (
     INDEX_DECK,

@@ -10,7 +10,7 @@ from urllib.parse import urljoin
 from fastapi.testclient import TestClient
 
 from hollywood_gin.main import create_app
-from hollywood_gin.web.site import STATIC_DIR, static_stamp
+from hollywood_gin.web.http.site import STATIC_DIR, static_stamp
 from tests.tables.helpers import make_settings
 
 IMPORT = re.compile(r"""(?:import|from)\s*["'](\.[^"']+)["']""")

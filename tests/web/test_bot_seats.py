@@ -9,8 +9,8 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from hollywood_gin.web.http_bodies import TablePublic
-from hollywood_gin.web.state_bodies import StateMessage
+from hollywood_gin.web.http.bodies import TablePublic
+from hollywood_gin.web.socket.state_bodies import StateMessage
 from tests.web.test_api import create, start
 
 

@@ -12,7 +12,7 @@ import re
 
 import pytest
 
-from hollywood_gin.web.i18n import CLIENT_STRINGS
+from hollywood_gin.web.http.i18n import CLIENT_STRINGS
 from tests.conftest import REPO
 from tests.web.test_catalog_words import OTHER_LANGUAGES, translations
 

@@ -12,7 +12,7 @@ import pytest
 from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
-from hollywood_gin.web.i18n import LANGUAGES, LOCALES_DIR
+from hollywood_gin.web.http.i18n import LANGUAGES, LOCALES_DIR
 
 OTHER_LANGUAGES = [lang for lang in LANGUAGES if lang != "en"]
 

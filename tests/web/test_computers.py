@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.bots.ladder import LADDER
 from hollywood_gin.main import create_app
-from hollywood_gin.web.computers import TEXTS
+from hollywood_gin.web.http.computers import TEXTS
 from tests.tables.helpers import make_settings
 
 

@@ -25,8 +25,8 @@ from hollywood_gin.tables.errors import (
 )
 from hollywood_gin.web import errors
 from hollywood_gin.web.errors import ApiError, http_answer
-from hollywood_gin.web.http_bodies import HttpErrorCode
-from hollywood_gin.web.messages import ErrorCode
+from hollywood_gin.web.http.bodies import HttpErrorCode
+from hollywood_gin.web.socket.messages import ErrorCode
 
 WIRE_CODES = set(get_args(ErrorCode)) | set(get_args(HttpErrorCode))
 

@@ -14,9 +14,9 @@ from starlette.testclient import WebSocketDenialResponse
 
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.web.addresses import address_key
-from hollywood_gin.web.limits import KeyedBuckets
-from hollywood_gin.web.security import AllowedHosts, host_name
+from hollywood_gin.web.guard.addresses import address_key
+from hollywood_gin.web.guard.limits import KeyedBuckets
+from hollywood_gin.web.guard.security import AllowedHosts, host_name
 from tests.tables.helpers import make_settings
 
 PEER = ("127.0.0.1", 50000)

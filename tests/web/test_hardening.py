@@ -19,9 +19,9 @@ from pydantic import ValidationError
 
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.lifecycle import open_tables
-from hollywood_gin.web.connections import RESERVED_FILES, connection_limit
-from hollywood_gin.web.messages import CLIENT_MESSAGE
-from hollywood_gin.web.security import HEADERS
+from hollywood_gin.web.guard.connections import RESERVED_FILES, connection_limit
+from hollywood_gin.web.guard.security import HEADERS
+from hollywood_gin.web.socket.messages import CLIENT_MESSAGE
 from tests.conftest import running_server
 from tests.postgres import pg_url, postgres
 from tests.tables.helpers import make_settings

@@ -18,8 +18,8 @@ import orjson
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from hollywood_gin.web.api import cookie_name
-from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.http.api import cookie_name
+from hollywood_gin.web.http.replay import hand_steps
 from tests.bots.coach_hands import MELD_BREAK
 from tests.conftest import running_server
 

@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hollywood_gin.main import create_app
-from hollywood_gin.web.i18n import LANGUAGES
+from hollywood_gin.web.http.i18n import LANGUAGES
 from tests.conftest import running_server
 from tests.tables.helpers import make_settings
 

@@ -12,7 +12,7 @@ from babel.messages.pofile import read_po
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hollywood_gin.web.i18n import CLIENT_STRINGS, LANGUAGES, LOCALES_DIR, Catalogs, negotiate
+from hollywood_gin.web.http.i18n import CLIENT_STRINGS, LANGUAGES, LOCALES_DIR, Catalogs, negotiate
 
 REPO = Path(__file__).resolve().parents[2]
 OTHER_LANGUAGES = [lang for lang in LANGUAGES if lang != "en"]

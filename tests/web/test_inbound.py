@@ -1,4 +1,4 @@
-"""The socket's fast frame parser (`hollywood_gin.web.inbound`) against the models.
+"""The socket's fast frame parser (`hollywood_gin.web.socket.inbound`) against the models.
 
 The fast path is only a shortcut: whatever frame it accepts, the pydantic models
 accept too, with the same version, action and entropy; whatever it does not
@@ -17,8 +17,8 @@ from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from hollywood_gin.engine.cards import CARDS
-from hollywood_gin.web import inbound
-from hollywood_gin.web.messages import CLIENT_MESSAGE, ActionMessage, Ping
+from hollywood_gin.web.socket import inbound
+from hollywood_gin.web.socket.messages import CLIENT_MESSAGE, ActionMessage, Ping
 
 TEXTS = [c.text for c in CARDS]
 KINDS = [

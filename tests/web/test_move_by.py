@@ -8,7 +8,7 @@ from typing import Any
 
 from fastapi.testclient import TestClient
 
-from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.http.replay import hand_steps
 from tests.web.test_around_the_match import (  # noqa: F401 (fixtures)
     Clock,
     act,

@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from hollywood_gin.main import create_app
-from hollywood_gin.web import lookalikes
-from hollywood_gin.web.messages import clean_name, stacked_marks, wide_glyph
+from hollywood_gin.web.guard import lookalikes
+from hollywood_gin.web.socket.messages import clean_name, stacked_marks, wide_glyph
 from tests.tables.helpers import make_settings
 
 

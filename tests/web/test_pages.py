@@ -15,8 +15,8 @@ from fastapi.testclient import TestClient
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
-from hollywood_gin.web.i18n import LANGUAGES, REPLAY_ONLY
-from hollywood_gin.web.pages import PAGES
+from hollywood_gin.web.http.i18n import LANGUAGES, REPLAY_ONLY
+from hollywood_gin.web.http.pages import PAGES
 from tests.web.test_api import start
 from tests.web.test_review import play_meld_break
 

@@ -16,8 +16,8 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
-from hollywood_gin.web.i18n import LANGUAGES
-from hollywood_gin.web.messages import Language
+from hollywood_gin.web.http.i18n import LANGUAGES
+from hollywood_gin.web.socket.messages import Language
 
 REPO = Path(__file__).resolve().parents[2]
 # Pages name assets under a content stamp (/static/<stamp>/...).

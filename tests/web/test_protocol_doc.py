@@ -1,5 +1,5 @@
-"""docs/protocol.md is generated from hollywood_gin/web/messages.py, state_bodies.py and
-http_bodies.py and must be current."""
+"""docs/protocol.md is generated from hollywood_gin/web/socket/messages.py, state_bodies.py and
+hollywood_gin/web/http/bodies.py and must be current."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import json
 import re
 from types import ModuleType
 
-from hollywood_gin.web import messages
+from hollywood_gin.web.socket import messages
 from tests.conftest import REPO
 
 

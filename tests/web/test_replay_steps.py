@@ -1,4 +1,4 @@
-"""The replay page's positions (`hollywood_gin.web.replay.hand_steps`) and the coach's
+"""The replay page's positions (`hollywood_gin.web.http.replay.hand_steps`) and the coach's
 replay of a hand, on whole hands played by a quick random player, reshuffles of the
 stock included (`hand` scoring): each position is the engine's after that action."""
 
@@ -13,7 +13,7 @@ from hollywood_gin.bots.coach import replay
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
-from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.http.replay import hand_steps
 
 
 def quick(legal: list[Action], rng: random.Random) -> Action:

@@ -12,7 +12,7 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.bots.coach import CoachBudget
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.web.http_bodies import HandReview, ReviewComputing
+from hollywood_gin.web.http.bodies import HandReview, ReviewComputing
 from tests.bots.coach_hands import MELD_BREAK, review_hand
 from tests.web.test_api import create, registry_of, start
 

@@ -1,7 +1,7 @@
 """A socket that stops reading, on the real server: the seats' moves are answered as if it
 were not there, it gets the newest state once it reads again, and cutting it frees its
-place. (The hub's outboxes and the writer task per socket, `tables/hub.py`, `web/ws.py`;
-any change to how frames reach a socket must keep these.)"""
+place. (The hub's outboxes and the writer task per socket, `tables/hub.py`,
+`web/socket/endpoint.py`; any change to how frames reach a socket must keep these.)"""
 
 from __future__ import annotations
 

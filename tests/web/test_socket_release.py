@@ -16,7 +16,7 @@ import uvicorn
 from websockets.asyncio.client import connect
 
 from hollywood_gin.main import create_app
-from hollywood_gin.web import connections
+from hollywood_gin.web.guard import connections
 from tests.tables.helpers import make_settings
 
 

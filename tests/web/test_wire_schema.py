@@ -1,6 +1,7 @@
 """Every frame and answer of the wire recording is described by the models, field for
 field: the views are the truth of the state's shape, and the pydantic mirror in
-`hollywood_gin/web/messages.py`, `state_bodies.py` and `http_bodies.py` (what
+`hollywood_gin/web/socket/messages.py`, `state_bodies.py` and
+`hollywood_gin/web/http/bodies.py` (what
 docs/protocol.md is generated from) must name every field they send. Outbound models
 allow extra fields (clients ignore what they do not know), so here each validated model
 must have none left over: an undocumented field fails."""
@@ -18,7 +19,8 @@ from hollywood_gin.engine.errors import RuleError
 from hollywood_gin.engine.events import log_from_json
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
-from hollywood_gin.web import http_bodies, messages, state_bodies
+from hollywood_gin.web.http import bodies as http_bodies
+from hollywood_gin.web.socket import messages, state_bodies
 from tests.conftest import REPO
 from tests.engine.test_stored_logs import stored
 

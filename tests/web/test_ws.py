@@ -20,7 +20,7 @@ from starlette.websockets import WebSocketDisconnect
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
-from hollywood_gin.web.state_bodies import StateMessage
+from hollywood_gin.web.socket.state_bodies import StateMessage
 from tests.tables.helpers import (
     INDEX_DECK,
     SEAT0_CARDS,

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 
 from hollywood_gin.engine.events import ActionTaken
 from hollywood_gin.main import create_app
-from hollywood_gin.web.messages import ErrorCode
+from hollywood_gin.web.socket.messages import ErrorCode
 from tests.tables.helpers import INDEX_DECK, make_settings, until_pong
 from tests.wire import wire
 

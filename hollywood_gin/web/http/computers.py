@@ -7,8 +7,8 @@ import functools
 
 from hollywood_gin.bots import ratings
 from hollywood_gin.bots.ladder import LADDER
-from hollywood_gin.web.http_bodies import ComputerEntry
-from hollywood_gin.web.i18n import N_, Catalogs
+from hollywood_gin.web.http.bodies import ComputerEntry
+from hollywood_gin.web.http.i18n import N_, Catalogs
 
 # Each rung's name and style line, marked here for the catalogs (the web layer's
 # strings are extracted); the same English as `bots.ladder` (a test holds them equal).

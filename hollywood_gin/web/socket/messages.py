@@ -5,8 +5,8 @@ into the engine's values there (`to_action()`). This module holds what a client
 sends on the socket (hello, action and the actions, arrange, ping, react, with the
 cleaning of names) and the small messages the server sends besides the state
 (error, pong, reaction). The state's wire description is in
-`hollywood_gin/web/state_bodies.py`, the HTTP bodies in
-`hollywood_gin/web/http_bodies.py`. Outbound models allow extra fields, because
+`hollywood_gin/web/socket/state_bodies.py`, the HTTP bodies in
+`hollywood_gin/web/http/bodies.py`. Outbound models allow extra fields, because
 clients ignore what they do not know (docs/protocol-guide.md "Compatibility": fields
 may be added, never renamed or removed). `docs/protocol.md` is generated from the three modules by
 `scripts/gen_protocol.py`.
@@ -32,7 +32,7 @@ from hollywood_gin.engine.actions import ActionKind
 from hollywood_gin.engine.actions import knock as knock_action
 from hollywood_gin.engine.cards import Card as EngineCard
 from hollywood_gin.engine.vocabulary import ACTION_WIRE, ActionWire, Reaction
-from hollywood_gin.web import lookalikes
+from hollywood_gin.web.guard import lookalikes
 
 NAME_MAX = 24
 TOKEN_MAX = 128
@@ -51,7 +51,7 @@ EntropyHex = Annotated[
 Hex = Annotated[str, StringConstraints(pattern=r"^[0-9a-f]*$")]
 
 
-# The site's languages (hollywood_gin/web/i18n.py LANGUAGES; a test keeps the two equal).
+# The site's languages (hollywood_gin/web/http/i18n.py LANGUAGES; a test keeps the two equal).
 Language = Literal["en", "de", "da", "hu", "et"]
 ErrorCode = Literal[
     "bad_message",

@@ -1,6 +1,6 @@
 """How a page is made: one Jinja2 environment per language, assets under a content
 stamp, link previews and invitations, the 404 page. `Site` hangs off
-`app.state.site`; the routes (`hollywood_gin.web.pages`) get it as `SiteDep`.
+`app.state.site`; the routes (`hollywood_gin.web.http.pages`) get it as `SiteDep`.
 """
 
 from __future__ import annotations
@@ -23,8 +23,9 @@ from markupsafe import Markup
 from starlette.types import Scope
 
 from hollywood_gin.config import Settings, resource_dir
-from hollywood_gin.web.api import LANG_COOKIE, base_url
-from hollywood_gin.web.i18n import (
+from hollywood_gin.web.guard.security import is_https
+from hollywood_gin.web.http.api import LANG_COOKIE, base_url
+from hollywood_gin.web.http.i18n import (
     DEFAULT_LANGUAGE,
     LANGUAGE_NAMES,
     LANGUAGES,
@@ -32,7 +33,6 @@ from hollywood_gin.web.i18n import (
     Catalogs,
     negotiate,
 )
-from hollywood_gin.web.security import is_https
 
 TEMPLATES_DIR = resource_dir("templates")
 STATIC_DIR = resource_dir("static")

@@ -27,12 +27,13 @@ from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, 
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
-from hollywood_gin.web.api import cookie_name
-from hollywood_gin.web.connections import DIRECT
 from hollywood_gin.web.errors import validation_message
-from hollywood_gin.web.inbound import ActionFrame, parse
-from hollywood_gin.web.limits import TokenBucket
-from hollywood_gin.web.messages import (
+from hollywood_gin.web.guard.connections import DIRECT
+from hollywood_gin.web.guard.limits import TokenBucket
+from hollywood_gin.web.guard.security import origin_allowed
+from hollywood_gin.web.http.api import cookie_name
+from hollywood_gin.web.socket.inbound import ActionFrame, parse
+from hollywood_gin.web.socket.messages import (
     CLIENT_MESSAGE,
     ActionMessage,
     Arrange,
@@ -40,7 +41,6 @@ from hollywood_gin.web.messages import (
     Ping,
     React,
 )
-from hollywood_gin.web.security import origin_allowed
 
 log = logging.getLogger("hollywood_gin.ws")
 

@@ -29,10 +29,10 @@ from hollywood_gin.tables.push import (
 )
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
-from hollywood_gin.web.api import bearer_token, cookie_name, page_language, parse_body
-from hollywood_gin.web.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError
-from hollywood_gin.web.i18n import LANGUAGES, N_, Catalogs
+from hollywood_gin.web.http.api import bearer_token, cookie_name, page_language, parse_body
+from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
+from hollywood_gin.web.http.i18n import LANGUAGES, N_, Catalogs
 
 log = logging.getLogger("hollywood_gin.push")
 

@@ -25,7 +25,7 @@ LANGUAGE_NAMES: Mapping[str, str] = {
     "hu": "Magyar",
     "et": "Eesti",
 }
-LOCALES_DIR = Path(__file__).resolve().parent.parent / "locales"
+LOCALES_DIR = Path(__file__).resolve().parents[2] / "locales"
 DOMAIN = "messages"
 
 

@@ -1,6 +1,6 @@
 """HTML pages: home, rules, variants, the table page shell, a hand's replay, the seat
 link's confirm page, as module-level routes on `router` (`Site`, the registry and the
-settings injected); `hollywood_gin.web.site` renders them.
+settings injected); `hollywood_gin.web.http.site` renders them.
 
 Every content page exists once per language at `/{lang}/...`; a path without a
 language redirects by cookie, then `Accept-Language`, then English. The table
@@ -23,12 +23,12 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.errors import TableError
-from hollywood_gin.web.api import cookie_name, set_seat_cookie
-from hollywood_gin.web.computers import computer_entries
-from hollywood_gin.web.deps import RegistryDep, SettingsDep
-from hollywood_gin.web.i18n import LANGUAGES, N_, REPLAY_ONLY
-from hollywood_gin.web.replay_pages import ReplayPages, config_json, players_of
-from hollywood_gin.web.site import (
+from hollywood_gin.web.http.api import cookie_name, set_seat_cookie
+from hollywood_gin.web.http.computers import computer_entries
+from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
+from hollywood_gin.web.http.i18n import LANGUAGES, N_, REPLAY_ONLY
+from hollywood_gin.web.http.replay_pages import ReplayPages, config_json, players_of
+from hollywood_gin.web.http.site import (
     IMMUTABLE,
     STATIC_DIR,
     CachedStaticFiles,

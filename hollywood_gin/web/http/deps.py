@@ -15,9 +15,9 @@ from fastapi import Depends, FastAPI, Request
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.registry import Registry
-from hollywood_gin.web.addresses import ClientAddress
-from hollywood_gin.web.http_bodies import CreateTable, CreateTableWithHooks
-from hollywood_gin.web.limits import KeyedBuckets, WindowLimiter
+from hollywood_gin.web.guard.addresses import ClientAddress
+from hollywood_gin.web.guard.limits import KeyedBuckets, WindowLimiter
+from hollywood_gin.web.http.bodies import CreateTable, CreateTableWithHooks
 
 
 @dataclass

@@ -4,7 +4,7 @@ Nearly every frame a table receives is an action of one of a few plain shapes
 (`{"type": "action", "version": 7, "action": {"kind": "discard", "card": "7H"}}`).
 `parse` reads those with `orjson` and a few exact checks and gives the engine's
 `Action` at once; a frame it does not recognise as exactly such a shape, valid, is
-handed whole to the pydantic models of `hollywood_gin.web.messages`, which accept or
+handed whole to the pydantic models of `hollywood_gin.web.socket.messages`, which accept or
 refuse it as they always have (so every typed error, `bad_message` and its text, is
 theirs: `tests/web/test_ws_fuzz.py`). Accepting here is therefore only ever a
 shortcut for a frame pydantic would accept with the same meaning:
@@ -25,7 +25,7 @@ import orjson
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.cards import CARDS, Card
 from hollywood_gin.engine.vocabulary import ACTION_WIRE
-from hollywood_gin.web.messages import CLIENT_MESSAGE, Ping
+from hollywood_gin.web.socket.messages import CLIENT_MESSAGE, Ping
 
 # The fast path's tables, from each kind's wire form (`vocabulary.ACTION_WIRE`):
 # the kinds that are their kind alone, those that name a card (and its field), and

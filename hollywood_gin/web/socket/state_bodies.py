@@ -8,8 +8,8 @@ types they describe). They allow extra fields, because clients ignore
 what they do not know (docs/protocol-guide.md "Compatibility": fields may be added, never renamed or
 removed); `tests/web/test_wire_schema.py` fails when the server sends a field no
 model names. The socket's other messages and the types every wire model shares are
-in `hollywood_gin/web/messages.py`, the HTTP bodies in
-`hollywood_gin/web/http_bodies.py`; `docs/protocol.md` is generated from the three
+in `hollywood_gin/web/socket/messages.py`, the HTTP bodies in
+`hollywood_gin/web/http/bodies.py`; `docs/protocol.md` is generated from the three
 by `scripts/gen_protocol.py`.
 """
 
@@ -45,7 +45,7 @@ from hollywood_gin.engine.vocabulary import (  # noqa: F401
     Status,
     Target,
 )
-from hollywood_gin.web.messages import (  # noqa: F401
+from hollywood_gin.web.socket.messages import (  # noqa: F401
     ActionBody,
     CardText,
     ErrorMessage,

@@ -38,10 +38,10 @@ from websockets.http11 import Request
 from websockets.protocol import Protocol
 
 from hollywood_gin.config import Settings
-from hollywood_gin.web.addresses import ClientAddress, address_key
 from hollywood_gin.web.errors import error_body
-from hollywood_gin.web.gate import TEST_HOOKS_BODY_BYTES
-from hollywood_gin.web.security import HEADERS
+from hollywood_gin.web.guard.addresses import ClientAddress, address_key
+from hollywood_gin.web.guard.gate import TEST_HOOKS_BODY_BYTES
+from hollywood_gin.web.guard.security import HEADERS
 
 # An ASGI extension of this server's sockets (`GuardedWebSocket`), in each socket's
 # scope: `{"send": ..., "receive": ...}`, the protocol's own coroutines without the

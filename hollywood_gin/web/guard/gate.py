@@ -17,10 +17,10 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.table import possible_table_id
-from hollywood_gin.web.addresses import ClientAddress, address_key, forwarded_for
 from hollywood_gin.web.errors import error_body
-from hollywood_gin.web.limits import KeyedBuckets
-from hollywood_gin.web.security import HEADERS, AllowedHosts, is_https, origin_allowed
+from hollywood_gin.web.guard.addresses import ClientAddress, address_key, forwarded_for
+from hollywood_gin.web.guard.limits import KeyedBuckets
+from hollywood_gin.web.guard.security import HEADERS, AllowedHosts, is_https, origin_allowed
 
 log = logging.getLogger("hollywood_gin.security")
 

@@ -28,7 +28,7 @@ from typing import Any
 import orjson
 
 from hollywood_gin.engine.jsonvalue import JsonObject
-from hollywood_gin.web.replay import hand_steps
+from hollywood_gin.web.http.replay import hand_steps
 
 Key = tuple[str, int]
 # A whole page as one reader gets it: the hand, the language, the reader's seat, the

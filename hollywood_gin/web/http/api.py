@@ -10,11 +10,10 @@ from pydantic import BaseModel, ValidationError
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.reviews import Busy, Progress, ReviewFailed
-from hollywood_gin.web.addresses import address_key, forwarded_for
-from hollywood_gin.web.computers import computer_entries
-from hollywood_gin.web.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
 from hollywood_gin.web.errors import ApiError, validation_message
-from hollywood_gin.web.http_bodies import (
+from hollywood_gin.web.guard.addresses import address_key, forwarded_for
+from hollywood_gin.web.guard.security import is_https
+from hollywood_gin.web.http.bodies import (
     Computers,
     ComputerSeated,
     CreateTableWithHooks,
@@ -23,8 +22,9 @@ from hollywood_gin.web.http_bodies import (
     SeatTaken,
     TableCreated,
 )
-from hollywood_gin.web.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
-from hollywood_gin.web.security import is_https
+from hollywood_gin.web.http.computers import computer_entries
+from hollywood_gin.web.http.deps import ApiState, ApiStateDep, RegistryDep, SettingsDep
+from hollywood_gin.web.http.i18n import DEFAULT_LANGUAGE, LANGUAGES, negotiate
 
 M = TypeVar("M", bound=BaseModel)
 
