@@ -120,6 +120,12 @@ SECTIONS: list[tuple[str, list[tuple[str, Any, str]]]] = [
                 " differs (the server was upgraded since it was loaded) offers a reload; the page"
                 " pings every 25 s and reconnects when no `pong` comes within 10 s",
             ),
+            (
+                "HintMessage",
+                m.HintMessage,
+                "the answer to `hint` at a table with the computer: the coach's best move and"
+                " every choice it priced, from what the seat knows only",
+            ),
         ],
     ),
     (

@@ -20,11 +20,14 @@ from dataclasses import dataclass, field
 from typing import Protocol
 
 from hollywood_gin.bots import Bot
+from hollywood_gin.bots.hints import hint, point_now, seed_for
+from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.bots.ladder import personality
 from hollywood_gin.engine.actions import END_KINDS, MATCH_KINDS, Action
-from hollywood_gin.engine.errors import RuleError
+from hollywood_gin.engine.errors import NotYourTurn, RuleError
+from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.engine.views import View
-from hollywood_gin.tables.errors import Moved, StoreUnavailable
+from hollywood_gin.tables.errors import Moved, NotAllowed, StoreUnavailable
 from hollywood_gin.tables.table import Table, short
 from hollywood_gin.tables.thinking import Thinkers
 
@@ -52,6 +55,11 @@ class Seats:
     task: asyncio.Task[None] | None = None
     stand_in_bots: dict[int, Bot] = field(default_factory=dict)
     stand_in_tasks: dict[int, asyncio.Task[None]] = field(default_factory=dict)
+    # What each person's seat has been shown (for its hints: `Computer.hint`), fed the
+    # seat's views as the computer's own memory is; and the hint of the present
+    # version being computed or computed, per seat (another tab asks for the same).
+    memories: dict[int, BotMemory] = field(default_factory=dict)
+    hints: dict[int, tuple[int, asyncio.Future[JsonObject]]] = field(default_factory=dict)
 
     def tasks(self) -> list[asyncio.Task[None]]:
         own = [] if self.task is None else [self.task]
@@ -117,6 +125,9 @@ class Computer:
             return
         if mine is None:
             mine = self._seats[table.id] = Seats()
+        for person in (0, 1):
+            if person != seat and table.human(person):
+                mine.memories.setdefault(person, BotMemory()).observe(table.view(person))
         if self.policy is None:
             # The computer remembers what its seat was shown (the discard pile, what the
             # opponent took): feed it every state, as a browser would get it.
@@ -163,6 +174,50 @@ class Computer:
         except Exception:
             log.exception("table %s: timeout move failed", short(table.id))
             return view.legal[0]
+
+    async def hint(self, table: Table, seat: int) -> JsonObject:
+        """The coach's hint for `seat`'s decision now (`bots/hints.py`), from what the
+        seat was shown: `{"version", "best", "choices"}`, computed off the event loop
+        (the computer's worker processes), once per state version and seat.
+
+        :raises NotAllowed: no computer plays at the table (two people: no hints).
+        :raises NotYourTurn: the seat has no decision to hint at now.
+        """
+        computer = table.computer_seat()
+        if computer is None or computer == seat:
+            raise NotAllowed("hints are for games against the computer")
+        mine = self._seats.get(table.id)
+        if mine is None:
+            mine = self._seats[table.id] = Seats()
+        version = table.version
+        known = mine.hints.get(seat)
+        if known is not None and known[0] == version:
+            return await asyncio.shield(known[1])
+        view = table.view(seat)
+        hand = view.hand
+        memory = mine.memories.setdefault(seat, BotMemory())
+        seen = memory.seen(view)
+        point = None if seen is None or hand is None else point_now(seen, hand.phase, view.legal)
+        if point is None:
+            raise NotYourTurn("no move of yours to give a hint for now")
+        seed = seed_for(table.id, seat, version)
+        thinkers = self.thinkers
+
+        async def compute() -> JsonObject:
+            if thinkers is not None:
+                body = await thinkers.run(hint, point, seed)
+            else:
+                body = await asyncio.to_thread(hint, point, seed)
+            return {"version": version, **body}
+
+        future: asyncio.Future[JsonObject] = asyncio.get_running_loop().create_task(compute())
+        mine.hints[seat] = (version, future)
+        try:
+            return await asyncio.shield(future)
+        except Exception:
+            if mine.hints.get(seat) == (version, future):
+                del mine.hints[seat]  # asking again tries again
+            raise
 
     async def _drive(self, table: Table, seat: int, *, by: str | None = None) -> None:
         """Move for the computer while it has legal actions, like a person would

@@ -27,6 +27,13 @@ class NoBots(TableError):
     code = "no_bots"
 
 
+class NotAllowed(TableError):
+    """Not at this table: a hint between two people (only a game against the computer
+    is practice)."""
+
+    code = "not_allowed"
+
+
 class UnknownHand(TableError):
     code = "unknown_hand"
 

@@ -23,14 +23,18 @@ import multiprocessing
 import os
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import View
 
 log = logging.getLogger("hollywood_gin.tables")
+
+T = TypeVar("T")
 
 # Workers yield the CPU to the server's process whenever both want it.
 WORKER_NICENESS = 10
@@ -80,6 +84,11 @@ def _think(bot: Bot, view: View) -> tuple[Action, object, int]:
     return action, bot.rng.getstate(), os.getpid()
 
 
+def _run(fn: Callable[..., T], *args: Any) -> tuple[T, int]:
+    """In a worker: `fn(*args)`, and this process's id."""
+    return fn(*args), os.getpid()
+
+
 class Thinkers:
     """A pool of worker processes for the computer's decisions; one per registry."""
 
@@ -107,6 +116,18 @@ class Thinkers:
         bot.rng.setstate(state)  # type: ignore[arg-type]
         self.pids.add(pid)
         return action
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        """`fn(*args)` in a worker (a hint: `Computer.hint`), between the computer's moves."""
+        loop = asyncio.get_running_loop()
+        try:
+            result, pid = await loop.run_in_executor(self._executor(), _run, fn, *args)
+        except BrokenProcessPool:
+            log.error("computer worker process died; starting a new one")
+            self._discard_pool()
+            raise
+        self.pids.add(pid)
+        return result
 
     def _discard_pool(self, wait: bool = False) -> None:
         pool, self._pool = self._pool, None

@@ -37,7 +37,7 @@ def test_protocol_doc_has_a_valid_schema_per_message() -> None:
     client_types = {
         ref.split("/")[-1] for ref in schemas["ClientMessage"]["discriminator"]["mapping"].values()
     }
-    assert client_types == {"Hello", "ActionMessage", "Arrange", "Ping", "React"}
+    assert client_types == {"Hello", "ActionMessage", "Arrange", "Ping", "React", "Hint"}
     codes = set(schemas["ErrorMessage"]["properties"]["code"]["enum"])
     assert codes == set(messages.ErrorCode.__args__)  # type: ignore[attr-defined]
     assert "bad_message" in codes and "too_large" in codes

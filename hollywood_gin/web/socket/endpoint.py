@@ -38,6 +38,7 @@ from hollywood_gin.web.socket.messages import (
     ActionMessage,
     Arrange,
     Hello,
+    Hint,
     Ping,
     React,
 )
@@ -87,6 +88,8 @@ class Session:
         # `_stop` asks it to end once the change is done.
         self._changing = False
         self._stop = False
+        # The hint being computed for this socket (the reader goes on meanwhile).
+        self._hint: asyncio.Task[None] | None = None
 
     def error(self, code: str, message: str) -> None:
         counted = metrics.of(self.websocket.app)
@@ -143,6 +146,8 @@ class Session:
                 if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
                     log.warning("socket ended by %r", exc)
         finally:
+            if self._hint is not None:
+                self._hint.cancel()
             hub.detach(self.table, self.conn)
             self.registry.presence.look(self.table)
 
@@ -250,6 +255,8 @@ class Session:
             await self.act(self.conn.seat, message)
         elif isinstance(message, React):
             self.react(self.conn.seat, message.reaction)
+        elif isinstance(message, Hint):
+            self.hint(self.conn.seat)
         elif isinstance(message, Arrange):
             try:
                 await self.registry.arrange(self.table, self.conn.seat, message.cards)
@@ -278,6 +285,28 @@ class Session:
             self.conn.seat = seat
             hub.attach(self.table, self.conn)
             self.registry.presence.look(self.table)
+
+    def hint(self, seat: int) -> None:
+        """Ask the coach for a hint (`Computer.hint`) in a task of its own: the reader
+        goes on reading (the move itself, a ping) while the worker thinks."""
+        if self._hint is not None and not self._hint.done():
+            self.error("rate_limited", "a hint is on its way")
+            return
+        self._hint = asyncio.get_running_loop().create_task(self._answer_hint(seat))
+        self._hint.add_done_callback(_retrieve)
+
+    async def _answer_hint(self, seat: int) -> None:
+        assert self.conn is not None
+        try:
+            body = await self.registry.computer.hint(self.table, seat)
+        except Refusal as exc:
+            self.error(exc.code, str(exc))
+            return
+        except Exception:
+            log.exception("a hint failed")
+            self.error("server_error", "the hint could not be computed; ask again")
+            return
+        self.conn.send_message({"type": "hint", **body})
 
     def react(self, seat: int, reaction: str) -> None:
         """A preset reaction to every connection of the table: not stored, no version;

@@ -58,6 +58,7 @@ ErrorCode = Literal[
     "not_seated",
     "not_your_turn",
     "illegal_action",
+    "not_allowed",
     "stale_version",
     "unknown_table",
     "rate_limited",
@@ -271,10 +272,17 @@ class React(Inbound):
     reaction: Reaction
 
 
+class Hint(Inbound):
+    """A seat playing the computer asks the coach about its move now (answered with a
+    `hint`; between two people `not_allowed`, from a spectator `not_seated`)."""
+
+    type: Literal["hint"]
+
+
 ClientMessage = Annotated[
-    Hello | ActionMessage | Arrange | Ping | React, Field(discriminator="type")
+    Hello | ActionMessage | Arrange | Ping | React | Hint, Field(discriminator="type")
 ]
-CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping | React] = TypeAdapter(
+CLIENT_MESSAGE: TypeAdapter[Hello | ActionMessage | Arrange | Ping | React | Hint] = TypeAdapter(
     ClientMessage
 )
 
@@ -293,6 +301,22 @@ class Pong(Outbound):
         description="the server's build (version and commit): a page served by another"
         " build should be reloaded"
     )
+
+
+class HintChoice(Outbound):
+    action: dict[str, object] = Field(description="an action as `legal` offers it")
+    expected: float = Field(
+        description="the seat's expected points for the hand after it, as in the hand review"
+    )
+
+
+class HintMessage(Outbound):
+    """The coach's view of the seat's move now, from what that seat knows only."""
+
+    type: Literal["hint"] = "hint"
+    version: int = Field(description="the state version the hint is for")
+    best: dict[str, object] = Field(description="the coach's choice, an action as `legal` has it")
+    choices: list[HintChoice] = Field(description="every choice priced, best first")
 
 
 class ReactionMessage(Outbound):

@@ -50,6 +50,7 @@ from hollywood_gin.web.socket.messages import (  # noqa: F401
     CardText,
     ErrorMessage,
     Hex,
+    HintMessage,
     Outbound,
     Pong,
     ReactionMessage,
@@ -213,5 +214,6 @@ else:
 
 
 ServerMessage = Annotated[
-    StateMessage | ErrorMessage | Pong | ReactionMessage, Field(discriminator="type")
+    StateMessage | ErrorMessage | Pong | ReactionMessage | HintMessage,
+    Field(discriminator="type"),
 ]

@@ -1,0 +1,136 @@
+"""Hints over the wire (a real server on loopback, real SQLite, the computer's worker
+processes): at a table with the computer a seat's `{"type": "hint"}` is answered with
+the coach's best move and the priced choices, all of them moves `legal` offers;
+between two people it is `not_allowed`, from a spectator `not_seated`, and in every
+case the table is unchanged (docs/protocol-guide.md "Hints")."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from websockets.sync.client import ClientConnection, connect
+
+from tests.conftest import running_server
+from tests.wire import playable
+
+FAST = {
+    "HOLLYWOOD_GIN_WS_MESSAGES_PER_SECOND": "10000",
+    "HOLLYWOOD_GIN_WS_BURST": "10000",
+    "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0.05",
+}
+
+
+class Socket:
+    """One socket of a table, remembering its last state, errors and hints."""
+
+    def __init__(self, base: str, table_id: str, token: str | None) -> None:
+        url = base.replace("http://", "ws://") + f"/t/{table_id}/ws"
+        self.ws: ClientConnection = connect(url, origin=base).__enter__()  # type: ignore[arg-type]
+        self.state: dict[str, Any] = {}
+        self.errors: list[dict[str, Any]] = []
+        self.hints: list[dict[str, Any]] = []
+        if token is not None:
+            self.ws.send(json.dumps({"type": "hello", "token": token}))
+        self.drain()
+
+    def read(self) -> dict[str, Any]:
+        raw = self.ws.recv(timeout=30)
+        assert isinstance(raw, str)
+        msg: dict[str, Any] = json.loads(raw)
+        if msg["type"] == "state":
+            self.state = msg
+        elif msg["type"] == "error":
+            self.errors.append(msg)
+        elif msg["type"] == "hint":
+            self.hints.append(msg)
+        return msg
+
+    def drain(self) -> None:
+        self.ws.send('{"type":"ping"}')
+        while self.read()["type"] != "pong":
+            pass
+
+    def until(self, kind: str) -> dict[str, Any]:
+        """Read up to the next message of type `kind` (a hint, an error)."""
+        while True:
+            msg = self.read()
+            if msg["type"] == kind:
+                return msg
+
+    def my_move(self) -> None:
+        """Wait until the seat has a move of the hand to make."""
+        deadline = time.monotonic() + 30
+        while not [a for a in playable(self.state.get("legal") or []) if a["kind"] != "next_hand"]:
+            assert time.monotonic() < deadline, self.state
+            self.drain()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    data = Path(tmp_path_factory.mktemp("hints")) / "gin.sqlite3"
+    with running_server(data, env=FAST) as (base, _proc):
+        yield base
+
+
+def test_a_hint_at_the_computers_table(server: str) -> None:
+    made = httpx.post(server + "/api/tables", json={"computer": "rookie"}).json()
+    me = Socket(server, made["table_id"], made["token"])
+    watcher = Socket(server, made["table_id"], None)
+    for _ in range(3):  # the offer or a draw, then a discard (or the other way round)
+        me.my_move()
+        version = me.state["version"]
+        legal = playable(me.state["legal"])
+        me.ws.send('{"type": "hint"}')
+        hint = me.until("hint")
+        assert hint["version"] == version
+        actions = [c["action"] for c in hint["choices"]]
+        assert hint["best"] == actions[0]
+        assert all(a in legal for a in actions), (actions, legal)
+        assert len(actions) == len({json.dumps(a, sort_keys=True) for a in actions})
+        if me.state["hand"]["phase"] == "discard":
+            assert len(actions) >= 2
+        else:  # an offer or a draw: every choice priced
+            assert len(actions) == len(legal)
+        assert all(isinstance(c["expected"], int | float) for c in hint["choices"])
+        me.drain()
+        assert me.state["version"] == version  # a hint changes nothing
+        # The same question again (another tab, a reload): the same answer.
+        me.ws.send('{"type": "hint"}')
+        assert me.until("hint") == hint
+        # A spectator gets none.
+        watcher.ws.send('{"type": "hint"}')
+        assert watcher.until("error")["code"] == "not_seated"
+        watcher.drain()
+        assert watcher.state["version"] == version
+        me.ws.send(json.dumps({"type": "action", "version": version, "action": hint["best"]}))
+        me.drain()
+    assert not me.errors
+    # A hint with a field the protocol does not know is a bad message.
+    me.ws.send('{"type": "hint", "card": "7H"}')
+    assert me.until("error")["code"] == "bad_message"
+    me.ws.close()
+    watcher.ws.close()
+
+
+def test_no_hint_between_two_people(server: str) -> None:
+    made = httpx.post(server + "/api/tables", json={}).json()
+    table_id = made["table_id"]
+    joined = httpx.post(server + f"/api/tables/{table_id}/seats", json={"name": "Bob"}).json()
+    ann = Socket(server, table_id, made["token"])
+    bob = Socket(server, table_id, joined["token"])
+    ann.drain()
+    version = ann.state["version"]
+    for seat in (ann, bob):
+        seat.ws.send('{"type": "hint"}')
+        error = seat.until("error")
+        assert error["code"] == "not_allowed" and error["version"] == version
+        seat.drain()
+        assert seat.state["version"] == version and not seat.hints
+    ann.ws.close()
+    bob.ws.close()
