@@ -143,6 +143,9 @@ class Snapshot:
     sheet: SheetState
     timeouts: tuple[int, int] | None = None
     stand_in: tuple[bool, bool] | None = None
+    # The matches each seat won at this table before this deal (its rematches: the
+    # record between the two seats); None: none finished yet (not written).
+    matches_won: tuple[int, int] | None = None
 
     def to_json(self) -> JsonObject:
         out: JsonObject = {
@@ -155,13 +158,23 @@ class Snapshot:
             out["timeouts"] = list(self.timeouts)
         if self.stand_in is not None:
             out["stand_in"] = list(self.stand_in)
+        if self.matches_won is not None:
+            out["matches_won"] = list(self.matches_won)
         return out
 
     @classmethod
     def from_json(cls, obj: Mapping[str, object]) -> Snapshot:
-        _fields(obj, "snapshot", ("hands_dealt", "version", "sheet"), ("timeouts", "stand_in"))
+        _fields(
+            obj,
+            "snapshot",
+            ("hands_dealt", "version", "sheet"),
+            ("timeouts", "stand_in", "matches_won"),
+        )
         timeouts = obj.get("timeouts")
         stand_in = obj.get("stand_in")
+        won = obj.get("matches_won")
+        if won is not None and not (isinstance(won, list) and len(won) == 2):
+            raise BadAction("a snapshot's matches_won are two seats' counts")
         if timeouts is not None and not (isinstance(timeouts, list) and len(timeouts) == 2):
             raise BadAction("a snapshot's timeouts are two seats' counts")
         if stand_in is not None and not (
@@ -178,6 +191,7 @@ class Snapshot:
             if timeouts is None
             else (_count(timeouts[0], "count"), _count(timeouts[1], "count")),
             None if stand_in is None else (stand_in[0] is True, stand_in[1] is True),
+            None if won is None else (_count(won[0], "count"), _count(won[1], "count")),
         )
 
 

@@ -35,9 +35,9 @@ class History:
         # it) of each.
         self._records: dict[int, tuple[int, int, Outcome | None, SheetView]] = {}
         self._hand_start = 0
-        # The hands whose deal the replayed log has a snapshot before (None: not
-        # replaying, every deal gets one).
-        self._replay_snapshots: set[int] | None = None
+        # The hands whose deal the replayed log has a snapshot before, with it (None:
+        # not replaying, every deal gets one).
+        self._replay_snapshots: dict[int, Snapshot] | None = None
 
     def append(self, event: Event) -> None:
         self.log.append(event)
@@ -134,10 +134,16 @@ class History:
         """`events` are being replayed: write a snapshot before a deal only where
         they have one."""
         self._replay_snapshots = {
-            after.hand
+            after.hand: e
             for e, after in itertools.pairwise(events)
             if isinstance(e, Snapshot) and isinstance(after, Deal)
         }
+
+    def stored_snapshot(self, hand: int) -> Snapshot | None:
+        """In a replay, the snapshot the log has before hand `hand`'s deal (None: none,
+        or not replaying)."""
+        known = self._replay_snapshots
+        return None if known is None else known.get(hand)
 
     def replayed(self, events: list[Event]) -> None:
         """The replay of `events` is done: the log must be them, entry for entry.

@@ -98,6 +98,10 @@ class Match:
         self.presence = Presence()
         # How a match that did not play out ended (by `resign` or `claim`, and whom).
         self.ended: Ended | None = None
+        # The matches each seat has won at this table, rematches included (the record
+        # between the two seats); carried by each deal's snapshot, so a replay of a
+        # compacted log has it.
+        self.matches_won: tuple[int, int] = (0, 0)
         self._open_deal(1)
 
     # -- moves: start, then apply for each --------------------------------------
@@ -251,6 +255,7 @@ class Match:
         self.ended = Ended("resign" if act.kind == "resign" else "claim", seat)
         self.status = "match_over"
         self.ready = [False, False]
+        self._won(self.ended.winner)
 
     def _log_action(self, seat: int, act: Action, by: Mover | None) -> None:
         """The action into the log (with `by` when the seat did not move itself), and
@@ -277,6 +282,10 @@ class Match:
         # Each hand starts from a snapshot of what the hands before it left (the sheet,
         # the version): the log before it can then go (`compact`), and a replay starts
         # there.
+        stored = self._history.stored_snapshot(hand.number)
+        if stored is not None and stored.matches_won is None:
+            # A log written before the record was kept: the record starts from here.
+            self.matches_won = (0, 0)
         snapshot = self._snapshot(hand.number - 1)
         source = self._deals.dealt(hand.number)
         self._history.dealt(snapshot, Deal(hand.number, hand.dealer, hand.deck, hand.salt, source))
@@ -303,10 +312,18 @@ class Match:
             self._next_dealer = result.winner  # the winner deals next
         self.status = "match_over" if self.sheet.match_over else "hand_over"
         self.ready = [False, False]
+        winner = self.sheet.match_winner
+        if winner is not None:
+            self._won(winner)
         # The record keeps the sheet as it stands now, the view's own value.
         sheet = self._views.sheet(self.sheet, self.ended)
         self._history.finished(hand.number, self.outcome(hand), sheet)
         self._open_deal(hand.number + 1)
+
+    def _won(self, seat: int) -> None:
+        """A match is over and `seat` won it: one more to its record at this table."""
+        won = self.matches_won
+        self.matches_won = (won[0] + 1, won[1]) if seat == 0 else (won[0], won[1] + 1)
 
     def _open_deal(self, number: int) -> None:
         """Commit to deal `number`'s server secret, before any seat can add entropy."""
@@ -453,7 +470,8 @@ class Match:
     def _snapshot(self, hands_dealt: int) -> Snapshot:
         """What the next deal starts from: everything earlier hands leave behind."""
         sheet = self.sheet.to_state()
-        return Snapshot(hands_dealt, self.version, sheet, *self.presence.carried())
+        won = self.matches_won if any(self.matches_won) else None
+        return Snapshot(hands_dealt, self.version, sheet, *self.presence.carried(), won)
 
     # -- replay --------------------------------------------------------------
 
@@ -502,6 +520,7 @@ class Match:
         self._hands_dealt = snapshot.hands_dealt
         self.version = snapshot.version
         self.presence.restore(snapshot)
+        self.matches_won = snapshot.matches_won or (0, 0)
         self._deals.resume(deal)
         self._deal(self._new_hand(deal.dealer))
         self.version += 1

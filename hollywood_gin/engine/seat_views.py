@@ -39,6 +39,8 @@ class Seen(Protocol):
     def ended(self) -> Ended | None: ...
     @property
     def next_deal(self) -> str | None: ...
+    @property
+    def matches_won(self) -> tuple[int, int]: ...
     def actions(self, seat: int, own: Own | None = None) -> tuple[Action, ...]: ...
     def outcome(self, hand: Hand) -> Outcome | None: ...
 
@@ -93,7 +95,7 @@ class SeatViews:
             (
                 match.version,
                 seat,
-                shared.table(status, ended),
+                shared.table(status, ended, match.matches_won),
                 hand_view,
                 mine,
                 legal,

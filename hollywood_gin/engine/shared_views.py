@@ -30,14 +30,19 @@ class SharedViews:
         # (the sheet, its wins of each seat, how the match ended, the view)
         self._sheet: tuple[Sheet, int, int, Ended | None, SheetView] | None = None
 
-    def table(self, status: Status, ended: Ended | None) -> TableView:
-        """The table's options, status and how it ended."""
+    def table(
+        self, status: Status, ended: Ended | None, matches_won: tuple[int, int] = (0, 0)
+    ) -> TableView:
+        """The table's options, status, how it ended and the matches each seat won."""
         known = self._table
+        won = matches_won if any(matches_won) else None
         if known is None or known.status != status or known.ended is not ended:
             o = self._options
             known = self._table = TableView(
-                o.rules, o.scoring, o.target, status, ended, o.move_days
+                o.rules, o.scoring, o.target, status, ended, o.move_days, won
             )
+        elif known.matches_won != won:  # (changes only with the status: never here)
+            known = self._table = known._replace(matches_won=won)
         return known
 
     def hand(self, hand: Hand, version: int, outcome: Callable[[Hand], Outcome | None]) -> HandView:

@@ -85,6 +85,8 @@ class TableView(NamedTuple):
     ended: Ended | None = None
     # A table played over days: its days per move (None: a live table).
     move_days: int | None = None
+    # The matches each seat won at this table, rematches included (None: none yet).
+    matches_won: tuple[int, int] | None = None
 
 
 class Mine(NamedTuple):
@@ -407,6 +409,15 @@ TABLE_KEYS: tuple[Key, ...] = (
         "int | None",
         "a table played over days: days per move (absent: live)",
         omitted=True,
+    ),
+    Key(
+        "matches_won",
+        "matches_won",
+        "list[int] | None",
+        "the matches each seat has won at this table, rematches included, indexed by"
+        " seat (absent until a match has ended)",
+        omitted=True,
+        get=_pair,
     ),
 )
 # The `hand` object: what everybody sees before the seat's own keys (`HandView`) ...

@@ -180,7 +180,12 @@ class Table:
             "bots": self.bots_welcome,
             # The seat to move while a hand is played (the home page's "my tables").
             "turn": self._turn(),
-        }
+        } | self._record()
+
+    def _record(self) -> dict[str, object]:
+        """The matches each seat won here (the record between the two seats), once any."""
+        won = self.match.matches_won
+        return {"matches_won": list(won)} if any(won) else {}
 
     def _turn(self) -> int | None:
         hand = self.match.hand

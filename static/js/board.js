@@ -2,7 +2,7 @@
 // the state and `ui` (table.js) show them. They send nothing and say nothing.
 import { cardElement } from "./cards.js";
 import { cardName, list, t, tn } from "./i18n.js";
-import { $, bonusTable, gameWonText, gamesLeadText, gamesToText, knownCards, matchWinnerText, player, playerName, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
+import { $, bonusTable, gameWonText, gamesLeadText, gamesToText, knownCards, matchWinnerText, player, playerName, recordText, renderLog, renderPiles, renderResult, renderRow, renderSeatHead, seatedIn } from "./render.js";
 import { renderSheet } from "./sheet.js";
 import { play } from "./motion.js";
 import { readyText } from "./announce.js";
@@ -148,6 +148,10 @@ export function renderEnd(s, ui) {
   const open = $("summary-open");
   open.hidden = !matchOver;
   open.textContent = t(s.table.scoring === "hollywood" ? "summary.title" : "summary.title_game");
+  // At a match's end, however it ended: the record between the two at this table.
+  const record = matchOver ? recordText(s) : "";
+  $("result-record").hidden = !record;
+  $("result-record").textContent = record;
   if (!over) return "";
   const summary = renderResult(s);
   $("next-hand").hidden = !ui.kinds.has("next_hand");
@@ -238,6 +242,9 @@ export function openMoment(s, kinds, { title, score, bonuses, summary, winner })
   $("moment-score").hidden = !score;
   $("moment-lines").replaceChildren(...(bonuses ? [bonuses] : []));
   $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
+  const record = s.table.status === "match_over" ? recordText(s) : "";
+  $("moment-record").textContent = record;
+  $("moment-record").hidden = !record;
   $("moment-summary").replaceChildren();
   if (summary) showSummary($("moment-summary"), s);
   $("moment-rematch").hidden = !kinds.has("new_match");

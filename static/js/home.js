@@ -1,7 +1,7 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set);
 // beside the form, the tables this device holds a seat at.
 import { newEntropy, rememberDeal } from "./store.js";
-import { deadlineOf, forgetTable, myTables, read, write } from "./mytables.js";
+import { deadlineOf, forgetTable, myTables, read, recordOf, write } from "./mytables.js";
 
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
@@ -57,6 +57,18 @@ form.addEventListener("submit", async (event) => {
 // public facts (whose turn now, the opponent's name), or dropped when it is gone.
 async function showMyTables(section, list, strings) {
   const say = (key, params = {}) => (strings[key] || key).replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+  // A count's form (`key.one`, `key.other`) by the language's own plural rules.
+  const plural = new Intl.PluralRules(document.documentElement.lang || "en");
+  const sayN = (key, n, params) => say(`${key}.${plural.select(n)}` in strings ? `${key}.${plural.select(n)}` : `${key}.other`, { ...params, n });
+  // The matches won at this table, mine first: "You lead Bob 3–2 in matches".
+  const record = (e) => {
+    const r = e.record;
+    if (!r || e.status === "waiting") return "";
+    const n = r[0] + r[1];
+    if (r[0] === r[1]) return sayN("record.level_you", n, { other: e.opponent, a: r[0] });
+    if (r[0] > r[1]) return sayN("record.lead_you", n, { other: e.opponent, a: r[0], b: r[1] });
+    return sayN("record.trails_you", n, { name: e.opponent, a: r[1], b: r[0] });
+  };
   const mine = (e) => e.deadline != null || (e.status === "playing" && e.turn === e.seat);
   const left = (ms) => {
     const units = (unit, n) => new Intl.NumberFormat(document.documentElement.lang || "en", { style: "unit", unit, unitDisplay: "short", maximumFractionDigits: 0 }).format(n);
@@ -88,10 +100,19 @@ async function showMyTables(section, list, strings) {
             ? say("waiting")
             : e.status === "hand_over"
               ? say("hand_over")
+              : e.status === "match_over"
+              ? say("match_over")
               : e.turn === e.seat
                 ? say("your_turn")
                 : say("their_turn", { name: e.opponent });
         li.append(link, score, turn);
+        const words = record(e);
+        if (words) {
+          const line = document.createElement("span");
+          line.className = "my-record";
+          line.textContent = words;
+          li.append(line);
+        }
         if (e.last) {
           const last = document.createElement("span");
           last.className = "my-last";
@@ -113,7 +134,7 @@ async function showMyTables(section, list, strings) {
     if (!answer.ok) continue;
     const facts = await answer.json().catch(() => null);
     if (!facts) continue;
-    if (facts.status === "match_over") {
+    if (facts.status === "match_over" && !facts.move_days) {
       forgetTable(e.id);
       continue;
     }
@@ -124,6 +145,7 @@ async function showMyTables(section, list, strings) {
     known.status = facts.status;
     known.turn = facts.turn ?? null;
     known.deadline = deadlineOf(facts, known.seat, facts.server_time);
+    known.record = recordOf(facts, known.seat);
     // A person's name as they chose it; the computer's as the table page put it.
     if (other?.name && !other.computer) known.opponent = other.name;
     all[e.id] = known;

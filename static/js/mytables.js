@@ -27,13 +27,15 @@ export function forgetTable(id) {
 }
 
 // From the table page, with each state of a seated player: the opponent's name (as
-// the page shows it), the totals (mine first), whose turn. A finished match drops off.
+// the page shows it), the totals (mine first), whose turn, the matches won here. A
+// finished match drops off, but for a table played over days.
 // `lastMove`: the last public move in words ("Bob discarded 7♥"), as the page said it.
 export function rememberTable(state, opponentName, lastMove = "") {
   const seat = state.you;
   if (seat === null || seat === undefined) return;
   const id = state.table.id;
-  if (state.table.status === "match_over") {
+  // A table played over days stays: the friends' rematch waits there, with their record.
+  if (state.table.status === "match_over" && !state.table.move_days) {
     forgetTable(id);
     return;
   }
@@ -51,12 +53,19 @@ export function rememberTable(state, opponentName, lastMove = "") {
     last: lastMove || all[id]?.last || "",
     // A table played over days: by when this seat must act (this device's clock).
     deadline: deadlineOf(state.table, seat, state.server_time),
+    record: recordOf(state.table, seat),
     updated: all[id]?.version === state.version ? all[id].updated : Date.now(),
   };
   const before = all[id];
   if (before && JSON.stringify(before) === JSON.stringify(entry)) return;
   all[id] = entry;
   write(all);
+}
+
+// The matches won at this table, this seat's first (null: none ended yet).
+export function recordOf(table, seat) {
+  const won = table.matches_won;
+  return won ? [won[seat], won[1 - seat]] : null;
 }
 
 // The seat's deadline on a table played over days, moved to this device's clock.

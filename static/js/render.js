@@ -280,6 +280,23 @@ export function gamesLeadText(state) {
   return tn(key, won[w], { name: playerName(state, w), b: won[1 - w] });
 }
 
+// The record between the two seats of this table, rematches included
+// (`table.matches_won`): "Ann leads Bob 3–2 in matches", "You lead Bob 3–2 …",
+// "You and Bob are level at 3–3 …"; the plural by the matches played. "" before any.
+export function recordText(state) {
+  const won = state.table.matches_won;
+  if (!won) return "";
+  const seated = seatedIn(state);
+  const me = seated ? state.you : 0;
+  const played = won[0] + won[1];
+  const name = (seat) => playerName(state, seat);
+  if (won[0] === won[1]) return tn(seated ? "record.level_you" : "record.level", played, { name: name(me), other: name(1 - me), a: won[0] });
+  const lead = won[0] > won[1] ? 0 : 1;
+  const key = !seated ? "record.lead" : lead === me ? "record.lead_you" : "record.trails_you";
+  const other = lead === me ? name(1 - me) : name(me);
+  return tn(key, played, { name: name(lead), other, a: won[lead], b: won[1 - lead] });
+}
+
 // Who won the match, from the reader's seat: "You win the match", "Bob wins the
 // match"; a one-game table's winner wins "the game", a single hand's "the hand".
 export function matchWinnerText(state) {

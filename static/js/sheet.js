@@ -3,7 +3,7 @@
 // Columns are headed by each player's mark (an initial); the key above the table
 // gives the full names, on lines of their own, so no name is ever cut or broken.
 import { t } from "./i18n.js";
-import { $, gamesLeadText, gamesToText, matchWinnerText, playerName } from "./render.js";
+import { $, gamesLeadText, gamesToText, matchWinnerText, playerName, recordText } from "./render.js";
 
 const SEATS = [0, 1];
 
@@ -147,4 +147,7 @@ export function renderSheet(state) {
   }
   $("sheet-totals").textContent = text;
   printButton().hidden = !games.length;
+  const record = recordText(state);
+  $("match-record").hidden = !record;
+  $("match-record").textContent = record;
 }

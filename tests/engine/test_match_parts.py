@@ -161,16 +161,17 @@ def test_a_replay_writes_a_snapshot_only_where_its_log_has_one() -> None:
 def test_the_shared_parts_are_kept_until_what_they_show_changes() -> None:
     shared = SharedViews(Options("straight", "game", 250))
     table = shared.table("playing", None)
-    assert table == ("straight", "game", 250, "playing", None, None)  # no move_days
+    assert table == ("straight", "game", 250, "playing", None, None, None)  # no move_days, record
     assert shared.table("playing", None) is table
     ended = Ended("resign", 0)
-    assert shared.table("match_over", ended) == (
+    assert shared.table("match_over", ended, (0, 1)) == (
         "straight",
         "game",
         250,
         "match_over",
         ended,
         None,
+        (0, 1),  # the record between the two seats
     )
 
     hand = Hand(number=1, dealer=0, deck=full_deck(), salt="s", rules="standard", wall=False)

@@ -200,6 +200,13 @@ class TablePublic(Outbound):
     turn: SeatNumber | None = Field(
         default=None, description="the seat to move while a hand is played, else null"
     )
+    matches_won: list[int] | None = Field(
+        default=None,
+        min_length=2,
+        max_length=2,
+        description="the matches each seat has won at this table, rematches included,"
+        " indexed by seat (absent until a match has ended)",
+    )
 
 
 class RecordedAction(Outbound):

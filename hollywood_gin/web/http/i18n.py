@@ -345,6 +345,16 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "days.late_you": N_("Your time to move has run out."),
     "days.late": N_("{name} has run out of time to move."),
     "move_title": N_("Your move"),
+    # The record between the two seats of this table (`table.matches_won`): {a}–{b}
+    # the leader's matches first, `n` (the plural) the matches played so far.
+    "record.lead.one": N_("{name} leads {other} {a}–{b} after one match"),
+    "record.lead.other": N_("{name} leads {other} {a}–{b} in matches"),
+    "record.lead_you.one": N_("You lead {other} {a}–{b} after one match"),
+    "record.lead_you.other": N_("You lead {other} {a}–{b} in matches"),
+    "record.trails_you.one": N_("{name} leads you {a}–{b} after one match"),
+    "record.trails_you.other": N_("{name} leads you {a}–{b} in matches"),
+    "record.level.other": N_("{name} and {other} are level at {a}–{a} in matches"),
+    "record.level_you.other": N_("You and {other} are level at {a}–{a} in matches"),
     # "Notify me" (Web Push): its state beside the button (invite.js)
     "notify.on": N_("Notifications are on for this table."),
     "notify.blocked": N_("Notifications are blocked in this browser's settings."),
