@@ -9,7 +9,7 @@ series. No label ever holds a table id, a name or a token.
 
 from __future__ import annotations
 
-from typing import get_args
+from typing import TYPE_CHECKING, get_args
 
 from fastapi import FastAPI, Request, Response
 from prometheus_client import (
@@ -27,8 +27,11 @@ from prometheus_client import (
 
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.writer import Observer
-from hollywood_gin.web.http.replay_pages import ReplayPages
 from hollywood_gin.web.socket.messages import ErrorCode
+
+if TYPE_CHECKING:
+    # For the annotation only: the socket imports this module, and never the routes.
+    from hollywood_gin.web.http.replay_pages import ReplayPages
 
 # Seconds: a move takes milliseconds; a commit under a second; the computer up to seconds.
 FAST = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5)

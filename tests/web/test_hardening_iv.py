@@ -18,7 +18,7 @@ import orjson
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
 
-from hollywood_gin.web.http.api import cookie_name
+from hollywood_gin.web.guard.seats import cookie_name
 from hollywood_gin.web.http.replay import hand_steps
 from tests.bots.coach_hands import MELD_BREAK
 from tests.conftest import running_server

@@ -20,7 +20,7 @@ from starlette.websockets import WebSocketState
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
-from hollywood_gin.web.http.api import cookie_name
+from hollywood_gin.web.guard.seats import cookie_name
 from hollywood_gin.web.socket.endpoint import Session
 from tests.tables.helpers import HAND_OPTIONS, INDEX_DECK, registry_on
 from tests.tables.test_store_faults import GatedStore, on_disk

@@ -23,7 +23,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.errors import TableError
-from hollywood_gin.web.http.api import cookie_name, set_seat_cookie
+from hollywood_gin.web.guard.seats import cookie_name, set_seat_cookie
 from hollywood_gin.web.http.computers import computer_entries
 from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.http.i18n import LANGUAGES, N_, REPLAY_ONLY

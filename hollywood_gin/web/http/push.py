@@ -30,7 +30,8 @@ from hollywood_gin.tables.push import (
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web.errors import ApiError
-from hollywood_gin.web.http.api import bearer_token, cookie_name, page_language, parse_body
+from hollywood_gin.web.guard.seats import bearer_token, cookie_name
+from hollywood_gin.web.http.api import page_language, parse_body
 from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.http.i18n import LANGUAGES, N_, Catalogs
 

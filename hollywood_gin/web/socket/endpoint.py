@@ -30,8 +30,8 @@ from hollywood_gin.web import metrics
 from hollywood_gin.web.errors import validation_message
 from hollywood_gin.web.guard.connections import DIRECT
 from hollywood_gin.web.guard.limits import TokenBucket
+from hollywood_gin.web.guard.seats import cookie_name
 from hollywood_gin.web.guard.security import origin_allowed
-from hollywood_gin.web.http.api import cookie_name
 from hollywood_gin.web.socket.inbound import ActionFrame, parse
 from hollywood_gin.web.socket.messages import (
     CLIENT_MESSAGE,
