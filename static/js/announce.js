@@ -2,15 +2,18 @@
 import { t } from "./i18n.js";
 import { describeDeal, describeEvent, describeTurn, outcomeText, playerName, seatedIn } from "./render.js";
 
-let last = "";
-
-export function say(text, again) {
-  if (!text || (text === last && !again)) return;
-  last = text;
-  document.getElementById("live").textContent = text;
+// The page's voice (the table controller holds one): each text once, unless `again`.
+export class Voice {
+  last = "";
+  say(text, again) {
+    if (!text || (text === this.last && !again)) return;
+    this.last = text;
+    document.getElementById("live").textContent = text;
+  }
+  first(text) {
+    this.say([text, this.last].filter(Boolean).join(" "));
+  }
 }
-
-export const sayFirst = (text) => say([text, last].filter(Boolean).join(" "));
 
 export const newDeal = (previous, s) => !previous?.hand || previous.hand.number !== s.hand.number;
 export const moved = (previous, s) => Boolean(previous) && previous.version !== s.version;

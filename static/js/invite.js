@@ -83,7 +83,7 @@ export function initInvite(ctl, config) {
     event.preventDefault();
     const name = $("join-name").value.trim() || $("join-name").placeholder;
     // This browser's part of the first deal.
-    const response = await post(`${config.api}/seats`, { name, entropy: entropyFor(config.table_id, 1, ctl.state()?.next_deal?.commitment) });
+    const response = await post(`${config.api}/seats`, { name, entropy: entropyFor(config.table_id, 1, ctl.state?.next_deal?.commitment) });
     if (response?.status === 201) {
       const url = `${location.origin}/t/${config.table_id}/seat/${(await response.json()).token}`;
       $("seat-link").dataset.url = url;

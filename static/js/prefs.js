@@ -3,15 +3,10 @@ import { $ } from "./render.js";
 import { applyMotionClass, audioRunning, motionSpeed, muted, onAudioChange, reducedBySystem, setMotionSpeed, setMuted, unlockAudio } from "./motion.js";
 import { flag, setFlag } from "./store.js";
 
-let hasHand = () => false;
-
-// Browsers play nothing before a click: a spectator gets a button that is one.
-export function showSoundHint() {
-  $("sound-on").hidden = muted() || audioRunning() || !hasHand();
-}
-
+// Returns `showSoundHint()`: browsers play nothing before a click, so a spectator
+// (`spectatorHand()`) gets a button that is one.
 export function initPrefs(spectatorHand) {
-  hasHand = spectatorHand;
+  const showSoundHint = () => ($("sound-on").hidden = muted() || audioRunning() || !spectatorHand());
   for (const key of ["large-cards", "four-colour"]) {
     const box = $(key);
     box.checked = flag(key);
@@ -66,4 +61,5 @@ export function initPrefs(spectatorHand) {
     panel.classList.add("collapsed");
     $(button).addEventListener("click", () => $(button).setAttribute("aria-expanded", String(!panel.classList.toggle("collapsed"))));
   }
+  return showSoundHint;
 }

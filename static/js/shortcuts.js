@@ -22,7 +22,7 @@ export function initShortcuts(ctl) {
     if (event.ctrlKey || event.metaKey || event.altKey || event.defaultPrevented) return;
     if (event.target.closest?.("input, select, textarea, dialog, [contenteditable]")) return;
     const run = keys[event.key.toLowerCase()] || keys[event.key];
-    if (!run || !ctl.state()?.hand) return;
+    if (!run || !ctl.state?.hand) return;
     event.preventDefault();
     if (!ctl.ui.online && event.key !== "?") return ctl.say(t("offline_me"));
     run();

@@ -3,17 +3,16 @@
 // A heartbeat (`ping` every 25 s) notices a half-open socket: no `pong` within 10 s
 // and the socket is given up and opened again. Each `pong` names the server's build;
 // one other than the page's (<html data-build>) offers a reload (the server was upgraded).
+// Other frames go to `handlers[type]` (the table controller's map), or nowhere.
 import { t } from "./i18n.js";
 
 export const PING_EVERY_MS = 25000;
 export const PONG_WITHIN_MS = 10000;
 
 export class TableSocket {
-  constructor(path, { onState, onError, onStatus, onOther }) {
+  constructor(path, handlers, onStatus) {
     this.url = `${location.protocol === "https:" ? "wss:" : "ws:"}//${location.host}${path}`;
-    this.onState = onState;
-    this.onOther = onOther; // any other message (a reaction)
-    this.onError = onError;
+    this.handlers = handlers;
     this.onStatus = onStatus;
     this.version = 0;
     this.ws = null;
@@ -26,7 +25,7 @@ export class TableSocket {
     document.addEventListener("visibilitychange", () => {
       if (document.visibilityState === "visible") this.reconnectNow();
     });
-    window.addEventListener("online", () => this.reconnectNow());
+    addEventListener("online", () => this.reconnectNow());
   }
 
   connect() {
@@ -51,18 +50,15 @@ export class TableSocket {
       } catch {
         return;
       }
-      if (message.type === "state") {
+      const type = message?.type;
+      if (type === "pong") return this.pong(ws, message);
+      if (type === "state") {
         // `arrange` sends a fresh state with the same version: accept equal ones.
         if (message.version < this.version) return;
         this.version = message.version;
-        this.onState(message);
-      } else if (message.type === "error") {
-        this.onError(message);
-      } else if (message.type === "pong") {
-        this.pong(ws, message);
-      } else if (this.onOther) {
-        this.onOther(message);
       }
+      // Own keys only ("constructor" is no handler).
+      if (Object.hasOwn(this.handlers, type)) this.handlers[type](message);
     });
     ws.addEventListener("close", () => {
       if (this.ws !== ws) return;
