@@ -29,6 +29,8 @@ class Card:
     """Deadwood value: ace 1, two to nine face value, ten and faces 10."""
     text: str = field(init=False, compare=False, repr=False)
     """The two-character notation, as `str(card)`."""
+    bit: int = field(init=False, compare=False, repr=False)
+    """`1 << index`: the card in a 52-bit mask (the meld solver adds these up)."""
 
     def __post_init__(self) -> None:
         if not 0 <= self.index < 52:
@@ -39,6 +41,7 @@ class Card:
         object.__setattr__(self, "suit", suit)
         object.__setattr__(self, "value", min(rank, 10))
         object.__setattr__(self, "text", RANKS[rank - 1] + suit)
+        object.__setattr__(self, "bit", 1 << self.index)
 
     # Written out, not generated: the generated ones build a tuple on every call, and
     # cards are hashed and compared in every solver answer's dict and every `legal`.
@@ -53,10 +56,6 @@ class Card:
     def __reduce__(self) -> tuple[Any, tuple[int]]:
         # Copies and pickles come back as the interned card.
         return (_card_at, (self.index,))
-
-    @property
-    def bit(self) -> int:
-        return 1 << self.index
 
     @staticmethod
     def of(rank: int, suit: str) -> Card:

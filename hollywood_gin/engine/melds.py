@@ -44,6 +44,7 @@ __all__ = [
 ]
 
 _SUIT = 0x1FFF  # the 13 bits of one suit
+_NONE = 1000  # above any deadwood: "none found yet"
 _RANK_VALUE = tuple(min(r + 1, 10) for r in range(13))  # by rank - 1
 
 
@@ -74,13 +75,38 @@ def _build_run_tables() -> tuple[list[int], list[int]]:
 _RUN_DEADWOOD, _RUN_CHOICE = _build_run_tables()
 
 
+def _build_drop_tables() -> tuple[list[int], list[int]]:
+    """For every 13-bit pattern of one suit, the least run deadwood left after
+    dropping one of its cards, and the cards (a pattern) whose drop leaves it.
+
+    `best_discards` then scores a whole suit with two lookups instead of a pass
+    over its cards. The empty pattern has nothing to drop: its least is out of reach.
+    """
+    t = _RUN_DEADWOOD
+    least = [2 * _NONE] * (1 << 13)
+    which = [0] * (1 << 13)
+    for p in range(1, 1 << 13):
+        rest = p
+        low_v, w = 2 * _NONE, 0
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            v = t[p ^ low]
+            if v < low_v:
+                low_v, w = v, low
+            elif v == low_v:
+                w |= low
+        least[p] = low_v
+        which[p] = w
+    return least, which
+
+
 def run_deadwoods() -> list[int]:
     """The table of every 13-bit pattern's least deadwood with runs only (read only)."""
     return _RUN_DEADWOOD
 
 
-_NONE = 1000  # above any deadwood: "none found yet"
-
+_DROP_LEAST, _DROP_WHICH = _build_drop_tables()
 
 _BIT = tuple(1 << i for i in range(52))
 
@@ -162,10 +188,13 @@ def _least_with_sets(c: int, d: int, h: int, s: int, three: int) -> int:
 
 def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
     """Least deadwood of the cards in a 52-bit mask (the hot path: no checks)."""
-    c = mask & 8191
-    d = mask >> 13 & 8191
-    h = mask >> 26 & 8191
-    s = mask >> 39
+    # Halves first: one shift of the two-digit int, then single-digit operations.
+    lo = mask & 0x3FFFFFF
+    hi = mask >> 26
+    c = lo & 8191
+    d = lo >> 13
+    h = hi & 8191
+    s = hi >> 13
     three = (c & d & (h | s)) | (h & s & (c | d))  # ranks held in 3 or 4 suits
     if not three:
         return _t[c] + _t[d] + _t[h] + _t[s]
@@ -178,9 +207,35 @@ def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
     return _least_with_sets(c, d, h, s, three)
 
 
-def deadwood(cards: Iterable[Card]) -> int:
+def deadwood(cards: Iterable[Card], *, _t: list[int] = _RUN_DEADWOOD) -> int:
     """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card."""
-    return deadwood_mask(mask_checked(cards))
+    # `deadwood_mask` written out again, and a list of ten (a hand between turns)
+    # summed without a loop: the calls and the loop were most of this function's time.
+    mask: int
+    if cards.__class__ is list and len(cards) == 10:
+        c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 = cards
+        mask = (
+            c0.bit + c1.bit + c2.bit + c3.bit + c4.bit + c5.bit + c6.bit + c7.bit + c8.bit + c9.bit
+        )
+        if mask.bit_count() != 10:
+            raise BadCard("the same card appears twice")
+    else:
+        mask = mask_checked(cards)
+    lo = mask & 0x3FFFFFF
+    hi = mask >> 26
+    c = lo & 8191
+    d = lo >> 13
+    h = hi & 8191
+    s = hi >> 13
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    if not three:
+        return _t[c] + _t[d] + _t[h] + _t[s]
+    if not three & (three - 1) and not c & d & h & s:
+        r = ~three
+        a = _t[c] + _t[d] + _t[h] + _t[s]
+        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
+        return a if a < b else b
+    return _least_with_sets(c, d, h, s, three)
 
 
 def _runs_of(pattern: int, suit: int) -> list[int]:
@@ -246,7 +301,7 @@ def mask_checked(cards: Iterable[Card]) -> int:
     mask = 0
     n = 0
     for card in cards:
-        mask += _BIT[card.index]
+        mask += card.bit
         n += 1
     if mask.bit_count() != n:
         raise BadCard("the same card appears twice")
@@ -284,16 +339,112 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
     return shown(melds), by_rank(cards_of(dead))
 
 
+class _Rows(dict[int, tuple[tuple[int, int], ...]]):
+    """Per 13-bit pattern of one suit: each card's (card index, what dropping it does
+    to the suit's run deadwood), lowest first. Filled as patterns come up (at most
+    8,192 per suit); the pairs are shared (`_PAIRS`), so a row costs its tuple alone.
+
+    A discard's deadwood is then a state's total plus the card's entry: one add.
+    """
+
+    def __init__(self, suit: int) -> None:
+        super().__init__()
+        self.offset = 13 * suit
+
+    def __missing__(self, pattern: int) -> tuple[tuple[int, int], ...]:
+        t = _RUN_DEADWOOD
+        whole = t[pattern]
+        out = []
+        rest = pattern
+        while rest:
+            low = rest & -rest
+            rest ^= low
+            out.append(_PAIRS[self.offset + low.bit_length() - 1][t[pattern ^ low] - whole + 10])
+        row = self[pattern] = tuple(out)
+        return row
+
+
+# (index, change) for every card index and every change of a suit's run deadwood
+# by dropping one card: from -10 (a deadwood ten) to +39 (the jack of 9-K), at
+# `_PAIRS[index][change + 10]`.
+_PAIRS = tuple(tuple((i, v - 10) for v in range(50)) for i in range(52))
+_ROWS = (_Rows(0), _Rows(1), _Rows(2), _Rows(3))
+
+
+def _least_with_discards(c: int, d: int, h: int, s: int, three: int) -> list[int]:
+    """By card index, the least deadwood after discarding that card (cards that
+    are not held: `_NONE`), for a hand with possible sets (`three`, non-zero).
+
+    Each choice of sets leaves a pattern per suit; a card's discard is scored
+    from the best total among the choices that leave its suit that pattern. With
+    one possible set rank that groups the choices by hand, so a suit the set does
+    not touch is scored once.
+    """
+    t = _RUN_DEADWOOD
+    r0, r1, r2, r3 = _ROWS
+    jobs: list[tuple[tuple[tuple[int, int], ...], int]]
+    if not three & (three - 1):
+        nr = ~three
+        ta, tb, te, tf = t[c], t[d], t[h], t[s]
+        c1, d1, h1, s1 = c & nr, d & nr, h & nr, s & nr
+        ua, ub, ue, uf = t[c1], t[d1], t[h1], t[s1]
+        whole = ta + tb + te + tf  # no set
+        bare = ua + ub + ue + uf  # every card of the rank in a set
+        if c & d & h & s & three:
+            # the set of four, or a set of three that leaves the rank's card in one suit
+            la, lb, le, lf = bare - ua + ta, bare - ub + tb, bare - ue + te, bare - uf + tf
+            jobs = [
+                (r0[c], min(whole, la)),
+                (r1[d], min(whole, lb)),
+                (r2[h], min(whole, le)),
+                (r3[s], min(whole, lf)),
+                (r0[c1], min(bare, lb, le, lf)),
+                (r1[d1], min(bare, la, le, lf)),
+                (r2[h1], min(bare, la, lb, lf)),
+                (r3[s1], min(bare, la, lb, le)),
+            ]
+        else:
+            # the set of three or none; the suit without the rank is the same in both
+            low = whole if whole < bare else bare
+            jobs = []
+            for rows, p, p1 in ((r0, c, c1), (r1, d, d1), (r2, h, h1), (r3, s, s1)):
+                if p == p1:
+                    jobs.append((rows[p], low))
+                else:
+                    jobs.append((rows[p], whole))
+                    jobs.append((rows[p1], bare))
+    else:
+        jobs = []
+        for a, b, e, f in _set_states(c, d, h, s, three):
+            total = t[a] + t[b] + t[e] + t[f]
+            jobs.append((r0[a] + r1[b] + r2[e] + r3[f], total))
+    least = [_NONE] * 52
+    for row, base in jobs:
+        for i, v in row:
+            v += base
+            if v < least[i]:
+                least[i] = v
+    return least
+
+
 def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     """(card index, least deadwood after discarding it) for each card, in index order."""
-    least = discard_least(mask)
-    out = []
-    while mask:
-        low = mask & -mask
-        mask ^= low
-        i = low.bit_length() - 1
-        out.append((i, least[i]))
-    return out
+    t = _RUN_DEADWOOD
+    lo = mask & 0x3FFFFFF
+    hi = mask >> 26
+    c = lo & 8191
+    d = lo >> 13
+    h = hi & 8191
+    s = hi >> 13
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    r0, r1, r2, r3 = _ROWS
+    cards = r0[c] + r1[d] + r2[h] + r3[s]
+    if not three:
+        # no possible set: only the discarded card's suit changes
+        total = t[c] + t[d] + t[h] + t[s]
+        return [(i, total + v) for i, v in cards]
+    least = _least_with_discards(c, d, h, s, three)
+    return [(i, least[i]) for i, _ in cards]
 
 
 def discard_least(mask: int) -> list[int]:
@@ -305,54 +456,22 @@ def discard_least(mask: int) -> list[int]:
     each of its free cards removed from that card's suit.
     """
     t = _RUN_DEADWOOD
-    c, d, h, s = _suits(mask)
+    lo = mask & 0x3FFFFFF
+    hi = mask >> 26
+    c = lo & 8191
+    d = lo >> 13
+    h = hi & 8191
+    s = hi >> 13
     three = (c & d & (h | s)) | (h & s & (c | d))
+    if three:
+        return _least_with_discards(c, d, h, s, three)
+    # no possible set: only the discarded card's suit changes
     least = [_NONE] * 52
-    if not three:
-        # no possible set: only the discarded card's suit changes
-        total = t[c] + t[d] + t[h] + t[s]
-        offset = 0
-        for p in (c, d, h, s):
-            base = total - t[p]
-            rest = p
-            while rest:
-                low = rest & -rest
-                rest ^= low
-                least[offset + low.bit_length() - 1] = base + t[p ^ low]
-            offset += 13
-        return least
-    drops = _DROPS
-    for state in _set_states(c, d, h, s, three):
-        total = t[state[0]] + t[state[1]] + t[state[2]] + t[state[3]]
-        offset = 0
-        for p in state:
-            base = total - t[p]
-            for j, left in drops[p]:
-                v = base + left
-                i = offset + j
-                if v < least[i]:
-                    least[i] = v
-            offset += 13
+    r0, r1, r2, r3 = _ROWS
+    total = t[c] + t[d] + t[h] + t[s]
+    for i, v in r0[c] + r1[d] + r2[h] + r3[s]:
+        least[i] = total + v
     return least
-
-
-class _Drops(dict[int, tuple[tuple[int, int], ...]]):
-    """Per 13-bit pattern of one suit, each card's (rank index, the pattern's run
-    deadwood without it), lowest first: filled as patterns come up (at most 8,192)."""
-
-    def __missing__(self, pattern: int) -> tuple[tuple[int, int], ...]:
-        t = _RUN_DEADWOOD
-        out = []
-        rest = pattern
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            out.append((low.bit_length() - 1, t[pattern ^ low]))
-        drops = self[pattern] = tuple(out)
-        return drops
-
-
-_DROPS = _Drops()
 
 
 def discard_deadwoods(
@@ -392,11 +511,60 @@ def best_discards(cards: Iterable[Card]) -> list[tuple[Card, int]]:
 
     Raises BadCard on a repeated card.
     """
-    left = discard_deadwoods_mask(mask_checked(cards))
-    if not left:
+    mask = mask_checked(cards)
+    if not mask:
         return []
-    least = min(value for _, value in left)
-    return [(CARDS[i], value) for i, value in left if value == least]
+    t = _RUN_DEADWOOD
+    dl = _DROP_LEAST
+    dw = _DROP_WHICH
+    lo = mask & 0x3FFFFFF
+    hi = mask >> 26
+    c = lo & 8191
+    d = lo >> 13
+    h = hi & 8191
+    s = hi >> 13
+    three = (c & d & (h | s)) | (h & s & (c | d))
+    states = _set_states(c, d, h, s, three) if three else ((c, d, h, s),)
+    # Per choice of sets, each suit's best drop from two lookups (`_DROP_LEAST`);
+    # the cards of every suit and choice that reach the least are the answer.
+    least = 2 * _NONE
+    which = 0
+    for a, b, e, f in states:
+        ta = t[a]
+        tb = t[b]
+        te = t[e]
+        tf = t[f]
+        total = ta + tb + te + tf
+        v = total - ta + dl[a]
+        if v <= least:
+            if v < least:
+                least, which = v, dw[a]
+            else:
+                which |= dw[a]
+        v = total - tb + dl[b]
+        if v <= least:
+            if v < least:
+                least, which = v, dw[b] << 13
+            else:
+                which |= dw[b] << 13
+        v = total - te + dl[e]
+        if v <= least:
+            if v < least:
+                least, which = v, dw[e] << 26
+            else:
+                which |= dw[e] << 26
+        v = total - tf + dl[f]
+        if v <= least:
+            if v < least:
+                least, which = v, dw[f] << 39
+            else:
+                which |= dw[f] << 39
+    out = []
+    while which:
+        low = which & -which
+        which ^= low
+        out.append((CARDS[low.bit_length() - 1], least))
+    return out
 
 
 def is_meld(cards: Iterable[Card]) -> bool:

@@ -13,7 +13,7 @@ from functools import cache
 from itertools import combinations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from hollywood_gin.engine.cards import CARDS, Card, cards_of, mask_of, parse_cards
@@ -27,6 +27,7 @@ from hollywood_gin.engine.melds import (
     deadwood_mask,
     discard_deadwoods,
     discard_deadwoods_mask,
+    discard_least,
     is_meld,
 )
 
@@ -138,6 +139,22 @@ def dense_hand(draw: st.DrawFn, size: int) -> list[Card]:
 
 def hand(size: int) -> st.SearchStrategy[list[Card]]:
     return st.one_of(random_hand(size), dense_hand(size))
+
+
+@st.composite
+def set_hand(draw: st.DrawFn, size: int) -> list[Card]:
+    """One or two ranks held in three or four suits, the rest at random: every way
+    the solver groups its choices of sets (a rank in four suits splits four ways)."""
+    ranks = draw(st.lists(st.integers(0, 12), min_size=1, max_size=2, unique=True))
+    pool: list[Card] = []
+    for r in ranks:
+        suits = draw(st.sets(st.integers(0, 3), min_size=3, max_size=4))
+        pool += [CARDS[s * 13 + r] for s in sorted(suits)]
+    # mostly cards within two ranks of a set rank: runs through the set's cards
+    near = [c for c in CARDS if c not in pool and any(abs(c.rank - 1 - r) <= 2 for r in ranks)]
+    far = [c for c in CARDS if c not in pool and c not in near]
+    rest = draw(st.permutations(near)) + draw(st.permutations(far))
+    return list(draw(st.permutations(pool + rest[: max(0, size - len(pool))])))
 
 
 @st.composite
@@ -526,6 +543,42 @@ def test_the_mask_forms_agree(held: list[Card]) -> None:
         left = discard_deadwoods(held)
         least = min(left.values())
         assert best_discards(held) == sorted((c, v) for c, v in left.items() if v == least)
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(set_hand(9), set_hand(10), set_hand(11), set_hand(12), hand(11)))
+# Four fives; the best play after throwing the king of spades is the set of three
+# without 5H and the run 4H 5H 6H: 9+10+2+8 = 29 (the set of four leaves 39).
+@example(cards("5C 5D 5H 5S 4H 6H KS 9C JD 2S 8D"))
+@example(cards("5C 5D 5H 5S 4C 6C KH 9S JD 2H 8D"))
+def test_every_discard_is_exact(held: list[Card]) -> None:
+    """Each discard's deadwood against the reference, from both mask forms."""
+    least = reference_solver(held)
+    mask = mask_of(held)
+    expected = [(c.index, least(frozenset(held) - {c})) for c in sorted(held)]
+    assert discard_deadwoods_mask(mask) == expected
+    by_index = discard_least(mask)
+    assert [(i, by_index[i]) for i, _ in expected] == expected
+    assert deadwood(held) == deadwood_mask(mask) == least(frozenset(held))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(0, 13).flatmap(lambda n: st.one_of(random_hand(n), dense_hand(n))))
+def test_deadwood_of_any_size_in_any_container(held: list[Card]) -> None:
+    """Ten cards in a list take a shortcut; every other size and container the loop."""
+    expected = reference_deadwood(held)
+    assert deadwood(held) == deadwood(tuple(held)) == deadwood(iter(held)) == expected
+    assert deadwood(set(held)) == deadwood_mask(mask_of(held)) == expected
+
+
+def test_a_repeated_card_is_refused_in_a_hand_of_ten_or_eleven() -> None:
+    ten = cards("AH 2H 3H 4C 5C 6D 7D 8S 9S") + cards("AH")
+    with pytest.raises(BadCard):
+        deadwood(ten)
+    with pytest.raises(BadCard):
+        deadwood(tuple(ten))
+    with pytest.raises(BadCard):
+        best_discards([*ten, CARDS[51]])
 
 
 def test_a_set_of_four_is_one_meld() -> None:
