@@ -2,8 +2,9 @@
 
 `Worker` runs blocking calls (SQLite's) on one thread of their own, in order,
 each answered on its caller's event loop. `GroupCommit` gathers the writes that
-arrive while a commit is under way and commits them together in the next one:
-each caller still returns only once the commit holding its write is done. Neither
+arrive while a commit is under way (and, with `gather`, for that long after the
+first write of an idle moment) and commits them together in the next one: each
+caller still returns only once the commit holding its write is done. Neither
 knows SQL: the store gives `GroupCommit` the function that commits a batch.
 """
 
@@ -123,6 +124,13 @@ class GroupCommit(Generic[J]):
     given the batch, a function to call on the event loop with the outcomes (or with
     what made the whole commit fail) and that loop: `Worker.submit` does that, so a
     commit costs the loop no task and no future of its own, only each caller's future.
+
+    `gather` (seconds): a write arriving while nothing is under way waits that long
+    for others to join its commit. Under load the writes that arrive during a commit
+    already make the next batch; at human pace a commit is done long before the next
+    move, so each move would be a batch of its own: a hand-off to the thread and an
+    answer back (a wake-up of each) per move. The writes that gathered during a
+    commit go next at once: they have waited already.
     """
 
     def __init__(
@@ -130,11 +138,13 @@ class GroupCommit(Generic[J]):
         commit: Callable[[list[J]], Awaitable[Outcomes]] | None = None,
         *,
         submit: Callable[[list[J], Answer, asyncio.AbstractEventLoop], None] | None = None,
+        gather: float = 0.0,
     ) -> None:
         if (commit is None) == (submit is None):
             raise TypeError("GroupCommit takes `commit` or `submit`")
         self._commit = commit
         self._submit = submit
+        self.gather = gather
         # The writes waiting for the next commit, and their callers' futures.
         self._jobs: list[J] = []
         self._futures: list[asyncio.Future[None]] = []
@@ -155,9 +165,13 @@ class GroupCommit(Generic[J]):
         if not self._flushing:
             self._flushing = True
             self._loop = loop
-            # Next turn of the loop: the writes given until then go into this batch.
+            # Next turn of the loop (or `gather` from now): the writes given until then
+            # go into this batch.
             if self._submit is not None:
-                loop.call_soon(self._next)
+                if self.gather > 0:
+                    loop.call_later(self.gather, self._next)
+                else:
+                    loop.call_soon(self._next)
             else:  # kept: the loop holds only a weak reference to a task
                 self._flush_task = loop.create_task(self._flush())
         return future
@@ -193,6 +207,8 @@ class GroupCommit(Generic[J]):
     async def _flush(self) -> None:
         """A task (`commit`): commit the writes waiting until there are none."""
         try:
+            if self.gather > 0:
+                await asyncio.sleep(self.gather)
             while self._jobs:
                 jobs, futures = self._take()
                 assert self._commit is not None

@@ -61,7 +61,7 @@ def open_store(settings: Settings, owner: str) -> TableStore:
             gather_appends=settings.database_gather_appends if gathering else 1,
             gather_max_seconds=settings.database_gather_max_seconds,
         )
-    return SqliteStore(settings.data_file)
+    return SqliteStore(settings.data_file, gather_seconds=settings.data_file_gather_seconds)
 
 
 def assemble(

@@ -69,14 +69,18 @@ class SqliteStore(SingleOwner):
     `checkpoint_seconds` on a second connection and thread (`self.wal`).
     """
 
-    def __init__(self, path: Path, *, checkpoint_seconds: float = 1.0) -> None:
+    def __init__(
+        self, path: Path, *, checkpoint_seconds: float = 1.0, gather_seconds: float = 0.0
+    ) -> None:
         super().__init__()
         self.path = path
         self._worker = Worker("sqlite-store")
         self._db: sqlite3.Connection | None = None
         self._lock: DataFileLock | None = None
         self._batches = BatchWriter()
-        self._group: GroupCommit[Job] = GroupCommit(submit=self._submit)
+        # `gather_seconds`: a move at an idle moment waits that long for others to
+        # join its commit (`GroupCommit`; the setting `data_file_gather_seconds`).
+        self._group: GroupCommit[Job] = GroupCommit(submit=self._submit, gather=gather_seconds)
         self.wal = Checkpointer(path, checkpoint_seconds)
 
     @property

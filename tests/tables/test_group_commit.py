@@ -49,8 +49,10 @@ class Recorder:
 
         self.worker.submit(blocking, answer, loop)
 
-    def group(self, way: str) -> GroupCommit[str]:
-        return GroupCommit(self.commit) if way == "commit" else GroupCommit(submit=self.submit)
+    def group(self, way: str, gather: float = 0.0) -> GroupCommit[str]:
+        if way == "commit":
+            return GroupCommit(self.commit, gather=gather)
+        return GroupCommit(submit=self.submit, gather=gather)
 
 
 @pytest.fixture(params=["commit", "submit"])
@@ -81,6 +83,26 @@ async def test_writes_given_during_a_commit_go_together_into_the_next(
     rec.open()
     await asyncio.gather(first, *rest)
     assert rec.batches == [["a"], ["b", "c", "d"]]
+    assert group.idle
+
+
+@pytest.mark.anyio
+async def test_with_gather_writes_of_an_idle_moment_wait_to_share_one_commit(
+    rec: Recorder, way: str
+) -> None:
+    """At human pace the moves come one at a time, each a commit of its own; with
+    `gather` the writes given within it of the first share its commit, and none of
+    them is answered before that commit is done (stored before shown)."""
+    rec.open()
+    group = rec.group(way, gather=0.05)
+    writes = []
+    for job in ("a", "b", "c"):
+        writes.append(asyncio.ensure_future(group.write(job)))
+        for _ in range(3):  # several turns of the loop apart: no batch yet
+            await asyncio.sleep(0)
+    assert rec.batches == [] and not any(w.done() for w in writes)
+    await asyncio.gather(*writes)
+    assert rec.batches == [["a", "b", "c"]]
     assert group.idle
 
 
