@@ -24,6 +24,11 @@ from hollywood_gin.engine.cards import Card, full_deck
 from hollywood_gin.engine.errors import BadAction, NotSeated
 from hollywood_gin.engine.events import Deal, Event, NextDeal, Reshuffle
 
+# The production shuffler, one for every dealer: it keeps no state of its own (each
+# draw reads the OS), but each `Random` instance carries a Mersenne Twister's
+# 2.5 KB anyway, and every table held has a dealer.
+SYSTEM_RANDOM = secrets.SystemRandom()
+
 ENTROPY_BYTES = 16
 SECRET_BYTES = 32
 _HEX = frozenset("0123456789abcdef")
@@ -128,7 +133,7 @@ class Dealer:
         """`fair`: deals after the stacked ones come from a fresh secret of `secrets`
         and the seats' entropy; otherwise `rng` shuffles them (tests, the arena).
         `chosen_secrets` are used first, in turn (the server's test hooks)."""
-        self.rng: random.Random = rng if rng is not None else secrets.SystemRandom()
+        self.rng: random.Random = rng if rng is not None else SYSTEM_RANDOM
         self._decks = deque(decks)
         self._first = None if first_dealer is None else check_seat(first_dealer)
         self.fair = fair

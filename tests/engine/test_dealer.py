@@ -42,3 +42,14 @@ def test_a_replay_with_deals_left_over_is_refused() -> None:
     replayed.done()
     assert replayed.first_dealer() in (0, 1)
     assert len(replayed.deal(2, 0)[0]) == 52
+
+
+def test_dealers_without_an_rng_share_the_system_one() -> None:
+    """Every held table has a dealer; a `Random` instance costs 2.5 KB (the Mersenne
+    Twister's state, which `SystemRandom` carries and never uses), so the server's
+    dealers share one instead of each making its own."""
+    first, second = Dealer(fair=True), Dealer(fair=True)
+    assert isinstance(first.rng, random.SystemRandom)
+    assert first.rng is second.rng
+    deck, salt = first.deal(1, 0)
+    assert sorted(deck) == sorted(full_deck()) and len(salt) == 32
