@@ -186,9 +186,10 @@ class EncodedParts:
 
         A hand only ever appends to them (a new hand, a replay, a rollback make new
         move objects), so the moves of the next version are encoded by adding the
-        new ones to the last encoding (`_events`: the moves, their items
-        comma-separated without the brackets, the fragment): a move costs one small
-        encoding, not the whole hand's list again."""
+        new ones to the last encoding (`_events`: the moves, their encoded list, the
+        fragment of those same bytes): a move costs one small encoding, not the
+        whole hand's list again. One copy of the bytes is kept, not the list's
+        items apart as well (a table's longest kept part)."""
         known = self._events
         n = 0 if known is None else len(known[0])
         if known is not None and 0 < n <= len(moves):
@@ -197,15 +198,16 @@ class EncodedParts:
                 if n == len(moves):
                     return known[2]
                 if n + 1 == len(moves):
-                    body = known[1] + b"," + orjson.dumps(moves[n])
+                    new = orjson.dumps(moves[n])
                 else:
-                    body = known[1] + b"," + b",".join([orjson.dumps(m) for m in moves[n:]])
-                fragment = orjson.Fragment(b"[" + body + b"]")
-                self._events = (moves, body, fragment)
+                    new = b",".join([orjson.dumps(m) for m in moves[n:]])
+                encoded = b"".join((known[1][:-1], b",", new, b"]"))
+                fragment = orjson.Fragment(encoded)
+                self._events = (moves, encoded, fragment)
                 return fragment
-        body = b",".join([orjson.dumps(m) for m in moves])
-        fragment = orjson.Fragment(b"[" + body + b"]")
-        self._events = (moves, body, fragment)
+        encoded = b"[" + b",".join([orjson.dumps(m) for m in moves]) + b"]"
+        fragment = orjson.Fragment(encoded)
+        self._events = (moves, encoded, fragment)
         return fragment
 
 
