@@ -56,10 +56,11 @@ class Settings(BaseSettings):
     host: str = "127.0.0.1"
     port: int = Field(default=8000, ge=1, le=65535)
     data_file: Path = Path("./data/tables.sqlite3")
-    # With the SQLite file: how long a move arriving while no commit is under way waits
-    # for others to join its commit. At human pace each move was a commit of its own,
-    # handed to the store's thread and answered back: a third of the event loop's time
-    # (docs/performance.md "Capacity at human pace"). At most this much latency per move; 0: none.
+    # With the SQLite file: how long the oldest move of a commit waits for others to
+    # join it. At human pace each move was a commit of its own, handed to the store's
+    # thread and answered back: a third of the event loop's time
+    # (docs/performance.md "Capacity at human pace"). At most this much latency a
+    # move; 0: none.
     data_file_gather_seconds: float = Field(default=0.005, ge=0, le=0.05)
     # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
     # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.

@@ -125,12 +125,12 @@ class GroupCommit(Generic[J]):
     what made the whole commit fail) and that loop: `Worker.submit` does that, so a
     commit costs the loop no task and no future of its own, only each caller's future.
 
-    `gather` (seconds): a write arriving while nothing is under way waits that long
-    for others to join its commit. Under load the writes that arrive during a commit
-    already make the next batch; at human pace a commit is done long before the next
-    move, so each move would be a batch of its own: a hand-off to the thread and an
-    answer back (a wake-up of each) per move. The writes that gathered during a
-    commit go next at once: they have waited already.
+    `gather` (seconds): no batch is committed before its oldest write has waited
+    that long for others to join it. At human pace a commit is over long before the
+    next move, so each move was a batch of its own (or of the one or two that came
+    during the round trip of the last): a hand-off to the thread and an answer back,
+    a wake-up of each, per move. Writes that waited during a commit longer than that
+    go next at once.
     """
 
     def __init__(
@@ -145,6 +145,8 @@ class GroupCommit(Generic[J]):
         self._commit = commit
         self._submit = submit
         self.gather = gather
+        # When the oldest write waiting came (the loop's clock; with `gather` only).
+        self._oldest = 0.0
         # The writes waiting for the next commit, and their callers' futures.
         self._jobs: list[J] = []
         self._futures: list[asyncio.Future[None]] = []
@@ -160,6 +162,8 @@ class GroupCommit(Generic[J]):
         it is a caller giving up its wait; the write is still committed."""
         loop = self._loop or asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
+        if not self._jobs and self.gather > 0:
+            self._oldest = loop.time()
         self._jobs.append(job)
         self._futures.append(future)
         if not self._flushing:
@@ -196,6 +200,13 @@ class GroupCommit(Generic[J]):
         if not self._jobs:
             self._idle()
             return
+        assert self._loop is not None
+        if self.gather > 0:
+            due = self._oldest + self.gather
+            # (a timer's own lateness or earliness of a millisecond is no reason to wait)
+            if due - self._loop.time() > 0.001:
+                self._loop.call_at(due, self._next)
+                return
         jobs, futures = self._take()
         answer = functools.partial(self._committed, futures)
         assert self._submit is not None and self._loop is not None
@@ -207,9 +218,10 @@ class GroupCommit(Generic[J]):
     async def _flush(self) -> None:
         """A task (`commit`): commit the writes waiting until there are none."""
         try:
-            if self.gather > 0:
-                await asyncio.sleep(self.gather)
             while self._jobs:
+                if self.gather > 0:
+                    loop = asyncio.get_running_loop()
+                    await asyncio.sleep(max(0.0, self._oldest + self.gather - loop.time()))
                 jobs, futures = self._take()
                 assert self._commit is not None
                 outcomes: Outcomes | BaseException

@@ -78,8 +78,8 @@ class SqliteStore(SingleOwner):
         self._db: sqlite3.Connection | None = None
         self._lock: DataFileLock | None = None
         self._batches = BatchWriter()
-        # `gather_seconds`: a move at an idle moment waits that long for others to
-        # join its commit (`GroupCommit`; the setting `data_file_gather_seconds`).
+        # `gather_seconds`: the oldest write of a commit waits that long for others to
+        # join it (`GroupCommit`; the setting `data_file_gather_seconds`).
         self._group: GroupCommit[Job] = GroupCommit(submit=self._submit, gather=gather_seconds)
         self.wal = Checkpointer(path, checkpoint_seconds)
 

@@ -107,6 +107,27 @@ async def test_with_gather_writes_of_an_idle_moment_wait_to_share_one_commit(
 
 
 @pytest.mark.anyio
+async def test_with_gather_a_write_given_during_a_commit_still_waits_its_time(
+    rec: Recorder, way: str
+) -> None:
+    """At human pace the one or two moves that come during a commit's round trip
+    would otherwise go next at once, a batch of one or two each time: with `gather`
+    they too wait until the oldest of them has waited that long."""
+    group = rec.group(way, gather=1.0)
+    first = asyncio.ensure_future(group.write("a"))
+    while not rec.batches:  # the first batch, after its second of gathering
+        await asyncio.sleep(0.01)
+    second = asyncio.ensure_future(group.write("b"))
+    rec.open()
+    await first
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert rec.batches == [["a"]] and not second.done()
+    await second
+    assert rec.batches == [["a"], ["b"]]
+
+
+@pytest.mark.anyio
 async def test_each_write_hears_its_own_outcome_and_a_failed_commit_fails_them_all(
     rec: Recorder, way: str
 ) -> None:
