@@ -7,6 +7,11 @@ Standard end to end, no third-party account: RFC 8292 (VAPID, `py_vapid`), RFC 8
 move's path: a change only puts a message in a bounded queue (full: the message is
 dropped and counted, never a wait), and a few sender tasks post them with retries and
 backoff, so a slow or dead push service never delays a move nor grows memory. The
+sending is off the event loop too: batches of messages are encrypted, signed (one
+VAPID JWT per push service for its 12 hours) and posted by a worker process of their
+own at a lower priority (`thinking.worker_pool`), started at the first push; the loop
+only hands a batch over and reads the answers back (a thread would hold the
+interpreter's lock in `http_ece`'s and `httpx`'s Python). The
 server posts only to origins of `HOLLYWOOD_GIN_PUSH_SERVICES`, never to an address a
 client chose (a request forgery into the host's network).
 """
@@ -21,6 +26,8 @@ import logging
 import os
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import Executor
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
@@ -36,6 +43,7 @@ from py_vapid import Vapid02  # type: ignore[import-untyped]
 from hollywood_gin.engine.jsonvalue import JsonObject
 from hollywood_gin.tables.hub import Hub
 from hollywood_gin.tables.table import Table, short
+from hollywood_gin.tables.thinking import worker_pool
 from hollywood_gin.tables.writer import Writer
 
 
@@ -52,7 +60,9 @@ log = logging.getLogger("hollywood_gin.push")
 
 MAX_PER_SEAT = 5  # at most 5 per seat, the oldest dropped (docs/protocol-guide.md)
 QUEUE_SIZE = 10_000  # messages waiting to be sent, at most (then dropped and counted)
-SENDERS = 4  # messages in flight at once
+SENDERS = 4  # messages in flight at once (on the loop: `inline`)
+BATCH = 64  # messages handed to the worker process at once, at most
+IN_FLIGHT = 16  # of a batch, posted at once by the worker
 ATTEMPTS = 3  # a message tried this often (5xx, 429, no answer), backing off
 BACKOFF_SECONDS = 2.0  # 2 s, then 8 s
 POST_TIMEOUT_SECONDS = 10.0
@@ -87,6 +97,7 @@ class VapidKeys:
     subject: str
     # Per push service (its origin): the JWT's expiry and the header signed for it.
     signed: dict[str, tuple[int, str]] = field(default_factory=dict)
+    private: str = ""  # base64url of the scalar: how a worker process signs
 
     @classmethod
     def from_private(cls, private_b64: str, subject: str) -> VapidKeys:
@@ -94,28 +105,39 @@ class VapidKeys:
         public = vapid.public_key.public_bytes(
             serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
         )
-        return cls(vapid, public, subject)
+        return cls(vapid, public, subject, private=private_b64)
 
     @property
     def key(self) -> str:
         return b64url(self.public)
 
-    def authorization(self, endpoint: str, now: float) -> str:
-        """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours; one
-        signature per push service is reused while it has over an hour left."""
+    def claims(self, endpoint: str, now: float) -> tuple[str, dict[str, object] | None]:
+        """`endpoint`'s push service (the JWT's `aud`) and the claims to sign for it,
+        or None when a header signed for it has over an hour of its 12 left."""
         parts = urlsplit(endpoint)
         aud = f"{parts.scheme}://{parts.netloc}"
         kept = self.signed.get(aud)
         if kept is not None and kept[0] - now > 3600:
-            return kept[1]
-        exp = int(now) + 12 * 3600
-        header: str = self.vapid.sign({"aud": aud, "exp": exp, "sub": self.subject})[
-            "Authorization"
-        ]
+            return aud, None
+        return aud, {"aud": aud, "exp": int(now) + 12 * 3600, "sub": self.subject}
+
+    def keep(self, aud: str, claims: dict[str, object], header: str) -> str:
+        """Keep `header`, signed for `claims`, for `aud`'s push service."""
+        exp = claims["exp"]
+        assert isinstance(exp, int)
         if len(self.signed) > 100:  # a handful of push services in practice
             self.signed.clear()
         self.signed[aud] = (exp, header)
         return header
+
+    def authorization(self, endpoint: str, now: float) -> str:
+        """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours; one
+        signature per push service is reused while it has over an hour left. Signed
+        here (`Pushes` signs in its worker process instead)."""
+        aud, claims = self.claims(endpoint, now)
+        if claims is None:
+            return self.signed[aud][1]
+        return self.keep(aud, claims, sign(self.private, claims))
 
 
 def new_private_key() -> str:
@@ -263,6 +285,73 @@ def encrypt(plaintext: bytes, p256dh: str, auth: str) -> bytes:
     return body
 
 
+def headers_for(authorization: str) -> dict[str, str]:
+    return {
+        "Authorization": authorization,
+        "Content-Encoding": "aes128gcm",
+        "Content-Type": "application/octet-stream",
+        "TTL": str(TTL_SECONDS),
+        "Urgency": "normal",
+    }
+
+
+async def post_one(client: httpx.AsyncClient, endpoint: str, body: bytes, auth: str) -> int:
+    """The push service's answer (0: none, in time)."""
+    try:
+        answer = await client.post(endpoint, content=body, headers=headers_for(auth))
+    except httpx.HTTPError:
+        return 0
+    return answer.status_code
+
+
+class _Worker:
+    """The worker process's own: the key pair (its JWTs kept per push service), an
+    event loop and a client kept between batches (connections kept alive)."""
+
+    def __init__(self, private: str, subject: str) -> None:
+        self.keys = VapidKeys.from_private(private, subject)
+        self.loop = asyncio.new_event_loop()
+        self.client = httpx.AsyncClient(
+            timeout=POST_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
+        )
+
+    async def deliver(self, batch: Sequence[tuple[str, bytes, str, str]]) -> list[int]:
+        room = asyncio.Semaphore(IN_FLIGHT)
+
+        async def one(endpoint: str, plaintext: bytes, p256dh: str, auth: str) -> int:
+            try:
+                body = encrypt(plaintext, p256dh, auth)
+            except Exception:  # keys no browser made: this message can never go
+                return -1
+            header = self.keys.authorization(endpoint, time.time())
+            async with room:
+                return await post_one(self.client, endpoint, body, header)
+
+        return list(await asyncio.gather(*(one(*m) for m in batch)))
+
+
+_worker: _Worker | None = None
+
+
+def deliver(
+    private: str, subject: str, batch: Sequence[tuple[str, bytes, str, str]]
+) -> tuple[list[int], int]:
+    """In the worker process: each (endpoint, plaintext, p256dh, auth) encrypted,
+    signed and posted; the answers' statuses (0: none, -1: keys that cannot be used)
+    and this process's id."""
+    global _worker
+    if _worker is None or _worker.keys.private != private:
+        _worker = _Worker(private, subject)
+    statuses = _worker.loop.run_until_complete(_worker.deliver(batch))
+    return statuses, os.getpid()
+
+
+def sign(private_b64: str, claims: dict[str, object]) -> str:
+    """The `Authorization` header of a VAPID JWT (ES256) for `claims`."""
+    header: str = Vapid02.from_raw(private_b64.encode()).sign(claims)["Authorization"]
+    return header
+
+
 class Pushes:
     """Told of every change, as the hub is: queues a message for each seat something
     newly waits for while it has no open connection; sender tasks post them."""
@@ -275,7 +364,12 @@ class Pushes:
         texts: Texts = english,
         clock: Callable[[], float] = time.time,
         client: httpx.AsyncClient | None = None,
+        executor: Executor | None = None,
+        inline: bool = False,
     ) -> None:
+        """`executor`: where messages are sealed and posted (default: a worker process
+        of its own, started at the first push); `inline`: on the loop instead, as
+        before the worker (benchmarks compare)."""
         self.registry = registry
         self.keys = keys
         self.texts = texts
@@ -284,6 +378,11 @@ class Pushes:
             timeout=POST_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
         )
         self.queue: asyncio.Queue[Message] = asyncio.Queue(QUEUE_SIZE)
+        self.inline = inline
+        self._executor = executor
+        self._own_executor = executor is None
+        # The processes that sent something (tests, benchmarks).
+        self.pids: set[int] = set()
         # (table, seat) -> what waits for it, already told: one message per new wait.
         self.told: dict[tuple[str, int], str] = {}
         self.tasks: list[asyncio.Task[None]] = []
@@ -297,7 +396,10 @@ class Pushes:
 
     def start(self) -> None:
         loop = asyncio.get_running_loop()
-        self.tasks = [loop.create_task(self._sender()) for _ in range(SENDERS)]
+        if self.inline:
+            self.tasks = [loop.create_task(self._sender()) for _ in range(SENDERS)]
+        else:
+            self.tasks = [loop.create_task(self._deliverer())]
 
     async def close(self) -> None:
         for handle in self.later:
@@ -306,6 +408,24 @@ class Pushes:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
         await self.client.aclose()
+        if self._own_executor and self._executor is not None:
+            self._executor.shutdown(wait=False, cancel_futures=True)
+            self._executor = None
+
+    def executor(self) -> Executor:
+        if self._executor is None:
+            self._executor = worker_pool(1)
+        return self._executor
+
+    async def _off_loop(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """`fn(*args)` in the worker; a worker that died is replaced for the next call."""
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self.executor(), fn, *args)
+        except BrokenProcessPool:
+            if self._own_executor:
+                self._executor = None
+            raise
 
     # --- the listener (on the move's path: nothing here waits) ------------------
     def changed(self, table: Table, seats: Sequence[int] | None = None) -> None:
@@ -367,7 +487,28 @@ class Pushes:
             return
         self._queued_at[id(message)] = time.monotonic()
 
-    # --- the senders -----------------------------------------------------------
+    # --- sending: batches to the worker (or, `inline`, on the loop) ---------------
+    async def _deliverer(self) -> None:
+        """Takes what waits in the queue (up to `BATCH`) to the worker, which seals,
+        signs and posts it; then what each answer means, here."""
+        while True:
+            batch = [await self.queue.get()]
+            while len(batch) < BATCH and not self.queue.empty():
+                batch.append(self.queue.get_nowait())
+            items = [(m.endpoint, m.plaintext, m.p256dh, m.auth) for m in batch]
+            try:
+                statuses, pid = await self._off_loop(
+                    deliver, self.keys.private, self.keys.subject, items
+                )
+                self.pids.add(pid)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the worker died: each message is tried again later
+                log.exception("handing %d push messages to the worker failed", len(batch))
+                statuses = [0] * len(batch)
+            for message, status in zip(batch, statuses, strict=True):
+                await self._answered(message, status)
+
     async def _sender(self) -> None:
         while True:
             message = await self.queue.get()
@@ -377,35 +518,39 @@ class Pushes:
                 raise
             except Exception:  # one message's failure never ends the sending
                 log.exception("push to table %s failed", short(message.table_id))
-            finally:
-                queued = self._queued_at.pop(id(message), None)
-                if queued is not None and len(self.latencies) < 100_000:
-                    self.latencies.append(time.monotonic() - queued)
+                self._queued_at.pop(id(message), None)
 
     async def send(self, message: Message) -> None:
-        body = encrypt(message.plaintext, message.p256dh, message.auth)
-        headers = {
-            "Authorization": self.keys.authorization(message.endpoint, self.clock()),
-            "Content-Encoding": "aes128gcm",
-            "Content-Type": "application/octet-stream",
-            "TTL": str(TTL_SECONDS),
-            "Urgency": "normal",
-        }
+        """One message sealed, signed and posted here, on the loop (`inline`)."""
         try:
-            answer = await self.client.post(message.endpoint, content=body, headers=headers)
-            status = answer.status_code
-        except httpx.HTTPError:
-            status = 0
-        if status in (404, 410):
-            self.gone += 1
-            await self.drop(message.table_id, message.seat, message.endpoint)
-        elif 200 <= status < 300:
-            self.sent += 1
-        elif status == 0 or status == 429 or status >= 500:
-            self._retry(message)
-        else:  # 400, 401, 403, 413: this message will never go; not worth a retry
-            self.failed += 1
-            log.info("push to table %s refused: %d", short(message.table_id), status)
+            body = encrypt(message.plaintext, message.p256dh, message.auth)
+        except Exception:
+            await self._answered(message, -1)
+            return
+        header = self.keys.authorization(message.endpoint, self.clock())
+        await self._answered(message, await post_one(self.client, message.endpoint, body, header))
+
+    async def _answered(self, message: Message, status: int) -> None:
+        """What the push service's answer means: sent, gone (404, 410: the subscription
+        is deleted), tried again later (none, 429, 5xx) or never to go."""
+        queued = self._queued_at.pop(id(message), None)
+        if queued is not None and len(self.latencies) < 100_000:
+            self.latencies.append(time.monotonic() - queued)
+        try:
+            if status in (404, 410):
+                self.gone += 1
+                await self.drop(message.table_id, message.seat, message.endpoint)
+            elif 200 <= status < 300:
+                self.sent += 1
+            elif status == 0 or status == 429 or status >= 500:
+                self._retry(message)
+            else:  # keys unusable, 400, 401, 403, 413: it will never go; no retry
+                self.failed += 1
+                log.info("push to table %s refused: %d", short(message.table_id), status)
+        except asyncio.CancelledError:
+            raise
+        except Exception:  # one message's failure never ends the sending
+            log.exception("push to table %s failed", short(message.table_id))
 
     def _retry(self, message: Message) -> None:
         message.attempt += 1
