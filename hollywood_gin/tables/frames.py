@@ -127,7 +127,7 @@ class EncodedParts:
         self._sheet: tuple[object, orjson.Fragment] | None = None
         self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
-        self._tail: tuple[tuple[object, ...], bytes] | None = None
+        self._tail: tuple[object, object, bytes] | None = None
 
     def table(self, view: View, table_id: str, players: list[dict[str, object]]) -> bytes:
         """`,"table":` and the table object (`View.table_wire` with the id and players).
@@ -164,16 +164,18 @@ class EncodedParts:
         """The body from `,"sheet":` to its end (`tail_wire`, then `extra`: a turn
         clock's time, never kept)."""
         known = self._tail
+        # The sheet by identity (one value per change of the sheet: comparing two by
+        # value would walk their games in Python), the rest by value.
         shown = _tail_fields(view)
-        if extra or known is None or known[0] != shown:
+        if extra or known is None or known[0] is not view.sheet or known[1] != shown:
             tail = tail_wire(view)
             tail["sheet"] = self.sheet(view.sheet)
             tail.update(extra)
             encoded = b"," + orjson.dumps(tail)[1:]
             if extra:
                 return encoded
-            known = self._tail = (shown, encoded)
-        return known[1]
+            known = self._tail = (view.sheet, shown, encoded)
+        return known[2]
 
     def sheet(self, sheet: object) -> orjson.Fragment:
         known = self._sheet
@@ -215,7 +217,9 @@ class EncodedParts:
 # version first, as it tells one change from the next; and those of the body's tail.
 _SHARED_FIELDS = ("version", *(f for f in View._fields if f not in PER_SEAT and f != "version"))
 _shared_fields = operator.attrgetter(*_SHARED_FIELDS)
-_tail_fields = operator.attrgetter(*(k.field for k in TAIL_KEYS if k.field is not None))
+_tail_fields = operator.attrgetter(
+    *(k.field for k in TAIL_KEYS if k.field is not None and k.field != "sheet")
+)
 
 
 class _Shared:
