@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.bots.coach import (
-    CoachBudget,
+    CoachPolicy,
     assemble,
     replay,
     seed_of,
@@ -80,7 +80,7 @@ class _Shelf:
         self.kept[(table_id, number, seat)] = review
 
 
-async def _through_pool(records: list[dict[str, object]], budget: CoachBudget, n: int) -> None:
+async def _through_pool(records: list[dict[str, object]], budget: CoachPolicy, n: int) -> None:
     """Each review through the server's pool alone, then two side by side."""
     from hollywood_gin.tables.reviews import Reviews
 
@@ -124,12 +124,12 @@ def main() -> int:
         description=__doc__, formatter_class=argparse.RawTextHelpFormatter
     )
     parser.add_argument("--hands", type=int, default=10)
-    parser.add_argument("--samples", type=int, default=CoachBudget().samples)
+    parser.add_argument("--samples", type=int, default=CoachPolicy().samples)
     parser.add_argument("--rollout", choices=("lean", "normal"), default="lean")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pool", type=int, default=0, help="also through N worker processes")
     args = parser.parse_args()
-    budget = CoachBudget(samples=args.samples, rollout=args.rollout)
+    budget = CoachPolicy(samples=args.samples, rollout=args.rollout)
     rows = []
     records = []
     for h in range(args.hands):

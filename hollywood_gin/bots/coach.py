@@ -21,23 +21,28 @@ review (`tables/reviews.py` runs them).
 
 The candidates: the chosen action and every other choice of an offer or a draw;
 at a discard, the chosen card, normal's choice, normal's next best few
-(`CoachBudget.discards`), the least-deadwood discard, and, where a knock is
+(`CoachPolicy.discards`), the least-deadwood discard, and, where a knock is
 legal, the knock that leaves the least deadwood (and the chosen knock). The
 gin and undercut risk of a knock is in its expected value, not a rule.
 
-The budget is counted in playouts (`CoachBudget.samples` deals per decision at
+The budget is counted in playouts (`CoachPolicy.samples` deals per decision at
 most), never in wall time, so a slow machine takes longer but says the same. Fewer
-playouts where the answer is plain: after `CoachBudget.least` deals, a candidate
+playouts where the answer is plain: after `CoachPolicy.least` deals, a candidate
 clearly behind the leader stops being played out, and a decision stops once its
 label is clear (no threshold within the interval of its loss). Action kinds the
 coach does not know are skipped (never a decision); one the engine refuses ends
 the replay there, and the decisions before it are reviewed.
 
-The simulator is the search's (`playout.World`, the rules of one hand on masks;
-`tests/bots/test_coach.py` checks it against the engine), and so is its lean
-rollout (`lean.rollout`, held equal to the pinned `coach_playouts.lean_policy`). The coach's own
-sampling and playout policies are pinned in `coach_playouts`, apart from the
-hard search's tunable ones, so that tuning the search never changes a stored review.
+The evaluator is the search's (`evaluate`: the candidates, the paired playout
+loop and its statistics), and so are the simulator (`playout.World`, the rules of
+one hand on masks; `tests/bots/test_coach.py` checks it against the engine), the
+deals (`worlds.sample_world`) and the rollout (`lean.rollout`). What the coach
+asks of them is one frozen value, `COACH` (a `CoachPolicy`): the rollout's
+players and weights, the deals' shaping, the budget, the stop rules and the
+label thresholds, with the version a stored review is kept under. Tuning the
+search changes none of it; a change of the shared code that moves a review is
+caught by `tests/bots/test_coach.py` (the pinned review), and then the version
+goes up.
 """
 
 from __future__ import annotations
@@ -45,14 +50,22 @@ from __future__ import annotations
 import hashlib
 import random
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from hollywood_gin.bots.coach_playouts import POLICIES, play_out, sample_world
+from hollywood_gin.bots.evaluate import (
+    Dealt,
+    Playout,
+    Strategy,
+    Trial,
+    candidates,
+    least_discard,
+)
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.lean import rollout
-from hollywood_gin.bots.playout import Decision
-from hollywood_gin.bots.policy import VALUE, WEIGHTS, indices, normal_discard, ranked_discards
+from hollywood_gin.bots.playout import Decision, World, normal_policy, play_out
+from hollywood_gin.bots.policy import Weights
+from hollywood_gin.bots.worlds import sample_world
 from hollywood_gin.engine.actions import PLAY_KINDS, Action, parse_action
 from hollywood_gin.engine.cards import CARDS, Card, mask_of, parse_cards
 from hollywood_gin.engine.errors import RuleError
@@ -60,21 +73,41 @@ from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.melds import deadwood_mask
 from hollywood_gin.engine.options import Options
 
-# The version of the coach's method: a stored review of another version is computed again.
-# 2: the search's rollout, candidates leaving once clearly behind, the interval stop rule.
-COACH_VERSION = 2
-
 OFFER, DRAW, DISCARD, OVER = "upcard_offer", "draw", "discard", "over"
 DECISION_KINDS = ("take_upcard", "pass", "draw_stock", "draw_discard", "discard", "knock")
 
 # (least loss, label), largest first (docs/protocol-guide.md "Hand review").
 LABELS: tuple[tuple[float, str], ...] = ((15.0, "blunder"), (8.0, "mistake"), (3.0, "inaccuracy"))
 
+# The normal policy's weights, pinned for the coach's playouts: retuning normal
+# (`policy.WEIGHTS`) must not change a stored review.
+PINNED_WEIGHTS = Weights(
+    danger=1.2,
+    danger_base=0.0,
+    take_margin=2.0,
+    knock_bonus=5.0,
+    wall_knock=5,
+    early=6.0,
+    late=2.0,
+    opp_penalty=5.0,
+    hold=1.0,
+    hold_turns=8.0,
+    gin_until=0,
+)
+
 
 @dataclass(frozen=True, slots=True)
-class CoachBudget:
-    """How much the coach plays out: counted in playouts, never in time."""
+class CoachPolicy:
+    """Everything the coach's judgement depends on besides the hand: a stored review
+    is kept under `version` (and `samples`), so a change here that moves any review
+    raises the version. The budget is counted in playouts, never in time."""
 
+    # The version of the coach's method: a stored review of another version is
+    # computed again. 2: the search's rollout, candidates leaving once clearly behind,
+    # the interval stop rule. 3: the search's candidates and deals (`evaluate`): a
+    # tie for the least deadwood goes to the first card in index order, as in the
+    # playouts (a knock's card, the least-deadwood discard).
+    version: int = 3
     samples: int = 800  # sampled deals per decision at most (each plays out every candidate)
     batch: int = 100  # deals between two looks at whether the label is clear
     sure: float = 2.0  # clear: every label threshold this many standard errors away
@@ -83,13 +116,33 @@ class CoachBudget:
     # heavy tails (a gin, an undercut), and fewer deals underestimate the error.
     least: int = 200
     discards: int = 3  # plain discards tried besides the chosen one and normal's choice
-    # The playout policy of both seats: "lean" is normal's knock and wall rules and its
-    # take margin on a plain deadwood count (about 30 times cheaper: a full hand review
-    # in seconds, not minutes); "normal" is the whole normal policy.
-    # "lean" plays on the search's own rollout (`lean.rollout`: the same moves, remembered
-    # by hand, about 1.7 times faster).
+    # The playout policy of both seats: "lean" is the search's rollout (`lean.rollout`:
+    # normal's knock and wall rules and its take margin on a plain deadwood count,
+    # about 30 times cheaper than "normal", the whole normal policy).
     rollout: str = "lean"
+    styles: tuple[str, str] = ("normal", "normal")  # each seat's knock rule in "lean"
+    weights: Weights = PINNED_WEIGHTS  # normal's, for the candidates and both seats
     shape_turns: int = 8  # the opponent's sampled hand plays at most this many of its turns
+    # a deal giving the opponent gin after its plain discard is dealt again, this
+    # many deals at most (it would have gone out)
+    deals: int = 8
+    labels: tuple[tuple[float, str], ...] = LABELS
+
+    def strategy(self) -> Strategy:
+        """The candidates (`evaluate.candidates`): both choices at an offer or a draw,
+        normal's choice, its next best `discards`, the least-deadwood discard, and
+        the knock and the play-on where a knock is legal."""
+        return Strategy(
+            weights=self.weights,
+            takes=True,
+            useless_takes=True,
+            discards=self.discards,
+            least=True,
+        )
+
+
+COACH = CoachPolicy()
+COACH_VERSION = COACH.version
 
 
 def label_for(loss: float) -> str | None:
@@ -149,11 +202,11 @@ class Replay:
     stock_draws: list[int]
 
 
-def _least(mask: int, forbidden: int = -1) -> int:
+def _least(mask: int) -> int:
     """The least deadwood of a hand: of ten cards, or of eleven after the best discard."""
     if mask.bit_count() <= 10:
         return deadwood_mask(mask)
-    return min(deadwood_mask(mask ^ (1 << i)) for i in indices(mask) if i != forbidden)
+    return least_discard(mask)[1]
 
 
 def replay(record: Mapping[str, Any], seat: int) -> Replay:
@@ -243,31 +296,14 @@ def _action_json(d: Decision, phase: str) -> dict[str, Any]:
     return {"kind": "knock" if d[2] else "discard", "card": str(CARDS[d[1]])}
 
 
-def candidates(point: Point, budget: CoachBudget) -> list[Decision]:
-    """The choices played out, the chosen one first."""
+def options_of(point: Point, policy: CoachPolicy) -> list[Decision]:
+    """The choices played out (`evaluate.candidates`, those legal), the chosen one first."""
     chosen = _decision_of(point.chosen)
+    legal = {_decision_of(a) for a in point.legal if a.kind in DECISION_KINDS}
+    kinds: set[str] = {a.kind for a in point.legal}
     out = [chosen]
-    legal = [_decision_of(a) for a in point.legal if a.kind in DECISION_KINDS]
-    if point.phase != DISCARD:
-        out += [d for d in dict.fromkeys(legal) if d != chosen]
-        return out
-    seen = point.seen
-    plain = {d[1] for d in legal if not d[2]}
-    knocks = {d[1] for d in legal if d[2]}
-    wanted: list[Decision] = []
-    card, knock = normal_discard(seen)
-    wanted.append(("discard", card, knock and card in knocks))
-    wanted += [("discard", i, False) for _, i in ranked_discards(seen)[: budget.discards + 1]]
-    left = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in plain}
-    if left:
-        least = min(left, key=lambda i: (left[i], -VALUE[i], -i))
-        wanted.append(("discard", least, False))
-        if knocks:
-            best_knock = min(knocks, key=lambda i: (left.get(i, 99), -VALUE[i], -i))
-            wanted.append(("discard", best_knock, True))
-    for d in wanted:
-        ok = d[1] in (knocks if d[2] else plain)
-        if ok and d not in out:
+    for d in candidates(point.seen, kinds, policy.strategy()):
+        if d in legal and d not in out:
             out.append(d)
     return out
 
@@ -280,119 +316,88 @@ def seed_of(record: Mapping[str, Any], seat: int, index: int) -> int:
 
 @dataclass(slots=True)
 class Tally:
-    """A decision's playouts so far: resumable batches of deals (`step`)."""
+    """A decision's playouts so far, resumable in batches of deals (`step`): the
+    paired trial of its options (the chosen one is option 0) and the deals' state."""
 
     seed: int
-    options: list[Decision] = field(default_factory=list)
-    # The options still played out: the chosen one (0) always, the others until they
-    # are clearly worse than the leader (then they cannot be the best).
-    alive: list[int] = field(default_factory=list)
-    # values[j][k]: option j's points on deal k, for the deals played while it was alive
-    values: list[list[int]] = field(default_factory=list)
+    trial: Trial | None = None
     rng_state: object = None  # the deals' random state after the last batch
-    done: int = 0  # deals played
     finished: bool = False
 
-    def means(self) -> list[float]:
-        return [sum(v) / len(v) if v else 0.0 for v in self.values]
+    @property
+    def done(self) -> int:
+        """Deals played."""
+        return 0 if self.trial is None else self.trial.worlds
 
     def playouts(self) -> int:
-        return sum(len(v) for v in self.values)
+        return 0 if self.trial is None else self.trial.playouts
 
 
-def _paired(a: list[int], b: list[int]) -> tuple[float, float]:
-    """The mean of a - b over their shared deals (the first ones) and its standard error."""
-    n = min(len(a), len(b))
-    if n < 2:
-        return 0.0, float("inf")
-    total = squares = 0.0
-    for x, y in zip(a, b, strict=False):
-        d = x - y
-        total += d
-        squares += d * d
-    mean = total / n
-    spread = max(0.0, squares / n - mean * mean)
-    return mean, (spread / (n - 1)) ** 0.5
+def _playout(seen: Seen, policy: CoachPolicy) -> Playout:
+    """Both seats play `policy`'s rollout to the hand's end: the seat's points."""
+    me = seen.me
+    if policy.rollout == "lean":
+        styles, weights = policy.styles, policy.weights
+
+        def lean(w: World, rng: random.Random) -> float:
+            return rollout(w, styles, rng, weights).value_for(me)
+
+        return lean
+    normal = normal_policy(policy.weights)
+
+    def whole(w: World, rng: random.Random) -> float:
+        return play_out(w, (normal, normal), rng).value_for(me)
+
+    return whole
 
 
-def step(point: Point, tally: Tally, budget: CoachBudget) -> Tally:
-    """Play one batch of `budget.batch` deals for every option still in (the first call
+def step(point: Point, tally: Tally, policy: CoachPolicy = COACH) -> Tally:
+    """Play one batch of `policy.batch` deals for every option still in (the first call
     finds the options): each deal plays out every option with the same playout
-    randomness (common random numbers), so their differences are measured, not their
-    luck, and the deals do not depend on which options are still in. After each batch
-    an option worse than the leader by `budget.drop` standard errors leaves (it cannot
-    be the best; the chosen one stays). `tally.finished` once the best option's loss
-    against the chosen one is clear of every label's threshold by `budget.sure`
-    standard errors (more deals would not flip its label), the budget is spent, or no
-    deal agrees with what the seat knew; so decisions close to a threshold get the
-    whole budget."""
-    if not tally.options:
-        tally.options = candidates(point, budget)
-        tally.alive = list(range(len(tally.options)))
-        tally.values = [[] for _ in tally.options]
+    randomness (common random numbers, `evaluate.Trial`), so their differences are
+    measured, not their luck, and the deals do not depend on which options are still
+    in. After each batch an option worse than the leader by `policy.drop` standard
+    errors leaves (it cannot be the best; the chosen one stays). `tally.finished` once
+    the best option's loss against the chosen one is clear of every label's threshold
+    by `policy.sure` standard errors (more deals would not flip its label), the budget
+    is spent, or no deal agrees with what the seat knew; so decisions close to a
+    threshold get the whole budget."""
+    if tally.trial is None:
+        tally.trial = Trial(options_of(point, policy))
+    trial = tally.trial
     rng = random.Random()
     if tally.rng_state is None:
         rng.seed(tally.seed)
     else:
         rng.setstate(tally.rng_state)  # type: ignore[arg-type]
     seen = point.seen
-    me = seen.me
     legal_kinds = {a.kind for a in point.legal}
     must_draw_stock = point.phase == DRAW and "draw_discard" not in legal_kinds
-    options, alive, values = tally.options, tally.alive, tally.values
-    policy = POLICIES[budget.rollout]
-    for _ in range(min(budget.batch, budget.samples - tally.done)):
+    playout = _playout(seen, policy)
+
+    def deal() -> Dealt | None:
         world = sample_world(
-            seen, rng, must_draw_stock=must_draw_stock, shape_turns=budget.shape_turns
+            seen,
+            rng,
+            must_draw_stock=must_draw_stock,
+            shape_turns=policy.shape_turns,
+            deals=policy.deals,
         )
         if world is None:
-            tally.finished = True  # the counts disagree: nothing to deal
-            break
-        seed = rng.getrandbits(32)
-        for j in alive:
-            w = world.copy()
-            playout_rng = random.Random(seed)
-            w.apply(options[j], playout_rng)
-            if policy is None:
-                # the search's own rollout: the lean policy's moves, remembered by hand
-                end = rollout(w, ("normal", "normal"), playout_rng, WEIGHTS)
-            else:
-                end = play_out(w, policy, playout_rng)
-            values[j].append(end.value_for(me))
-        tally.done += 1
+            return None
+        return Dealt(world, seed=rng.getrandbits(32), playout=playout)
+
+    if not trial.play(min(policy.batch, policy.samples - trial.worlds), deal):
+        tally.finished = True  # the counts disagree: nothing to deal
     tally.rng_state = rng.getstate()
-    if tally.done < budget.least and tally.done < budget.samples and not tally.finished:
+    done = trial.worlds
+    if done < policy.least and done < policy.samples and not tally.finished:
         return tally
-    if len(alive) > 1:
-        means = tally.means()
-        leader = max(alive, key=lambda j: means[j])
-        for j in list(alive):
-            if j in (0, leader):
-                continue
-            mean, error = _paired(values[j], values[leader])
-            if mean + budget.drop * error < 0:
-                alive.remove(j)
-    if len(options) == 1 or tally.done >= budget.samples or _clear(tally, budget.sure):
+    trial.drop(policy.drop)
+    thresholds = [least for least, _ in policy.labels]
+    if len(trial.options) == 1 or done >= policy.samples or trial.clear_of(thresholds, policy.sure):
         tally.finished = True
     return tally
-
-
-def _clear(tally: Tally, sure: float) -> bool:
-    """Is the loss clear of every label threshold? The loss is the largest of the
-    other options' differences from the chosen one: its interval runs from the largest
-    lower end to the largest upper end of theirs (each `sure` standard errors wide),
-    and no threshold may fall in it (so a chosen option ahead by luck is not clear)."""
-    others = [j for j in tally.alive if j != 0]
-    if not others:
-        return True  # every other option is clearly worse than the chosen one
-    if tally.done < 2:
-        return False
-    low = high = -float("inf")
-    for j in others:
-        mean, error = _paired(tally.values[j], tally.values[0])
-        low = max(low, mean - sure * error)
-        high = max(high, mean + sure * error)
-    return not any(low <= least <= high for least, _ in LABELS)
 
 
 def _r(x: float) -> float:
@@ -401,8 +406,11 @@ def _r(x: float) -> float:
 
 def entry(point: Point, tally: Tally) -> dict[str, Any]:
     """The review's entry for a decision whose playouts are done."""
-    options, means = tally.options, tally.means()
-    best = max(tally.alive, key=lambda j: (round(means[j], 1), j == 0))
+    trial = tally.trial
+    assert trial is not None
+    options = trial.options
+    means = [trial.mean(j) for j in range(len(options))]
+    best = max(trial.alive, key=lambda j: (round(means[j], 1), j == 0))
     chosen_value, best_value = _r(means[0]), _r(means[best])
     loss = _r(max(0.0, best_value - chosen_value))
     return {
@@ -418,7 +426,7 @@ def entry(point: Point, tally: Tally) -> dict[str, Any]:
         "options": [
             {**_action_json(o, point.phase), "expected": _r(means[j])}
             for j, o in enumerate(options)
-            if tally.values[j]
+            if any(v is not None for v in trial.values[j])
         ],
     }
 
@@ -428,7 +436,7 @@ def assemble(
     seat: int,
     played: Replay,
     decisions: Sequence[dict[str, Any]],
-    budget: CoachBudget,
+    policy: CoachPolicy = COACH,
 ) -> dict[str, Any]:
     """The review's body (docs/protocol-guide.md "Hand review") from its judged decisions."""
     counts = {"inaccuracy": 0, "mistake": 0, "blunder": 0}
@@ -455,5 +463,5 @@ def assemble(
                 "stock_draws": played.stock_draws,
             },
         },
-        "coach": {"version": COACH_VERSION, "samples": budget.samples},
+        "coach": {"version": policy.version, "samples": policy.samples},
     }

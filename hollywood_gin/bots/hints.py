@@ -15,9 +15,18 @@ any machine, only sooner or later. It runs in a worker process (`tables/hints.py
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 from typing import Any
 
-from hollywood_gin.bots.coach import DECISION_KINDS, CoachBudget, Point, Tally, entry, step
+from hollywood_gin.bots.coach import (
+    COACH,
+    DECISION_KINDS,
+    CoachPolicy,
+    Point,
+    Tally,
+    entry,
+    step,
+)
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.policy import normal_discard
 from hollywood_gin.engine.actions import Action, parse_action
@@ -30,7 +39,7 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 # review widen the error of each figure to about +-1.5 points, enough to rank the
 # choices a hint shows and never a claim of a label. No early stop (`least` =
 # `samples`): every choice shown is priced on all the deals.
-HINT_BUDGET = CoachBudget(samples=300, batch=300, least=300, discards=3)
+HINT_BUDGET = replace(COACH, samples=300, batch=300, least=300, discards=3)
 
 
 def point_now(seen: Seen, phase: str, legal: tuple[Action, ...]) -> Point | None:
@@ -67,7 +76,7 @@ def _wire(option: dict[str, Any]) -> JsonObject:
     return parse_action(body).to_dict()
 
 
-def hint(point: Point, seed: int, budget: CoachBudget = HINT_BUDGET) -> JsonObject:
+def hint(point: Point, seed: int, budget: CoachPolicy = HINT_BUDGET) -> JsonObject:
     """The hint's body (`best` and `choices`, best first, each with its expected points
     for the hand, as in the review). CPU-bound: call it in a worker."""
     tally = Tally(seed=seed)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import random
 
+from hollywood_gin.bots.evaluate import least_discard
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.playout import (
     GIN_LOW,
@@ -94,25 +95,6 @@ def _knock_rule(style: str, world: World, seat: int, deadwood: int, w: Weights) 
 _DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (card, least)
 _TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
 _LIMIT = 20_000
-
-
-def _least_of(options: list[tuple[int, int]], forbidden: int) -> tuple[int, int]:
-    best, best_score, least = -1, 1e9, 99
-    for i, d in options:
-        if i == forbidden:
-            continue
-        if d < least:
-            least = d
-        score = d - 0.01 * VALUE[i]
-        if score < best_score:
-            best, best_score = i, score
-    return best, least
-
-
-def least_discard(hand: int, forbidden: int) -> tuple[int, int]:
-    """The discard that leaves the least deadwood (the higher card on a tie) and that
-    deadwood, all discards from one solve; `forbidden` may not be thrown."""
-    return _least_of(discard_deadwoods_mask(hand), forbidden)
 
 
 def _lean_discard(world: World, seat: int, style: str, w: Weights) -> tuple[int, bool]:

@@ -39,69 +39,27 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from hollywood_gin.bots.budget import Budget
+from hollywood_gin.bots.evaluate import Dealt, Strategy, Trial
+from hollywood_gin.bots.evaluate import candidates as evaluated
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.lean import rollout
-from hollywood_gin.bots.playout import Decision, apply
-from hollywood_gin.bots.policy import (
-    VALUE,
-    WEIGHTS,
-    Weights,
-    indices,
-    makes_meld,
-    normal_take,
-    ranked_discards,
-    should_knock,
-)
+from hollywood_gin.bots.playout import Decision, World
+from hollywood_gin.bots.policy import WEIGHTS, Weights
 from hollywood_gin.bots.worlds import evidence_weight, sample_opponent
-from hollywood_gin.engine.melds import deadwood_mask
 from hollywood_gin.engine.vocabulary import PHASES
 
 OFFER, DRAW, DISCARD, OVER = PHASES
 
 
-def _useful(hand: int, card: int) -> bool:
-    """Does `card` meld with my cards, or lower my deadwood after my best discard?"""
-    if makes_meld(hand, card):
-        return True
-    eleven = hand | (1 << card)
-    return min(deadwood_mask(eleven ^ (1 << c)) for c in indices(hand)) < deadwood_mask(hand)
+def strategy(budget: Budget, w: Weights = WEIGHTS) -> Strategy:
+    """Hard's candidates (`evaluate.candidates`): both choices of a useful pile card,
+    normal's next best `budget.discards` plain discards within `budget.prune`."""
+    return Strategy(weights=w, takes=budget.takes, discards=budget.discards, prune=budget.prune)
 
 
 def candidates(seen: Seen, legal_kinds: set[str], budget: Budget, w: Weights) -> list[Decision]:
     """The choices worth playing out, the normal policy's own choice first."""
-    if seen.phase in (OFFER, DRAW):
-        if not {"take_upcard", "draw_discard"} & legal_kinds:
-            return [("take", 0, False)]
-        if seen.phase == DRAW and "draw_stock" not in legal_kinds:
-            return [("take", 1, False)]
-        first = int(normal_take(seen, seen.top, w))
-        if not budget.takes:
-            return [("take", first, False)]
-        if not first and not _useful(seen.hand, seen.top):
-            # a card that neither melds nor lowers my deadwood: taking it only
-            # shows the opponent my hand, not worth a search
-            return [("take", 0, False)]
-        return [("take", first, False), ("take", 1 - first, False)]
-    # normal's choice (as `normal_discard` makes it), its ranking computed once
-    options = {i: deadwood_mask(seen.hand ^ (1 << i)) for i in indices(seen.hand)}
-    options.pop(seen.forbidden, None)
-    least = min(options, key=lambda i: (options[i], -VALUE[i], -i))
-    ranked = ranked_discards(seen, w)
-    knock = should_knock(seen, options[least], w)
-    first = ranked[0][1]
-    out: list[Decision] = [("discard", least, True) if knock else ("discard", first, False)]
-    if options[least] <= seen.knock_limit and "knock" in legal_kinds:
-        # knocking and not knocking both get played out, whichever normal chose
-        out.append(("discard", first, False) if knock else ("discard", least, True))
-    best = ranked[0][0]
-    plain = 0
-    for score, i in ranked:
-        if plain >= budget.discards or score > best + budget.prune:
-            break
-        if ("discard", i, False) not in out:
-            out.append(("discard", i, False))
-            plain += 1
-    return out
+    return evaluated(seen, legal_kinds, strategy(budget, w))
 
 
 @dataclass(slots=True)
@@ -143,185 +101,65 @@ def hard_decide(
     seed = rng.getrandbits(64)
     options = candidates(seen, legal_kinds, budget, weights)
     n = len(options)
-    done = dealt = 0
+    trial = Trial(options)
     capped = False
     best = 0
     if n > 1 and budget.playouts > 0:
         search = random.Random(seed)
         must_draw_stock = seen.phase == DRAW and "draw_discard" not in legal_kinds
         me = seen.me
-        # values[c][k]: candidate c's result on world k (None: not played there)
-        values: list[list[float | None]] = [[] for _ in options]
-        world_weights: list[float] = []
-        # the knock margin of each world's opponent style (`Budget.margin`)
-        margins: list[float] = []
-        alive = list(range(n))
+
+        def deal() -> Dealt | None:
+            drawn = sample_opponent(seen, search, budget, weights, must_draw_stock=must_draw_stock)
+            if drawn is None:
+                return None
+            world, style = drawn
+            styles = ("normal", style) if me == 0 else (style, "normal")
+            theirs = budget.opp_looks if style != "eager" else 0
+            looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
+            look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
+
+            def playout(w: World, playout_rng: random.Random) -> float:
+                return rollout(
+                    w, styles, playout_rng, weights, looks, look_takes, budget.look_width
+                ).value_for(me)
+
+            return Dealt(
+                world,
+                # the playouts' seed comes after the world's weight and margin are known
+                seed=search.getrandbits(32),
+                playout=playout,
+                weight=evidence_weight(seen, world.hands[1 - me], budget.evidence),
+                margin=budget.margin(style),
+            )
+
+        def halt() -> bool:
+            nonlocal capped
+            capped = budget.seconds is not None and clock() - start >= budget.seconds
+            return capped
+
         sizes = _round_sizes(n, budget.playouts)
         for r, size in enumerate(sizes):
             last = r == len(sizes) - 1
             # the last round spends what the others left (their rounding included)
-            left = budget.playouts - done
-            worlds = -(-left // len(alive)) if last else max(1, size // len(alive))
-            for _ in range(worlds):
-                if done >= budget.playouts:
-                    break
-                drawn = sample_opponent(
-                    seen, search, budget, weights, must_draw_stock=must_draw_stock
-                )
-                if drawn is None:
-                    break
-                world, style = drawn
-                k = dealt
-                dealt += 1
-                world_weights.append(evidence_weight(seen, world.hands[1 - me], budget.evidence))
-                margins.append(budget.margin(style))
-                styles = ("normal", style) if me == 0 else (style, "normal")
-                theirs = budget.opp_looks if style != "eager" else 0
-                looks = (budget.looks, theirs) if me == 0 else (theirs, budget.looks)
-                look_takes = (budget.look_takes, 0) if me == 0 else (0, budget.look_takes)
-                playout_seed = search.getrandbits(32)
-                for c in range(n):
-                    values[c].append(None)
-                for c in alive:
-                    if done >= budget.playouts:
-                        break
-                    w = world.copy()
-                    playout_rng = random.Random(playout_seed)
-                    apply(w, options[c], playout_rng)
-                    values[c][k] = rollout(
-                        w, styles, playout_rng, weights, looks, look_takes, budget.look_width
-                    ).value_for(me)
-                    done += 1
-                if budget.seconds is not None and clock() - start >= budget.seconds:
-                    capped = True
-                    break
-            if capped or last or done >= budget.playouts:
+            left = budget.playouts - trial.playouts
+            alive = len(trial.alive)
+            worlds = -(-left // alive) if last else max(1, size // alive)
+            trial.play(worlds, deal, cap=budget.playouts, halt=halt)
+            if capped or last or trial.playouts >= budget.playouts:
                 break
-            if _settled(options, alive, values, world_weights, margins, budget):
+            if trial.settled(budget.stop):
                 break  # normal's choice is clearly best: the rest of the budget is not spent
-            if len(alive) <= 2:
+            if len(trial.alive) <= 2:
                 continue  # two left: the last round plays both (unless settled above)
-            # the worse half leaves; normal's choice stays to the end
-            ranked = sorted(
-                alive,
-                key=lambda c: -_adjusted(options, c, values[c], world_weights, margins),
-            )
-            keep = ranked[: max(1, (len(alive) + 1) // 2)]
-            alive = sorted(set(keep) | {0})
-            if len(alive) == 1:
+            trial.halve()  # the worse half leaves; normal's choice stays to the end
+            if len(trial.alive) == 1:
                 break
-        best = _pick(options, alive, values, world_weights, margins, budget)
+        best = trial.pick(budget.confidence)
     if stats is not None:
-        stats.playouts = done
-        stats.worlds = dealt
+        stats.playouts = trial.playouts
+        stats.worlds = trial.worlds
         stats.candidates = n
         stats.seconds = clock() - start
         stats.capped = capped
     return options[best]
-
-
-def _mean_margin(pairs: list[tuple[float, float]]) -> float:
-    """The weighted mean of the knock margins of (weight, margin) pairs; one
-    margin for every world (every style's the same) is that margin exactly."""
-    first = pairs[0][1] if pairs else 0.0
-    if all(m == first for _, m in pairs):
-        return first
-    total = sum(wt for wt, _ in pairs)
-    if total <= 0:
-        return sum(m for _, m in pairs) / len(pairs)
-    return sum(wt * m for wt, m in pairs) / total
-
-
-def _adjusted(
-    options: list[Decision],
-    c: int,
-    vals: list[float | None],
-    world_weights: list[float],
-    margins: list[float],
-) -> float:
-    """Candidate c's weighted mean result, a knock counted the knock margin worse
-    (the weighted mean of the margins of the worlds it played)."""
-    total = weight = 0.0
-    played: list[tuple[float, float]] = []
-    for v, wt, m in zip(vals, world_weights, margins, strict=False):
-        if v is not None:
-            total += wt * v
-            weight += wt
-            played.append((wt, m))
-    mean = total / weight if weight > 0 else -1e9
-    return mean - _mean_margin(played) * options[c][2]
-
-
-def _pick(
-    options: list[Decision],
-    alive: list[int],
-    values: list[list[float | None]],
-    world_weights: list[float],
-    margins: list[float],
-    budget: Budget,
-) -> int:
-    """Normal's choice (0) unless a candidate still in beats it on the worlds both
-    played by more than `budget.confidence` weighted standard errors."""
-    best, best_mean = 0, 0.0
-    for c in alive:
-        if c == 0:
-            continue
-        paired = _paired(options, c, values, world_weights, margins)
-        if paired is None:
-            continue
-        mean, error = paired
-        if mean > best_mean and mean > budget.confidence * error:
-            best, best_mean = c, mean
-    return best
-
-
-def _paired(
-    options: list[Decision],
-    c: int,
-    values: list[list[float | None]],
-    world_weights: list[float],
-    margins: list[float],
-) -> tuple[float, float] | None:
-    """Candidate c minus normal's choice on the worlds both played: the weighted
-    mean difference (the knock margin counted: the weighted mean of those worlds'
-    margins) and its standard error; None with fewer than two shared worlds."""
-    shared = [
-        (wt, v - b, m)
-        for v, b, wt, m in zip(values[c], values[0], world_weights, margins, strict=False)
-        if v is not None and b is not None
-    ]
-    diffs = [(wt, d) for wt, d, _ in shared]
-    total = sum(wt for wt, _ in diffs)
-    if len(diffs) < 2 or total <= 0:
-        return None
-    mean = sum(wt * d for wt, d in diffs) / total
-    spread = sum(wt * (d - mean) ** 2 for wt, d in diffs) / total
-    size = total * total / sum(wt * wt for wt, _ in diffs)  # effective sample size
-    error = (spread / max(1.0, size - 1)) ** 0.5
-    # the playouts continue with a plainer player than hard is: waiting
-    # is worth about the knock margin more than they say (the margin is a
-    # correction, not a draw: it does not enter the standard error)
-    if options[0][2] != options[c][2]:
-        mean += _mean_margin([(wt, m) for wt, _, m in shared]) * (options[0][2] - options[c][2])
-    return mean, error
-
-
-def _settled(
-    options: list[Decision],
-    alive: list[int],
-    values: list[list[float | None]],
-    world_weights: list[float],
-    margins: list[float],
-    budget: Budget,
-) -> bool:
-    """Is every candidate still in worse than normal's choice by more than
-    `budget.stop` standard errors? Then more playouts would not change the move."""
-    if budget.stop <= 0:
-        return False
-    for c in alive:
-        if c == 0:
-            continue
-        paired = _paired(options, c, values, world_weights, margins)
-        if paired is None or paired[0] + budget.stop * paired[1] >= 0:
-            return False
-    return True

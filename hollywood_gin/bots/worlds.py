@@ -76,27 +76,35 @@ def sample_world(
     shaping: bool = True,
     shape_turns: int = 8,
     turns: int | None = None,
+    deals: int = 1,
 ) -> World | None:
     """Deal the unseen cards consistently with `seen`; None if the counts disagree.
 
     `must_draw_stock`: both passed the upcard, so this first draw is from the stock.
     `turns`: the shaping turns of the opponent's hand (default: its turns played,
-    at most `shape_turns`).
+    at most `shape_turns`). `deals` > 1: once the opponent has made a plain
+    discard, a deal that gives it gin is dealt again (`deals` deals at most): it
+    would have gone out (the coach's rule; hard's styles reject such worlds).
     """
     counts = unseen(seen)
     if counts is None:
         return None
     pool, opp_unknown, pile_unknown = counts
-    rng.shuffle(pool)
-    opp = seen.opp_has
-    for i in pool[:opp_unknown]:
-        opp |= 1 << i
-    rest = pool[opp_unknown:]
-    if shaping and rest:
-        if turns is None:
-            turns = min(_turns_played(seen), shape_turns)
-        opp = _shape(opp, seen.opp_has, rest, turns, rng)
-        rng.shuffle(rest)
+    if not shaping:
+        turns = 0
+    elif turns is None:
+        turns = min(_turns_played(seen), shape_turns)
+    for deal in range(deals):
+        rng.shuffle(pool)
+        opp = seen.opp_has
+        for i in pool[:opp_unknown]:
+            opp |= 1 << i
+        rest = pool[opp_unknown:]
+        if rest and turns:
+            opp = _shape(opp, seen.opp_has, rest, turns, rng)
+            rng.shuffle(rest)
+        if deal == deals - 1 or not seen.opp_discards or deadwood_mask(opp) > 0:
+            break
     pile = rest[:pile_unknown] + list(seen.pile)
     return World.dealt(seen, opp, pile, rest[pile_unknown:], must_draw_stock=must_draw_stock)
 

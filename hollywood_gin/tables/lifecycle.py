@@ -21,7 +21,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 
-from hollywood_gin.bots.coach import CoachBudget
+from hollywood_gin.bots.coach import CoachPolicy
 from hollywood_gin.config import Settings
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.held import Held
@@ -215,7 +215,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         seconds_per_day=settings.seconds_per_day,
     )
     registry.presence.start()
-    registry.reviews.budget = CoachBudget(samples=settings.review_samples)
+    registry.reviews.budget = CoachPolicy(samples=settings.review_samples)
     registry.reviews.processes = settings.review_processes
     sweep: asyncio.Task[None] | None = None
     try:

@@ -37,9 +37,8 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from hollywood_gin.bots.coach import (
-    COACH_VERSION,
     DECISION_KINDS,
-    CoachBudget,
+    CoachPolicy,
     Point,
     Replay,
     Tally,
@@ -100,7 +99,7 @@ def _replay(record: JsonObject, seat: int) -> Replay:
     return replay(record, seat)
 
 
-def _judge(point: Point, seed: int, budget: CoachBudget) -> JsonObject:
+def _judge(point: Point, seed: int, budget: CoachPolicy) -> JsonObject:
     """One decision's entry of the review: its batches of playouts until it is clear."""
     tally = Tally(seed=seed)
     while not tally.finished:
@@ -156,7 +155,7 @@ class Reviews:
         self,
         store: TableStore,
         *,
-        budget: CoachBudget | None = None,
+        budget: CoachPolicy | None = None,
         processes: int = 2,
         per_table: int = 2,
         per_address: int = 2,
@@ -166,7 +165,7 @@ class Reviews:
         clock: Callable[[], float] = time.monotonic,
     ) -> None:
         self.store = store
-        self.budget = budget if budget is not None else CoachBudget()
+        self.budget = budget if budget is not None else CoachPolicy()
         self.processes = processes
         self.per_table = per_table
         self.per_address = per_address
@@ -399,11 +398,11 @@ def _in_worker(fn: Callable[..., T], *args: Any) -> tuple[T, int]:
     return fn(*args), os.getpid()
 
 
-def _current(review: JsonObject, budget: CoachBudget) -> bool:
-    """Was a stored review made by this coach, with this budget?"""
+def _current(review: JsonObject, budget: CoachPolicy) -> bool:
+    """Was a stored review made by this coach (its version), with this budget?"""
     coach = review.get("coach")
     return (
         isinstance(coach, dict)
-        and coach.get("version") == COACH_VERSION
+        and coach.get("version") == budget.version
         and coach.get("samples") == budget.samples
     )

@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hollywood_gin.bots.coach import (
-    CoachBudget,
+    CoachPolicy,
     Point,
     Tally,
     assemble,
@@ -145,7 +145,7 @@ UNDERCUT = finished_record(
 
 
 def judge(
-    point: Point, seed: int, budget: CoachBudget, counts: dict[str, int] | None = None
+    point: Point, seed: int, budget: CoachPolicy, counts: dict[str, int] | None = None
 ) -> dict[str, Any]:
     """One decision's entry of the review in one go, its batches of playouts (`step`)
     one after the other (`seed`: `seed_of` the record, seat, index);
@@ -159,7 +159,7 @@ def judge(
 
 
 def review_hand(
-    record: Mapping[str, Any], seat: int, budget: CoachBudget | None = None
+    record: Mapping[str, Any], seat: int, budget: CoachPolicy | None = None
 ) -> dict[str, Any]:
     """The review of `seat`'s decisions in the finished hand `record`, in one go: what
     the server computes with `replay`, each `step` and `assemble` as separate jobs of
@@ -167,7 +167,7 @@ def review_hand(
 
     :raises RuleError: the record cannot be replayed from its start.
     """
-    budget = budget if budget is not None else CoachBudget()
+    budget = budget if budget is not None else CoachPolicy()
     played = replay(record, seat)
     decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
     return assemble(record, seat, played, decisions, budget)

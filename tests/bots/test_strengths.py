@@ -16,11 +16,12 @@ from hypothesis import strategies as st
 
 from hollywood_gin.bots import Bot, Budget
 from hollywood_gin.bots.arena import Player, next_hand, play_hand
+from hollywood_gin.bots.evaluate import Trial
 from hollywood_gin.bots.knowledge import BotMemory, Seen
 from hollywood_gin.bots.lean import lean_policy, rollout
 from hollywood_gin.bots.playout import Decision, World, knocks, normal_policy, play_out
 from hollywood_gin.bots.policy import WEIGHTS
-from hollywood_gin.bots.search import _adjusted, _paired, _pick, candidates, hard_decide
+from hollywood_gin.bots.search import candidates, hard_decide
 from hollywood_gin.bots.styles import POOL, STYLES
 from hollywood_gin.bots.worlds import (
     evidence_weight,
@@ -364,18 +365,20 @@ def test_a_knocks_margin_is_the_weighted_mean_of_its_worlds_styles_margins() -> 
     weights = [3.0, 1.0, 3.0, 1.0]
     # eager worlds (margin 0) weigh 6, the others (margin 8) weigh 2: penalty 2
     margins = [0.0, 8.0, 0.0, 8.0]
-    paired = _paired(options, 1, values, weights, margins)
+    trial = Trial(options, values=values, weights=weights, margins=margins)
+    plain = Trial(options, values=values, weights=weights, margins=[0.0] * 4).paired(1)
+    paired = trial.paired(1)
     assert paired is not None
     mean, error = paired
-    plain = _paired(options, 1, values, weights, [0.0] * 4)
     assert plain is not None
     assert mean == pytest.approx(plain[0] - 2.0)
     assert error == pytest.approx(plain[1])
-    assert _adjusted(options, 1, values[1], weights, margins) == pytest.approx(4.5 - 2.0)
-    assert _adjusted(options, 0, values[0], weights, margins) == 0.0
+    assert trial.mean(1) == pytest.approx(4.5 - 2.0)
+    assert trial.mean(0) == 0.0
     budget = Budget(confidence=2.0)
-    assert _pick(options, [0, 1], values, weights, margins, budget) == 1
-    assert _pick(options, [0, 1], values, weights, [8.0] * 4, budget) == 0  # one margin of 8
+    assert trial.pick(budget.confidence) == 1
+    one = Trial(options, values=values, weights=weights, margins=[8.0] * 4)
+    assert one.pick(budget.confidence) == 0  # one margin of 8
 
 
 def _knock_decisions(seeds: range) -> list[tuple[Seen, set[str]]]:

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from hollywood_gin.bots.coach import CoachBudget
+from hollywood_gin.bots.coach import CoachPolicy
 from hollywood_gin.tables.reviews import Progress, Reviews
 from tests.bots.coach_hands import MELD_BREAK, UNDERCUT
 from tests.tables.memory_store import MemoryStore
@@ -25,7 +25,7 @@ async def until_reviewed(reviews: Reviews, key: tuple[str, dict[str, Any], int, 
 
 
 async def test_a_later_address_is_served_beside_an_earlier_one_not_behind_it() -> None:
-    reviews = Reviews(MemoryStore(), budget=CoachBudget(samples=20, batch=20), processes=1)
+    reviews = Reviews(MemoryStore(), budget=CoachPolicy(samples=20, batch=20), processes=1)
     pool = ThreadPoolExecutor(1)
     reviews._pool = pool  # one worker, in process: the order is the scheduler's
     finished: list[str] = []

@@ -10,7 +10,7 @@ from typing import Any
 import orjson
 from fastapi.testclient import TestClient
 
-from hollywood_gin.bots.coach import CoachBudget
+from hollywood_gin.bots.coach import CoachPolicy
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.web.http.bodies import HandReview, ReviewComputing
 from tests.bots.coach_hands import MELD_BREAK, review_hand
@@ -71,7 +71,7 @@ def test_review_of_a_finished_hand(tmp_path: Path) -> None:
         review = wait_review(client, url)
         # The worker pool computes what the coach computes in process.
         record = client.get(f"/api/tables/{table_id}/hands/1").json()
-        assert review == review_hand(record, 1, CoachBudget(samples=SAMPLES))
+        assert review == review_hand(record, 1, CoachPolicy(samples=SAMPLES))
         assert [d["index"] for d in review["decisions"]] == [0, 2, 3]
         assert review["hand"] == 1 and review["seat"] == 1
         HandReview.model_validate(review)  # the documented shape (docs/protocol.md)
