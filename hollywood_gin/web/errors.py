@@ -49,6 +49,9 @@ def validation_message(errors: list[Any]) -> tuple[str, str]:
     if not errors:
         return "", "bad request"
     first = errors[0]
+    if first.get("type") == "json_invalid" and first.get("loc", ())[:1] == ("body",):
+        # FastAPI's JSON decoding names the character where it failed, not a field.
+        return "", f"Invalid JSON: {first.get('ctx', {}).get('error', 'not JSON')}"
     loc = [str(p) for p in first.get("loc", ())]
     if loc and loc[0] in ("body", "path", "query"):
         loc = loc[1:]

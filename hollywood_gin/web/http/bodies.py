@@ -9,7 +9,7 @@ do not know (docs/protocol-guide.md "Compatibility"). The state's bodies they re
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import (
     Field,
@@ -67,6 +67,9 @@ HttpErrorCode = Literal[
     "bad_host",
     "no_bots",
     "busy",
+    "server_error",
+    "too_slow",
+    "push_service",
 ]
 
 
@@ -342,5 +345,34 @@ class ReviewComputing(Outbound):
 
 
 class ErrorBody(Outbound):
+    """Every HTTP error (docs/protocol-guide.md "Errors"): clients act on `error`,
+    never on the text."""
+
     error: HttpErrorCode
     message: str
+    field: str | None = Field(
+        default=None,
+        description="a 422's first bad field, as a dotted path (empty: the body as a whole)",
+    )
+
+
+# What each error status of the HTTP API answers, for the schema (`/openapi.json`).
+ERROR_STATUSES: dict[int, str] = {
+    400: "`bad_host`, or a `Content-Length` that is not a number (`bad_request`)",
+    403: "`forbidden_origin` (a change asked from another site), `not_seated`, `no_bots`",
+    404: "`unknown_table`, `unknown_hand`, `unknown_seat`, `not_found`",
+    409: "`table_full`",
+    413: "`too_large`: the body passes the limit",
+    415: "`unsupported_media_type`: the body is not JSON",
+    422: "`bad_request`, naming the `field`; `push_service`",
+    429: "`rate_limited`",
+    500: "`server_error`: the answer could not be computed; try again",
+    503: "`busy`, or `server_error` (the store refused the write; nothing changed)",
+}
+# What the gate may answer any request that changes something, before the route.
+CHANGE_STATUSES = (403, 413, 415, 422, 429)
+
+
+def error_answers(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """A route's `responses=`: each status it may answer, in the one error envelope."""
+    return {s: {"model": ErrorBody, "description": ERROR_STATUSES[s]} for s in sorted(statuses)}

@@ -17,14 +17,12 @@ from hollywood_gin.config import Settings
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.web.guard.addresses import ClientAddress
 from hollywood_gin.web.guard.limits import KeyedBuckets, WindowLimiter
-from hollywood_gin.web.http.bodies import CreateTable, CreateTableWithHooks
 
 
 @dataclass
 class ApiState:
     """What the API keeps between requests, one per app."""
 
-    create_model: type[CreateTable]
     addresses: ClientAddress
     tables_limiter: WindowLimiter
     # New tables from everybody together: a tenth of a minute's worth at once (at least
@@ -35,7 +33,6 @@ class ApiState:
     def install(cls, app: FastAPI, settings: Settings) -> None:
         per_minute = settings.tables_per_minute
         app.state.api = cls(
-            CreateTableWithHooks if settings.test_hooks else CreateTable,
             ClientAddress(settings.trusted_proxies),
             WindowLimiter(settings.tables_per_hour_per_address, 3600.0, time.monotonic),
             KeyedBuckets(per_minute / 60.0, max(10, per_minute // 10), time.monotonic),

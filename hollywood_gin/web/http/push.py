@@ -9,9 +9,9 @@ from __future__ import annotations
 import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Annotated
+from typing import Annotated, Literal
 
-from fastapi import APIRouter, FastAPI, Request, Response
+from fastapi import APIRouter, Depends, FastAPI, Request, Response
 from fastapi.responses import FileResponse, JSONResponse
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -31,7 +31,8 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web.errors import ApiError
 from hollywood_gin.web.guard.seats import bearer_token, cookie_name
-from hollywood_gin.web.http.api import page_language, parse_body
+from hollywood_gin.web.http.api import BodyFirst, page_language
+from hollywood_gin.web.http.bodies import CHANGE_STATUSES, error_answers
 from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
 from hollywood_gin.web.http.i18n import LANGUAGES, N_, Catalogs
 
@@ -67,6 +68,16 @@ class Subscribe(BaseModel):
 class Unsubscribe(BaseModel):
     model_config = ConfigDict(extra="ignore")
     endpoint: str = Field(min_length=8, max_length=1000)
+
+
+class PushKey(BaseModel):
+    """`GET /api/push/key`: the server's VAPID public key."""
+
+    key: str = Field(description="the 65-byte uncompressed P-256 key, base64url, no padding")
+
+
+class Subscribed(BaseModel):
+    ok: Literal[True]
 
 
 def push_words(catalogs: Catalogs) -> Texts:
@@ -109,14 +120,18 @@ async def running(app: FastAPI, settings: Settings, registry: Registry) -> Async
             await pushes.close()
 
 
-router = APIRouter()
+router = APIRouter(route_class=BodyFirst)
 
 
-def _keys(request: Request) -> VapidKeys:
+async def _keys(request: Request) -> VapidKeys:
     keys: VapidKeys | None = getattr(request.app.state, "push_keys", None)
     if keys is None:
         raise ApiError(404, "not_found", "notifications are off on this server")
     return keys
+
+
+# A dependency, so push off is a 404 before the body is validated.
+KeysDep = Annotated[VapidKeys, Depends(_keys)]
 
 
 async def _seat(request: Request, registry: Registry, table_id: str) -> tuple[Table, int]:
@@ -130,17 +145,25 @@ async def _seat(request: Request, registry: Registry, table_id: str) -> tuple[Ta
     return table, seat
 
 
-@router.get("/api/push/key")
-async def push_key(request: Request) -> Response:
-    return JSONResponse({"key": _keys(request).key})
+@router.get("/api/push/key", response_model=PushKey, responses=error_answers(404, 429))
+async def push_key(keys: KeysDep) -> Response:
+    return JSONResponse({"key": keys.key})
 
 
-@router.post("/api/tables/{table_id}/push", status_code=201)
+@router.post(
+    "/api/tables/{table_id}/push",
+    status_code=201,
+    response_model=Subscribed,
+    responses=error_answers(*CHANGE_STATUSES, 404),
+)
 async def subscribe(
-    table_id: str, request: Request, registry: RegistryDep, settings: SettingsDep
+    table_id: str,
+    request: Request,
+    registry: RegistryDep,
+    settings: SettingsDep,
+    _keys: KeysDep,
+    body: Subscribe,
 ) -> Response:
-    _keys(request)
-    body = await parse_body(request, Subscribe)
     table, seat = await _seat(request, registry, table_id)
     try:
         check_endpoint(body.endpoint, settings.push_services)
@@ -152,16 +175,21 @@ async def subscribe(
     return JSONResponse({"ok": True}, status_code=201)
 
 
-@router.delete("/api/tables/{table_id}/push", status_code=204)
-async def unsubscribe(table_id: str, request: Request, registry: RegistryDep) -> Response:
-    _keys(request)
-    body = await parse_body(request, Unsubscribe)
+@router.delete(
+    "/api/tables/{table_id}/push",
+    status_code=204,
+    response_class=Response,
+    responses=error_answers(*CHANGE_STATUSES, 404),
+)
+async def unsubscribe(
+    table_id: str, request: Request, registry: RegistryDep, _keys: KeysDep, body: Unsubscribe
+) -> Response:
     table, seat = await _seat(request, registry, table_id)
     await remove(registry, table, seat, body.endpoint)
     return Response(status_code=204)
 
 
-@router.get("/sw.js")
+@router.get("/sw.js", include_in_schema=False)
 async def service_worker() -> Response:
     # At the root, so its scope is the whole site; never cached long (a new version
     # must reach every installed page).
