@@ -29,7 +29,7 @@ from hollywood_gin.bots.policy import (
     ranked_discards,
     should_knock,
 )
-from hollywood_gin.engine.melds import deadwood_mask, discard_deadwoods_mask
+from hollywood_gin.engine.melds import deadwood_mask, discard_least
 from hollywood_gin.engine.vocabulary import PHASES
 
 OFFER, DRAW, DISCARD, OVER = PHASES
@@ -39,16 +39,37 @@ def least_discard(hand: int, forbidden: int = -1) -> tuple[int, int]:
     """The discard of an eleven-card hand that leaves the least deadwood, and that
     deadwood, from one solve: the higher card on a tie, the first in index order
     among equals; `forbidden` may not be thrown."""
+    kept = discard_least(hand)  # the playouts' hot path: read the solve's list directly
     best, best_score, least = -1, 1e9, 99
-    for i, d in discard_deadwoods_mask(hand):
+    mask = hand
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        i = low.bit_length() - 1
         if i == forbidden:
             continue
+        d = kept[i]
         if d < least:
             least = d
         score = d - 0.01 * VALUE[i]
         if score < best_score:
             best, best_score = i, score
     return best, least
+
+
+def least_after_taking(hand: int, top: int) -> int:
+    """The least deadwood of ten cards after taking `top` into `hand` and throwing
+    another card (one solve)."""
+    kept = discard_least(hand | (1 << top))
+    least = 99
+    mask = hand
+    while mask:
+        low = mask & -mask
+        mask ^= low
+        d = kept[low.bit_length() - 1]
+        if d < least:
+            least = d
+    return least
 
 
 # -- the candidates --------------------------------------------------------------

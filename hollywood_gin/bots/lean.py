@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import random
 
-from hollywood_gin.bots.evaluate import least_discard
+from hollywood_gin.bots.evaluate import least_after_taking, least_discard
 from hollywood_gin.bots.knowledge import Seen
 from hollywood_gin.bots.playout import (
     GIN_LOW,
@@ -93,7 +93,8 @@ def _knock_rule(style: str, world: World, seat: int, deadwood: int, w: Weights) 
 # The lean policy's answers by hand (pure functions of the cards, shared by every
 # search in the process, cleared when they grow past 20 000 entries each: 7 MB at most)
 _DISCARDS: dict[tuple[int, int], tuple[int, int]] = {}  # (hand, forbidden) -> (card, least)
-_TAKES: dict[tuple[int, int], int] = {}  # (hand, top) -> least deadwood after taking top
+# (hand, top) -> the least deadwood after taking top, and the hand's deadwood now
+_TAKES: dict[tuple[int, int], tuple[int, int]] = {}
 _LIMIT = 20_000
 
 
@@ -123,15 +124,14 @@ def _lean_take(world: World, seat: int, w: Weights) -> bool:
     if not wall_now and not makes_meld(hand, top) and VALUE[top] > 3:
         return False
     key = (hand, top)
-    after = _TAKES.get(key)
-    if after is None:
-        after = min(d for i, d in discard_deadwoods_mask(hand | (1 << top)) if i != top)
+    known = _TAKES.get(key)
+    if known is None:
         if len(_TAKES) > _LIMIT:
             _TAKES.clear()
-        _TAKES[key] = after
+        known = _TAKES[key] = (least_after_taking(hand, top), deadwood_mask(hand))
     if wall_now:
-        return _knock_rule("normal", world, seat, after, w)
-    return after + 3 <= deadwood_mask(hand)
+        return _knock_rule("normal", world, seat, known[0], w)
+    return known[0] + 3 <= known[1]
 
 
 # normal's look (`normal_discard`, `normal_take`) for the first turns of a playout,
