@@ -44,6 +44,12 @@ Seat = int | None
 _YOU = {0: b"0", 1: b"1", None: b"null"}
 
 
+def compact(encoded: bytes) -> bytes:
+    """A copy of `orjson.dumps`' bytes to keep: its own bytes hold the whole write
+    buffer, 4 KB however short the text (tracemalloc), and a kept one keeps it all."""
+    return memoryview(encoded).tobytes()
+
+
 class LegalBytes:
     """`legal` lists encoded from each action's bytes, encoded once: the engine's
     shared actions (`Action.of`, every action `legal` lists) and each knock with the
@@ -58,7 +64,7 @@ class LegalBytes:
         self._knocks: dict[tuple[int, int], bytes] = {}
 
     def _encode_action(self, action: Action) -> bytes:
-        encoded = orjson.dumps(action.to_dict())
+        encoded = compact(orjson.dumps(action.to_dict()))
         if action.melds is None and Action.of(action.kind, action.card) is action:
             self._encoded[id(action)] = encoded
         return encoded
@@ -180,7 +186,7 @@ class EncodedParts:
     def sheet(self, sheet: object) -> orjson.Fragment:
         known = self._sheet
         if known is None or known[0] is not sheet:
-            known = self._sheet = (sheet, orjson.Fragment(orjson.dumps(sheet)))
+            known = self._sheet = (sheet, orjson.Fragment(compact(orjson.dumps(sheet))))
         return known[1]
 
     def events(self, moves: Sequence[object]) -> orjson.Fragment:

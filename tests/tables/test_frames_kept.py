@@ -9,6 +9,7 @@ import random
 import tempfile
 from pathlib import Path
 
+import orjson
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -131,3 +132,24 @@ async def test_kept_parts_follow_every_change(seed: int, clocked: bool, scoring:
             # The deals are fair (a fresh server secret each), so how long the two
             # matches last varies from run to run: 46 to 171 checks for one seed.
             assert await _run(registry, clock, seed, clocked, scoring) > 20
+
+
+def test_a_kept_sheet_holds_its_text_not_orjsons_whole_buffer() -> None:
+    """Every held table keeps its sheet encoded between changes; the bytes
+    `orjson.dumps` returns hold its whole write buffer (4 KB for a short text), so the
+    kept part is a copy of the text alone (`frames.compact`)."""
+    import tracemalloc
+
+    from hollywood_gin.engine.options import Options
+    from hollywood_gin.tables.frames import EncodedParts
+
+    sheet = Match(Options(), rng=random.Random(1)).view(0).sheet
+    parts = EncodedParts()
+    tracemalloc.start()
+    try:
+        before = tracemalloc.get_traced_memory()[0]
+        kept = parts.sheet(sheet)
+        grown = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert orjson.dumps(kept) and grown < 1024, grown
