@@ -134,10 +134,12 @@ class Dealer:
         and the seats' entropy; otherwise `rng` shuffles them (tests, the arena).
         `chosen_secrets` are used first, in turn (the server's test hooks)."""
         self.rng: random.Random = rng if rng is not None else SYSTEM_RANDOM
-        self._decks = deque(decks)
+        # Lists, not deques, and empty nearly always: an empty deque takes 760 bytes
+        # of every held table's memory (a list 56).
+        self._decks = list(decks)
         self._first = None if first_dealer is None else check_seat(first_dealer)
         self.fair = fair
-        self._chosen = deque(chosen_secrets)
+        self._chosen = list(chosen_secrets)
 
     def first_dealer(self) -> int:
         return self._first if self._first is not None else self.rng.randrange(2)
@@ -146,14 +148,14 @@ class Dealer:
         if not self.fair or self._decks:
             return None
         if self._chosen:
-            return self._chosen.popleft()
+            return self._chosen.pop(0)
         return secrets.token_bytes(SECRET_BYTES)
 
     def deal(
         self, number: int, dealer: int, fair: tuple[bytes, Sequence[bytes | None]] | None = None
     ) -> tuple[list[Card], str]:
         if self._decks:
-            order = self._decks.popleft()
+            order = self._decks.pop(0)
             deck = [c if isinstance(c, Card) else Card.parse(c) for c in order]
         elif fair is not None:
             deck = derive_deck(*fair)
