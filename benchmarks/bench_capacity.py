@@ -132,29 +132,40 @@ class Window:
 class Seat:
     """One seat's socket: acts THINK seconds after a state asks it to."""
 
-    __slots__ = ("ping_sent", "seat", "sock", "state", "table", "timer", "version")
+    __slots__ = ("legal", "ping_sent", "seat", "sock", "table", "timer", "version")
 
     def __init__(self, table: TableLoad, seat: int, sock: RawSocket, state: dict[str, Any]) -> None:
         self.table = table
         self.seat = seat
         self.sock = sock
         self.version = int(state["version"])
-        self.state = state
+        self.legal: list[dict[str, Any]] = playable(state["legal"])
         self.timer: asyncio.TimerHandle | None = None
         self.ping_sent: float | None = None
 
     def received(self, raw: bytes) -> None:
         """A server message (the socket's callback: no task per socket)."""
+        if raw.startswith(STATE_HEAD):
+            # A state: only its version and `legal` are read (`StateFrames`' layout:
+            # the version first, `legal` just before the sheet), not its whole 2 KB.
+            at = len(STATE_HEAD)
+            version = int(raw[at : raw.index(b",", at)])
+            start = raw.rfind(LEGAL_KEY)
+            end = raw.find(SHEET_KEY, start)
+            if start < 0 or end < 0:  # another layout: the whole message read
+                legal = orjson.loads(raw)["legal"]
+            else:
+                legal = orjson.loads(raw[start + len(LEGAL_KEY) : end])
+            if version >= self.version:
+                self.version = version
+                self.legal = playable(legal)
+                self.asked()
+                self.table.arrived()
+            return
         message = orjson.loads(raw)
         kind = message.get("type")
         run = self.table.run
-        if kind == "state":
-            if message["version"] >= self.version:
-                self.version = message["version"]
-                self.state = message
-                self.asked()
-                self.table.arrived()
-        elif kind == "pong":
+        if kind == "pong":
             self.ping_sent = None
         elif kind == "error":
             code = message.get("code", "?")
@@ -173,7 +184,7 @@ class Seat:
         if self.timer is not None:
             self.timer.cancel()
             self.timer = None
-        if playable(self.state["legal"]):
+        if self.legal:
             loop = self.table.run.loop
             delay = self.table.rng.uniform(*THINK)
             due = loop.time() + delay
@@ -183,7 +194,7 @@ class Seat:
         self.timer = None
         run = self.table.run
         run.window.lateness.append(run.loop.time() - due)
-        legal = playable(self.state["legal"])
+        legal = self.legal
         if not legal or self.table.closing:
             return
         rng = self.table.rng
@@ -241,6 +252,11 @@ async def posted(http: Any, path: str, body: dict[str, Any]) -> dict[str, Any]:
             await asyncio.sleep(1)
     raise AssertionError("unreachable")
 
+
+# Where a state frame's version and `legal` are (`tables.frames.StateFrames`).
+STATE_HEAD = b'{"type":"state","version":'
+LEGAL_KEY = b',"legal":'
+SHEET_KEY = b',"sheet":'
 
 # The page's heartbeat, one frame for every socket (`rawsocket.frame`: sent as is).
 PING_FRAME = frame(b'{"type":"ping"}')

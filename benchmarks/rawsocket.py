@@ -57,7 +57,7 @@ class RawSocket(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         # uvloop's transports are not asyncio.Transport subclasses, but behave as one.
         self.transport = cast(asyncio.Transport, transport)
-        transport.write(self.request)
+        self.transport.write(self.request)
 
     def connection_lost(self, exc: Exception | None) -> None:
         if not self.opened.done():
