@@ -1,19 +1,7 @@
-// What the page says (the live region, each text once) and the words it says.
+// The words the page says (the table controller speaks them, each text once).
 import { t } from "./i18n.js";
 import { describeDeal, describeEvent, describeTurn, outcomeText, playerName, seatedIn } from "./render.js";
 
-// The page's voice (the table controller holds one): each text once, unless `again`.
-export class Voice {
-  last = "";
-  say(text, again) {
-    if (!text || (text === this.last && !again)) return;
-    this.last = text;
-    document.getElementById("live").textContent = text;
-  }
-  first(text) {
-    this.say([text, this.last].filter(Boolean).join(" "));
-  }
-}
 
 export const newDeal = (previous, s) => !previous?.hand || previous.hand.number !== s.hand.number;
 export const moved = (previous, s) => Boolean(previous) && previous.version !== s.version;

@@ -151,7 +151,7 @@ export class Ending {
       const a = this.action(kind);
       if (a) table.send(a);
     });
-    setInterval(() => this.state && table.say(this.paintAway(this.state, new Set(this.state.legal.map((a) => a.kind)))), 1000);
+    setInterval(() => this.state && table.say(this.paintAway(this.state, table.ui.kinds)), 1000);
   }
 
   confirm(kind) {

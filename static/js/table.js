@@ -1,13 +1,13 @@
 // The table page's controller (as lichess's RoundController): it holds the state,
 // takes the socket's frames through `handlers`, turns the player's intents into
 // messages, owns the clock, ending and reactions (ending.js), has the views draw and
-// its voice speak. It knows no rules: only what `legal` offers.
+// speaks (announce.js words it). It knows no rules: only what `legal` offers.
 import { cardElement, sortCards } from "./cards.js";
 import { cardName, t } from "./i18n.js";
 import { animate, finishAll, fly, motionAllowed, play, snapshot } from "./motion.js";
 import { rememberTable } from "./mytables.js";
 import { $, describeEvent, keepRoomForResult, player, playerName, seatedIn } from "./render.js";
-import { Voice, errorText, explainText, moved, newDeal, speaks, statusLine } from "./announce.js";
+import { errorText, explainText, moved, newDeal, speaks, statusLine } from "./announce.js";
 import { foldResult, phone, renderEnd, renderHand, renderHeads, renderPage, showMoment, showSummary, verifyDeal } from "./board.js";
 import { arrivals, focusHand, initHand, orderFor } from "./hand.js";
 import { initInvite } from "./invite.js";
@@ -21,13 +21,16 @@ import { TableSocket } from "./socket.js";
 // A table played over days where something is asked of this seat (its deadline runs).
 const daysMine = (s) => Boolean(s.table.move_days && seatedIn(s) && s.table.players?.find((p) => p.seat === s.you)?.deadline != null);
 const myTurn = (s) => seatedIn(s) && s.hand && s.hand.phase !== "over" && s.hand.turn === s.you;
+const favicon = document.querySelector('link[rel="icon"]');
+const plainIcon = favicon?.href;
+const plainTitle = document.title;
 
 export class TableController {
   constructor(config) {
     this.config = config;
     this.state = null;
     this.ui = { legal: [], kinds: new Set(), order: [], focus: 0, arrived: [], line: "", online: false, watching: store.watching(config.table_id) };
-    this.voice = new Voice();
+    this.said = ""; // the live region's last words
     this.botTold = false;
     this.oppConnected = null;
     this.verified = null;
@@ -38,9 +41,6 @@ export class TableController {
     this.acted = this.held = this.arrangedOn = this.sent = this.last = this.stale = undefined;
     this.knocks = []; // the knocks the dialog offers
     this.soundHint = () => {};
-    this.favicon = document.querySelector('link[rel="icon"]');
-    this.plainIcon = this.favicon?.href;
-    this.plainTitle = document.title;
     this.clock = new Clock(this);
     this.ending = new Ending(this);
     this.reactions = new Reactions(this);
@@ -95,7 +95,7 @@ export class TableController {
     const bot = seated && player(s, 1 - s.you);
     if (bot?.bot && !this.botTold) {
       this.botTold = true;
-      this.voice.first(t("bot_note", { name: bot.name }));
+      this.say([t("bot_note", { name: bot.name }), this.said].filter(Boolean).join(" "));
     }
     if (summary && ended) {
       this.say(summary);
@@ -143,8 +143,11 @@ export class TableController {
     if (this.state) this.renderAround();
   }
 
+  // The live region: each text once, unless `again`.
   say(text, again) {
-    this.voice.say(text, again);
+    if (!text || (text === this.said && !again)) return;
+    this.said = text;
+    $("live").textContent = text;
   }
 
   sendArrange(cards) {
@@ -162,12 +165,12 @@ export class TableController {
 
   clearTurnCue() {
     if (this.state && daysMine(this.state)) return;
-    document.title = this.plainTitle;
-    if (this.favicon) this.favicon.href = this.plainIcon;
+    document.title = plainTitle;
+    if (favicon) favicon.href = plainIcon;
   }
 
   cues(previous, focusWasInGame, handEnds) {
-    const { state: s, ui, favicon, plainTitle } = this;
+    const { state: s, ui } = this;
     const last = s.hand.last_action;
     const kinds = ui.kinds;
     const fresh = newDeal(previous, s);

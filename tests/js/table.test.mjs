@@ -206,3 +206,22 @@ test("the ending sub-controller opens the claim when the away time counted here 
   ctl.ending.confirm("claim");
   assert.equal(ctl.ending.pending, "claim");
 });
+
+test("the controller speaks each text once, unless again; the computer's note goes first", () => {
+  const { ctl, ws } = table();
+  ctl.say("hello");
+  $("live").textContent = "";
+  ctl.say("hello");
+  assert.equal($("live").textContent, "", "said once");
+  ctl.say("hello", true);
+  assert.equal($("live").textContent, "hello");
+  const players = [
+    { seat: 0, name: "Ann", connected: true },
+    { seat: 1, name: "Bob", computer: true, bot: true },
+  ];
+  ws.deliver({ ...discarding(5, TEN, { players }), type: "state" });
+  assert.equal($("live").textContent, "bot_note deal turn.discard");
+  $("live").textContent = "";
+  ws.deliver({ ...discarding(6, TEN, { players }), type: "state" });
+  assert.ok(!$("live").textContent.includes("bot_note"), "told once");
+});
