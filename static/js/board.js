@@ -61,6 +61,8 @@ function renderBoard(s, ui) {
   renderPiles(s, ui.kinds);
   renderLog(s);
   $("offer").hidden = !(ui.kinds.has("take_upcard") || ui.kinds.has("pass"));
+  // A board's button for one action kind (`data-act`) shows when `legal` offers it.
+  for (const b of $("board").querySelectorAll("[data-act]")) b.hidden = !ui.kinds.has(b.dataset.act);
   $("take").textContent = t("take");
   $("pass").textContent = t("pass");
   if (seated && hand.my_cards) renderHand(s, ui);

@@ -341,10 +341,8 @@ export class TableController {
     const click = (id, run) => $(id).addEventListener("click", run);
     click("stock", () => this.act("draw_stock") || this.explain());
     click("discard", () => this.act("take_upcard", "draw_discard") || this.explain());
-    click("take", () => this.act("take_upcard"));
-    click("pass", () => this.act("pass"));
-    click("next-hand", () => this.act("next_hand"));
-    click("rematch", () => this.act("new_match"));
+    // A button for one action kind names it (`data-act`): a new kind is a button.
+    for (const b of document.querySelectorAll("[data-act]")) b.addEventListener("click", () => this.act(b.dataset.act));
     click("knock", () => this.askKnock(false));
     click("gin", () => this.askKnock(true));
     click("result-fold", () => foldResult(ui, !ui.folded));

@@ -43,6 +43,7 @@ Object.assign(globalThis.document, {
 });
 globalThis.location = { protocol: "http:", host: "localhost", origin: "http://localhost" };
 globalThis.innerHeight = 800;
+globalThis.navigator ??= {}; // no clipboard, share or push here
 globalThis.ResizeObserver = class {
   observe() {}
 };

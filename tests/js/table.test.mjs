@@ -225,3 +225,25 @@ test("the controller speaks each text once, unless again; the computer's note go
   ws.deliver({ ...discarding(6, TEN, { players }), type: "state" });
   assert.ok(!$("live").textContent.includes("bot_note"), "told once");
 });
+
+test("a button naming an action kind (data-act) sends that action when clicked", () => {
+  const { ctl, ws, frames } = table();
+  const clicks = [];
+  const button = { dataset: { act: "pass" }, addEventListener: (type, run) => clicks.push(run) };
+  const all = document.querySelectorAll;
+  document.querySelectorAll = (selector) => (selector === "[data-act]" ? [button] : []);
+  try {
+    ctl.mount();
+  } finally {
+    document.querySelectorAll = all;
+  }
+  const socket = FakeSocket.last;
+  socket.open();
+  socket.deliver({ ...stateOf({ version: 3, hand: { phase: "upcard", turn: 0, my_cards: TEN } }), type: "state", legal: [{ kind: "take_upcard" }, { kind: "pass" }] });
+  socket.sent = [];
+  assert.equal(clicks.length, 1);
+  clicks[0]();
+  assert.deepEqual(socket.sent, [{ type: "action", version: 3, action: { kind: "pass" } }]);
+  assert.notEqual(socket, ws);
+  frames();
+});
