@@ -130,6 +130,11 @@ class Settings(BaseSettings):
     # A seat with no connection for this long is away: its opponent may claim the
     # match or let the computer stand in (docs/protocol-guide.md "Around the match").
     claim_after_seconds: float = Field(default=120.0, gt=0)
+    # A table with no connection, no move for this long and nothing of its clock due
+    # within this long leaves memory; it is read from the data file again on its next
+    # request or deadline, and a start-up loads only what is live (SQLite only;
+    # 0: every table stays in memory, all are loaded at start-up).
+    idle_table_seconds: float = Field(default=600.0, ge=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
     # The coach's sampled deals per decision of a hand review, at most (its cost).
@@ -137,9 +142,8 @@ class Settings(BaseSettings):
     # Worker processes the coach's reviews are computed in, side by side (their own
     # pool: a computer's move never waits behind a review). Two suit a small box.
     review_processes: int = Field(default=2, ge=1, le=64)
-    # The HTTP API's schema at /openapi.json, for bot authors (docs/bots.md "The HTTP API's
-    # schema"); it tells nothing the docs don't. Off: the path does not exist.
-    openapi: bool = True
+    # The HTTP API's schema at /openapi.json (off: the path does not exist).
+    openapi: bool = False
     # Web Push (docs/protocol-guide.md "Notifications"): the VAPID private key (base64url of
     # the raw 32-byte P-256 scalar); unset: made on first start and kept with the data.
     vapid_private_key: str | None = None

@@ -26,15 +26,16 @@ from hollywood_gin.config import Settings
 from hollywood_gin.tables.computer import Computer, Policy
 from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
+from hollywood_gin.tables.idle import Idle
 from hollywood_gin.tables.moves import Moves
 from hollywood_gin.tables.orders import Orders
-from hollywood_gin.tables.ownership import ownership_for, worker_name
+from hollywood_gin.tables.ownership import Sole, ownership_for, worker_name
 from hollywood_gin.tables.presence import Presence
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.reviews import Reviews
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.store import FailureEpisode, TableStore
-from hollywood_gin.tables.table import short
+from hollywood_gin.tables.table import Table, short
 from hollywood_gin.tables.thinking import Thinkers
 from hollywood_gin.tables.writer import Ledgers, Writer
 
@@ -79,17 +80,23 @@ def assemble(
     watch_seconds: float = 2.0,
     claim_after: float = 120.0,
     seconds_per_day: float = 86400.0,
+    idle_seconds: float = 0.0,
 ) -> Registry:
     """The tables layer over `store` and `hub`, wired one way: each collaborator gets
     what it uses and keeps its own state per table, dropped when the table goes.
 
     `claim_after`: a seat with no connection for this long is away
-    (docs/protocol-guide.md "Around the match")."""
+    (docs/protocol-guide.md "Around the match"). `idle_seconds`: a table of a store
+    this worker writes alone leaves memory after that long with nothing of it due
+    (`hollywood_gin.tables.idle`; 0: every table stays, all are loaded at start-up)."""
     owner = owner or worker_name()
     episode = FailureEpisode(log, "storing a change")
 
     def now() -> float:  # the registry's clock as it is now: tests replace it
         return registry.clock()
+
+    async def fetch(table_id: str) -> Table | None:  # a table out of memory, loaded
+        return await registry.find(table_id)
 
     # The tables held here, told to each collaborator as they come and go.
     held = Held()
@@ -141,6 +148,21 @@ def assemble(
     held.arrived += [presence.hold, writer.tell]
     held.left += [writer.forget, presence.forget, computer.forget]
     held.keepers.append(computer.busy)
+    idle: Idle | None = None
+    if idle_seconds > 0 and isinstance(ownership, Sole):
+        ownership.recent = set()
+        idle = Idle(
+            held=held,
+            hub=hub,
+            writer=writer,
+            presence=presence,
+            recent=ownership.recent,
+            clock=now,
+            seconds=idle_seconds,
+        )
+        ownership.keep = lambda record: idle.keep(record, seconds_per_day)
+        # A table out of memory whose clock falls due is loaded as a request loads it.
+        presence.fetch = fetch
     registry = Registry(
         store=store,
         hub=hub,
@@ -161,6 +183,7 @@ def assemble(
         clock=clock,
         rng=rng,
     )
+    registry.idle = idle
     return registry
 
 
@@ -174,6 +197,7 @@ async def expire(registry: Registry, now: float | None = None) -> list[str]:
             await registry.touch(table)
     gone = await registry.ownership.expired(before)
     for table_id in gone:
+        registry.presence.gone(table_id)
         held = registry.get(table_id)
         if held is not None:
             registry.held.drop(held)
@@ -213,6 +237,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         owner=owner,
         claim_after=settings.claim_after_seconds,
         seconds_per_day=settings.seconds_per_day,
+        idle_seconds=settings.idle_table_seconds,
     )
     registry.presence.start()
     registry.reviews.budget = CoachPolicy(samples=settings.review_samples)
@@ -221,11 +246,15 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
     try:
         await registry.ownership.start(str(settings.data_file))
         sweep = start_expiry(registry, min(3600.0, max(1.0, settings.table_expiry_seconds / 10)))
+        if registry.idle is not None:
+            registry.idle.start(min(60.0, max(0.2, settings.idle_table_seconds / 4)))
         yield registry
     finally:
         # Browsers reconnect by themselves after 1012 (service restart).
         hub.close_all(CLOSE_RESTART, "server restart")
         await registry.reviews.close()
+        if registry.idle is not None:
+            await registry.idle.close()
         if sweep is not None:
             sweep.cancel()
             await asyncio.gather(sweep, return_exceptions=True)

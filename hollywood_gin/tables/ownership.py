@@ -157,11 +157,55 @@ async def _rebuilt(terms: Terms, record: TableRecord, *, shared: bool = False) -
 
 
 class _Ownership:
-    """What both ownerships do alike: hold a table, and let go of one."""
+    """What both ownerships do alike: hold a table, claim one from the store on its
+    first request (`_claimed`), and let go of one."""
 
     def __init__(self, terms: Terms) -> None:
         self.terms = terms
         self.dropped = 0
+        # A write or claim unanswered for this long is given up (`Shared`; a claim of
+        # `Sole`, a read only, is bounded alike).
+        self.store_seconds = 15.0
+        # Claims under way, so two requests for one table make one claim.
+        self._claims: dict[str, asyncio.Task[Table | None]] = {}
+        self.claims = 0
+
+    def _claimed(self, table_id: str) -> Awaitable[Table | None]:
+        """The table read from the store and held from now; one claim per table at once."""
+        claim = self._claims.get(table_id)
+        if claim is None:
+            claim = asyncio.get_running_loop().create_task(self._claim(table_id))
+            self._claims[table_id] = claim
+            claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
+        return asyncio.shield(claim)
+
+    async def _claim(self, table_id: str) -> Table | None:
+        claimed = await self._ask(
+            self.terms.store.claim(table_id, self.terms.owner),
+            "the server could not read this table; try again",
+        )
+        if claimed is None:
+            return None
+        epoch, record = claimed
+        table = await _rebuilt(self.terms, record, shared=True)
+        if table is None:
+            return None
+        self._ledger(record, table, epoch)
+        self.claims += 1
+        log.info("table %s claimed at epoch %d", short(table_id), epoch)
+        self.terms.held.add(table)
+        return table
+
+    async def _ask(self, call: Awaitable[T], refusal: str) -> T:
+        """A store call within `store_seconds`; a failure is `StoreUnavailable(refusal)`."""
+        episode = self.terms.episode
+        try:
+            answer = await within(call, self.store_seconds)
+        except Exception as exc:  # whatever the store raises: a database away, a timeout
+            episode.failed(exc)
+            raise StoreUnavailable(refusal) from exc
+        episode.succeeded()
+        return answer
 
     def _ledger(self, record: TableRecord, table: Table, epoch: int = FIRST_EPOCH) -> None:
         """The ledger of a table rebuilt from `record`, before it is held."""
@@ -185,12 +229,24 @@ class _Ownership:
 
 
 class Sole(_Ownership):
-    """This process alone writes the store (SQLite): all its tables are held here."""
+    """This process alone writes the store (SQLite). The tables live at start-up are
+    loaded then (`keep`: all of them unless told otherwise); any other is read from
+    the store on its first request or timer (`find`), by the same claim as a shared
+    store's, and an idle one leaves memory again (`hollywood_gin.tables.idle`)."""
+
+    def __init__(self, terms: Terms) -> None:
+        super().__init__(terms)
+        # Which stored tables are loaded at start-up (None: all). Those left out are
+        # claimed as they are asked for.
+        self.keep: Callable[[TableRecord], bool] | None = None
+        # Tables asked for since the idle sweep last looked: not let go under a
+        # request that found them a moment ago (None: no sweep, nothing noted).
+        self.recent: set[str] | None = None
 
     async def load(self) -> int:
-        """Rebuild every stored table by replaying its log; return how many."""
+        """Rebuild every stored table kept (`keep`) by replaying its log; how many."""
         tables = []
-        for record in await self.terms.store.load_all():
+        for record in await self.terms.store.load_all(self.keep):
             table = await _rebuilt(self.terms, record)
             if table is not None:
                 self._ledger(record, table)
@@ -208,7 +264,12 @@ class Sole(_Ownership):
         return []
 
     async def find(self, table_id: str) -> Table | None:
-        return self.terms.held.get(table_id)
+        if self.recent is not None:
+            self.recent.add(table_id)
+        table = self.terms.held.get(table_id)
+        if table is not None:
+            return table
+        return await self._claimed(table_id)
 
     async def expired(self, before: float) -> list[str]:
         return await self.terms.store.expire(before)
@@ -236,15 +297,11 @@ class Shared(_Ownership):
         # Tables nobody has looked at for this long leave memory (they are claimed
         # again when asked for): memory does not grow with history.
         self.release_seconds = 600.0
-        # A write or claim unanswered for this long is given up: the table is doubtful
-        # (settled before its next write) and its lock free again. asyncpg can wait
-        # without end (a pool acquire; the clean-up of a query cut off by a database
-        # restart), which held one table's lock, so its players waited, for as long
-        # as the worker lived.
-        self.store_seconds = 15.0
-        # Claims under way, so two requests for one table make one claim.
-        self._claims: dict[str, asyncio.Task[Table | None]] = {}
-        self.claims = 0
+        # `store_seconds` (the base's): a write or claim unanswered for that long is
+        # given up: the table is doubtful (settled before its next write) and its lock
+        # free again. asyncpg can wait without end (a pool acquire; the clean-up of a
+        # query cut off by a database restart), which held one table's lock, so its
+        # players waited, for as long as the worker lived.
 
     async def load(self) -> int:
         return 0  # claimed as they are asked for
@@ -279,40 +336,7 @@ class Shared(_Ownership):
             table = self.terms.held.get(table_id)
             if table is not None:
                 return table
-        claim = self._claims.get(table_id)
-        if claim is None:
-            claim = asyncio.get_running_loop().create_task(self._claim(table_id))
-            self._claims[table_id] = claim
-            claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
-        return await asyncio.shield(claim)
-
-    async def _claim(self, table_id: str) -> Table | None:
-        claimed = await self._ask(
-            self.terms.store.claim(table_id, self.terms.owner),
-            "the server could not read this table; try again",
-        )
-        if claimed is None:
-            return None
-        epoch, record = claimed
-        table = await _rebuilt(self.terms, record, shared=True)
-        if table is None:
-            return None
-        self._ledger(record, table, epoch)
-        self.claims += 1
-        log.info("table %s claimed at epoch %d", short(table_id), epoch)
-        self.terms.held.add(table)
-        return table
-
-    async def _ask(self, call: Awaitable[T], refusal: str) -> T:
-        """A store call within `store_seconds`; a failure is `StoreUnavailable(refusal)`."""
-        episode = self.terms.episode
-        try:
-            answer = await within(call, self.store_seconds)
-        except Exception as exc:  # whatever the store raises: a database away, a timeout
-            episode.failed(exc)
-            raise StoreUnavailable(refusal) from exc
-        episode.succeeded()
-        return answer
+        return await self._claimed(table_id)
 
     def _stale_watch(self) -> bool:
         return time.monotonic() - self._watched_at > 3 * self.watch_seconds

@@ -14,7 +14,7 @@ closes one whose call was cut off rather than wait for it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 import asyncpg
@@ -221,13 +221,16 @@ class PostgresStore:
         return {r["id"]: int(r["owner_epoch"]) for r in rows}
 
     # --- writes --------------------------------------------------------------------
-    async def load_all(self) -> list[TableRecord]:
-        """Never used by workers of a shared store (they claim lazily); for tools."""
+    async def load_all(
+        self, keep: Callable[[TableRecord], bool] | None = None
+    ) -> list[TableRecord]:
+        """Never used by workers of a shared store (they claim lazily); for tools
+        (`keep`: asked of each claimed record)."""
         ids = [r["id"] for r in await self.sessions.fetch("SELECT id FROM tables ORDER BY created")]
         records = []
         for table_id in ids:
             claimed = await self.claim(table_id, "load_all")
-            if claimed is not None:
+            if claimed is not None and (keep is None or keep(claimed[1])):
                 records.append(claimed[1])
         return records
 

@@ -229,6 +229,13 @@ class Presence:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self.timeouts = 0  # timeout moves made (tests, metrics)
+        # Tables out of memory (`hollywood_gin.tables.idle`): what their crowd was
+        # (when each seat left, the deadlines told of as soon to pass), so a reload is
+        # the table as it was; their next look stays in `_due`, and `fetch` (the
+        # registry's `find`) loads one when it falls due.
+        self._asleep: dict[str, tuple[tuple[float | None, float | None], dict[int, float]]] = {}
+        self.fetch: Callable[[str], Awaitable[Table | None]] | None = None
+        self._fetching: set[str] = set()
 
     def hands(self, *, act: Act, choose: Choose, change: Change, start: Start) -> None:
         """What acts for a seat: the move (`act`, `choose`: a timeout) and the change
@@ -270,10 +277,71 @@ class Presence:
         return undo
 
     def hold(self, table: Table) -> None:
-        """A table held from now (created, loaded, claimed): both seats unseen since now."""
+        """A table held from now (created, loaded, claimed): both seats unseen since now,
+        or, back from idle, since they were."""
         if table.id not in self._crowds:
             now = self.clock()
-            self._crowds[table.id] = Crowd(left_at=(now, now))
+            slept = self._asleep.pop(table.id, None)
+            if slept is None:
+                self._crowds[table.id] = Crowd(left_at=(now, now))
+                return
+            left_at, told = slept
+            self._crowds[table.id] = Crowd(left_at=left_at)
+            for seat, deadline in told.items():
+                self._soon_told[(table.id, seat)] = deadline
+
+    # --- tables out of memory (`hollywood_gin.tables.idle`) --------------------------
+    def next_look(self, table_id: str) -> float | None:
+        """When the table next needs a look by the clock (None: nothing is due)."""
+        return self._due.get(table_id)
+
+    def idle(self, table: Table) -> bool:
+        """Whether nothing of the clock is under way or pending in memory only: no timeout
+        move, no turn-clock deadline (it starts afresh on a load)."""
+        return table.id not in self._moving and self.crowd(table.id).deadline is None
+
+    def sleep(self, table: Table, drop: Callable[[Table], bool]) -> bool:
+        """Let `table` go (`drop`: the held tables' own) keeping what a reload needs: its
+        crowd's times and its next look, which loads it again when due."""
+        crowd = self.crowd(table.id)
+        when = self._due.get(table.id)
+        told = {s: d for s in (0, 1) if (d := self._soon_told.get((table.id, s))) is not None}
+        if not drop(table):
+            return False
+        self._asleep[table.id] = (crowd.left_at, told)
+        if when is not None:
+            self.asleep(table.id, when)
+        return True
+
+    def asleep(self, table_id: str, when: float) -> None:
+        """A table not in memory needs a look at `when` (loaded then by `fetch`)."""
+        earlier = when < self._due.get(table_id, float("inf"))
+        self._due[table_id] = when
+        if earlier and self._wake is not None:
+            self._wake.set()
+
+    def gone(self, table_id: str) -> None:
+        """The table is no more (expired): nothing of it is kept asleep either."""
+        self._asleep.pop(table_id, None)
+        self._due.pop(table_id, None)
+
+    def asleep_count(self) -> int:
+        return len(self._asleep)
+
+    async def _load(self, table_id: str) -> None:
+        """A table out of memory whose look fell due: loaded, it is scheduled anew (the
+        writer tells the presence of its arrival); a failure looks again soon."""
+        assert self.fetch is not None
+        try:
+            table = await self.fetch(table_id)
+        except Exception as exc:  # the store is away: the next look tries again
+            log.warning("table %s could not be loaded for its clock: %r", short(table_id), exc)
+            self.asleep(table_id, self.clock() + MAX_SLEEP * 5)
+            return
+        finally:
+            self._fetching.discard(table_id)
+        if table is None:
+            self.gone(table_id)
 
     def forget(self, table: Table) -> None:
         """The table is no longer held here: its crowd and its timers go."""
@@ -420,6 +488,11 @@ class Presence:
             table = self._held(table_id)
             if table is None:
                 self._due.pop(table_id, None)
+                if self.fetch is not None and table_id not in self._fetching:
+                    self._fetching.add(table_id)  # out of memory: loaded, then looked at
+                    load = asyncio.get_running_loop().create_task(self._load(table_id))
+                    self._moves.add(load)
+                    load.add_done_callback(self._moves.discard)
                 continue
             self.refresh_away(table)
             self._tell_soon(table, now)

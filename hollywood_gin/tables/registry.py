@@ -24,6 +24,7 @@ from hollywood_gin.engine.options import Options
 from hollywood_gin.tables.computer import Computer
 from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import Hub
+from hollywood_gin.tables.idle import Idle
 from hollywood_gin.tables.moves import Moves
 from hollywood_gin.tables.orders import Orders
 from hollywood_gin.tables.ownership import Ownership
@@ -96,6 +97,8 @@ class Registry:
         self.rng = rng
         # A move, the same path for everybody (`Moves.act`): no frame of its own here.
         self.act = moves.act
+        # Idle tables leaving memory (set by `assemble`; None: every table stays).
+        self.idle: Idle | None = None
 
     @property
     def tables(self) -> dict[str, Table]:

@@ -10,6 +10,7 @@ import fcntl
 import logging
 import os
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from hollywood_gin.tables.rows import active_at, add_entry, check_log, record_from
@@ -258,8 +259,11 @@ def key_the_events(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE events_v7 RENAME TO events")
 
 
-def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, str]]:
-    """Every table not set aside, as records; and those that cannot be read, with why."""
+def read_tables(
+    db: sqlite3.Connection, keep: Callable[[TableRecord], bool] | None = None
+) -> tuple[list[TableRecord], dict[str, str]]:
+    """Every table not set aside (and kept by `keep`, asked before its log is read), as
+    records; and those that cannot be read, with why."""
     aside = set(set_aside_in(db))
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
@@ -273,9 +277,12 @@ def read_tables(db: sqlite3.Connection) -> tuple[list[TableRecord], dict[str, st
         if table_id in aside:
             continue
         try:
-            records[table_id] = record_from(tuple(row))
+            read = record_from(tuple(row))
         except Damaged as exc:
             damaged[table_id] = str(exc)
+            continue
+        if keep is None or keep(read):
+            records[table_id] = read
     # In rowid order, which is the order of appending: each table's seq order.
     events = db.execute("SELECT table_id, seq, entry, at FROM events ORDER BY rowid")
     for table_id, seq, entry, at in events:

@@ -201,11 +201,20 @@ class SqliteStore(SingleOwner):
     async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
         return self._owners(table_ids, self._batches.stored)
 
-    async def load_all(self) -> list[TableRecord]:
-        """Every table not set aside; one that cannot be read is set aside, the rest load."""
+    async def load_all(
+        self, keep: Callable[[TableRecord], bool] | None = None
+    ) -> list[TableRecord]:
+        """Every table not set aside (`keep`: those it keeps, asked of each row with its
+        latest activity, before any log is read); one that cannot be read is set aside,
+        the rest load."""
+        last_append = self._batches.last_append
+
+        def kept(record: TableRecord) -> bool:
+            active_at(record, last_append(record.table_id))
+            return keep is None or keep(record)
 
         def load(db: sqlite3.Connection) -> list[TableRecord]:
-            records, damaged = read_tables(db)
+            records, damaged = read_tables(db, kept)
             for table_id, reason in damaged.items():
                 log.error(
                     "table %s is damaged (%s): set aside, kept in the file", table_id[:8], reason

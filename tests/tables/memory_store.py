@@ -5,7 +5,7 @@ PostgreSQL (`tests/tables/stores.py`) and backs registries built by the dozen.""
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from hollywood_gin.tables.rows import gap_error
@@ -38,8 +38,14 @@ class MemoryStore(SingleOwner):
     async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
         return self._owners(table_ids, self.records.__contains__)
 
-    async def load_all(self) -> list[TableRecord]:
-        return [copy.deepcopy(r) for t, r in self.records.items() if t not in self.aside]
+    async def load_all(
+        self, keep: Callable[[TableRecord], bool] | None = None
+    ) -> list[TableRecord]:
+        return [
+            copy.deepcopy(r)
+            for t, r in self.records.items()
+            if t not in self.aside and (keep is None or keep(r))
+        ]
 
     async def create(self, record: TableRecord) -> None:
         self.records[record.table_id] = copy.deepcopy(record)
