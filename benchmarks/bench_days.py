@@ -194,7 +194,13 @@ async def make_all(
 
         async def one() -> Days:
             async with room:
-                return await make_table(client, days, origin, keys)
+                for attempt in range(3):
+                    try:
+                        return await make_table(client, days, origin, keys)
+                    except httpx.TransportError:  # a kept-alive connection closed
+                        if attempt == 2:
+                            raise
+                raise AssertionError("unreachable")
 
         return await asyncio.gather(*(one() for _ in range(count)))
 
