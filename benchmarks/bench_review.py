@@ -26,17 +26,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import statistics
 import sys
 import time
+from dataclasses import replace
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from hollywood_gin.bots import Bot
 from hollywood_gin.bots.coach import (
+    COACH,
     CoachPolicy,
     assemble,
     replay,
@@ -128,8 +131,13 @@ def main() -> int:
     parser.add_argument("--rollout", choices=("lean", "normal"), default="lean")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--pool", type=int, default=0, help="also through N worker processes")
+    parser.add_argument("--labels-out", help="write each decision's label to this JSON file")
+    parser.add_argument(
+        "--against", help="count the decisions labelled as in this --labels-out file"
+    )
     args = parser.parse_args()
-    budget = CoachPolicy(samples=args.samples, rollout=args.rollout)
+    budget = replace(COACH, samples=args.samples, rollout=args.rollout)
+    labels: dict[str, str | None] = {}
     rows = []
     records = []
     for h in range(args.hands):
@@ -144,6 +152,8 @@ def main() -> int:
                 for point in played.points
             ]
             review = assemble(record, seat, played, decisions, budget)
+            for d in decisions:
+                labels[f"{args.seed + h}/{seat}/{d['index']}"] = d["label"]
             cpu = time.process_time() - cpu
             wall = time.perf_counter() - wall
             playouts = counts.get("playouts", 0)
@@ -168,8 +178,19 @@ def main() -> int:
         f" playouts mean {statistics.mean(plays):.0f};"
         f" {1e6 * sum(cpus) / max(1, sum(plays)):.0f} µs CPU per playout;"
         f" {per_decision:.2f} s CPU per decision, so {24 * per_decision:.1f} s for a"
-        f" 24-decision hand on one core; {load()}"
+        f" 24-decision hand on one core;"
+        f" {sum(plays) / max(1, sum(r[0] for r in rows)):.0f} playouts per decision; {load()}"
     )
+    if args.labels_out:
+        Path(args.labels_out).write_text(json.dumps(labels, indent=0, sort_keys=True))
+    if args.against:
+        before = json.loads(Path(args.against).read_text())
+        shared = [k for k in labels if k in before]
+        same = sum(labels[k] == before[k] for k in shared)
+        print(f"labels as in {args.against}: {same} of {len(shared)} decisions")
+        for k in shared:
+            if labels[k] != before[k]:
+                print(f"  {k}: {before[k]} then, {labels[k]} now")
     if args.pool:
         asyncio.run(_through_pool(records, budget, args.pool))
     return 0

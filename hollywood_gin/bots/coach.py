@@ -27,9 +27,10 @@ gin and undercut risk of a knock is in its expected value, not a rule.
 
 The budget is counted in playouts (`CoachPolicy.samples` deals per decision at
 most), never in wall time, so a slow machine takes longer but says the same. Fewer
-playouts where the answer is plain: after `CoachPolicy.least` deals, a candidate
-clearly behind the leader stops being played out, and a decision stops once its
-label is clear (no threshold within the interval of its loss). Action kinds the
+playouts where the answer is plain: after `CoachPolicy.drop_from` deals, a
+candidate clearly behind the leader stops being played out, and after
+`CoachPolicy.least` a decision stops once its label is clear (no threshold within
+the interval of its loss). Action kinds the
 coach does not know are skipped (never a decision); one the engine refuses ends
 the replay there, and the decisions before it are reviewed.
 
@@ -106,15 +107,20 @@ class CoachPolicy:
     # computed again. 2: the search's rollout, candidates leaving once clearly behind,
     # the interval stop rule. 3: the search's candidates and deals (`evaluate`): a
     # tie for the least deadwood goes to the first card in index order, as in the
-    # playouts (a knock's card, the least-deadwood discard).
-    version: int = 3
+    # playouts (a knock's card, the least-deadwood discard). 4: looks every 25 deals,
+    # options leave from 50 deals, the label is called from 150 (about a quarter
+    # fewer playouts; the labels of version 2 on bench_review's six hands and of the
+    # fixed hands unchanged).
+    version: int = 4
     samples: int = 800  # sampled deals per decision at most (each plays out every candidate)
-    batch: int = 100  # deals between two looks at whether the label is clear
+    batch: int = 25  # deals between two looks at the options and the label
     sure: float = 2.0  # clear: every label threshold this many standard errors away
     drop: float = 3.0  # an option this many standard errors below the leader leaves
-    # Deals before any option leaves or the label is called clear: a hand's points have
-    # heavy tails (a gin, an undercut), and fewer deals underestimate the error.
-    least: int = 200
+    drop_from: int = 50  # deals before any option leaves
+    # Deals before the label is called clear: a hand's points have heavy tails (a
+    # gin, an undercut), and fewer deals underestimate the error (called from 100,
+    # an inaccuracy of bench_review's, 3.1 points on 800 deals, looked clear at 0).
+    least: int = 150
     discards: int = 3  # plain discards tried besides the chosen one and normal's choice
     # The playout policy of both seats: "lean" is the search's rollout (`lean.rollout`:
     # normal's knock and wall rules and its take margin on a plain deadwood count,
@@ -356,8 +362,9 @@ def step(point: Point, tally: Tally, policy: CoachPolicy = COACH) -> Tally:
     finds the options): each deal plays out every option with the same playout
     randomness (common random numbers, `evaluate.Trial`), so their differences are
     measured, not their luck, and the deals do not depend on which options are still
-    in. After each batch an option worse than the leader by `policy.drop` standard
-    errors leaves (it cannot be the best; the chosen one stays). `tally.finished` once
+    in. After each batch from `policy.drop_from` deals on, an option worse than the
+    leader by `policy.drop` standard errors leaves (it cannot be the best; the chosen
+    one stays). `tally.finished` once
     the best option's loss against the chosen one is clear of every label's threshold
     by `policy.sure` standard errors (more deals would not flip its label), the budget
     is spent, or no deal agrees with what the seat knew; so decisions close to a
@@ -391,9 +398,10 @@ def step(point: Point, tally: Tally, policy: CoachPolicy = COACH) -> Tally:
         tally.finished = True  # the counts disagree: nothing to deal
     tally.rng_state = rng.getstate()
     done = trial.worlds
+    if done >= min(policy.drop_from, policy.least, policy.samples) or tally.finished:
+        trial.drop(policy.drop)
     if done < policy.least and done < policy.samples and not tally.finished:
         return tally
-    trial.drop(policy.drop)
     thresholds = [least for least, _ in policy.labels]
     if len(trial.options) == 1 or done >= policy.samples or trial.clear_of(thresholds, policy.sure):
         tally.finished = True

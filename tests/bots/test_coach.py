@@ -13,7 +13,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from hollywood_gin.bots.coach import COACH, CoachPolicy, label_for, replay, seed_of
+from hollywood_gin.bots.coach import (
+    COACH,
+    CoachPolicy,
+    Tally,
+    entry,
+    label_for,
+    replay,
+    seed_of,
+    step,
+)
 from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.bots.lean import lean_policy
 from hollywood_gin.bots.playout import World
@@ -217,8 +226,10 @@ def test_every_move_of_the_seat_is_a_decision(seat: int) -> None:
 # every candidate, checked every 200) on the fixed hands, by seat and decision index;
 # the faster coach (the search's rollout, candidates leaving once clearly behind, the
 # label called clear only when every candidate's interval says so) must give the same
-# ones. On the 6 seeded hands of benchmarks/bench_review.py the two agreed on 191 of
-# 191 decisions when the change was made.
+# ones. On the 6 seeded hands of benchmarks/bench_review.py version 2 agreed with
+# version 1 on 191 of 191 decisions, and version 4 (looks every 25 deals, options
+# leaving from 50, labels from 150) with version 2 on 284 of 284
+# (`bench_review.py --against benchmarks/results/coach_labels_v2.json`).
 LABELS_V1: dict[str, dict[int, dict[int, str | None]]] = {
     "MELD_BREAK": {
         0: {1: None, 4: None, 5: None},
@@ -304,7 +315,7 @@ def test_labels_agree_with_the_first_coach(name: str) -> None:
 # `worlds`, `lean`), so a change there that moves a stored review fails here. Then
 # raise `CoachPolicy.version` (stored reviews are kept under it) and pin the new
 # digest.
-PINNED = (3, "715e4df5b064adf3")
+PINNED = (4, "715e4df5b064adf3")
 
 
 def test_a_change_of_the_shared_evaluator_moves_the_coach_version() -> None:
@@ -312,3 +323,18 @@ def test_a_change_of_the_shared_evaluator_moves_the_coach_version() -> None:
     review = review_hand(UNDERCUT, 1, small)
     digest = hashlib.sha256(orjson.dumps(review["decisions"])).hexdigest()[:16]
     assert (COACH.version, digest) == PINNED
+
+
+def test_a_plain_decision_is_called_early_and_a_hopeless_option_leaves_early() -> None:
+    """Version 4 looks every `batch` deals: a decision whose label is plain stops at
+    `least` deals (version 3 played 200 before its first look), and an option far
+    behind the leader leaves from `drop_from` deals on, so the chosen knock of
+    GIN_TAKEN (gin at once) costs fewer playouts than its options times `least`."""
+    (point,) = [p for p in replay(GIN_TAKEN, 1).points if p.index == 1]
+    tally = Tally(seed=seed_of(GIN_TAKEN, 1, point.index))
+    while not tally.finished:
+        step(point, tally, COACH)
+    assert tally.trial is not None and len(tally.trial.options) > 2
+    assert tally.done == COACH.least
+    assert tally.playouts() < len(tally.trial.options) * COACH.least
+    assert entry(point, tally)["label"] is None
