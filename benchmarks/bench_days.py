@@ -5,6 +5,7 @@ tables played alongside.
 Run (a quiet machine; about 4 minutes of setup for 10,000 tables, then the hold):
 
     python -m benchmarks.bench_days --tables 10000 --hold 90
+    python -m benchmarks.bench_days --tables 10000 --hold 90 --no-push   # the same, no push
     python -m benchmarks.bench_days --tables 300 --hold 20 --live-hold 10   # a check
 
 Set-up: `python -m hollywood_gin` on a fresh SQLite file (`serve.app_server`, the
@@ -17,7 +18,8 @@ it (draw and discard, or pass, next hand, new match), and closes the socket; so 
 other seat, with no page open, is sent a push. Each table's seat to act visits
 after 15 to 45 s (uniform; a seat about once a minute: T tables, about T/30 visits
 a second), the first visits spread over the first 30 s. Bounded: `--hold` seconds
-measured after that ramp, then everything stops by itself.
+measured after that ramp, then everything stops by itself. `--no-push` makes the
+tables without subscriptions: the same moves with no pushes, to compare.
 
 Printed, each line with `os.getloadavg()`:
 
@@ -359,9 +361,10 @@ async def main_async(args: argparse.Namespace) -> None:
         server = psutil.Process(proc.pid)
         run = Run(base)
         _cpu, _kcpu, rss0, _krss = family(server)
-        say(f"making {args.tables} correspondence tables with 2 subscriptions each ...")
+        subs = "no subscriptions" if args.no_push else "2 subscriptions each"
+        say(f"making {args.tables} correspondence tables with {subs} ...")
         began = time.perf_counter()
-        tables = await make_all(base, args.tables, 1, origin)
+        tables = await make_all(base, args.tables, 1, None if args.no_push else origin)
         live = await make_all(base, args.live, None, None)
         made = time.perf_counter() - began
         _cpu, _kcpu, rss1, _krss = family(server)
@@ -450,6 +453,9 @@ def main() -> int:
     parser.add_argument("--hold", type=float, default=90.0, help="seconds measured, all moving")
     parser.add_argument("--live-hold", type=float, default=30.0, help="seconds, live alone")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--no-push", action="store_true", help="no subscriptions: the same moves, no pushes"
+    )
     args = parser.parse_args()
     asyncio.run(main_async(args))
     return 0
