@@ -93,19 +93,21 @@ class BatchWriter:
         self.writes = 0
 
     def load(self, db: sqlite3.Connection) -> None:
-        """Every table's last seq and append time, from the file (one scan of the events)."""
-        self._last_seq = {table_id: -1 for (table_id,) in db.execute("SELECT id FROM tables")}
+        """Every table's last seq and append time, from the file (one pass over the
+        events). One row per table, so both maps share its id's string: kept for every
+        stored table, in memory or not, it is most of what a table out of memory costs."""
+        self._last_seq = {}
         self._last_at = {}
         # Integers only: a seq stored as text or a blob is damage, read_tables sets it aside.
         for table_id, last, at in db.execute(
-            "SELECT table_id, MAX(seq),"
-            " MAX(CASE WHEN typeof(at) IN ('real', 'integer') THEN at END)"
-            " FROM events WHERE typeof(seq) = 'integer' GROUP BY table_id"
+            "SELECT t.id, MAX(CASE WHEN typeof(e.seq) = 'integer' THEN e.seq END),"
+            " MAX(CASE WHEN typeof(e.seq) = 'integer' AND typeof(e.at) IN ('real', 'integer')"
+            " THEN e.at END)"
+            " FROM tables t LEFT JOIN events e ON e.table_id = t.id GROUP BY t.id"
         ):
-            if table_id in self._last_seq:
-                self._last_seq[table_id] = int(last)
-                if at is not None:
-                    self._last_at[table_id] = float(at)
+            self._last_seq[table_id] = -1 if last is None else int(last)
+            if at is not None:
+                self._last_at[table_id] = float(at)
 
     def stored(self, table_id: str) -> bool:
         """Is the table in the file (as of the last commit)?"""

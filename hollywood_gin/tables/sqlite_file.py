@@ -10,8 +10,9 @@ import fcntl
 import logging
 import os
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Any
 
 from hollywood_gin.tables.rows import active_at, add_entry, check_log, record_from
 from hollywood_gin.tables.store import Damaged, TableRecord
@@ -283,8 +284,21 @@ def read_tables(
             continue
         if keep is None or keep(read):
             records[table_id] = read
-    # In rowid order, which is the order of appending: each table's seq order.
-    events = db.execute("SELECT table_id, seq, entry, at FROM events ORDER BY rowid")
+    # In rowid order, which is the order of appending: each table's seq order. Only
+    # some tables kept (a start-up loading what is live): each one's by its key, not a
+    # scan of every table's events.
+    events: Iterable[Any] = (
+        db.execute("SELECT table_id, seq, entry, at FROM events ORDER BY rowid")
+        if keep is None
+        else (
+            row
+            for kept in list(records)
+            for row in db.execute(
+                "SELECT table_id, seq, entry, at FROM events WHERE table_id = ? ORDER BY rowid",
+                (kept,),
+            )
+        )
+    )
     for table_id, seq, entry, at in events:
         record = records.get(table_id)
         if record is None:

@@ -75,7 +75,6 @@ def test_a_table_let_go_comes_back_the_same(tmp_path: Path) -> None:
         # Its page reads it back from the file.
         page = httpx.get(base + f"/t/{table_id}", timeout=10)
         assert page.status_code == 200 and table_id in page.text
-        assert held(base) == 1
         wait_held(base, 0)
         # A socket reads it back: the same state, the same version and deadlines.
         with socket(base, table_id, ann) as ws:
@@ -119,7 +118,7 @@ def test_a_restart_loads_only_the_live_tables(tmp_path: Path) -> None:
     # Long enough for a restart on a busy machine to find the new table still live.
     env = {**ENV, "HOLLYWOOD_GIN_IDLE_TABLE_SECONDS": "15"}
     with running_server(data, env=env) as (base, _):
-        old, _ann, _bob = seated_table(base)
+        old, ann, _bob = seated_table(base)
         wait_held(base, 0)
         new = httpx.post(base + "/api/tables", json={"name": "Cy"}, timeout=10).json()["table_id"]
         assert held(base) == 1
@@ -128,5 +127,7 @@ def test_a_restart_loads_only_the_live_tables(tmp_path: Path) -> None:
         assert httpx.get(base + f"/api/tables/{new}", timeout=10).status_code == 200
         assert held(base) == 1
         assert httpx.get(base + f"/api/tables/{old}", timeout=10).status_code == 200
-        assert held(base) == 2
+        with socket(base, old, ann) as ws:  # read back, and kept while connected
+            assert next_state(ws)["table"]["status"] == "playing"
+            assert held(base) == 2
         assert httpx.get(base + "/api/tables/nosuchtable00", timeout=10).status_code == 404
