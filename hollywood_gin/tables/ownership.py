@@ -2,9 +2,10 @@
 
 Chosen once, when the registry is made, from the store (`ownership_for`):
 
-- `Sole`: a store only this process writes (SQLite). Every table is loaded at
-  start-up and held until it expires; a write is awaited however long it takes
-  (one given up could still land, and nothing would settle it).
+- `Sole`: a store only this process writes (SQLite). The live tables are loaded
+  at start-up, any other is claimed from the store on its first request, and an
+  idle one leaves memory (`hollywood_gin.tables.idle`); a write is awaited however
+  long it takes (one given up could still land, and nothing would settle it).
 - `Shared`: PostgreSQL shared by several workers behind HAProxy
   (docs/architecture.md "One owner per table"). A table is claimed on its first
   request (a new epoch, which fences every write of the worker before); a watch
