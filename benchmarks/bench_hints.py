@@ -12,7 +12,7 @@ and over all (mean, p95, max) with the load average, and the hint budget.
 
 The budget is counted in playouts, so a busy machine changes the times, not the
 hints: compare the figures with the load average printed beside them (2 s is the
-promise; docs/bots.md "Hints").
+promise; docs/bots.md "Hint latency").
 """
 
 from __future__ import annotations
