@@ -46,7 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,
-        # The schema of the HTTP API only when asked for (HOLLYWOOD_GIN_OPENAPI).
+        # The schema of the HTTP API unless turned off (HOLLYWOOD_GIN_OPENAPI=false).
         openapi_url="/openapi.json" if settings.openapi else None,
     )
     app.state.settings = settings

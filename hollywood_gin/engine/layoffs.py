@@ -82,14 +82,10 @@ def _layoff_options(
     return options
 
 
-def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]) -> LayOff:
-    """The defender's least deadwood over all own arrangements and lay-offs.
-
-    A defender may keep a card out of an own meld to lay it off, and lay off
-    chains (9H then TH onto 6H-7H-8H). Ties keep the fewest lay-offs.
-    Raises BadAction when a knocker meld is not a meld or the cards overlap,
-    BadCard on a repeated card.
-    """
+def _best_layoff(
+    knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]
+) -> tuple[int, int, int, list[tuple[Card, int]]]:
+    """(least deadwood, defender mask, the cards laid off as a mask, the lay-offs)."""
     melds = [list(m) for m in knocker_melds]
     knocker = 0
     for meld in melds:
@@ -117,6 +113,18 @@ def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Ca
                 best = (value, count, laid, [p for _, pairs in combo for p in pairs])
     assert best is not None  # the combination of no lay-offs is always there
     value, _, laid, pairs = best
+    return value, defender, laid, pairs
+
+
+def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]) -> LayOff:
+    """The defender's least deadwood over all own arrangements and lay-offs.
+
+    A defender may keep a card out of an own meld to lay it off, and lay off
+    chains (9H then TH onto 6H-7H-8H). Ties keep the fewest lay-offs.
+    Raises BadAction when a knocker meld is not a meld or the cards overlap,
+    BadCard on a repeated card.
+    """
+    value, defender, laid, pairs = _best_layoff(knocker_melds, defender_cards)
     _, own, dead = arrange_mask(defender & ~laid)
     return LayOff(
         melds=shown(own), deadwood=by_rank(cards_of(dead)), layoffs=pairs, deadwood_value=value
@@ -126,5 +134,6 @@ def lay_off(knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Ca
 def defender_deadwood(
     knocker_melds: Sequence[Iterable[Card]], defender_cards: Iterable[Card]
 ) -> int:
-    """The defender's deadwood after the best lay-offs (see `lay_off`)."""
-    return lay_off(knocker_melds, defender_cards).deadwood_value
+    """The defender's deadwood after the best lay-offs (see `lay_off`), without
+    laying the rest out: every playout that ends in a knock asks for this."""
+    return _best_layoff(knocker_melds, defender_cards)[0]

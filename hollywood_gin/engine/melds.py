@@ -343,36 +343,37 @@ def arrange(cards: Iterable[Card]) -> tuple[list[list[Card]], list[Card]]:
     return shown(melds), by_rank(cards_of(dead))
 
 
-class _Rows(dict[int, tuple[tuple[int, int], ...]]):
-    """Per 13-bit pattern of one suit: each card's (card index, what dropping it does
-    to the suit's run deadwood), lowest first. Filled as patterns come up (at most
-    8,192 per suit); the pairs are shared (`_PAIRS`), so a row costs its tuple alone.
+_Row = tuple[tuple[int, int], ...]
+
+
+def _row(rows: list[_Row | None], suit: int, pattern: int) -> _Row:
+    """One suit's pattern as a row: each card's (card index, what dropping it does
+    to the suit's run deadwood), lowest first; kept in `rows` (at most 8,192 per
+    suit). The pairs are shared (`_PAIRS`), so a row costs its tuple alone.
 
     A discard's deadwood is then a state's total plus the card's entry: one add.
+    (Callers read `rows[pattern] or _row(rows, suit, pattern)`: a list index is
+    several times cheaper than a dict's, and the empty row is rare.)
     """
-
-    def __init__(self, suit: int) -> None:
-        super().__init__()
-        self.offset = 13 * suit
-
-    def __missing__(self, pattern: int) -> tuple[tuple[int, int], ...]:
-        t = _RUN_DEADWOOD
-        whole = t[pattern]
-        out = []
-        rest = pattern
-        while rest:
-            low = rest & -rest
-            rest ^= low
-            out.append(_PAIRS[self.offset + low.bit_length() - 1][t[pattern ^ low] - whole + 10])
-        row = self[pattern] = tuple(out)
-        return row
+    t = _RUN_DEADWOOD
+    whole = t[pattern]
+    offset = 13 * suit
+    out = []
+    rest = pattern
+    while rest:
+        low = rest & -rest
+        rest ^= low
+        out.append(_PAIRS[offset + low.bit_length() - 1][t[pattern ^ low] - whole + 10])
+    row = rows[pattern] = tuple(out)
+    return row
 
 
 # (index, change) for every card index and every change of a suit's run deadwood
 # by dropping one card: from -10 (a deadwood ten) to +39 (the jack of 9-K), at
 # `_PAIRS[index][change + 10]`.
 _PAIRS = tuple(tuple((i, v - 10) for v in range(50)) for i in range(52))
-_ROWS = (_Rows(0), _Rows(1), _Rows(2), _Rows(3))
+_ROWS: tuple[list[_Row | None], ...] = tuple([None] * (1 << 13) for _ in range(4))
+_Scored = tuple[_Row, int]  # a row, and the total it adds to
 
 
 def _least_with_discards(c: int, d: int, h: int, s: int, three: int) -> list[int]:
@@ -386,7 +387,10 @@ def _least_with_discards(c: int, d: int, h: int, s: int, three: int) -> list[int
     """
     t = _RUN_DEADWOOD
     r0, r1, r2, r3 = _ROWS
-    jobs: list[tuple[tuple[tuple[int, int], ...], int]]
+    # `first` holds every card once (the choice of no sets, or each suit's whole
+    # pattern): its scores are written as they are; `then` can only lower them.
+    first: tuple[_Scored, ...]
+    then: list[_Scored]
     if not three & (three - 1):
         nr = ~three
         ta, tb, te, tf = t[c], t[d], t[h], t[s]
@@ -397,33 +401,62 @@ def _least_with_discards(c: int, d: int, h: int, s: int, three: int) -> list[int
         if c & d & h & s & three:
             # the set of four, or a set of three that leaves the rank's card in one suit
             la, lb, le, lf = bare - ua + ta, bare - ub + tb, bare - ue + te, bare - uf + tf
-            jobs = [
-                (r0[c], min(whole, la)),
-                (r1[d], min(whole, lb)),
-                (r2[h], min(whole, le)),
-                (r3[s], min(whole, lf)),
-                (r0[c1], min(bare, lb, le, lf)),
-                (r1[d1], min(bare, la, le, lf)),
-                (r2[h1], min(bare, la, lb, lf)),
-                (r3[s1], min(bare, la, lb, le)),
+            first = (
+                ((r0[c] or _row(r0, 0, c)), min(whole, la)),
+                ((r1[d] or _row(r1, 1, d)), min(whole, lb)),
+                ((r2[h] or _row(r2, 2, h)), min(whole, le)),
+                ((r3[s] or _row(r3, 3, s)), min(whole, lf)),
+            )
+            then = [
+                ((r0[c1] or _row(r0, 0, c1)), min(bare, lb, le, lf)),
+                ((r1[d1] or _row(r1, 1, d1)), min(bare, la, le, lf)),
+                ((r2[h1] or _row(r2, 2, h1)), min(bare, la, lb, lf)),
+                ((r3[s1] or _row(r3, 3, s1)), min(bare, la, lb, le)),
             ]
         else:
             # the set of three or none; the suit without the rank is the same in both
             low = whole if whole < bare else bare
-            jobs = []
-            for rows, p, p1 in ((r0, c, c1), (r1, d, d1), (r2, h, h1), (r3, s, s1)):
-                if p == p1:
-                    jobs.append((rows[p], low))
-                else:
-                    jobs.append((rows[p], whole))
-                    jobs.append((rows[p1], bare))
+            first = (
+                ((r0[c] or _row(r0, 0, c)), whole if c != c1 else low),
+                ((r1[d] or _row(r1, 1, d)), whole if d != d1 else low),
+                ((r2[h] or _row(r2, 2, h)), whole if h != h1 else low),
+                ((r3[s] or _row(r3, 3, s)), whole if s != s1 else low),
+            )
+            then = []
+            if c != c1:
+                then.append(((r0[c1] or _row(r0, 0, c1)), bare))
+            if d != d1:
+                then.append(((r1[d1] or _row(r1, 1, d1)), bare))
+            if h != h1:
+                then.append(((r2[h1] or _row(r2, 2, h1)), bare))
+            if s != s1:
+                then.append(((r3[s1] or _row(r3, 3, s1)), bare))
     else:
-        jobs = []
-        for a, b, e, f in _set_states(c, d, h, s, three):
-            total = t[a] + t[b] + t[e] + t[f]
-            jobs.append((r0[a] + r1[b] + r2[e] + r3[f], total))
+        states = _set_states(c, d, h, s, three)  # the first: no sets
+        first = (
+            (
+                (r0[c] or _row(r0, 0, c))
+                + (r1[d] or _row(r1, 1, d))
+                + (r2[h] or _row(r2, 2, h))
+                + (r3[s] or _row(r3, 3, s)),
+                t[c] + t[d] + t[h] + t[s],
+            ),
+        )
+        then = [
+            (
+                (r0[a] or _row(r0, 0, a))
+                + (r1[b] or _row(r1, 1, b))
+                + (r2[e] or _row(r2, 2, e))
+                + (r3[f] or _row(r3, 3, f)),
+                t[a] + t[b] + t[e] + t[f],
+            )
+            for a, b, e, f in states[1:]
+        ]
     least = [_NONE] * 52
-    for row, base in jobs:
+    for row, base in first:
+        for i, v in row:
+            least[i] = base + v
+    for row, base in then:
         for i, v in row:
             v += base
             if v < least[i]:
@@ -442,7 +475,12 @@ def discard_deadwoods_mask(mask: int) -> list[tuple[int, int]]:
     s = hi >> 13
     three = (c & d & (h | s)) | (h & s & (c | d))
     r0, r1, r2, r3 = _ROWS
-    cards = r0[c] + r1[d] + r2[h] + r3[s]
+    cards = (
+        (r0[c] or _row(r0, 0, c))
+        + (r1[d] or _row(r1, 1, d))
+        + (r2[h] or _row(r2, 2, h))
+        + (r3[s] or _row(r3, 3, s))
+    )
     if not three:
         # no possible set: only the discarded card's suit changes
         total = t[c] + t[d] + t[h] + t[s]
@@ -473,7 +511,12 @@ def discard_least(mask: int) -> list[int]:
     least = [_NONE] * 52
     r0, r1, r2, r3 = _ROWS
     total = t[c] + t[d] + t[h] + t[s]
-    for i, v in r0[c] + r1[d] + r2[h] + r3[s]:
+    for i, v in (
+        (r0[c] or _row(r0, 0, c))
+        + (r1[d] or _row(r1, 1, d))
+        + (r2[h] or _row(r2, 2, h))
+        + (r3[s] or _row(r3, 3, s))
+    ):
         least[i] = total + v
     return least
 

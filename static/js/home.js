@@ -1,12 +1,35 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set);
 // beside the form, the tables this device holds a seat at.
-import { newEntropy, rememberDeal } from "./store.js";
+import { LADDER_KEY, load, newEntropy, rememberDeal } from "./store.js";
 import { deadlineOf, forgetTable, myTables, read, recordOf, write } from "./mytables.js";
 
 const form = document.getElementById("create-table");
 const strings = JSON.parse(document.getElementById("i18n").textContent);
 const targetField = document.getElementById("target-field");
 const errorBox = document.getElementById("create-error");
+
+// The record against each rung, kept on this device ("won 3 of 4"), and after a win
+// over a rung the next one chosen in the picker, with a line saying so.
+function showLadder() {
+  const all = load(LADDER_KEY);
+  const rungs = [...document.querySelectorAll("#strength-levels li[data-id]")];
+  for (const li of rungs) {
+    const row = all[li.dataset.id];
+    if (!row?.played) continue;
+    const small = document.createElement("small");
+    small.className = "ladder-record";
+    small.textContent = ` · ${strings.ladder_won.replace("{won}", row.won).replace("{played}", row.played)}`;
+    li.querySelector("strong").after(small);
+  }
+  const at = rungs.findIndex((li) => li.dataset.id === all.last?.id);
+  const next = rungs[at + 1];
+  if (!all.last?.won || at < 0 || !next) return;
+  form.elements.strength.value = next.dataset.id;
+  const note = document.getElementById("ladder-next");
+  note.textContent = strings.ladder_next.replace("{name}", rungs[at].dataset.name).replace("{level}", next.value).replace("{next}", next.dataset.name);
+  note.hidden = false;
+}
+showLadder();
 
 function showTarget() {
   targetField.hidden = form.elements.scoring.value === "hand";

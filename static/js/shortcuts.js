@@ -16,6 +16,7 @@ export function initShortcuts(ctl) {
     r: () => ctl.sortBy("rank"),
     u: () => ctl.sortBy("suit"),
     h: () => ctl.focusHand(),
+    i: () => ctl.hint(),
     "?": () => $("help").showModal(),
   };
   document.addEventListener("keydown", (event) => {

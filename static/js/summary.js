@@ -7,7 +7,7 @@
 // (board.js, table.js): nothing here is needed before.
 import { lang, t } from "./i18n.js";
 import { nameHead, playerName } from "./render.js";
-import { load, save, timesKey } from "./store.js";
+import { load, noteLadder, save, timesKey } from "./store.js";
 
 const config = JSON.parse(document.getElementById("table-config")?.textContent || "{}");
 const HANDS_KEY = `gin.hands.${config.table_id}`; // sessionStorage: n -> compact record
@@ -148,6 +148,7 @@ export function summaryElement(state, summary) {
 // Fill `container` with the summary of the state's match (nothing for a single
 // hand, or before the first hand ends). Later calls win over slower earlier ones.
 export async function showSummary(container, state) {
+  noteLadder(state);
   if (!container) return;
   const mine = String(Number(container.dataset.asked || 0) + 1);
   container.dataset.asked = mine;

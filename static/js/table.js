@@ -49,6 +49,7 @@ export class TableController {
       state: (s) => this.receive(s),
       error: (e) => this.refused(e),
       reaction: (r) => this.reactions.show(r),
+      hint: (h) => this.hints?.show(h),
     };
     this.socket = new TableSocket(config.ws, this.handlers, (status) => this.connection(status));
   }
@@ -127,6 +128,7 @@ export class TableController {
       this.held = undefined;
     }
     if (message.code === "stale_version") this.stale = this.last;
+    this.hints?.render(null);
     this.say(errorText(message, this.arrangedOn));
     if (message.code === "bad_message") this.sent = undefined;
   }
@@ -156,8 +158,15 @@ export class TableController {
     this.socket.send({ type: "arrange", cards });
   }
 
+  // Hints (hint.js): a seat playing the computer, with its move to make.
+  hint() {
+    if (!$("hint").hidden) import("./hint.js").then((m) => (this.hints ??= new m.Hints(this)).ask());
+  }
+
   renderAround() {
     const s = this.state;
+    $("hint").hidden = !(seatedIn(s) && player(s, 1 - s.you)?.computer && ["pass", "draw_stock", "discard"].some((k) => this.ui.kinds.has(k)));
+    this.hints?.render(s);
     this.reactions.render(s);
     this.clock.render(s);
     this.say(this.ending.render(s, this.ui.kinds));
@@ -345,6 +354,7 @@ export class TableController {
     for (const b of document.querySelectorAll("[data-act]")) b.addEventListener("click", () => this.act(b.dataset.act));
     click("knock", () => this.askKnock(false));
     click("gin", () => this.askKnock(true));
+    click("hint", () => this.hint());
     click("result-fold", () => foldResult(ui, !ui.folded));
     keepRoomForResult();
     click("summary-open", () => (this.state.table.ended ? showEndedMoment(this.state, ui.kinds) : showMoment(this.state, ui.kinds, true)));

@@ -50,3 +50,23 @@ test("a JSON map: {} when absent or unreadable; saved with only its newest numbe
   const full = { getItem: () => null, setItem: () => { throw new Error("QuotaExceededError"); } };
   assert.equal(store.save("gin.tables", { x: 1 }, full), false);
 });
+
+test("the record against each computer: a finished match counted once, the last one kept", () => {
+  localStorage.clear();
+  const over = (id, hand, winner, computer = "magpie") => ({
+    you: 0,
+    table: { id, status: "match_over", players: [{ seat: 0, name: "Ann" }, { seat: 1, name: "Computer", computer }] },
+    hand: { number: hand },
+    sheet: { match_winner: winner },
+  });
+  store.noteLadder(over("T1", 3, 0));
+  store.noteLadder(over("T1", 3, 0)); // the same end again (a reload): not counted twice
+  store.noteLadder(over("T1", 7, 1)); // the rematch, lost
+  store.noteLadder({ ...over("T2", 2, 0), table: { ...over("T2", 2, 0).table, status: "playing" } });
+  store.noteLadder(over("T3", 4, 0, null)); // two people: no record
+  store.noteLadder(over("T4", 5, 0, "rookie"));
+  const all = store.load(store.LADDER_KEY);
+  assert.deepEqual(all.magpie, { won: 1, played: 2 });
+  assert.deepEqual(all.rookie, { won: 1, played: 1 });
+  assert.deepEqual(all.last, { id: "rookie", won: true });
+});

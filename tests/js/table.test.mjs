@@ -58,9 +58,11 @@ test("the socket dispatches each frame type through the handlers map, and only t
   assert.deepEqual(ws.sent.at(-1), { type: "action", version: 4, action: { kind: "draw_stock" } });
 });
 
-test("the controller's map sends states, errors and reactions each to its owner", () => {
+test("the controller's map sends states, errors, reactions and hints each to its owner", () => {
   const { ctl, ws } = table();
-  assert.deepEqual(Object.keys(ctl.handlers).sort(), ["error", "reaction", "state"]);
+  assert.deepEqual(Object.keys(ctl.handlers).sort(), ["error", "hint", "reaction", "state"]);
+  // A hint nobody on this page asked for (no hint.js loaded yet) is dropped.
+  ws.deliver({ type: "hint", version: 0, best: { kind: "pass" }, choices: [] });
   const shown = [];
   ctl.reactions.show = (m) => shown.push(m.reaction);
   const refused = [];

@@ -41,6 +41,8 @@ SUITS = "CDHS"
 # are `{name}` and are filled in by the script.
 # Keys only the replay page uses: the table page goes without them (its weight).
 REPLAY_ONLY = ("replay.", "label.", "act.")
+# Keys a module fetches when first needed (`hint-words`): the table page goes without.
+LATER = ("act.", "hint.")
 
 CLIENT_STRINGS: Mapping[str, str] = {
     # the server was upgraded while this page was open (socket.js)
@@ -305,6 +307,11 @@ CLIENT_STRINGS: Mapping[str, str] = {
     "error.too_large": N_("That message was too large."),
     "error.table_full": N_("Both seats are taken; you can watch."),
     "error.other": N_("Something went wrong. Please try again."),
+    # the coach's hint at a table with the computer (hint.js, with `act.*`: LATER)
+    "hint.thinking": N_("The coach is thinking…"),
+    "hint.best": N_("The coach's choice: {action}"),
+    "hint.choice": N_("{action}: {ev} points"),
+    "hint.note": N_("Expected points for this hand, worked out from the cards you can see."),
     # around the match (static/js/ending.js)
     "reaction.hello": N_("Hello!"),
     "reaction.gg": N_("Good game"),

@@ -16,7 +16,7 @@ from typing import Any
 
 import orjson
 from fastapi import APIRouter, FastAPI, Request, Response
-from fastapi.responses import HTMLResponse, RedirectResponse
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse
 from markupsafe import Markup
 from starlette.convertors import Convertor, register_url_convertor
 from starlette.middleware.gzip import GZipMiddleware
@@ -26,7 +26,7 @@ from hollywood_gin.tables.errors import TableError
 from hollywood_gin.web.guard.seats import cookie_name, set_seat_cookie
 from hollywood_gin.web.http.computers import computer_entries
 from hollywood_gin.web.http.deps import RegistryDep, SettingsDep
-from hollywood_gin.web.http.i18n import LANGUAGES, N_, REPLAY_ONLY
+from hollywood_gin.web.http.i18n import LANGUAGES, LATER, N_, REPLAY_ONLY
 from hollywood_gin.web.http.replay_pages import ReplayPages, config_json, players_of
 from hollywood_gin.web.http.site import (
     IMMUTABLE,
@@ -107,6 +107,14 @@ async def favicon() -> Response:
         media_type="image/x-icon",
         headers={"Cache-Control": "public, max-age=86400"},
     )
+
+
+@router.get("/{lang:language}/hint-words.json")
+async def hint_words(lang: str, site: SiteDep) -> Response:
+    """The words of the coach's hint (static/js/hint.js fetches them with the first
+    hint): kept off the table page's first load."""
+    words = {k: v for k, v in site.catalogs.client_strings(lang).items() if k.startswith(LATER)}
+    return JSONResponse(words, headers={"Cache-Control": "public, max-age=3600"})
 
 
 @router.get("/{lang:language}/")
@@ -206,7 +214,7 @@ async def table_page(
         share_url=share_url,
         seat_url=seat_url,
         qr=qr_svg(share_url, site.catalogs.gettext(lang, "QR code of the table link")),
-        client_strings=site.catalogs.client_strings(lang, skip=REPLAY_ONLY),
+        client_strings=site.catalogs.client_strings(lang, skip=REPLAY_ONLY + LATER),
         config=config,
         preview=preview,
         page_title=page_title,
@@ -261,7 +269,7 @@ async def replay_page(
         page="replay",
         table_id=table_id,
         number=n,
-        client_strings=site.catalogs.client_strings(lang),
+        client_strings=site.catalogs.client_strings(lang, skip=("hint.",)),
         # The hand's part (options ... steps) from the kept bytes.
         config_json=Markup(config_json(reader, kept)),
     )
