@@ -266,6 +266,8 @@ class Counted:
         self.inner = inner
         self.draws = 0
         self.pickups = 0
+        self.taken = 0  # the opponent's discards it drew (the upcard not counted)
+        self.offers = 0  # its draws after the upcard: each a choice on a discard
 
     def observe(self, view: View) -> None:
         self.inner.observe(view)
@@ -276,12 +278,17 @@ class Counted:
             self.draws += 1
         if action.kind in ("take_upcard", "draw_discard"):
             self.pickups += 1
+        if action.kind in ("draw_discard", "draw_stock"):
+            self.offers += 1
+            self.taken += action.kind == "draw_discard"
         return action
 
 
-def _tally(style: Style, me: Counted, seat: int, result: HandResult) -> None:
+def _tally(style: Style, me: Counted, opp: Counted, seat: int, result: HandResult) -> None:
     style.hands += 1
     style.pickups += me.pickups
+    style.feeds += opp.taken
+    style.offers += opp.offers
     if result.knocker != seat:
         return
     style.knocks += 1
@@ -319,8 +326,8 @@ def _duplicate_part(
                 result.stalled += 1
                 result.draws += 1
                 continue
-            _tally(result.styles[0], pa, swap, outcome.result)
-            _tally(result.styles[1], pb, 1 - swap, outcome.result)
+            _tally(result.styles[0], pa, pb, swap, outcome.result)
+            _tally(result.styles[1], pb, pa, 1 - swap, outcome.result)
             if outcome.winner is None:
                 result.draws += 1
                 continue

@@ -113,6 +113,10 @@ class Style:
     undercuts: int = 0  # its knocks that were undercut
     knock_turns: int = 0  # the sum over its knocks of its draws before them
     pickups: int = 0  # its discard-pile draws (the upcard taken included)
+    # the opponent's draws after the upcard, and those that took this side's discard:
+    # `feeds`, the share a cautious discarder keeps low
+    offers: int = 0
+    feeds: int = 0
 
     def merge(self, other: Style) -> None:
         for name in self.__slots__:
@@ -125,6 +129,7 @@ class Style:
             "undercut_rate": round(self.undercuts / knocks, 4),
             "knock_turn": round(self.knock_turns / knocks, 3),
             "pickups": round(self.pickups / (self.hands or 1), 4),
+            "feeds": round(self.feeds / (self.offers or 1), 4),
         }
 
 

@@ -136,6 +136,7 @@ LADDER: tuple[Personality, ...] = (
         "normal",
         weights=_CAUTIOUS,
         mistakes=Mistakes(misread=0.1, hold_high=0.05),
+        figure="feeds",
     ),
     Personality(
         "gin",
