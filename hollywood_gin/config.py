@@ -142,8 +142,11 @@ class Settings(BaseSettings):
     # Worker processes the coach's reviews are computed in, side by side (their own
     # pool: a computer's move never waits behind a review). Two suit a small box.
     review_processes: int = Field(default=2, ge=1, le=64)
-    # The HTTP API's schema at /openapi.json, for bot authors (docs/bots.md "The HTTP API's
-    # schema"); it tells nothing the docs don't. Off: the path does not exist.
+    # Scripts and stylesheets served minified (rjsmin, rcssmin); off: as written, for
+    # reading them in the browser's developer tools.
+    minify_assets: bool = True
+    # The HTTP API's schema at /openapi.json, for bot authors; it tells nothing the
+    # docs don't (docs/bots.md "The HTTP API's schema"). Off: the path does not exist.
     openapi: bool = True
     # Web Push (docs/protocol-guide.md "Notifications"): the VAPID private key (base64url of
     # the raw 32-byte P-256 scalar); unset: made on first start and kept with the data.

@@ -290,7 +290,7 @@ def page_assets(client: TestClient, html: str) -> dict[str, bytes]:
         if url.endswith(".js"):
             base = url.rsplit("/", 1)[0]
             text = found[url].decode()
-            todo += [f"{base}/{m}" for m in re.findall(r'from "\./([\w.]+)"', text)]
+            todo += [f"{base}/{m}" for m in re.findall(r'from\s*"\./([\w.]+)"', text)]
     return found
 
 

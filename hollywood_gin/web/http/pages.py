@@ -329,11 +329,17 @@ def install(app: FastAPI, settings: Settings) -> None:
     # pages, bookmarks), revalidated on each use.
     app.mount(
         f"/static/{site.stamp}",
-        CachedStaticFiles(directory=STATIC_DIR, cache_control=IMMUTABLE),
+        CachedStaticFiles(
+            directory=STATIC_DIR, cache_control=IMMUTABLE, minify=settings.minify_assets
+        ),
         name="static_stamped",
     )
     app.mount(
-        "/static", CachedStaticFiles(directory=STATIC_DIR, cache_control="no-cache"), name="static"
+        "/static",
+        CachedStaticFiles(
+            directory=STATIC_DIR, cache_control="no-cache", minify=settings.minify_assets
+        ),
+        name="static",
     )
     # Pages and scripts are text: compressed they are a fraction of the bytes.
     app.add_middleware(GZipMiddleware, minimum_size=512)
