@@ -1,8 +1,8 @@
 """Web Push's sending runs off the event loop
 (docs/protocol-guide.md "Notifications"): each batch of messages is encrypted,
-signed (one VAPID JWT per push service) and posted by a worker process, so a burst of pushes never holds up a move.
-A push service stand-in on loopback decrypts every message with the subscriber's
-keys."""
+signed (one VAPID JWT per push service) and posted by a worker process, so a burst
+of pushes never holds up a move. A push service stand-in on loopback decrypts every
+message with the subscriber's keys."""
 
 from __future__ import annotations
 
