@@ -12,6 +12,7 @@ import random
 from collections.abc import Mapping
 from typing import Any
 
+from hollywood_gin.bots import Bot
 from hollywood_gin.bots.coach import (
     CoachPolicy,
     Point,
@@ -22,6 +23,7 @@ from hollywood_gin.bots.coach import (
     seed_of,
     step,
 )
+from hollywood_gin.bots.ladder import BY_ID, LadderBot
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.cards import full_deck
 from hollywood_gin.engine.match import Match
@@ -171,3 +173,29 @@ def review_hand(
     played = replay(record, seat)
     decisions = [judge(p, seed_of(record, seat, p.index), budget) for p in played.points]
     return assemble(record, seat, played, decisions, budget)
+
+
+def ladder_hand(who: str, seed: int) -> tuple[dict[str, Any], int, dict[int, str]]:
+    """One seeded hand of ladder rung `who` against normal (benchmarks/bench_mistakes.py):
+    its record, the rung's seat and, by record index, the decisions where it slipped
+    (the slip's kind, `LadderBot.slipped`)."""
+    seat = seed % 2
+    match = Match(Options(), rng=random.Random(seed), first_dealer=seed // 2 % 2)
+    match.start()
+    low = LadderBot(BY_ID[who], random.Random(seed * 2))
+    bots: list[Bot] = [Bot("normal", random.Random(seed * 2 + 1))] * 2
+    bots[seat] = low
+    slips: dict[int, str] = {}
+    index = 0
+    while match.status == "playing":
+        for s in (0, 1):
+            bots[s].observe(match.view(s))
+        mover = next(s for s in (0, 1) if match.legal(s))
+        before = len(low.slipped)
+        match.apply(mover, bots[mover].choose(match.view(mover)))
+        if mover == seat and len(low.slipped) > before:
+            slips[index] = low.slipped[-1][0]
+        index += 1
+    record = match.hand_record(1)
+    assert record is not None
+    return record, seat, slips

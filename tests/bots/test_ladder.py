@@ -11,8 +11,11 @@ import pytest
 
 from hollywood_gin.bots import ratings
 from hollywood_gin.bots.arena import duplicate
+from hollywood_gin.bots.coach import COACH, replay, seed_of
 from hollywood_gin.bots.ladder import BY_ID, LADDER, LadderBot, Mistakes, personality
+from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.vocabulary import COMPUTER_IDS, STRENGTHS
+from tests.bots.coach_hands import judge, ladder_hand
 
 SIDE_KEYS = {
     "points",
@@ -127,3 +130,16 @@ def test_the_styles_are_told_apart_by_their_figures_against_the_same_opponent() 
     assert all(fig["cautious"]["feeds"] <= 0.9 * f["feeds"] for f in rest)
     for who, f in fig.items():
         assert BY_ID[who].figure in f
+
+
+def test_a_seeded_slip_is_labelled_a_human_mistake_by_the_review() -> None:
+    # rookie's hand 44005 (benchmarks/bench_mistakes.py): at its first discard it
+    # throws the 8H it should keep, holding the JS; the coach calls it an inaccuracy
+    # or a mistake, and says the better move was throwing the high card
+    record, seat, slips = ladder_hand("rookie", 44_005)
+    assert slips.get(4) == "hold_high", slips
+    point = next(p for p in replay(record, seat).points if p.index == 4)
+    review = judge(point, seed_of(record, seat, 4), COACH)
+    assert review["label"] in ("inaccuracy", "mistake"), review
+    assert review["chosen"] == {"kind": "discard", "card": "8H"}
+    assert Card.parse(review["best"]["card"]).value >= 9, review
