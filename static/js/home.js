@@ -1,6 +1,7 @@
 // Home page: create a table through the API, then go to it (the seat cookie is set);
 // beside the form, the tables this device holds a seat at.
-import { LADDER_KEY, load, newEntropy, rememberDeal } from "./store.js";
+import { LADDER_KEY } from "./ladder.js";
+import { load, newEntropy, rememberDeal } from "./store.js";
 import { deadlineOf, forgetTable, myTables, read, recordOf, write } from "./mytables.js";
 
 const form = document.getElementById("create-table");

@@ -7,7 +7,8 @@
 // (board.js, table.js): nothing here is needed before.
 import { lang, t } from "./i18n.js";
 import { nameHead, playerName } from "./render.js";
-import { load, noteLadder, save, timesKey } from "./store.js";
+import { noteLadder } from "./ladder.js";
+import { load, save, timesKey } from "./store.js";
 
 const config = JSON.parse(document.getElementById("table-config")?.textContent || "{}");
 const HANDS_KEY = `gin.hands.${config.table_id}`; // sessionStorage: n -> compact record

@@ -2,6 +2,7 @@ import { stateOf } from "./dom.mjs";
 import assert from "node:assert/strict";
 import test from "node:test";
 import * as store from "../../static/js/store.js";
+import * as ladder from "../../static/js/ladder.js";
 
 test("the sort is melds unless rank or suit was chosen; a new choice ends a hand's own order", () => {
   localStorage.clear();
@@ -59,13 +60,13 @@ test("the record against each computer: a finished match counted once, the last 
     hand: { number: hand },
     sheet: { match_winner: winner },
   });
-  store.noteLadder(over("T1", 3, 0));
-  store.noteLadder(over("T1", 3, 0)); // the same end again (a reload): not counted twice
-  store.noteLadder(over("T1", 7, 1)); // the rematch, lost
-  store.noteLadder({ ...over("T2", 2, 0), table: { ...over("T2", 2, 0).table, status: "playing" } });
-  store.noteLadder(over("T3", 4, 0, null)); // two people: no record
-  store.noteLadder(over("T4", 5, 0, "rookie"));
-  const all = store.load(store.LADDER_KEY);
+  ladder.noteLadder(over("T1", 3, 0));
+  ladder.noteLadder(over("T1", 3, 0)); // the same end again (a reload): not counted twice
+  ladder.noteLadder(over("T1", 7, 1)); // the rematch, lost
+  ladder.noteLadder({ ...over("T2", 2, 0), table: { ...over("T2", 2, 0).table, status: "playing" } });
+  ladder.noteLadder(over("T3", 4, 0, null)); // two people: no record
+  ladder.noteLadder(over("T4", 5, 0, "rookie"));
+  const all = store.load(ladder.LADDER_KEY);
   assert.deepEqual(all.magpie, { won: 1, played: 2 });
   assert.deepEqual(all.rookie, { won: 1, played: 1 });
   assert.deepEqual(all.last, { id: "rookie", won: true });
