@@ -11,6 +11,13 @@ import { dealRecord, handKey, once } from "./store.js";
 
 const optionNames = JSON.parse($("option-names").textContent);
 
+// The record on a match's end screens: from the second match on (after the first it
+// would only repeat the winner above it; a single hand's screen says no "match").
+function endRecord(s) {
+  const won = s.table.matches_won;
+  return won && won[0] + won[1] > 1 ? recordText(s) : "";
+}
+
 export function seats(s) {
   const seated = seatedIn(s);
   return { top: seated ? 1 - s.you : 1, bottom: seated ? s.you : 0, seated };
@@ -151,7 +158,7 @@ export function renderEnd(s, ui) {
   open.hidden = !matchOver;
   open.textContent = t(s.table.scoring === "hollywood" ? "summary.title" : "summary.title_game");
   // At a match's end, however it ended: the record between the two at this table.
-  const record = matchOver ? recordText(s) : "";
+  const record = matchOver ? endRecord(s) : "";
   $("result-record").hidden = !record;
   $("result-record").textContent = record;
   if (!over) return "";
@@ -244,7 +251,7 @@ export function openMoment(s, kinds, { title, score, bonuses, summary, winner })
   $("moment-score").hidden = !score;
   $("moment-lines").replaceChildren(...(bonuses ? [bonuses] : []));
   $("moment-totals").textContent = `${t("total")}: ${names[0]} ${s.sheet.totals[0]} · ${names[1]} ${s.sheet.totals[1]}`;
-  const record = s.table.status === "match_over" ? recordText(s) : "";
+  const record = s.table.status === "match_over" ? endRecord(s) : "";
   $("moment-record").textContent = record;
   $("moment-record").hidden = !record;
   $("moment-summary").replaceChildren();
