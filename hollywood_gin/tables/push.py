@@ -55,6 +55,8 @@ class Registry(Protocol):
 
     def get(self, table_id: str) -> Table | None: ...
 
+    async def find(self, table_id: str) -> Table | None: ...
+
 
 log = logging.getLogger("hollywood_gin.push")
 
@@ -568,8 +570,11 @@ class Pushes:
         self.later.add(handle)
 
     async def drop(self, table_id: str, seat: int, endpoint: str) -> None:
-        """The push service says this subscription is gone: forget it."""
-        table = self.registry.get(table_id)
+        """The push service says this subscription is gone: forget it. The table may
+        have left memory since the message was queued (idle, or released by a shared
+        store's worker): it is loaded again for this, as a request would (`find`), so
+        the deletion is stored like any other change of the seats."""
+        table = self.registry.get(table_id) or await self.registry.find(table_id)
         if table is not None and seat < len(table.seats):
             await remove(self.registry, table, seat, endpoint)
 

@@ -71,6 +71,8 @@ class PushService:
         self.origin = f"http://127.0.0.1:{self.port}"
         self.subscribers: dict[str, Subscriber] = {}
         self.status: dict[str, int] = {}
+        # A path whose answer waits until its event is set (the test chooses when).
+        self.holds: dict[str, threading.Event] = {}
         self.received: queue.Queue[dict[str, Any]] = queue.Queue()
         service = self
 
@@ -80,6 +82,9 @@ class PushService:
                 service.received.put(
                     {"path": self.path, "headers": dict(self.headers), "body": body}
                 )
+                hold = service.holds.get(self.path)
+                if hold is not None:
+                    hold.wait(30)
                 self.send_response(service.status.get(self.path, 201))
                 self.send_header("Content-Length", "0")
                 self.end_headers()
