@@ -29,7 +29,7 @@ from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
 from hollywood_gin.tables.idle import Idle
 from hollywood_gin.tables.moves import Moves
 from hollywood_gin.tables.orders import Orders
-from hollywood_gin.tables.ownership import Sole, ownership_for, worker_name
+from hollywood_gin.tables.ownership import Shared, Sole, ownership_for, worker_name
 from hollywood_gin.tables.presence import Presence
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.reviews import Reviews
@@ -163,6 +163,20 @@ def assemble(
         ownership.keep = lambda record: idle.keep(record, seconds_per_day)
         # A table out of memory whose clock falls due is loaded as a request loads it.
         presence.fetch = fetch
+    if isinstance(ownership, Shared):
+        # A table let go when idle keeps its next look by the clock (a correspondence
+        # deadline passes with nobody connected), claimed back when it falls due.
+
+        def release(table: Table) -> bool:
+            if not presence.sleep(table, held.drop):
+                return False
+            if presence.next_look(table.id) is None:
+                presence.gone(table.id)  # nothing due: nothing of it is kept here
+            return True
+
+        ownership.release = release
+        ownership.looks = lambda table_id: presence.next_look(table_id) is not None
+        presence.fetch = ownership.wake
     registry = Registry(
         store=store,
         hub=hub,

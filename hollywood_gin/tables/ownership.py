@@ -9,7 +9,8 @@ Chosen once, when the registry is made, from the store (`ownership_for`):
 - `Shared`: PostgreSQL shared by several workers behind HAProxy
   (docs/architecture.md "One owner per table"). A table is claimed on its first
   request (a new epoch, which fences every write of the worker before); a watch
-  lets go of the tables another worker has claimed and of those idle here; a write
+  lets go of the tables another worker has claimed and of those idle here (their
+  next look by the clock kept, `wake` claims them back for it); a write
   unanswered for `store_seconds` is given up and makes its table doubtful, and
   `settle` asks the store before the next one.
 
@@ -193,6 +194,7 @@ class _Ownership:
             return None
         self._ledger(record, table, epoch)
         self.claims += 1
+        self._claimed_again(table_id)
         log.info("table %s claimed at epoch %d", short(table_id), epoch)
         self.terms.held.add(table)
         return table
@@ -207,6 +209,9 @@ class _Ownership:
             raise StoreUnavailable(refusal) from exc
         episode.succeeded()
         return answer
+
+    def _claimed_again(self, table_id: str) -> None:
+        """A table claimed (asked for, or its look due): nothing let go of it is kept."""
 
     def _ledger(self, record: TableRecord, table: Table, epoch: int = FIRST_EPOCH) -> None:
         """The ledger of a table rebuilt from `record`, before it is held."""
@@ -298,6 +303,14 @@ class Shared(_Ownership):
         # Tables nobody has looked at for this long leave memory (they are claimed
         # again when asked for): memory does not grow with history.
         self.release_seconds = 600.0
+        # How an idle table is let go: `assemble` makes it the presence's `sleep`, which
+        # keeps the table's next look by the clock (a correspondence deadline, a
+        # "deadline soon" push), and `looks` says whether one was kept. The epoch each
+        # such table was let go at: its look claims it back only if no other worker
+        # has claimed it since (`wake`).
+        self.release: Callable[[Table], bool] = terms.held.drop
+        self.looks: Callable[[str], bool] = lambda _table_id: False
+        self.released: dict[str, int] = {}
         # `store_seconds` (the base's): a write or claim unanswered for that long is
         # given up: the table is doubtful (settled before its next write) and its lock
         # free again. asyncpg can wait without end (a pool acquire; the clean-up of a
@@ -339,6 +352,9 @@ class Shared(_Ownership):
                 return table
         return await self._claimed(table_id)
 
+    def _claimed_again(self, table_id: str) -> None:
+        self.released.pop(table_id, None)
+
     def _stale_watch(self) -> bool:
         return time.monotonic() - self._watched_at > 3 * self.watch_seconds
 
@@ -374,8 +390,28 @@ class Shared(_Ownership):
             and not held.kept(t.id)
         ]
         for table in idle:
-            held.drop(table)
+            epoch = self._epoch(table)
+            if self.release(table) and epoch is not None and self.looks(table.id):
+                self.released[table.id] = epoch
         return len(idle)
+
+    async def wake(self, table_id: str) -> Table | None:
+        """The look by the clock of a table let go here fell due (the presence's
+        `fetch`): claimed back, unless another worker claimed it since (its presence
+        looks then); None: not claimed, nothing of it is kept here."""
+        table = self.terms.held.get(table_id)
+        if table is not None:
+            return table
+        epoch = self.released.get(table_id)
+        if epoch is None:
+            return None
+        epochs = await self._ask(
+            self.terms.store.owners([table_id]), "the server could not read this table"
+        )
+        del self.released[table_id]
+        if epochs.get(table_id) != epoch:
+            return None
+        return await self.find(table_id)
 
     async def expired(self, before: float) -> list[str]:
         # One worker at a time, by the database's clock

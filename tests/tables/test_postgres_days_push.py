@@ -15,11 +15,14 @@ pytestmark = pytest.mark.anyio
 from hollywood_gin.engine.actions import Action  # noqa: E402
 from hollywood_gin.engine.match import Match  # noqa: E402
 from hollywood_gin.engine.options import Options  # noqa: E402
+from hollywood_gin.tables.ownership import Shared  # noqa: E402
 from hollywood_gin.tables.postgres_store import PostgresStore  # noqa: E402
 from hollywood_gin.tables.push import load_keys  # noqa: E402
+from hollywood_gin.tables.registry import Registry  # noqa: E402
 from hollywood_gin.tables.store import SeatRecord, TableRecord  # noqa: E402
-from hollywood_gin.tables.table import rebuild_table  # noqa: E402
+from hollywood_gin.tables.table import Table, rebuild_table  # noqa: E402
 from tests.postgres import pg_url, postgres  # noqa: E402, F401 (fixtures)
+from tests.tables.helpers import registry_on  # noqa: E402
 
 SUBJECT = "mailto:ops@example.org"
 
@@ -101,3 +104,73 @@ async def test_the_record_between_friends_moves_with_the_table(pg_url: str) -> N
     finally:
         await one.close()
         await two.close()
+
+
+DAY = 100.0  # seconds of a short day (`seconds_per_day`, as HOLLYWOOD_GIN_SECONDS_PER_DAY)
+
+
+async def days_worker(url: str, name: str, now: list[float]) -> Registry:
+    store = PostgresStore(url, owner=name)
+    await store.open()
+    return registry_on(
+        store, expiry_seconds=10 * DAY, owner=name, clock=lambda: now[0], seconds_per_day=DAY
+    )
+
+
+async def released_days_table(registry: Registry, now: list[float]) -> Table:
+    """A table played over days (a day each move), both seated, let go when idle."""
+    table, _ = await registry.create({"move_days": 1}, "Ann")
+    await registry.join(table.id, "Bob")
+    ownership = registry.ownership
+    assert isinstance(ownership, Shared)
+    ownership.release_seconds = DAY / 10  # let go well before the day is out
+    now[0] += ownership.release_seconds + 1
+    assert ownership.release_idle() == 1
+    assert registry.get(table.id) is None
+    return table
+
+
+async def test_a_deadline_of_a_table_a_worker_let_go_passes(pg_url: str) -> None:  # noqa: F811
+    """A worker of a shared store lets an idle table go: its deadline still passes
+    with nobody connected (claimed back for it), the seat asked is away."""
+    now = [1_000.0]
+    a = await days_worker(pg_url, "a", now)
+    try:
+        table = await released_days_table(a, now)
+        deadline = min(h.deadline for h in table.seats if h.deadline is not None)
+        await a.presence.tick(wait=True)
+        assert a.get(table.id) is None  # nothing due yet: not claimed
+        now[0] = deadline
+        await a.presence.tick(wait=True)
+        back = a.get(table.id)
+        assert back is not None and [h.deadline for h in back.seats] == [
+            h.deadline for h in table.seats
+        ]
+        await a.presence.tick(wait=True)
+        assert any(back.match.presence.absent)
+    finally:
+        await a.close()
+        await a.store.close()
+
+
+async def test_a_table_claimed_elsewhere_is_not_claimed_back_for_its_deadline(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """Another worker claimed the table after it was let go: that worker's clock has
+    it; the one that let it go does not take it back when the look falls due."""
+    now = [1_000.0]
+    a, b = await days_worker(pg_url, "a", now), await days_worker(pg_url, "b", now)
+    try:
+        table = await released_days_table(a, now)
+        elsewhere = await b.find(table.id)
+        assert elsewhere is not None
+        claimed = b.writer.ledger(elsewhere).epoch
+        now[0] = min(h.deadline for h in table.seats if h.deadline is not None)
+        await a.presence.tick(wait=True)
+        assert a.get(table.id) is None
+        assert (await a.store.owners([table.id]))[table.id] == claimed
+        assert a.presence.next_look(table.id) is None  # nothing kept of it at a
+    finally:
+        for r in (a, b):
+            await r.close()
+            await r.store.close()
