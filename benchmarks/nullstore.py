@@ -24,6 +24,9 @@ class NullStore:
     async def open(self) -> None:
         return None
 
+    def forget(self, table_id: str) -> None:
+        return None
+
     async def close(self) -> None:
         return None
 

@@ -146,7 +146,7 @@ def assemble(
     # the action due is in the hub's states), the hub, the computer seats.
     writer.listeners += [presence, hub, computer]
     held.arrived += [presence.hold, writer.tell]
-    held.left += [writer.forget, presence.forget, computer.forget]
+    held.left += [writer.forget, presence.forget, computer.forget, lambda t: store.forget(t.id)]
     held.keepers.append(computer.busy)
     idle: Idle | None = None
     if idle_seconds > 0 and isinstance(ownership, Sole):

@@ -185,6 +185,9 @@ class PostgresStore:
         await self.appends.close()
         await self.sessions.close()
 
+    def forget(self, table_id: str) -> None:
+        return None  # nothing kept per table: the epochs are in the database
+
     # --- ownership ---------------------------------------------------------------
     async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
         """Become the table's owner: bump its epoch, read it; None: no such table."""

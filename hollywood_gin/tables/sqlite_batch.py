@@ -3,16 +3,17 @@
 Every write of the batch goes into one transaction; a write that fails is undone
 alone (a savepoint) and the others commit. Appends are data (`Append`), so a run
 of them is one multi-row `INSERT`; their gap check is made against each table's
-last seq, kept here in memory (`BatchWriter`), without a query. A batch of appends
-alone (the usual one) is that one statement and its own transaction: no `BEGIN`,
-savepoint or `COMMIT` around it. Everything here runs on the store's worker thread,
-the only one that runs SQL on its connection.
+last seq, kept here for the tables in memory (`BatchWriter`), without a query. A
+batch of appends alone (the usual one) is that one statement and its own
+transaction: no `BEGIN`, savepoint or `COMMIT` around it. Everything here runs on
+the store's worker thread, the only one that runs SQL on its connection.
 """
 
 from __future__ import annotations
 
 import contextlib
 import sqlite3
+from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
@@ -74,66 +75,68 @@ Job = Write | Append
 
 
 class BatchWriter:
-    """Commits batches of writes, and knows every stored table's last seq and append time.
+    """Commits batches of writes, and knows the last seq of each table in memory.
 
-    The last seqs (-1: no event yet) and the latest `events.at` of each table are
-    read from the file at open (`load`) and kept by the worker thread alone: the gap
-    check of an append, the refusal of an append to a table that is not stored, and
-    whether a table was active since a time (`active_since`, for expiry) need no
-    query. The running transaction's changes to them are kept only if it commits.
+    The last seq (-1: no event yet) of a table is read from the file on its first
+    append or claim (`last_seq`, one look-up by the events' key) and kept by the worker
+    thread alone, so the gap check of an append and the refusal of an append to a
+    table that is not stored need no query; it goes when the table leaves memory
+    (`forget`). A table out of memory costs nothing here: what asks about every stored
+    table (expiry, the start-up's choice) asks the file. The running transaction's
+    changes are kept only if it commits.
     """
 
     def __init__(self) -> None:
         self._last_seq: dict[str, int] = {}
-        self._last_at: dict[str, float] = {}
-        # The running transaction's changes (None: the table is gone, or made anew).
+        # The running transaction's changes (None: the table is gone).
         self._txn_seqs: dict[str, int | None] = {}
-        self._txn_ats: dict[str, float | None] = {}
+        # Tables that left memory, told from the event loop's thread: dropped by the
+        # worker before its next look (`_forget_left`), so in the order they came.
+        self._left: deque[str] = deque()
         self.commits = 0
         self.writes = 0
 
-    def load(self, db: sqlite3.Connection) -> None:
-        """Every table's last seq and append time, from the file (one pass over the
-        events). One row per table, so both maps share its id's string: kept for every
-        stored table, in memory or not, it is most of what a table out of memory costs."""
-        self._last_seq = {}
-        self._last_at = {}
-        # Integers only: a seq stored as text or a blob is damage, read_tables sets it aside.
-        for table_id, last, at in db.execute(
-            "SELECT t.id, MAX(CASE WHEN typeof(e.seq) = 'integer' THEN e.seq END),"
-            " MAX(CASE WHEN typeof(e.seq) = 'integer' AND typeof(e.at) IN ('real', 'integer')"
-            " THEN e.at END)"
-            " FROM tables t LEFT JOIN events e ON e.table_id = t.id GROUP BY t.id"
-        ):
-            self._last_seq[table_id] = -1 if last is None else int(last)
-            if at is not None:
-                self._last_at[table_id] = float(at)
+    def forget(self, table_id: str) -> None:
+        """The table left memory (any thread): its last seq goes."""
+        self._left.append(table_id)
 
-    def stored(self, table_id: str) -> bool:
-        """Is the table in the file (as of the last commit)?"""
-        return table_id in self._last_seq
+    def _forget_left(self) -> None:
+        while self._left:
+            self._last_seq.pop(self._left.popleft(), None)
 
-    def last_append(self, table_id: str) -> float | None:
-        """The latest `events.at` of the table, this transaction's appends included."""
-        if table_id in self._txn_ats:
-            return self._txn_ats[table_id]
-        return self._last_at.get(table_id)
+    def kept(self) -> int:
+        """Tables whose last seq is kept (tests, benchmarks), on the worker thread."""
+        self._forget_left()
+        return len(self._last_seq)
 
-    def active_since(self, table_id: str, before: float) -> bool:
-        """Has the table an append at `before` or later (this transaction's included)?"""
-        at = self.last_append(table_id)
-        return at is not None and at >= before
+    def last_seq(self, db: sqlite3.Connection, table_id: str) -> int | None:
+        """The table's last committed seq (-1: no event yet); None: not stored. Read
+        from the file the first time (a claim, a first append), kept from then."""
+        self._forget_left()
+        last = self._last_seq.get(table_id)
+        if last is not None:
+            return last
+        # Integers only: a seq stored as text or a blob is damage, read_tables sets it
+        # aside. Text and blobs sort after integers, so the key's order finds it.
+        row = db.execute(
+            "SELECT (SELECT seq FROM events WHERE table_id = ?1 AND typeof(seq) = 'integer'"
+            " ORDER BY seq DESC LIMIT 1) FROM tables WHERE id = ?1",
+            (table_id,),
+        ).fetchone()
+        if row is None:
+            return None
+        last = -1 if row[0] is None else int(row[0])
+        self._last_seq[table_id] = last
+        return last
 
     def created(self, table_id: str, last: int) -> None:
         """For a write of the running transaction: the table is stored, its log ends at `last`."""
         self._txn_seqs[table_id] = last
-        self._txn_ats[table_id] = None
 
     def deleted(self, table_ids: Iterable[str]) -> None:
         """For a write of the running transaction: the tables are gone."""
         for table_id in table_ids:
             self._txn_seqs[table_id] = None
-            self._txn_ats[table_id] = None
 
     def commit(self, db: sqlite3.Connection, writes: list[Job]) -> Outcomes:
         """One transaction for the batch; a failing write is undone alone (a savepoint).
@@ -143,10 +146,10 @@ class BatchWriter:
         they retried one by one, each in its own savepoint. A batch of appends alone
         that fits one statement is that statement, its own transaction.
         """
+        self._forget_left()
         if len(writes) == 1 and self._lone_append(db, writes[0]):
             return [None]
         self._txn_seqs = {}
-        self._txn_ats = {}
         try:
             alone = self._one_statement(writes)
             if alone is not None:
@@ -154,17 +157,16 @@ class BatchWriter:
             else:
                 failures = self._transaction(db, writes)
         except BaseException:
-            self._txn_seqs, self._txn_ats = {}, {}
+            self._txn_seqs = {}
             if db.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     db.execute("ROLLBACK")
-            # What the file holds is known for sure only by reading it again. If even
-            # that fails, the ends left (-1 or older) make appends fail, never corrupt.
-            with contextlib.suppress(sqlite3.Error):
-                self.load(db)
+            # What the file holds is known for sure only by reading it again: each
+            # table's last seq is read anew on its next append.
+            self._last_seq.clear()
             raise
         self._keep()
-        self._txn_seqs, self._txn_ats = {}, {}
+        self._txn_seqs = {}
         self.commits += 1
         self.writes += len(writes)
         return failures
@@ -179,16 +181,15 @@ class BatchWriter:
         if type(write) is not Append or write.count > CHUNK:
             return False
         last = self._last_seq.get(write.table_id)
+        if last is None:
+            last = self.last_seq(db, write.table_id)
         if last is None or last + 1 != write.first_seq:
             return False
         try:
             db.execute(_INSERTS[write.count], write.values)
         except Exception:  # the general way tries it again and answers as it does
             return False
-        table_id = write.table_id
-        self._last_seq[table_id] = write.first_seq + write.count - 1
-        at = self._last_at.get(table_id)
-        self._last_at[table_id] = write.now if at is None or write.now > at else at
+        self._last_seq[write.table_id] = write.first_seq + write.count - 1
         self.commits += 1
         self.writes += 1
         return True
@@ -216,13 +217,13 @@ class BatchWriter:
             if run:
                 failures.extend(self._appends(db, run, in_transaction=True))
                 run = []
-            changed = dict(self._txn_seqs), dict(self._txn_ats)
+            changed = dict(self._txn_seqs)
             db.execute("SAVEPOINT one")
             try:
                 write(db)
             except Exception as exc:
                 db.execute("ROLLBACK TO one")
-                self._txn_seqs, self._txn_ats = changed
+                self._txn_seqs = changed
                 failures.append(exc)
             else:
                 failures.append(None)
@@ -239,20 +240,19 @@ class BatchWriter:
                 self._last_seq.pop(table_id, None)
             else:
                 self._last_seq[table_id] = last
-        for table_id, at in self._txn_ats.items():
-            if at is None:
-                self._last_at.pop(table_id, None)
-            else:
-                self._last_at[table_id] = at
 
-    def _stored_last(self, table_id: str, ends: dict[str, int | None]) -> int | None:
+    def _stored_last(
+        self, db: sqlite3.Connection, table_id: str, ends: dict[str, int | None]
+    ) -> int | None:
         """The table's last seq as of this point of the transaction; None: not stored."""
         if table_id in ends:
             return ends[table_id]
-        return self._last_seq.get(table_id)
+        return self.last_seq(db, table_id)
 
-    def _refusal(self, a: Append, ends: dict[str, int | None]) -> Exception | None:
-        last = self._stored_last(a.table_id, ends)
+    def _refusal(
+        self, db: sqlite3.Connection, a: Append, ends: dict[str, int | None]
+    ) -> Exception | None:
+        last = self._stored_last(db, a.table_id, ends)
         if last is None:
             return RuntimeError(f"no stored table {a.table_id}")
         if last + 1 != a.first_seq:
@@ -262,8 +262,6 @@ class BatchWriter:
     def _appended(self, a: Append) -> None:
         """For the running transaction: `a` is written."""
         self._txn_seqs[a.table_id] = a.first_seq + a.count - 1
-        at = self.last_append(a.table_id)
-        self._txn_ats[a.table_id] = a.now if at is None else max(at, a.now)
 
     def _appends(
         self, db: sqlite3.Connection, run: list[Append], *, in_transaction: bool
@@ -277,7 +275,7 @@ class BatchWriter:
         values: list[object] = []
         written: list[Append] = []
         for a in run:
-            refusal = self._refusal(a, ends)
+            refusal = self._refusal(db, a, ends)
             failures.append(refusal)
             if refusal is None:
                 values += a.values
@@ -316,7 +314,7 @@ class BatchWriter:
         return failures
 
     def _one_append(self, db: sqlite3.Connection, a: Append) -> Exception | None:
-        refusal = self._refusal(a, self._txn_seqs)
+        refusal = self._refusal(db, a, self._txn_seqs)
         if refusal is not None:
             return refusal
         db.execute("SAVEPOINT one")

@@ -260,6 +260,18 @@ def key_the_events(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE events_v7 RENAME TO events")
 
 
+# A table's latest append time (`events.at`; NULL: none, or written at creation).
+LAST_APPEND = (
+    "SELECT MAX(at) FROM events WHERE table_id = {table} AND typeof(at) IN ('real', 'integer')"
+)
+
+
+def last_append(db: sqlite3.Connection, table_id: str) -> float | None:
+    """The table's latest `events.at` (one look-up by the events' key)."""
+    (at,) = db.execute(LAST_APPEND.format(table="?"), (table_id,)).fetchone()
+    return None if at is None else float(at)
+
+
 def read_tables(
     db: sqlite3.Connection, keep: Callable[[TableRecord], bool] | None = None
 ) -> tuple[list[TableRecord], dict[str, str]]:
@@ -268,11 +280,13 @@ def read_tables(
     aside = set(set_aside_in(db))
     records: dict[str, TableRecord] = {}
     damaged: dict[str, str] = {}
+    # With each row its events' latest `at` (by the events' key), so `keep` is asked
+    # with the table's last activity before any log is read.
     rows = db.execute(
-        "SELECT rowid, id, options, seats, created, last_active, base_seq FROM tables"
-        " ORDER BY created"
+        "SELECT rowid, id, options, seats, created, last_active, base_seq,"
+        f" ({LAST_APPEND.format(table='tables.id')}) FROM tables ORDER BY created"
     )
-    for rowid, *row in rows:
+    for rowid, *row, appended in rows:
         # A row without a usable id is set aside (and reported) under its row number.
         table_id = row[0] if isinstance(row[0], str) and row[0] else f"(no id, row {rowid})"
         if table_id in aside:
@@ -282,6 +296,7 @@ def read_tables(
         except Damaged as exc:
             damaged[table_id] = str(exc)
             continue
+        active_at(read, appended)
         if keep is None or keep(read):
             records[table_id] = read
     # In rowid order, which is the order of appending: each table's seq order. Only

@@ -43,6 +43,7 @@ from hollywood_gin.tables.sqlite_file import (
     SCHEMA,
     DataFileLock,
     NewerSchema,
+    last_append,
     migrate_schema,
     private_file,
     read_tables,
@@ -150,7 +151,6 @@ class SqliteStore(SingleOwner):
         db.execute("PRAGMA wal_autocheckpoint=0")  # the checkpointer does it, off this path
         db.executescript(SCHEMA)
         migrate_schema(db)
-        self._batches.load(db)
         self._db = db
         self.wal.connect()
 
@@ -193,13 +193,30 @@ class SqliteStore(SingleOwner):
                 (table_id, record.base),
             )
             read_log(record, events)
-            active_at(record, self._batches.last_append(table_id))  # its events' latest `at`
+            active_at(record, last_append(db, table_id))  # its events' latest `at`
+            self._batches.last_seq(db, table_id)  # kept while it is in memory
             return record
 
         return self._claimed(await self._run(read))
 
     async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
-        return self._owners(table_ids, self._batches.stored)
+        def stored(db: sqlite3.Connection) -> set[str]:
+            return {
+                t
+                for t in table_ids
+                if db.execute("SELECT 1 FROM tables WHERE id = ?", (t,)).fetchone()
+            }
+
+        found = await self._run(stored)
+        return self._owners(table_ids, found.__contains__)
+
+    def forget(self, table_id: str) -> None:
+        """The table left memory: what the store kept of it for its appends goes."""
+        self._batches.forget(table_id)
+
+    async def seqs_kept(self) -> int:
+        """Tables whose last seq the store keeps in memory (tests, benchmarks)."""
+        return await self._run(lambda db: self._batches.kept())
 
     async def load_all(
         self, keep: Callable[[TableRecord], bool] | None = None
@@ -207,14 +224,9 @@ class SqliteStore(SingleOwner):
         """Every table not set aside (`keep`: those it keeps, asked of each row with its
         latest activity, before any log is read); one that cannot be read is set aside,
         the rest load."""
-        last_append = self._batches.last_append
-
-        def kept(record: TableRecord) -> bool:
-            active_at(record, last_append(record.table_id))
-            return keep is None or keep(record)
 
         def load(db: sqlite3.Connection) -> list[TableRecord]:
-            records, damaged = read_tables(db, kept)
+            records, damaged = read_tables(db, keep)
             for table_id, reason in damaged.items():
                 log.error(
                     "table %s is damaged (%s): set aside, kept in the file", table_id[:8], reason
@@ -352,16 +364,17 @@ class SqliteStore(SingleOwner):
         gone: list[str] = []
 
         def write(db: sqlite3.Connection) -> None:
-            # Idle by its row (created, touched) and by its events' `at` (appended),
-            # the latter known to the batch writer without a scan of the events.
+            # Idle by its row (created, touched) and by its events' `at` (appended):
+            # each table old by its row is looked up by the events' key.
             ids = [
                 r[0]
                 for r in db.execute(
-                    "SELECT id FROM tables WHERE last_active < ?"
-                    " AND id NOT IN (SELECT id FROM set_aside)",
+                    "SELECT id FROM tables t WHERE last_active < ?1"
+                    " AND id NOT IN (SELECT id FROM set_aside)"
+                    " AND NOT EXISTS (SELECT 1 FROM events e WHERE e.table_id = t.id"
+                    " AND typeof(e.at) IN ('real', 'integer') AND e.at >= ?1)",
                     (before,),
                 )
-                if not self._batches.active_since(r[0], before)
             ]
             self._delete(db, ids)
             gone.extend(ids)

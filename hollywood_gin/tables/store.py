@@ -105,6 +105,9 @@ class TableStore(Protocol):
 
     async def close(self) -> None: ...
 
+    def forget(self, table_id: str) -> None:
+        """The table left this worker's memory: what the store keeps for its writes goes."""
+
     async def load_all(
         self, keep: Callable[[TableRecord], bool] | None = None
     ) -> list[TableRecord]:
@@ -209,6 +212,9 @@ class SingleOwner:
             return None
         epoch = self._epochs[record.table_id] = self._epoch(record.table_id) + 1
         return epoch, record
+
+    def forget(self, table_id: str) -> None:
+        return None  # epochs stay: a claim after a reload must fence the one before
 
     def _owners(self, table_ids: Sequence[str], stored: Callable[[str], bool]) -> dict[str, int]:
         return {t: self._epoch(t) for t in table_ids if stored(t)}

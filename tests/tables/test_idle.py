@@ -4,11 +4,15 @@ hand; the wire's side is tests/web/test_idle_tables.py."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.tables.hub import Connection
 from hollywood_gin.tables.registry import Registry
+from hollywood_gin.tables.sqlite_store import SqliteStore
+from hollywood_gin.tables.store import TableStore
 from hollywood_gin.tables.table import Table
 from tests.tables.helpers import registry_on, snapshot, two_seats
 from tests.tables.memory_store import MemoryStore
@@ -26,7 +30,7 @@ class Clock:
         return self.now
 
 
-def idle_registry(store: MemoryStore, clock: Clock) -> Registry:
+def idle_registry(store: TableStore, clock: Clock) -> Registry:
     registry = registry_on(store, idle_seconds=IDLE, expiry_seconds=100 * DAY)
     registry.clock = clock
     return registry
@@ -134,3 +138,41 @@ async def test_a_start_loads_only_what_is_live_and_notes_the_deadlines() -> None
     assert again.get(days.id) is not None  # its deadline came: loaded for it
     assert await again.find(old.id) is not None  # asked for: read back
     await again.close()
+
+
+@pytest.mark.anyio
+async def test_the_file_store_keeps_a_last_seq_only_for_the_tables_in_memory(
+    tmp_path: Path,
+) -> None:
+    clock = Clock()
+    store = SqliteStore(tmp_path / "tables.sqlite3")
+    await store.open()
+    registry = idle_registry(store, clock)
+    table = await two_seats(registry)
+    await two_seats(registry)
+    await registry.act(table, 1, parse_action({"kind": "pass"}), 1)
+    await registry.close()
+    await store.close()
+    # Opened again past the idle time: nothing is live, nothing is kept per table.
+    clock.now += 2 * IDLE
+    store = SqliteStore(tmp_path / "tables.sqlite3")
+    await store.open()
+    again = idle_registry(store, clock)
+    assert await again.load() == 0
+    assert await store.seqs_kept() == 0
+    # Asked for: claimed, and its appends follow the stored log.
+    back = await again.find(table.id)
+    assert back is not None and await store.seqs_kept() == 1
+    await again.act(back, 0, parse_action({"kind": "pass"}), back.version)
+    # Idle again: it leaves memory, and the store forgets it too.
+    later(again, clock, 0)  # asked for since the last sweep: kept once more
+    clock.now += 2 * IDLE
+    await again.presence.tick()  # the seats' away looks pass
+    assert later(again, clock, 0) == 1
+    assert await store.seqs_kept() == 0
+    # Read back once more: its log, and the move made before, are all there.
+    logged = len(back.match.log)
+    back = await again.find(table.id)
+    assert back is not None and len(back.match.log) == logged
+    await again.close()
+    await store.close()
