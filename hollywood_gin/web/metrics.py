@@ -1,10 +1,10 @@
 """Prometheus metrics at `GET /metrics`, when `HOLLYWOOD_GIN_METRICS=true`.
 
-Each app has its own `CollectorRegistry` (no module-level state): live tables and
-open sockets (read when scraped), actions and errors by kind and code, and the
-latencies of an action (asked to sent), of a store commit and of the computer's
-thinking; prometheus-client's process, platform and GC collectors and a build-info
-series. No label ever holds a table id, a name or a token.
+Each app has its own `CollectorRegistry` (no module-level state): live tables, the
+tables let go from memory while idle and open sockets (read when scraped), actions
+and errors by kind and code, and the latencies of an action (asked to sent), of a
+store commit and of the computer's thinking; prometheus-client's process, platform
+and GC collectors and a build-info series. No label ever holds a table id, a name or a token.
 """
 
 from __future__ import annotations
@@ -57,6 +57,11 @@ class Metrics(Observer):
             {"version": version, "commit": commit or ""}
         )
         self.tables = Gauge("hollywood_gin_tables", "Live tables in memory", registry=r)
+        self.asleep = Gauge(
+            "hollywood_gin_tables_asleep",
+            "Tables let go from memory while idle, kept in the store (since the start)",
+            registry=r,
+        )
         self.sockets = Gauge("hollywood_gin_sockets", "Open WebSockets", registry=r)
         self.actions = Counter(
             "hollywood_gin_actions", "Actions applied, by kind", ["kind"], registry=r
@@ -101,6 +106,7 @@ class Metrics(Observer):
     def watch(self, registry: Registry) -> None:
         """Read the gauges from the registry when scraped; observe what it does."""
         self.tables.set_function(lambda: len(registry))
+        self.asleep.set_function(registry.presence.asleep_count)
         self.sockets.set_function(registry.hub.total)
         registry.writer.observer = self
 

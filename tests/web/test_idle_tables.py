@@ -29,12 +29,12 @@ ENV = {
 }
 
 
-def held(base: str) -> int:
-    """How many tables the server holds in memory now."""
+def held(base: str, gauge: str = "hollywood_gin_tables") -> int:
+    """How many tables the server holds in memory now (`gauge`: or another count)."""
     for line in httpx.get(base + "/metrics", timeout=10).text.splitlines():
-        if line.startswith("hollywood_gin_tables "):
+        if line.startswith(gauge + " "):
             return int(float(line.split()[1]))
-    raise AssertionError("no hollywood_gin_tables gauge")
+    raise AssertionError(f"no {gauge} gauge")
 
 
 def wait_held(base: str, count: int, limit: float = 60) -> None:
@@ -131,3 +131,15 @@ def test_a_restart_loads_only_the_live_tables(tmp_path: Path) -> None:
             assert next_state(ws)["table"]["status"] == "playing"
             assert held(base) == 2
         assert httpx.get(base + "/api/tables/nosuchtable00", timeout=10).status_code == 404
+
+
+def test_the_tables_out_of_memory_are_counted(tmp_path: Path) -> None:
+    with running_server(tmp_path / "t.sqlite3", env=ENV) as (base, _):
+        table_id, ann, _bob = seated_table(base)
+        wait_held(base, 0)
+        assert held(base, "hollywood_gin_tables_asleep") == 1
+        with socket(base, table_id, ann) as ws:  # read back: in memory, not asleep
+            next_state(ws)
+            assert held(base, "hollywood_gin_tables_asleep") == 0
+        wait_held(base, 0)
+        assert held(base, "hollywood_gin_tables_asleep") == 1
