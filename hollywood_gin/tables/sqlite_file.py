@@ -260,7 +260,8 @@ def key_the_events(db: sqlite3.Connection) -> None:
     db.execute("ALTER TABLE events_v7 RENAME TO events")
 
 
-# A table's latest append time (`events.at`; NULL: none, or written at creation).
+# A table's latest append time (`events.at`; NULL: none, or written at creation),
+# read by the events' key.
 LAST_APPEND = (
     "SELECT MAX(at) FROM events WHERE table_id = {table} AND typeof(at) IN ('real', 'integer')"
 )
