@@ -98,6 +98,13 @@ class Settings(BaseSettings):
     # permessage-deflate on WebSockets: a state shrinks to ~4%, but each socket costs
     # ~38 KB more and each action more CPU (docs/performance.md); off by default.
     ws_per_message_deflate: bool = False
+    # uvicorn's WebSocket keepalive: a ping every this many seconds (0: none), and a
+    # socket whose pong does not come within the timeout is closed, so a client gone
+    # without a word (a phone switched off, a cut cable) is dropped within their sum.
+    # uvicorn's own 20 s cost 2-3 % of the CPU at human pace and a timer per socket;
+    # the page pings every 25 s by itself (docs/protocol-guide.md "Staying connected").
+    ws_ping_seconds: float = Field(default=60.0, ge=0)
+    ws_ping_timeout_seconds: float = Field(default=20.0, gt=0)
     max_tabs_per_seat: int = Field(default=5, ge=1)
     max_spectators: int = Field(default=20, ge=0)
     tables_per_hour_per_address: int = Field(default=60, ge=1)

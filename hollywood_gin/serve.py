@@ -138,6 +138,8 @@ def main() -> int:
         access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
         ws_max_size=settings.ws_max_message_bytes * 4,
         ws_per_message_deflate=settings.ws_per_message_deflate,
+        ws_ping_interval=settings.ws_ping_seconds or None,
+        ws_ping_timeout=settings.ws_ping_timeout_seconds,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
         timeout_graceful_shutdown=5,
