@@ -54,7 +54,6 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import orjson
 import psutil
 from cryptography.hazmat.primitives import serialization
@@ -62,6 +61,7 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from websockets.asyncio.client import connect
 
 from benchmarks.compat import playable
+from benchmarks.rawhttp import RawHttp
 from benchmarks.serve import app_server
 
 ACTION_TIMEOUT = 15.0
@@ -163,48 +163,46 @@ def subscription_keys() -> dict[str, str]:
 
 
 async def make_table(
-    client: httpx.AsyncClient, days: int | None, origin: str | None, keys: dict[str, str]
+    client: RawHttp, days: int | None, origin: str | None, keys: dict[str, str]
 ) -> Days:
     body: dict[str, Any] = {"name": "Ann"}
     if days is not None:
         body["move_days"] = days
-    r = await client.post("/api/tables", json=body)
-    r.raise_for_status()
-    table_id, ann = r.json()["table_id"], r.json()["token"]
-    r = await client.post(f"/api/tables/{table_id}/seats", json={"name": "Bob"})
-    r.raise_for_status()
-    seats = [Seat(ann, 0), Seat(r.json()["token"], 1)]
+    status, made = await client.request("POST", "/api/tables", body)
+    assert status == 201, made
+    table_id, ann = made["table_id"], made["token"]
+    status, joined = await client.request("POST", f"/api/tables/{table_id}/seats", {"name": "Bob"})
+    assert status == 201, joined
+    seats = [Seat(ann, 0), Seat(joined["token"], 1)]
     if origin is not None:
         for seat in seats:
             sub = {"endpoint": f"{origin}/p/{table_id}/{seat.number}", "keys": keys}
-            r = await client.post(
-                f"/api/tables/{table_id}/push",
-                json=sub,
-                headers={"Authorization": f"Bearer {seat.token}"},
+            status, answer = await client.request(
+                "POST", f"/api/tables/{table_id}/push", sub, token=seat.token
             )
-            assert r.status_code == 201, r.text
+            assert status == 201, answer
     return Days(table_id, seats)
 
 
 async def make_all(
-    base: str, count: int, days: int | None, origin: str | None, parallel: int = 32
+    base: str, count: int, days: int | None, origin: str | None, parallel: int = 8
 ) -> list[Days]:
+    """`count` tables made over `parallel` kept-alive connections (`RawHttp`: the
+    client's CPU, not the server's, bounded this set-up with httpx)."""
     keys = subscription_keys()
-    room = asyncio.Semaphore(parallel)
-    limits = httpx.Limits(max_connections=parallel, max_keepalive_connections=parallel)
-    async with httpx.AsyncClient(base_url=base, timeout=60, limits=limits) as client:
+    left = iter(range(count))
+    made: list[Days] = []
 
-        async def one() -> Days:
-            async with room:
-                for attempt in range(3):
-                    try:
-                        return await make_table(client, days, origin, keys)
-                    except httpx.TransportError:  # a kept-alive connection closed
-                        if attempt == 2:
-                            raise
-                raise AssertionError("unreachable")
+    async def connection() -> None:
+        client = RawHttp(base)
+        try:
+            for _ in left:
+                made.append(await make_table(client, days, origin, keys))
+        finally:
+            await client.close()
 
-        return await asyncio.gather(*(one() for _ in range(count)))
+    await asyncio.gather(*(connection() for _ in range(parallel)))
+    return made
 
 
 def ws_url(base: str, table_id: str) -> str:
