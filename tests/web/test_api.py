@@ -12,27 +12,17 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hollywood_gin.engine.actions import parse_action
-from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import Registry
 from hollywood_gin.web.guard.addresses import ClientAddress
 from hollywood_gin.web.http.bodies import HandRecord, TableCreated, TablePublic
-from tests.tables.helpers import INDEX_DECK, gin_deck, make_settings
+from tests.tables.helpers import INDEX_DECK, gin_deck
+from tests.web.helpers import app_client, registry_of
 from tests.wire import wire
-
-
-def start(tmp_path: Path, client: tuple[str, int] = ("127.0.0.1", 50000), **overrides: Any):  # type: ignore[no-untyped-def]
-    return TestClient(create_app(make_settings(tmp_path, **overrides)), client=client)
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with start(tmp_path) as c:
+    with app_client(tmp_path) as c:
         yield c
-
-
-def registry_of(client: TestClient) -> Registry:
-    registry: Registry = client.app.state.registry  # type: ignore[attr-defined]
-    return registry
 
 
 def create(client: TestClient, **body: Any) -> dict[str, Any]:
@@ -99,7 +89,7 @@ def test_defaults_and_all_nine_option_combinations(client: TestClient) -> None:
 
 
 def test_https_public_url_makes_secure_cookies_and_links(tmp_path: Path) -> None:
-    with start(tmp_path, public_url="https://gin.example.org") as client:
+    with app_client(tmp_path, public_url="https://gin.example.org") as client:
         r = client.post("/api/tables", json={})
         assert "Secure" in r.headers["set-cookie"]
         assert r.json()["url"] == f"https://gin.example.org/t/{r.json()['table_id']}"
@@ -111,7 +101,7 @@ def test_security_headers_on_every_kind_of_answer(tmp_path: Path) -> None:
     own value is kept: tests/web/test_seat_link.py)."""
     for public_url, hsts in (("https://gin.example.org", "max-age=31536000"), (None, None)):
         (tmp_path / str(hsts)).mkdir()
-        with start(tmp_path / str(hsts), public_url=public_url) as client:
+        with app_client(tmp_path / str(hsts), public_url=public_url) as client:
             host = {"Host": "gin.example.org"} if public_url else {}
             answers = [
                 client.get("/en/rules", headers=host),
@@ -173,7 +163,7 @@ def test_not_json_is_422(client: TestClient) -> None:
 
 
 def test_test_hooks_are_unknown_fields_when_off(tmp_path: Path) -> None:
-    with start(tmp_path, test_hooks=False) as client:
+    with app_client(tmp_path, test_hooks=False) as client:
         for field, value in (("test_decks", [INDEX_DECK]), ("test_first_dealer", 0)):
             r = client.post("/api/tables", json={field: value})
             assert r.status_code == 422
@@ -317,7 +307,7 @@ def test_computer_joins_a_waiting_table(client: TestClient) -> None:
 
 
 def test_tables_per_address_per_hour(tmp_path: Path) -> None:
-    with start(tmp_path, tables_per_hour_per_address=2) as client:
+    with app_client(tmp_path, tables_per_hour_per_address=2) as client:
         assert [client.post("/api/tables").status_code for _ in range(3)] == [201, 201, 429]
         r = client.post("/api/tables")
         assert r.json()["error"] == "rate_limited" and r.json()["message"]
@@ -328,7 +318,9 @@ def test_tables_per_address_per_hour(tmp_path: Path) -> None:
 
 
 def test_forwarded_for_is_believed_only_from_trusted_proxies(tmp_path: Path) -> None:
-    with start(tmp_path, tables_per_hour_per_address=1, trusted_proxies=["127.0.0.1"]) as client:
+    with app_client(
+        tmp_path, tables_per_hour_per_address=1, trusted_proxies=["127.0.0.1"]
+    ) as client:
         for address in ("203.0.113.1", "203.0.113.2"):
             r = client.post("/api/tables", headers={"x-forwarded-for": address})
             assert r.status_code == 201

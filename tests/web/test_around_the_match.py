@@ -22,7 +22,6 @@ from starlette.testclient import WebSocketTestSession
 from hollywood_gin.engine.events import ActionTaken, Back
 from hollywood_gin.engine.match import Match
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table, rebuild_match
 from hollywood_gin.web.socket.messages import ReactionMessage
 from hollywood_gin.web.socket.state_bodies import StateMessage
@@ -36,6 +35,7 @@ from tests.tables.helpers import (
     snapshot,
     until_pong,
 )
+from tests.web.helpers import registry_of
 from tests.wire import playable
 
 CLAIM_AFTER = 2.0
@@ -70,7 +70,7 @@ def client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
         tmp_path, claim_after_seconds=CLAIM_AFTER, ws_burst=10_000, ws_messages_per_second=10_000.0
     )
     with TestClient(create_app(settings)) as c, ExitStack() as sockets:
-        registry(c).clock = clock
+        registry_of(c).clock = clock
         _OPEN.append(sockets)
         try:
             yield c
@@ -78,11 +78,6 @@ def client(tmp_path: Path, clock: Clock) -> Iterator[TestClient]:
             _OPEN.pop()
             # Every socket a test opened closes before the app does, whatever failed.
             sockets.close()
-
-
-def registry(client: TestClient) -> Registry:
-    reg: Registry = client.app.state.registry  # type: ignore[attr-defined]
-    return reg
 
 
 def new_table(client: TestClient, **body: Any) -> tuple[str, str, str]:
@@ -99,7 +94,7 @@ def new_table(client: TestClient, **body: Any) -> tuple[str, str, str]:
 
 
 def table_of(client: TestClient, table_id: str) -> Table:
-    table = registry(client).get(table_id)
+    table = registry_of(client).get(table_id)
     assert table is not None
     return table
 
@@ -144,7 +139,7 @@ def wait_until(condition: Callable[[], bool]) -> None:
 
 def tick(client: TestClient) -> None:
     async def run() -> None:
-        await registry(client).presence.tick(wait=True)
+        await registry_of(client).presence.tick(wait=True)
 
     client.portal.call(run)  # type: ignore[union-attr]
 
@@ -273,7 +268,7 @@ def test_resign_during_hand_over(client: TestClient) -> None:
 
 def leave(client: TestClient, table_id: str, ws: Any, seat: int) -> None:
     ws.close()
-    wait_until(lambda: not registry(client).hub.connected(table_id, seat))
+    wait_until(lambda: not registry_of(client).hub.connected(table_id, seat))
 
 
 def test_claim_opens_only_after_the_away_time(client: TestClient, clock: Clock) -> None:
@@ -349,9 +344,9 @@ def test_a_stand_in_plays_legal_moves_until_the_seat_says_hello_again(
             time.sleep(0.01)  # the stand-in thinks in its own task
     assert len(stood) >= 6 and all(e.seat == 1 for e in stood)
     # At normal strength, decided in the computer's worker processes, not the server's.
-    mine = registry(client).computer.seats(table.id)
+    mine = registry_of(client).computer.seats(table.id)
     assert mine is not None and mine.stand_in_bots[1].strength == "normal"
-    thinkers = registry(client).thinkers
+    thinkers = registry_of(client).thinkers
     assert thinkers is not None and thinkers.pids and os.getpid() not in thinkers.pids
     # Bob says hello again: the stand-in stops, stored as `back`.
     ws1 = connect(client, table_id, token1)
@@ -574,7 +569,7 @@ def test_asking_for_a_stand_in_does_not_reset_the_clock(client: TestClient, cloc
     tick(client)
     state = latest(ws0)
     assert state["hand"]["turn"] == 1 and "stand_in" in kinds(state)
-    registry(client).computer.delay = 3600.0  # the stand-in waits: the clock is looked at
+    registry_of(client).computer.delay = 3600.0  # the stand-in waits: the clock is looked at
     act(ws0, state, {"kind": "stand_in"})
     state = latest(ws0)
     assert state["version"] == table.version and state["hand"]["turn_deadline"] == deadline

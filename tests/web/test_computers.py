@@ -11,14 +11,13 @@ import pytest
 from fastapi.testclient import TestClient
 
 from hollywood_gin.bots.ladder import LADDER
-from hollywood_gin.main import create_app
 from hollywood_gin.web.http.computers import TEXTS
-from tests.tables.helpers import make_settings
+from tests.web.helpers import app_client
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with TestClient(create_app(make_settings(tmp_path)), client=("127.0.0.1", 50000)) as c:
+    with app_client(tmp_path) as c:
         yield c
 
 

@@ -12,29 +12,17 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.testclient import WebSocketDenialResponse
 
-from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import Registry
 from hollywood_gin.web.guard.addresses import address_key
 from hollywood_gin.web.guard.limits import KeyedBuckets
 from hollywood_gin.web.guard.security import AllowedHosts, host_name
 from tests.tables.helpers import make_settings
-
-PEER = ("127.0.0.1", 50000)
-
-
-def start(tmp_path: Path, client: tuple[str, int] = PEER, **overrides: Any) -> TestClient:
-    return TestClient(create_app(make_settings(tmp_path, **overrides)), client=client)
+from tests.web.helpers import app_client, registry_of
 
 
 @pytest.fixture
 def client(tmp_path: Path) -> Iterator[TestClient]:
-    with start(tmp_path) as c:
+    with app_client(tmp_path) as c:
         yield c
-
-
-def registry_of(client: TestClient) -> Registry:
-    registry: Registry = client.app.state.registry  # type: ignore[attr-defined]
-    return registry
 
 
 def refused(r: Any, status: int, code: str) -> None:
@@ -65,7 +53,7 @@ def test_a_socket_with_a_foreign_host_is_refused(client: TestClient) -> None:
 
 
 def test_own_names_addresses_and_configured_extras_are_answered(tmp_path: Path) -> None:
-    with start(tmp_path, allowed_hosts=["gin.test"]) as c:
+    with app_client(tmp_path, allowed_hosts=["gin.test"]) as c:
         for host in ("localhost:8000", "127.0.0.1:8000", "[::1]:8000", "gin.test:5555", "GIN.TEST"):
             r = c.post("/api/tables", json={}, headers={"host": host, "origin": f"http://{host}"})
             assert r.status_code == 201, (host, r.text)
@@ -74,7 +62,7 @@ def test_own_names_addresses_and_configured_extras_are_answered(tmp_path: Path) 
 
 
 def test_with_a_public_url_only_its_host_is_answered(tmp_path: Path) -> None:
-    with start(tmp_path, public_url="https://gin.example.org", allowed_hosts=[]) as c:
+    with app_client(tmp_path, public_url="https://gin.example.org", allowed_hosts=[]) as c:
         assert c.get("/en/", headers={"host": "gin.example.org"}).status_code == 200
         refused(c.get("/en/", headers={"host": "127.0.0.1:8000"}), 400, "bad_host")
         refused(c.get("/en/", headers={"host": "testserver"}), 400, "bad_host")
@@ -154,7 +142,7 @@ def test_json_with_a_charset_and_an_empty_body_pass(client: TestClient) -> None:
 @pytest.fixture
 def production(tmp_path: Path) -> Iterator[TestClient]:
     """Without test hooks (whose deck orders make bodies long)."""
-    with start(tmp_path, test_hooks=False) as c:
+    with app_client(tmp_path, test_hooks=False) as c:
         yield c
 
 
@@ -186,20 +174,20 @@ def test_a_streamed_body_is_refused_while_reading(production: TestClient) -> Non
 
 # --- rates ----------------------------------------------------------------------------------
 def test_http_requests_per_address_are_limited(tmp_path: Path) -> None:
-    with start(tmp_path, http_burst=5, http_requests_per_second=0.001) as c:
+    with app_client(tmp_path, http_burst=5, http_requests_per_second=0.001) as c:
         for _ in range(5):
             assert c.get("/healthz").status_code == 200
         r = c.get("/healthz")
         refused(r, 429, "rate_limited")
         assert r.headers["retry-after"]
     # Another address has its own allowance.
-    with start(tmp_path, client=("192.0.2.7", 1), http_burst=5) as other:
+    with app_client(tmp_path, client=("192.0.2.7", 1), http_burst=5) as other:
         assert other.get("/healthz").status_code == 200
 
 
 def test_static_files_have_a_wider_bucket_of_their_own(tmp_path: Path) -> None:
     # A first visit's assets must not use up the pages' small burst, nor the reverse.
-    with start(tmp_path, http_burst=5, http_requests_per_second=0.001) as c:
+    with app_client(tmp_path, http_burst=5, http_requests_per_second=0.001) as c:
         for _ in range(12):  # more than the pages' 5, within five times that
             assert c.get("/static/favicon.svg").status_code == 200
         for _ in range(5):
@@ -211,7 +199,7 @@ def test_static_files_have_a_wider_bucket_of_their_own(tmp_path: Path) -> None:
 
 
 def test_new_sockets_per_address_are_limited(tmp_path: Path) -> None:
-    with start(tmp_path, ws_connects_burst=2, ws_connects_per_second=0.001) as c:
+    with app_client(tmp_path, ws_connects_burst=2, ws_connects_per_second=0.001) as c:
         for _ in range(2):
             with c.websocket_connect("/ws/tables/x") as ws:
                 assert ws.receive_json()["code"] == "unknown_table"
@@ -227,7 +215,7 @@ def test_an_ipv6_subscriber_is_one_address() -> None:
 
 
 def test_tables_per_hour_count_an_ipv6_64_once(tmp_path: Path) -> None:
-    with start(tmp_path, tables_per_hour_per_address=2, trusted_proxies=["127.0.0.1"]) as c:
+    with app_client(tmp_path, tables_per_hour_per_address=2, trusted_proxies=["127.0.0.1"]) as c:
         for host in ("2001:db8:5:6::1", "2001:db8:5:6::2"):
             r = c.post("/api/tables", json={}, headers={"x-forwarded-for": host})
             assert r.status_code == 201

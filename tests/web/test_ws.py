@@ -18,7 +18,6 @@ from starlette.testclient import WebSocketTestSession
 from starlette.websockets import WebSocketDisconnect
 
 from hollywood_gin.main import create_app
-from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web.socket.state_bodies import StateMessage
 from tests.tables.helpers import (
@@ -32,6 +31,7 @@ from tests.tables.helpers import (
     snapshot,
     until_pong,
 )
+from tests.web.helpers import registry_of
 from tests.wire import playable
 
 
@@ -56,8 +56,7 @@ def new_table(client: TestClient, join: bool = True) -> tuple[str, str, str | No
 
 
 def table_of(client: TestClient, table_id: str) -> Table:
-    registry: Registry = client.app.state.registry  # type: ignore[attr-defined]
-    table = registry.get(table_id)
+    table = registry_of(client).get(table_id)
     assert table is not None
     return table
 
