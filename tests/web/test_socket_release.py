@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import asyncio
 import gc
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -20,12 +23,10 @@ from hollywood_gin.web.guard import connections
 from tests.tables.helpers import make_settings
 
 
-def protocols_alive() -> int:
-    return sum(1 for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket")
-
-
-@pytest.mark.anyio
-async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path: Path) -> None:
+@asynccontextmanager
+async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+    """The app under uvicorn with the server's own protocols (`connections.protocols`) on
+    a loopback port, and a table made on it: yields (port, the table's creation answer)."""
     settings = make_settings(tmp_path)
     http, ws = connections.protocols(settings)
     config = uvicorn.Config(
@@ -39,6 +40,19 @@ async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path
         port = server.servers[0].sockets[0].getsockname()[1]
         async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
             made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        yield port, made
+    finally:
+        server.should_exit = True
+        await serving
+
+
+def protocols_alive() -> int:
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket")
+
+
+@pytest.mark.anyio
+async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path: Path) -> None:
+    async with table_server(tmp_path) as (port, made):
         gc.collect()
         before = protocols_alive()
         gc.disable()
@@ -55,9 +69,6 @@ async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path
             assert protocols_alive() <= before
         finally:
             gc.enable()
-    finally:
-        server.should_exit = True
-        await serving
 
 
 def exit_stacks_alive() -> int:
@@ -69,19 +80,7 @@ async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None
     """An open socket keeps FastAPI's per-request exit stack and nothing of its route's
     dependency machinery (exit stacks, solved dependencies): the socket's endpoint takes
     no dependency, and each of thousands of open sockets paid ~7 KB for it."""
-    settings = make_settings(tmp_path)
-    http, ws = connections.protocols(settings)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+    async with table_server(tmp_path) as (port, made):
         gc.collect()
         before = exit_stacks_alive()
         url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
@@ -95,9 +94,6 @@ async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None
         finally:
             for socket in sockets:
                 await socket.close()
-    finally:
-        server.should_exit = True
-        await serving
 
 
 def requests_alive() -> int:
@@ -108,19 +104,7 @@ def requests_alive() -> int:
 async def test_open_sockets_keep_no_handshake_request(tmp_path: Path) -> None:
     """An open socket keeps nothing of its handshake's request (websockets' parser kept
     it, headers and all, for the socket's life); its frames are still read."""
-    settings = make_settings(tmp_path)
-    http, ws = connections.protocols(settings)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+    async with table_server(tmp_path) as (port, made):
         gc.collect()
         before = requests_alive()
         url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
@@ -137,6 +121,3 @@ async def test_open_sockets_keep_no_handshake_request(tmp_path: Path) -> None:
         finally:
             for socket in sockets:
                 await socket.close()
-    finally:
-        server.should_exit = True
-        await serving
