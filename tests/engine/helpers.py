@@ -72,6 +72,13 @@ def act(m: Match, seat: int, kind: str, **fields: Any) -> None:
     m.apply(seat, parse_action({"kind": kind, **fields}), version=m.version)
 
 
+def first_draw(m: Match) -> None:
+    """Seat 1 dealing: both pass the upcard, then seat 0 draws the stock's top."""
+    act(m, 0, "pass")
+    act(m, 1, "pass")
+    act(m, 0, "draw_stock")
+
+
 def snapshot(m: Match) -> tuple[Any, ...]:
     """Everything observable about a match, to check that a refusal changed nothing."""
     return (m.version, m.status, len(m.log), m.view(0), m.view(1), m.view(None))

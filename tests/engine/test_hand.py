@@ -13,7 +13,7 @@ import pytest
 from hollywood_gin.engine import BadAction, BadCard, IllegalAction, Match, NotYourTurn
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.engine.events import ActionTaken, Reshuffle
-from tests.engine.helpers import act, cards, deck_order, new_match, snapshot
+from tests.engine.helpers import act, cards, deck_order, first_draw, new_match, snapshot
 from tests.wire import wire
 
 # Scenario A: seat 0 holds A-2-3 of clubs, three fives, 7-8-9 of spades and KD.
@@ -43,9 +43,7 @@ def test_deal_follows_the_deck_order() -> None:
     assert (h["discard_top"], h["discard_count"], h["stock_count"]) == ("4D", 1, 31)
     assert (h["dealer"], h["turn"], h["phase"]) == (1, 0, "upcard_offer")
     # Card 21 is the top of the stock.
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert hand_of(m, 0)[-1] == A_DECK[21] == "QC"
     assert wire(m.view(0))["hand"]["stock_count"] == 30
 
@@ -134,9 +132,7 @@ BAN_DECK = deck_order(dealer=BAN_DEALER, non_dealer=A_NON_DEALER, upcard="8C", s
 
 def test_a_card_taken_from_the_discard_pile_cannot_be_discarded_or_knocked_away() -> None:
     m = new_match(dealer=1, deck=BAN_DECK)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     act(m, 0, "discard", card="QC")
     act(m, 1, "draw_discard")
     assert wire(m.view(1))["hand"]["last_action"] == {
@@ -174,9 +170,7 @@ def test_standard_knock_limit_is_ten() -> None:
     deck = deck_order(dealer=OTHER, non_dealer=TEN, upcard="KC", stock="KH")
     m = new_match(dealer=1, deck=deck)
     assert wire(m.view(0))["hand"]["knock_limit"] == 10
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     # Discard KH: AH + 9D = 1 + 9 = 10, allowed. Discard 9D: AH + KH = 11,
     # over. Discard AH: 9 + 10 = 19. Any meld card leaves more.
     assert knocks(m, 0) == {"KH": 10}
@@ -195,9 +189,7 @@ def test_straight_gin_only() -> None:
     )
     m = new_match(dealer=1, deck=deck, rules="straight")
     assert wire(m.view(0))["hand"]["knock_limit"] == 0
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     # Discard 2D: all ten melded, deadwood 0. Discard 6S or 9S: 2D left (2), no knock.
     assert knocks(m, 0) == {"2D": 0}
     with pytest.raises(IllegalAction):
@@ -209,9 +201,7 @@ def test_straight_gin_only() -> None:
 def test_straight_refuses_a_ten_point_knock() -> None:
     deck = deck_order(dealer=OTHER, non_dealer=TEN, upcard="KC", stock="KH")
     m = new_match(dealer=1, deck=deck, rules="straight")
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert knocks(m, 0) == {}
     with pytest.raises(IllegalAction):
         act(m, 0, "knock", discard="KH")
@@ -232,9 +222,7 @@ def test_oklahoma_ace_means_gin_only() -> None:
     dealer = "2S 3D 4S 6D 7C 8D 9C TC JS QS"
     deck = deck_order(dealer=dealer, non_dealer=GIN_READY, upcard="AH", stock="6S")
     m = new_match(dealer=1, deck=deck, rules="oklahoma")
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     # Limit 0: only the gin discard (2D); discarding 9S would leave 2D = 2.
     assert knocks(m, 0) == {"2D": 0}
 
@@ -243,9 +231,7 @@ def test_oklahoma_two_allows_deadwood_two_but_not_five() -> None:
     dealer = "2S 3D 4S 6D 7C 8D 9C TC JS QS"
     deck = deck_order(dealer=dealer, non_dealer=GIN_READY, upcard="2H", stock="6S")
     m = new_match(dealer=1, deck=deck, rules="oklahoma")
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     k = knocks(m, 0)
     # 2D -> 0 (gin); 6S or 9S -> 2D left = 2 (at the limit); 3C -> AC+2C+2D = 1+2+2 = 5 (over).
     assert k["2D"] == 0 and k["6S"] == 2 and k["9S"] == 2
@@ -257,9 +243,7 @@ def test_oklahoma_face_upcard_allows_ten() -> None:
     deck = deck_order(dealer=OTHER, non_dealer=TEN, upcard="QC", stock="KH")
     m = new_match(dealer=1, deck=deck, rules="oklahoma")
     assert wire(m.view(0))["hand"]["knock_limit"] == 10
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert knocks(m, 0) == {"KH": 10}
 
 
@@ -309,9 +293,7 @@ def test_undercut() -> None:
         stock="QC",
     )
     m = new_match(dealer=1, deck=deck)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     act(m, 0, "knock", discard="QC")
     r = result(m)
     # K = 8 (8D). The defender melds 2-3-4H, three sixes, three jacks; 4S
@@ -329,9 +311,7 @@ def test_equal_deadwood_is_an_undercut() -> None:
         stock="QC",
     )
     m = new_match(dealer=1, deck=deck)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     act(m, 0, "knock", discard="QC")
     r = result(m)
     # K = 8 (8D), D = 8 (8C): K >= D, so 8 - 8 + 25 = 25 to the defender.
@@ -346,9 +326,7 @@ def test_gin_gets_twenty_five_and_no_layoffs() -> None:
         dealer="6S 5C TH JH QH 2D 3D 4D KS KC", non_dealer=GIN_HAND, upcard="KD", stock="KH"
     )
     m = new_match(dealer=1, deck=deck)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert knocks(m, 0)["KH"] == 0
     act(m, 0, "knock", discard="KH")
     r = result(m)
@@ -367,9 +345,7 @@ def test_gin_against_a_defender_with_no_deadwood_still_wins_25() -> None:
         dealer="2H 3H 4H 6C 6D 6H JS JC JD JH", non_dealer=GIN_HAND, upcard="KD", stock="KH"
     )
     m = new_match(dealer=1, deck=deck)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     act(m, 0, "knock", discard="KH")
     r = result(m)
     # D = 0: 0 + 25 = 25, and the knocker still wins.
@@ -381,9 +357,7 @@ def gin_hand_after_draw() -> Match:
         dealer="6S 5C TH JH QH 2D 3D 4D KS KC", non_dealer=GIN_HAND, upcard="KD", stock="KH"
     )
     m = new_match(dealer=1, deck=deck)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     return m
 
 

@@ -24,7 +24,7 @@ from hollywood_gin.engine.views import (
     new_view,
     view_from_wire,
 )
-from tests.engine.helpers import act, cards, deck_order, new_match
+from tests.engine.helpers import act, cards, deck_order, first_draw, new_match
 from tests.engine.test_hand import A_DEALER, A_DECK, A_NON_DEALER
 from tests.wire import sheet as wire_sheet
 from tests.wire import wire
@@ -111,9 +111,7 @@ def test_my_cards_keep_the_arranged_order_and_a_drawn_card_goes_last() -> None:
     # Kept apart from the log (which arranging must not grow), with where it was made.
     assert m.orders[0].to_json() == {"hand": 1, "at": len(m.log), "cards": order}
     assert all(e.to_json()["event"] != "arrange" for e in m.log)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert wire(m.view(0))["hand"]["my_cards"] == [*order, "QC"]
     act(m, 0, "discard", card="5S")
     assert wire(m.view(0))["hand"]["my_cards"] == [c for c in [*order, "QC"] if c != "5S"]
@@ -127,9 +125,7 @@ def test_my_drawn_names_the_drawn_card_to_its_seat_alone_until_the_discard() -> 
     names it, no other state does (docs/protocol-guide.md "The state")."""
     m = new_match(dealer=1, deck=A_DECK)
     assert "my_drawn" not in wire(m.view(0))["hand"]
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")
+    first_draw(m)
     assert wire(m.view(0))["hand"]["my_drawn"] == "QC"
     m.arrange(0, sorted(wire(m.view(0))["hand"]["my_cards"]))  # kept whatever the order
     assert wire(m.view(0))["hand"]["my_drawn"] == "QC"
@@ -193,9 +189,7 @@ def test_last_action_names_only_public_cards() -> None:
 
 def test_events_list_the_hands_public_moves_in_order() -> None:
     m = new_match(dealer=1, deck=A_DECK)
-    act(m, 0, "pass")
-    act(m, 1, "pass")
-    act(m, 0, "draw_stock")  # QC: private to seat 0
+    first_draw(m)  # QC: private to seat 0
     act(m, 0, "discard", card="QC")
     act(m, 1, "draw_discard")
     expected = [
