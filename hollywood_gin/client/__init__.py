@@ -23,26 +23,8 @@ never the server's layers (import-linter).
 
 from __future__ import annotations
 
-from hollywood_gin.client.session import (
-    ClientBot,
-    ClientError,
-    IllegalChoice,
-    RandomBot,
-    computer,
-    load_bot,
-    match_summary,
-    play,
-    play_async,
-)
+from hollywood_gin.client import session
+from hollywood_gin.client.session import *  # noqa: F403 (the names are session.__all__)
 
-__all__ = [
-    "ClientBot",
-    "ClientError",
-    "IllegalChoice",
-    "RandomBot",
-    "computer",
-    "load_bot",
-    "match_summary",
-    "play",
-    "play_async",
-]
+# The package's names are the session module's: one list, kept there.
+__all__ = session.__all__
