@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import base64
 import os
 import socket
 import subprocess
@@ -29,6 +30,18 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def upgrade_request(base: str, table_id: str) -> bytes:
+    """The handshake that opens the table's WebSocket at `base`, for a socket written by
+    hand (one that then reads, or answers, only what its test wants)."""
+    host, port = base.removeprefix("http://").split(":")
+    key = base64.b64encode(os.urandom(16)).decode()
+    return (
+        f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
+        "Upgrade: websocket\r\nConnection: Upgrade\r\n"
+        f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
+    ).encode()
 
 
 @contextmanager

@@ -5,9 +5,7 @@ not even the ping (as a phone switched off mid-game). A client that answers stay
 from __future__ import annotations
 
 import asyncio
-import base64
 import json
-import os
 import socket
 from pathlib import Path
 
@@ -15,7 +13,7 @@ import httpx
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import running_server
+from tests.conftest import running_server, upgrade_request
 
 ENV = {"HOLLYWOOD_GIN_WS_PING_SECONDS": "0.5", "HOLLYWOOD_GIN_WS_PING_TIMEOUT_SECONDS": "0.5"}
 BOUND = 15.0  # seconds: a bound on a hang, far past 0.5 + 0.5 and short of uvicorn's 20 + 20
@@ -25,14 +23,7 @@ def silent_socket(base: str, table_id: str) -> socket.socket:
     """A WebSocket opened by hand that will answer nothing, not even a ping."""
     host, port = base.removeprefix("http://").split(":")
     sock = socket.create_connection((host, int(port)), timeout=BOUND)
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
+    sock.sendall(upgrade_request(base, table_id))
     return sock
 
 

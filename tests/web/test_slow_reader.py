@@ -5,7 +5,6 @@ place. (The hub's outboxes and the writer task per socket, `tables/hub.py`,
 
 from __future__ import annotations
 
-import base64
 import os
 import socket
 import struct
@@ -18,7 +17,7 @@ import httpx
 import orjson
 import pytest
 
-from tests.conftest import running_server
+from tests.conftest import running_server, upgrade_request
 from tests.web.test_fair_deals_wire import FAST, Seat, play_hand
 
 METRICS = {**FAST, "HOLLYWOOD_GIN_METRICS": "true"}
@@ -47,14 +46,7 @@ def stalled_socket(base: str, table_id: str) -> socket.socket:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
     sock.connect((host, int(port)))
-    key = base64.b64encode(os.urandom(16)).decode()
-    sock.sendall(
-        (
-            f"GET /ws/tables/{table_id} HTTP/1.1\r\nHost: {host}:{port}\r\n"
-            "Upgrade: websocket\r\nConnection: Upgrade\r\n"
-            f"Sec-WebSocket-Key: {key}\r\nSec-WebSocket-Version: 13\r\n\r\n"
-        ).encode()
-    )
+    sock.sendall(upgrade_request(base, table_id))
     answer = b""
     while b"\r\n\r\n" not in answer:
         answer += sock.recv(1)  # byte by byte: nothing of the first frame taken
