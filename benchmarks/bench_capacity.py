@@ -57,18 +57,11 @@ from typing import Any
 
 import orjson
 
+from benchmarks.bench_peers import install as install_peers
 from benchmarks.compat import playable
 from benchmarks.rawsocket import RawSocket, connect, frame
 from benchmarks.serve import LOAD_ENV, REPO, app_server
 
-PEERS = REPO / "benchmarks" / "peers"
-PEER_PACKAGES = [
-    "boardgame.io@0.50.2",
-    "@colyseus/core@0.16",
-    "@colyseus/ws-transport@0.16",
-    "@colyseus/schema@3",
-    "colyseus.js@0.16",
-]
 SYSTEMS = ("ours", "boardgame.io", "colyseus")
 MAX_FILES = 80_000
 PING_SECONDS = 25.0
@@ -406,27 +399,6 @@ def drive(base: str, steps: list[int], hold: float, settle: float) -> int:
 
 
 # ---------------------------------------------------------------- the bench
-
-
-def install_peers(into: Path) -> str | None:
-    if shutil.which("node") is None or shutil.which("npm") is None:
-        return "Node.js or npm is not on this machine"
-    (into / "package.json").write_text('{"private": true}\n')
-    for name in ("servers.js", "client.js"):
-        shutil.copy(PEERS / name, into / name)
-    try:
-        done = subprocess.run(
-            ["npm", "install", "--no-audit", "--no-fund", "--loglevel=error", *PEER_PACKAGES],
-            cwd=into,
-            capture_output=True,
-            text=True,
-            timeout=600,
-        )
-    except subprocess.TimeoutExpired:
-        return "npm install took over 10 minutes"
-    if done.returncode != 0:
-        return "npm install failed: " + done.stderr[-400:]
-    return None
 
 
 def pinned(core: int | None, argv: list[str]) -> list[str]:
