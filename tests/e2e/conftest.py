@@ -148,6 +148,31 @@ def new_context(browser: Browser, server: Server) -> Iterator[NewContext]:
         context.close()
 
 
+def context_for(browser: Browser, base: str, **options: Any) -> BrowserContext:
+    """A context on a server of the test module's own (1280 x 900 unless `viewport`
+    says), 10 s for each step; the test closes it."""
+    options.setdefault("viewport", {"width": 1280, "height": 900})
+    context = browser.new_context(base_url=base, **options)
+    context.set_default_timeout(10_000)
+    return context
+
+
+def screenshot_context(
+    browser: Browser, base: str, width: int, scheme: str, lang: str
+) -> BrowserContext:
+    """`context_for` as the screenshots want it: `width` x 800 in the colour `scheme`,
+    the language `lang` by the browser's locale and by the site's cookie."""
+    context = context_for(
+        browser,
+        base,
+        viewport={"width": width, "height": 800},
+        color_scheme=scheme,
+        locale=lang,
+    )
+    context.add_cookies([{"name": "gin_lang", "value": lang, "url": base}])
+    return context
+
+
 def take_seat(page: Page, link: str) -> None:
     """Open a personal seat link and confirm on its page, as a person would: the link
     alone sets no cookie (docs/protocol-guide.md "HTTP endpoints")."""

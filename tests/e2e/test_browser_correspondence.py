@@ -14,15 +14,13 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, expect
-from websockets.sync.client import connect
 
 from tests.conftest import running_server
-from tests.e2e.conftest import ANN, BOB, deck
+from tests.e2e.conftest import ANN, BOB, context_for, deck, screenshot_context
 
 DAY = 3000  # seconds: 1 day a move is 50 minutes (a live countdown), 14 days 11 h
 SHOTS = Path(os.environ.get("HOLLYWOOD_GIN_SHOTS", "/tmp/shots/corr"))
@@ -38,13 +36,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     }
     with running_server(data, env=env) as (url, _proc):
         yield url
-
-
-def context_for(browser: Browser, base: str, **options: Any) -> BrowserContext:
-    options.setdefault("viewport", {"width": 1280, "height": 900})
-    context = browser.new_context(base_url=base, **options)
-    context.set_default_timeout(10_000)
-    return context
 
 
 def ann_table(context: BrowserContext, base: str, days: int, lang: str = "en") -> str:
@@ -64,20 +55,6 @@ def ann_table(context: BrowserContext, base: str, days: int, lang: str = "en") -
     joined = httpx.post(f"{base}/api/tables/{table_id}/seats", json={"name": "Bob"}, timeout=10)
     assert joined.status_code == 201
     return table_id
-
-
-def ann_passes(base: str, table_id: str, context: BrowserContext) -> None:
-    token = next(c["value"] for c in context.cookies() if c["name"] == f"gin_seat_{table_id}")
-    url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
-    with connect(url, additional_headers={"Cookie": f"gin_seat_{table_id}={token}"}) as ws:
-        state = next(m for m in map(json.loads, iter(ws.recv, None)) if m["type"] == "state")
-        ws.send(
-            json.dumps({"type": "action", "version": state["version"], "action": {"kind": "pass"}})
-        )
-        while True:
-            msg = json.loads(ws.recv(timeout=10))
-            if msg["type"] == "state" and msg["version"] > state["version"]:
-                return
 
 
 def shoot(page: Page, name: str) -> None:
@@ -215,14 +192,7 @@ def test_notify_asks_only_when_pressed_and_one_notification_per_table(
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_screenshots(browser: Browser, base: str, width: int, scheme: str, lang: str) -> None:
-    context = context_for(
-        browser,
-        base,
-        viewport={"width": width, "height": 800},
-        color_scheme=scheme,
-        locale=lang,
-    )
-    context.add_cookies([{"name": "gin_lang", "value": lang, "url": base}])
+    context = screenshot_context(browser, base, width, scheme, lang)
     page = context.new_page()
     table_id = ann_table(context, base, 1, lang)
     ann_table(context, base, 14, lang)

@@ -13,7 +13,6 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
@@ -21,7 +20,7 @@ from playwright.sync_api import Browser, BrowserContext, Page, expect
 from websockets.sync.client import connect
 
 from tests.conftest import running_server
-from tests.e2e.conftest import ANN, BOB, deck
+from tests.e2e.conftest import ANN, BOB, context_for, deck, screenshot_context
 
 SHOTS = Path(os.environ.get("HOLLYWOOD_GIN_SHOTS", "/tmp/shots/days"))
 
@@ -31,13 +30,6 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("record") / "tables.sqlite3"
     with running_server(data, env={"HOLLYWOOD_GIN_TEST_HOOKS": "1"}) as (url, _proc):
         yield url
-
-
-def context_for(browser: Browser, base: str, **options: Any) -> BrowserContext:
-    options.setdefault("viewport", {"width": 1280, "height": 900})
-    context = browser.new_context(base_url=base, **options)
-    context.set_default_timeout(10_000)
-    return context
 
 
 def friends_table(context: BrowserContext, base: str, lang: str = "en") -> tuple[str, str, str]:
@@ -133,14 +125,7 @@ def test_the_record_on_the_table_page_and_in_my_tables(browser: Browser, base: s
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.parametrize("lang", ["en", "de"])
 def test_screenshots(browser: Browser, base: str, width: int, scheme: str, lang: str) -> None:
-    context = context_for(
-        browser,
-        base,
-        viewport={"width": width, "height": 800},
-        color_scheme=scheme,
-        locale=lang,
-    )
-    context.add_cookies([{"name": "gin_lang", "value": lang, "url": base}])
+    context = screenshot_context(browser, base, width, scheme, lang)
     page = context.new_page()
     table_id, ann, bob = friends_table(context, base, lang)
     resign_then_rematch(base, table_id, bob, ann)
