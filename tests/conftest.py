@@ -8,9 +8,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -30,6 +31,26 @@ def free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def run_gin(
+    *args: str,
+    cwd: Path = REPO,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = 60,
+    **options: Any,
+) -> subprocess.CompletedProcess[str]:
+    """`python -m hollywood_gin ARGS` in a process of its own, to its end: its exit
+    code and its output, captured as text (`env` None: this process's environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "hollywood_gin", *args],
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        **options,
+    )
 
 
 def upgrade_request(base: str, table_id: str) -> bytes:

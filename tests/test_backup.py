@@ -11,7 +11,6 @@ import os
 import random
 import shutil
 import subprocess
-import sys
 from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from typing import Any
 import httpx
 from websockets.sync.client import ClientConnection, connect
 
-from tests.conftest import REPO, running_server
+from tests.conftest import run_gin, running_server
 from tests.e2e.test_socket_play import FAST, choose
 from tests.tables.helpers import gin_deck
 from tests.wire import playable
@@ -75,14 +74,7 @@ def play(players: list[Player], until: int | None = None) -> None:
 
 def backup_command(data_file: Path, target: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "HOLLYWOOD_GIN_DATA_FILE": str(data_file)}
-    return subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "backup", str(target)],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    return run_gin("backup", str(target), env=env)
 
 
 def test_a_backup_taken_mid_match_restores_and_the_match_finishes(tmp_path: Path) -> None:

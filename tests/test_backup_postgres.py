@@ -10,7 +10,6 @@ import asyncio
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -19,7 +18,7 @@ pytest.importorskip("asyncpg")
 
 from hollywood_gin.cli.host import pg_dump_program, without_password
 from hollywood_gin.tables.migrate import migrate
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, free_port, run_gin
 from tests.postgres import Cluster, pg_url, postgres  # noqa: F401 (fixtures)
 from tests.tables.test_store_damage import make_tables
 from tests.test_units import directives, systemd_command
@@ -78,12 +77,11 @@ def test_backup_dumps_postgresql_for_this_user_alone(
     target = tmp_path / "copies" / "tables.pgdump"
     target.parent.mkdir()
     os.chmod(target.parent, 0o777)  # the folder would let anyone read: the file must not
-    done = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "backup", str(target)],
+    done = run_gin(
+        "backup",
+        str(target),
         cwd=tmp_path,
         env=env_for(pg_url),
-        capture_output=True,
-        text=True,
         timeout=300,
         preexec_fn=lambda: os.umask(0),  # a careless shell's umask
     )
@@ -98,14 +96,7 @@ def test_backup_dumps_postgresql_for_this_user_alone(
 def test_a_failed_dump_is_one_line_and_leaves_no_file(tmp_path: Path) -> None:
     url = f"postgresql://gin:Sekret-9@127.0.0.1:{free_port()}/gin"  # nothing listens
     target = tmp_path / "tables.pgdump"
-    done = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "backup", str(target)],
-        cwd=tmp_path,
-        env=env_for(url),
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    done = run_gin("backup", str(target), cwd=tmp_path, env=env_for(url), timeout=300)
     assert done.returncode == 1
     [line] = done.stderr.splitlines()
     assert "pg_dump of PostgreSQL at postgresql://gin:***@127.0.0.1" in line

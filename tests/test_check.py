@@ -24,7 +24,7 @@ from hollywood_gin.main import create_app
 from hollywood_gin.tables.push import keep_in_file, key_file, new_private_key
 from hollywood_gin.tables.sqlite_file import UnusableFile
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, free_port, run_gin
 from tests.tables.test_store_damage import make_tables
 
 
@@ -166,14 +166,7 @@ def test_serve_refuses_a_zero_byte_data_file(tmp_path: Path) -> None:
     empty.write_bytes(b"")
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")}
     env |= {"HOLLYWOOD_GIN_DATA_FILE": str(empty), "HOLLYWOOD_GIN_PORT": str(free_port())}
-    out = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "serve"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_gin("serve", env=env)
     assert out.returncode == 2, out.stderr
     assert "is empty (0 bytes)" in out.stderr and "Traceback" not in out.stderr
     assert empty.read_bytes() == b""
@@ -269,14 +262,6 @@ def test_check_prints_the_connection_bound_the_server_will_hold(tmp_path: Path) 
     ]:
         if setting is not None:
             env["HOLLYWOOD_GIN_MAX_CONNECTIONS"] = setting
-        out = subprocess.run(
-            [sys.executable, "-m", "hollywood_gin", "check"],
-            cwd=tmp_path,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            preexec_fn=limits,
-        )
+        out = run_gin("check", cwd=tmp_path, env=env, preexec_fn=limits)
         assert out.returncode == 0, out.stdout + out.stderr
         assert shown in out.stdout

@@ -1,12 +1,10 @@
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hollywood_gin.config import Settings, SettingsError
-from tests.conftest import REPO
+from tests.conftest import run_gin
 
 
 def test_defaults() -> None:
@@ -91,13 +89,6 @@ def test_the_server_refuses_to_start_with_a_malformed_proxy_list(tmp_path: Path)
         "HOLLYWOOD_GIN_TRUSTED_PROXIES": "10.0.0.1,not-an-address",
         "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.sqlite3"),
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_gin(env=env)
     assert done.returncode == 2
     assert "HOLLYWOOD_GIN_TRUSTED_PROXIES" in done.stderr and "not-an-address" in done.stderr

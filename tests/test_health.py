@@ -1,5 +1,3 @@
-import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -8,7 +6,7 @@ import pytest
 from hollywood_gin import __version__
 from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
-from tests.conftest import REPO, running_server
+from tests.conftest import run_gin, running_server
 
 
 @pytest.mark.anyio
@@ -35,14 +33,7 @@ def test_real_server_answers_healthz(tmp_path: Path) -> None:
 
 
 def test_bad_setting_stops_start_up_with_a_clear_message() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin"],
-        cwd=REPO,
-        env={"HOLLYWOOD_GIN_PORT": "not-a-port", "PATH": "/usr/bin:/bin"},
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    out = run_gin(env={"HOLLYWOOD_GIN_PORT": "not-a-port", "PATH": "/usr/bin:/bin"})
     assert out.returncode == 2
     assert "HOLLYWOOD_GIN_PORT" in out.stderr
     assert "Traceback" not in out.stderr

@@ -10,12 +10,11 @@ import os
 import signal
 import sqlite3
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import REPO, free_port, running_server
+from tests.conftest import free_port, run_gin, running_server
 
 
 def second(data_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -26,14 +25,7 @@ def second(data_file: Path, *args: str) -> subprocess.CompletedProcess[str]:
         "HOLLYWOOD_GIN_PORT": str(free_port()),
         "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
     }
-    return subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", *args],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_gin(*args, env=env, timeout=120)
 
 
 def new_table(base: str) -> str:

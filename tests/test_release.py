@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 
 import hollywood_gin
-from tests.conftest import REPO
+from tests.conftest import REPO, run_gin
 
 GIT_ENV = {
     "GIT_AUTHOR_NAME": "Test",
@@ -66,14 +66,7 @@ def release(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def says(root: Path) -> str:
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")}
     env["PYTHONPATH"] = str(root)
-    return subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "--version"],
-        cwd=root,
-        env=env,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.strip()
+    return run_gin("--version", cwd=root, env=env, check=True).stdout.strip()
 
 
 def test_the_version_is_set_in_one_place_and_the_changelog_keeps_its_form() -> None:

@@ -8,8 +8,6 @@ import asyncio
 import os
 import signal
 import stat
-import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -18,7 +16,7 @@ import orjson
 import pytest
 from websockets.asyncio.client import connect
 
-from tests.conftest import REPO, running_server
+from tests.conftest import run_gin, running_server
 from tests.wire import playable
 
 
@@ -35,14 +33,7 @@ def test_the_data_file_its_wal_and_a_backup_are_0600(tmp_path: Path) -> None:
         assert wal.exists() and mode(wal) == 0o600
         backup = tmp_path / "backups" / "copy.sqlite3"
         env = dict(os.environ, HOLLYWOOD_GIN_DATA_FILE=str(data))
-        done = subprocess.run(
-            [sys.executable, "-m", "hollywood_gin", "backup", str(backup)],
-            cwd=REPO,
-            env=env,
-            capture_output=True,
-            text=True,
-            check=False,
-        )
+        done = run_gin("backup", str(backup), env=env)
         assert done.returncode == 0, done.stderr
         assert mode(backup) == 0o600
 

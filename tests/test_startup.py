@@ -13,7 +13,6 @@ import json
 import os
 import signal
 import subprocess
-import sys
 from pathlib import Path
 
 import httpx
@@ -21,7 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.conftest import REPO, free_port, running_server
+from tests.conftest import REPO, free_port, run_gin, running_server
 
 
 def clean_env(tmp_path: Path, **settings: str) -> dict[str, str]:
@@ -38,14 +37,7 @@ def clean_env(tmp_path: Path, **settings: str) -> dict[str, str]:
 
 
 def gin(tmp_path: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", *args],
-        cwd=tmp_path,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    return run_gin(*args, cwd=tmp_path, env=env, timeout=120)
 
 
 def refused_in_one_line(tmp_path: Path, env: dict[str, str], code: int, *words: str) -> str:

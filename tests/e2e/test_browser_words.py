@@ -6,8 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,6 +15,7 @@ from playwright.sync_api import Page, expect
 from websockets.sync.client import ClientConnection, connect
 
 from hollywood_gin.web.http.i18n import LANGUAGES
+from tests.conftest import run_gin
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 from tests.e2e.scripted import play_script
 from tests.e2e.test_browser_fair_deal import create_from_home, knock
@@ -284,13 +283,7 @@ def test_the_fairness_panel_shows_what_it_checked_and_the_command_checks_it(
     # The command, run as shown on the downloaded hand, says all is well.
     (tmp_path / file).write_text(json.dumps(record))
     args = command.split()[2:]
-    done = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin", "verify", *args],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=False,
-    )
+    done = run_gin("verify", *args, cwd=tmp_path)
     assert done.returncode == 0, done.stdout + done.stderr
     assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     watch.assert_clean()

@@ -6,8 +6,6 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +18,9 @@ from hollywood_gin.tables.push import keep_in_file, key_file, new_private_key
 from hollywood_gin.tables.sqlite_file import open_for_reading, read_tables
 from hollywood_gin.tables.sqlite_store import SqliteStore
 from hollywood_gin.tables.table import rebuild_match
+from tests.conftest import run_gin
 from tests.postgres import pg_url, postgres  # noqa: F401 (fixtures)
 from tests.tables.test_compaction import play, views
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 async def a_site(path: Path) -> tuple[dict[str, bytes], dict[str, object]]:
@@ -100,12 +97,11 @@ def test_the_command_copies_and_says_so(tmp_path: Path, pg_url: str) -> None:  #
     asyncio.run(a_site(path))
     vapid = keep_in_file(key_file(path), new_private_key())  # the Web Push key goes too
     env = {"HOLLYWOOD_GIN_DATA_FILE": str(path), "PATH": "/usr/bin:/bin"}
-    command = [sys.executable, "-m", "hollywood_gin", "migrate", "--to", pg_url]
-    done = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    done = run_gin("migrate", "--to", pg_url, env=env, timeout=120)
     assert done.returncode == 0, done.stderr
     assert "3 tables verified" not in done.stdout  # the set-aside one is not replayed
     assert "2 tables verified" in done.stdout and "tables 3" in done.stdout
-    again = subprocess.run(command, cwd=REPO, env=env, capture_output=True, text=True, timeout=120)
+    again = run_gin("migrate", "--to", pg_url, env=env, timeout=120)
     assert again.returncode == 1 and "not empty" in again.stderr
     assert asyncio.run(kept_key(pg_url)) == vapid
 

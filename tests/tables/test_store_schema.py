@@ -5,15 +5,13 @@ from __future__ import annotations
 import hashlib
 import os
 import sqlite3
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from hollywood_gin.tables.sqlite_file import SCHEMA_VERSION, NewerSchema
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from tests.conftest import REPO
+from tests.conftest import run_gin
 
 
 def newer_file(path: Path) -> bytes:
@@ -41,14 +39,7 @@ def test_the_server_will_not_start_on_a_newer_file(tmp_path: Path) -> None:
     path = tmp_path / "t.sqlite3"
     digest = newer_file(path)
     env = {**os.environ, "HOLLYWOOD_GIN_DATA_FILE": str(path), "HOLLYWOOD_GIN_PORT": "1"}
-    done = subprocess.run(
-        [sys.executable, "-m", "hollywood_gin"],
-        cwd=REPO,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    done = run_gin(env=env)
     assert done.returncode == 2
     assert "written by a newer Hollywood Gin" in done.stderr
     assert "Traceback" not in done.stderr
