@@ -43,6 +43,16 @@ class SettingsError(ValueError):
     """A setting from the environment could not be used."""
 
 
+def _starting(value: str | None, prefixes: tuple[str, ...], says: str) -> str | None:
+    """A setting that is a URL of some kinds: empty is not set (None); else it must
+    start with one of `prefixes` (`says` names them in the refusal)."""
+    if value is None or value == "":
+        return None
+    if not value.startswith(prefixes):
+        raise ValueError(f"must start with {says}")
+    return value
+
+
 class Settings(BaseSettings):
     # A `.env` file in the working directory is read too; the environment wins over it.
     model_config = SettingsConfigDict(
@@ -176,11 +186,7 @@ class Settings(BaseSettings):
     @field_validator("vapid_subject")
     @classmethod
     def _subject(cls, value: str | None) -> str | None:
-        if value is None or value == "":
-            return None
-        if not value.startswith(("mailto:", "https:")):
-            raise ValueError("must start with mailto: or https:")
-        return value
+        return _starting(value, ("mailto:", "https:"), "mailto: or https:")
 
     @field_validator(
         "allowed_origins", "allowed_hosts", "trusted_proxies", "push_services", mode="before"
@@ -207,20 +213,13 @@ class Settings(BaseSettings):
     @field_validator("database_url")
     @classmethod
     def _database(cls, value: str | None) -> str | None:
-        if value is None or value == "":
-            return None
-        if not value.startswith(("postgresql://", "postgres://")):
-            raise ValueError("must start with postgresql://")
-        return value
+        return _starting(value, ("postgresql://", "postgres://"), "postgresql://")
 
     @field_validator("public_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
-        if value is None or value == "":
-            return None
-        if not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value.rstrip("/")
+        url = _starting(value, ("http://", "https://"), "http:// or https://")
+        return None if url is None else url.rstrip("/")
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> Settings:
