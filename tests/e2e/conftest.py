@@ -12,7 +12,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
-from playwright.sync_api import Browser, BrowserContext, ConsoleMessage, Page, sync_playwright
+from playwright.sync_api import (
+    Browser,
+    BrowserContext,
+    ConsoleMessage,
+    Page,
+    expect,
+    sync_playwright,
+)
 
 from tests.conftest import running_server
 
@@ -179,6 +186,20 @@ def take_seat(page: Page, link: str) -> None:
     page.goto(link)
     page.locator("#seat-continue").click()
     page.wait_for_url(re.compile(r"/t/[^/?]+(\?.*)?$"))
+
+
+def seat_page(
+    new_context: NewContext, table: dict[str, Any], init_script: str = "", **options: Any
+) -> Page:
+    """A new page (of a context with `options`) that took the creator's seat of `table`
+    and shows the ten cards dealt; `init_script` runs in it before any page's own."""
+    context, _watch = new_context(**options)
+    page = context.new_page()
+    if init_script:
+        page.add_init_script(init_script)
+    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
+    expect(page.locator("#hand button.card")).to_have_count(10)
+    return page
 
 
 def axe_violations(page: Page) -> list[dict[str, Any]]:

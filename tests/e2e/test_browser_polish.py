@@ -7,13 +7,21 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import expect
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, axe_violations, deck, take_seat
+from tests.e2e.conftest import (
+    ANN,
+    BOB,
+    NewContext,
+    Server,
+    axe_violations,
+    deck,
+    seat_page,
+    take_seat,
+)
 from tests.e2e.test_browser_feel import act, hello, kinds, next_state, origin, ws_url
 
 PHONE = {"width": 360, "height": 740}
@@ -41,15 +49,6 @@ IN_VIEW = """sel => { const r = document.querySelector(sel).getBoundingClientRec
   return r.width > 0 && r.top >= 0 && r.bottom <= innerHeight; }"""
 
 
-def seat_page(new_context: NewContext, table: dict[str, Any], **options: Any) -> Page:
-    context, _watch = new_context(**options)
-    page = context.new_page()
-    page.add_init_script(RECORD_SCALES)
-    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
-    expect(page.locator("#hand button.card")).to_have_count(10)
-    return page
-
-
 def test_on_a_phone_the_result_lies_over_the_table_and_next_hand_stays_in_view(
     server: Server, new_context: NewContext
 ) -> None:
@@ -63,7 +62,13 @@ def test_on_a_phone_the_result_lies_over_the_table_and_next_hand_stays_in_view(
     )
     bob_seat = server.join(table["table_id"], "Bob")
     ann = seat_page(
-        new_context, table, viewport=PHONE, has_touch=True, is_mobile=True, bypass_csp=True
+        new_context,
+        table,
+        RECORD_SCALES,
+        viewport=PHONE,
+        has_touch=True,
+        is_mobile=True,
+        bypass_csp=True,
     )
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
         hello(bob, bob_seat["token"])
@@ -125,7 +130,7 @@ def test_no_card_grows_more_than_twice_and_the_opponents_discard_starts_from_a_c
         name="Ann", test_decks=[deck(ANN, BOB, "4H", ["TH"])], test_first_dealer=1
     )
     bob_seat = server.join(table["table_id"], "Bob")
-    ann = seat_page(new_context, table, viewport=viewport)
+    ann = seat_page(new_context, table, RECORD_SCALES, viewport=viewport)
     with connect(ws_url(ann, table["table_id"]), origin=origin(ann)) as bob:
         hello(bob, bob_seat["token"])
         ann.locator("#pass").click()
@@ -154,7 +159,7 @@ def test_the_motion_setting_off_and_fast_and_the_drawn_mark(
         name="Ann", test_decks=[deck(ANN, BOB, "4H", ["5H", "6H"])], test_first_dealer=1
     )
     bob_seat = server.join(table["table_id"], "Bob")
-    ann = seat_page(new_context, table)
+    ann = seat_page(new_context, table, RECORD_SCALES)
     expect(ann.locator("#motion-speed")).to_have_value("normal")
     ann.locator("#motion-speed").select_option("off")
     ann.reload()
@@ -266,7 +271,7 @@ def test_sorting_by_suit_or_rank_never_frames_a_single_card_as_a_meld(
         name="Ann", test_decks=[deck(ann, bob, "4H", [])], test_first_dealer=1
     )
     server.join(table["table_id"], "Bob")
-    page = seat_page(new_context, table)
+    page = seat_page(new_context, table, RECORD_SCALES)
     frames = page.locator("#hand .group.meld")
     for mode, framed in (("suit", 2), ("rank", 3), ("melds", 3)):
         page.locator(f"#sort-{mode}").click()
@@ -295,7 +300,7 @@ def test_a_spectator_is_told_that_sound_needs_a_click(
     expect(hint).to_be_hidden()
     assert page.evaluate("document.activeElement !== null")
     # A player is not told: their seat's first click opens the sound.
-    player = seat_page(new_context, table)
+    player = seat_page(new_context, table, RECORD_SCALES)
     expect(player.locator("#sound-on")).to_be_hidden()
     watch.assert_clean()
 

@@ -3,12 +3,10 @@ invitation, the spectator, the keyboard, a click out of turn."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from playwright.sync_api import Page, expect
 from websockets.sync.client import connect
 
-from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
+from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, seat_page
 from tests.e2e.test_browser_feel import act, hello, kinds, next_state, origin, ws_url
 
 PHONE = {"width": 360, "height": 740}
@@ -19,14 +17,6 @@ def in_view(page: Page, selector: str) -> bool:
     viewport = page.viewport_size
     assert box is not None and viewport is not None
     return box["y"] >= 0 and box["y"] + box["height"] <= viewport["height"]
-
-
-def seat_page(new_context: NewContext, table: dict[str, Any], **options: Any) -> Page:
-    context, _watch = new_context(**options)
-    page = context.new_page()
-    take_seat(page, f"/t/{table['table_id']}/seat/{table['token']}")
-    expect(page.locator("#hand button.card")).to_have_count(10)
-    return page
 
 
 def test_on_a_phone_the_piles_come_back_into_view_after_next_hand(
