@@ -82,7 +82,7 @@ import psutil
 from websockets.asyncio.client import ClientConnection, connect
 
 from benchmarks.compat import playable
-from benchmarks.serve import REPO, export, free_port
+from benchmarks.serve import REPO, export, free_port, stop, wait_healthy
 from hollywood_gin.engine import Card, deadwood
 from tests.bots.coach_hands import UNDERCUT
 
@@ -122,24 +122,10 @@ def server(root: Path, data: Path) -> Iterator[tuple[str, psutil.Process]]:
     )
     base = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 60
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}")
-            with contextlib.suppress(httpx.HTTPError):
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not start")
-            time.sleep(0.1)
+        wait_healthy(proc, base)
         yield base, psutil.Process(proc.pid)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
 
 
 @contextmanager

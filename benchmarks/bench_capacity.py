@@ -60,7 +60,7 @@ import orjson
 from benchmarks.bench_peers import install as install_peers
 from benchmarks.compat import playable
 from benchmarks.rawsocket import RawSocket, connect, frame
-from benchmarks.serve import LOAD_ENV, REPO, app_server
+from benchmarks.serve import LOAD_ENV, REPO, app_server, stop
 
 SYSTEMS = ("ours", "boardgame.io", "colyseus")
 MAX_FILES = 80_000
@@ -558,12 +558,7 @@ def run_peer(
         system = "boardgame.io" if kind == "bgio" else "colyseus"
         return follow(system, driver, server.pid, args)
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=10)
 
 
 def held(rows: list[dict[str, Any]], goal_ms: float) -> int:

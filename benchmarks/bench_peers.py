@@ -39,7 +39,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.serve import REPO, app_server, echo_server, free_port, raise_open_files
+from benchmarks.serve import REPO, app_server, echo_server, free_port, raise_open_files, stop
 
 PEERS = REPO / "benchmarks" / "peers"
 PACKAGES = [
@@ -174,12 +174,7 @@ def run_peer(
         if client.wait(timeout=60) != 0:
             raise RuntimeError(f"the {kind} client failed")
     finally:
-        server.terminate()
-        try:
-            server.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            server.kill()
-            server.wait()
+        stop(server, timeout=10)
     return windows, per_socket
 
 

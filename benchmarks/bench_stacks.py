@@ -44,7 +44,7 @@ from typing import Any
 import orjson
 from fastapi import Request
 
-from benchmarks.serve import REPO, build_echo_app, free_port, raise_open_files
+from benchmarks.serve import REPO, build_echo_app, free_port, raise_open_files, stop
 
 STACKS = ["uvicorn-websockets", "uvicorn-wsproto", "hypercorn", "granian", "picows"]
 MAX_FRAME = 16 * 1024  # what the site allows: 4 KiB messages x 4 (hollywood_gin/serve.py)
@@ -205,13 +205,7 @@ def server(stack: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
         time.sleep(0.5)  # Granian's worker may listen a moment after its parent
         yield f"http://127.0.0.1:{port}", proc
     finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        stop(proc)
 
 
 def tree_cpu(pid: int) -> float:

@@ -26,6 +26,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
@@ -63,7 +64,8 @@ LOAD_ENV = {
 }
 
 
-def _wait_healthy(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.0) -> None:
+def wait_healthy(proc: subprocess.Popen[Any], base: str, timeout: float = 60.0) -> None:
+    """Until `base` answers /healthz; RuntimeError if the process ends or time runs out."""
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
@@ -78,11 +80,12 @@ def _wait_healthy(proc: subprocess.Popen[bytes], base: str, timeout: float = 60.
         time.sleep(0.1)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def stop(proc: subprocess.Popen[Any], timeout: float = 15) -> None:
+    """Terminate, and kill what has not ended within `timeout` seconds."""
     if proc.poll() is None:
         proc.terminate()
         try:
-            proc.wait(timeout=15)
+            proc.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
@@ -114,10 +117,10 @@ def app_server(
         proc = subprocess.Popen(argv or [sys.executable, "-m", package], cwd=root, env=full_env)
         base = f"http://127.0.0.1:{port}"
         try:
-            _wait_healthy(proc, base)
+            wait_healthy(proc, base)
             yield base, proc
         finally:
-            _stop(proc)
+            stop(proc)
 
 
 def export(commit: str, into: Path) -> Path:
@@ -154,10 +157,10 @@ def echo_server(*, deflate: bool = False) -> Iterator[tuple[str, subprocess.Pope
     proc = subprocess.Popen(args, cwd=REPO)
     base = f"http://127.0.0.1:{port}"
     try:
-        _wait_healthy(proc, base)
+        wait_healthy(proc, base)
         yield base, proc
     finally:
-        _stop(proc)
+        stop(proc)
 
 
 def build_echo_app() -> FastAPI:
