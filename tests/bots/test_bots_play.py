@@ -32,6 +32,7 @@ from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.moves import CardMove
 from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.views import View
+from tests.bots.helpers import unseen_shuffled
 from tests.wire import wire
 
 RULES = ("standard", "straight", "oklahoma")
@@ -128,12 +129,7 @@ def _replay_with_hidden_cards_moved(match: Match, seen_cards: set[str], seed: in
     seen (the opponent's hidden cards, the stock) has swapped places."""
     deal = next(e for e in match.log if isinstance(e, Deal))
     original = [c.text for c in deal.deck]
-    hidden = [p for p, c in enumerate(original) if c not in seen_cards]
-    moved = [original[p] for p in hidden]
-    random.Random(seed).shuffle(moved)
-    order = list(original)
-    for p, c in zip(hidden, moved, strict=True):
-        order[p] = c
+    order = unseen_shuffled(original, seen_cards, seed)
     assert order != original
     other = Match(match.options, rng=random.Random(0), deck_orders=[order])
     other.start()

@@ -12,6 +12,7 @@ from hollywood_gin.bots.knowledge import BotMemory
 from hollywood_gin.engine.cards import Card
 from hollywood_gin.engine.match import Match
 from hollywood_gin.engine.options import Options
+from tests.bots.helpers import unseen_shuffled
 
 SMALL = replace(HINT_BUDGET, samples=60, batch=60, least=60)
 
@@ -28,13 +29,7 @@ def _hidden_shuffled(deck: list[Card], seat: int, seed: int) -> list[Card]:
     match = _match(deck)
     assert match.hand is not None
     seen = set(match.hand.cards[seat]) | {match.hand.discard[-1]}
-    places = [i for i, c in enumerate(deck) if c not in seen]
-    cards = [deck[i] for i in places]
-    random.Random(seed).shuffle(cards)
-    other = list(deck)
-    for i, c in zip(places, cards, strict=True):
-        other[i] = c
-    return other
+    return unseen_shuffled(deck, seen, seed)
 
 
 def _hint_at_offer(deck: list[Card]) -> dict[str, object]:
