@@ -10,10 +10,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from tests.conftest import running_server
 from tests.e2e.conftest import ANN, BOB, Server, deck
+from tests.sockets import SyncSocket
 
 
 @pytest.fixture(scope="module")
@@ -28,29 +29,14 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield Server(base)
 
 
-class Seat:
-    """One seat's socket; `drain` reads up to the `pong` of a `ping`."""
+class Seat(SyncSocket):
+    """One seat's socket, its seat cookie sent with the handshake."""
 
     def __init__(self, base: str, table_id: str, token: str) -> None:
         url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
         headers = {"Cookie": f"gin_seat_{table_id}={token}"}
-        self.ws: ClientConnection = connect(  # closed by `two_seats`
-            url, additional_headers=headers, proxy=None
-        ).__enter__()
-        self.state: dict[str, Any] = {}
-        self.errors: list[dict[str, Any]] = []
-        self.drain()
-
-    def drain(self) -> dict[str, Any]:
-        self.ws.send('{"type":"ping"}')
-        while True:
-            msg = json.loads(self.ws.recv(timeout=20))
-            if msg["type"] == "pong":
-                return self.state
-            if msg["type"] == "state":
-                self.state = msg
-            elif msg["type"] == "error":
-                self.errors.append(msg)
+        ws = connect(url, additional_headers=headers, proxy=None).__enter__()
+        super().__init__(ws, timeout=20)  # closed by `two_seats`
 
     def send(self, action: dict[str, Any], version: int | None = None) -> None:
         at = self.state["version"] if version is None else version

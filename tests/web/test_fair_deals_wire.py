@@ -13,11 +13,12 @@ from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from hollywood_gin.cli import main
 from tests.conftest import running_server
 from tests.engine.test_fair_deal import reference_deck
+from tests.sockets import SyncSocket
 from tests.wire import playable
 
 E0 = "0123456789abcdef0123456789abcdef"
@@ -27,32 +28,13 @@ E2 = "00000000000000000000000000000001"
 FAST = {"HOLLYWOOD_GIN_WS_MESSAGES_PER_SECOND": "10000", "HOLLYWOOD_GIN_WS_BURST": "10000"}
 
 
-class Seat:
-    """One seat's socket, read up to the `pong` of a `ping` after every message."""
+class Seat(SyncSocket):
+    """One seat's socket (a spectator's: no token), read up to the `pong` of a `ping`
+    after every message."""
 
     def __init__(self, base: str, table_id: str, token: str | None) -> None:
         url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
-        self.ws: ClientConnection = connect(url, origin=base).__enter__()  # type: ignore[arg-type]
-        self.state: dict[str, Any] = {}
-        self.errors: list[dict[str, Any]] = []
-        self.frames: list[str] = []
-        if token is not None:
-            self.ws.send(json.dumps({"type": "hello", "token": token}))
-        self.drain()
-
-    def drain(self) -> dict[str, Any]:
-        self.ws.send('{"type":"ping"}')
-        while True:
-            raw = self.ws.recv(timeout=10)
-            assert isinstance(raw, str)
-            self.frames.append(raw)
-            msg = json.loads(raw)
-            if msg["type"] == "pong":
-                return self.state
-            if msg["type"] == "state":
-                self.state = msg
-            elif msg["type"] == "error":
-                self.errors.append(msg)
+        super().__init__(connect(url, origin=base).__enter__(), timeout=10, hello=token)  # type: ignore[arg-type]
 
     def send(self, action: dict[str, Any]) -> None:
         """Send `action` on the latest version."""

@@ -10,13 +10,13 @@ import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import httpx
 import pytest
-from websockets.sync.client import ClientConnection, connect
+from websockets.sync.client import connect
 
 from tests.conftest import running_server
+from tests.sockets import SyncSocket
 from tests.wire import playable
 
 FAST = {
@@ -26,42 +26,12 @@ FAST = {
 }
 
 
-class Socket:
-    """One socket of a table, remembering its last state, errors and hints."""
+class Socket(SyncSocket):
+    """One socket of a table, at the table's own path (`/t/{id}/ws`)."""
 
     def __init__(self, base: str, table_id: str, token: str | None) -> None:
         url = base.replace("http://", "ws://") + f"/t/{table_id}/ws"
-        self.ws: ClientConnection = connect(url, origin=base).__enter__()  # type: ignore[arg-type]
-        self.state: dict[str, Any] = {}
-        self.errors: list[dict[str, Any]] = []
-        self.hints: list[dict[str, Any]] = []
-        if token is not None:
-            self.ws.send(json.dumps({"type": "hello", "token": token}))
-        self.drain()
-
-    def read(self) -> dict[str, Any]:
-        raw = self.ws.recv(timeout=30)
-        assert isinstance(raw, str)
-        msg: dict[str, Any] = json.loads(raw)
-        if msg["type"] == "state":
-            self.state = msg
-        elif msg["type"] == "error":
-            self.errors.append(msg)
-        elif msg["type"] == "hint":
-            self.hints.append(msg)
-        return msg
-
-    def drain(self) -> None:
-        self.ws.send('{"type":"ping"}')
-        while self.read()["type"] != "pong":
-            pass
-
-    def until(self, kind: str) -> dict[str, Any]:
-        """Read up to the next message of type `kind` (a hint, an error)."""
-        while True:
-            msg = self.read()
-            if msg["type"] == kind:
-                return msg
+        super().__init__(connect(url, origin=base).__enter__(), timeout=30, hello=token)  # type: ignore[arg-type]
 
     def my_move(self) -> None:
         """Wait until the seat has a move of the hand to make."""
