@@ -36,8 +36,7 @@ from typing import Any
 
 import psutil
 
-from benchmarks.compat import legal as legal_of
-from hollywood_gin.engine.actions import parse_action
+from benchmarks.compat import played_tables
 
 IDLE_SECONDS = 600.0  # the setting's default
 
@@ -52,13 +51,7 @@ async def make_live(path: Path, count: int, moves: int, seed: int) -> None:
     store = SqliteStore(path)
     await store.open()
     registry = assemble(store, Hub(max_tabs_per_seat=5, max_spectators=20), expiry_seconds=1e9)
-    for _ in range(count):
-        table, _token = await registry.create({}, "Ann")
-        await registry.join(table.id, "Bob")
-        for _ in range(moves):
-            seat = next(s for s in (0, 1) if legal_of(table.match.view(s)))
-            legal = [a for a in legal_of(table.match.view(seat)) if a["kind"] != "knock"]
-            await registry.act(table, seat, parse_action(rng.choice(legal)), table.version)
+    await played_tables(registry, count, moves, rng)
     await registry.close()
     await store.close()
 

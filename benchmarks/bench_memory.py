@@ -41,11 +41,10 @@ import httpx
 import orjson
 import psutil
 
-from benchmarks.compat import legal as legal_of
+from benchmarks.compat import played_tables
 from benchmarks.compat import state as state_of
 from benchmarks.nullstore import NullStore
 from benchmarks.serve import REPO, app_server, raise_open_files
-from hollywood_gin.engine.actions import parse_action
 
 
 async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
@@ -55,15 +54,7 @@ async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
     rng = random.Random(seed)
     hub = Hub(max_tabs_per_seat=5, max_spectators=20)
     registry = assemble(NullStore(), hub, expiry_seconds=86400.0)
-    tables = []
-    for _ in range(count):
-        table, _token = await registry.create({}, "Ann")
-        await registry.join(table.id, "Bob")
-        for _ in range(moves):
-            seat = next(s for s in (0, 1) if legal_of(table.match.view(s)))
-            legal = [a for a in legal_of(table.match.view(seat)) if a["kind"] != "knock"]
-            await registry.act(table, seat, parse_action(rng.choice(legal)), table.version)
-        tables.append(table)
+    tables = await played_tables(registry, count, moves, rng)
     # Keep the registry alive with its tables: what a running server holds.
     return [registry, *tables]
 

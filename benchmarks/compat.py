@@ -51,3 +51,20 @@ def next_actions(table: Any, rng: random.Random) -> list[tuple[int, dict[str, An
     knocks = [a for a in legal_now if a["kind"] == "knock"]
     others = [a for a in legal_now if a["kind"] != "knock"] or legal_now
     return [(seat, rng.choice(knocks if knocks and rng.random() < 0.5 else others))]
+
+
+async def played_tables(registry: Any, count: int, moves: int, rng: random.Random) -> list[Any]:
+    """`count` tables made on `registry`, Ann's with Bob joined, `moves` random legal
+    moves into each (never a knock: the first hand goes on)."""
+    from hollywood_gin.engine.actions import parse_action
+
+    tables = []
+    for _ in range(count):
+        table, _token = await registry.create({}, "Ann")
+        await registry.join(table.id, "Bob")
+        for _ in range(moves):
+            seat = next(s for s in (0, 1) if legal(table.match.view(s)))
+            kept = [a for a in legal(table.match.view(seat)) if a["kind"] != "knock"]
+            await registry.act(table, seat, parse_action(rng.choice(kept)), table.version)
+        tables.append(table)
+    return tables
