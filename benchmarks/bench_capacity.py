@@ -58,6 +58,7 @@ from typing import Any
 import orjson
 
 from benchmarks.bench_peers import install as install_peers
+from benchmarks.bench_peers import until_ready
 from benchmarks.compat import playable
 from benchmarks.rawsocket import RawSocket, connect, frame
 from benchmarks.serve import LOAD_ENV, REPO, app_server, stop
@@ -544,11 +545,7 @@ def run_peer(
         text=True,
     )
     try:
-        assert server.stdout is not None
-        deadline = time.monotonic() + 60
-        while "ready" not in server.stdout.readline():
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{kind} did not start")
+        until_ready(server, kind)
         cmd = pinned(
             args.client_core,
             ["node", "client.js", f"{kind}-paced", f"http://127.0.0.1:{port}",

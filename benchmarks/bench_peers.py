@@ -79,6 +79,16 @@ def install(into: Path) -> str | None:
     return None
 
 
+def until_ready(server: subprocess.Popen[str], kind: str) -> None:
+    """Until a peer's server (`servers.js`) prints `ready`; RuntimeError if it ends or
+    a minute passes."""
+    assert server.stdout is not None
+    deadline = time.monotonic() + 60
+    while "ready" not in server.stdout.readline():
+        if server.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{kind} did not start")
+
+
 def rss(pid: int) -> int:
     import psutil
 
@@ -136,11 +146,7 @@ def run_peer(
     windows: Windows = []
     per_socket = float("nan")
     try:
-        assert server.stdout is not None
-        deadline = time.monotonic() + 60
-        while "ready" not in server.stdout.readline():
-            if server.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"{kind} did not start")
+        until_ready(server, kind)
         time.sleep(0.5)
         before = rss(server.pid)
         client = subprocess.Popen(
