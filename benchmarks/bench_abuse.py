@@ -64,7 +64,6 @@ import json
 import os
 import random
 import resource
-import shutil
 import sqlite3
 import statistics
 import subprocess
@@ -162,12 +161,8 @@ def cpu_seconds(proc: psutil.Process | list[psutil.Process]) -> float:
 def scaled(root: Path) -> Iterator[tuple[str, list[psutil.Process], Any]]:
     """PostgreSQL, two workers with their default limits, and the shipped HAProxy
     config in front (HAProxy faces its clients: nothing trusted in front of it)."""
-    from tests.postgres import start_cluster
-    from tests.scale.cluster import start_scale
+    from tests.scale.cluster import running_scale
 
-    folder = Path(tempfile.mkdtemp(prefix="gin-abuse-scale-"))
-    folder.chmod(0o755)
-    pg = start_cluster(folder / "pg")
     env = {
         "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
         "HOLLYWOOD_GIN_HTTP_BURST": "20",
@@ -178,18 +173,9 @@ def scaled(root: Path) -> Iterator[tuple[str, list[psutil.Process], Any]]:
         "HOLLYWOOD_GIN_WS_BURST": "30",
         "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0.8",
     }
-    try:
-        s = start_scale(pg, folder, ["w1", "w2"], pg.url, env=env)
-        try:
-            procs = [psutil.Process(w.proc.pid) for w in s.workers if w.proc is not None]
-            yield s.proxy.base, procs, s
-        finally:
-            s.proxy.stop()
-            for w in s.workers:
-                w.stop()
-    finally:
-        pg.stop("immediate")
-        shutil.rmtree(folder, ignore_errors=True)
+    with running_scale("gin-abuse-scale-", env=env) as s:
+        procs = [psutil.Process(w.proc.pid) for w in s.workers if w.proc is not None]
+        yield s.proxy.base, procs, s
 
 
 def ws_url(base: str, table_id: str) -> str:
