@@ -76,6 +76,19 @@ ENDS = """() => {
 }"""
 
 
+def footer_just_above_the_folded_result(page: Page, case: tuple[Any, ...]) -> None:
+    """Fold the result: the footer's line is then above it, not under it, and the page
+    keeps no more room than the footer's own margin and padding (1.9rem), a few pixels
+    more at most. `case`: what the assertions name on failure."""
+    page.locator("#result-fold").click()
+    expect(page.locator("#result-body")).to_be_hidden()
+    # Two frames: the page lays out the folded result (a ResizeObserver runs in between).
+    page.evaluate(TWO_FRAMES)
+    ends = page.evaluate(ENDS)
+    assert ends["foot"] <= ends["result"], (*case, ends)
+    assert ends["result"] - ends["foot"] <= 40, (*case, ends)
+
+
 def test_the_replay_on_a_phone_ends_just_above_its_folded_result(
     server: Server, new_context: NewContext
 ) -> None:
@@ -88,16 +101,8 @@ def test_the_replay_on_a_phone_ends_just_above_its_folded_result(
         page.goto(f"/t/{table_id}/hands/1")
         page.locator("#step-last").click()
         expect(page.locator("#result")).to_be_visible()
-        page.locator("#result-fold").click()
-        expect(page.locator("#result-body")).to_be_hidden()
-        # Two frames: the page lays out the folded result (a ResizeObserver runs in between).
-        page.evaluate(TWO_FRAMES)
-        ends = page.evaluate(ENDS)
-        # The footer's line is above the folded result, not under it ...
-        assert ends["foot"] <= ends["result"], (locale, viewport, ends)
-        # ... and the page keeps no room for a "Next hand" bar: the footer's own margin
-        # and padding (1.9rem), a few pixels more at most.
-        assert ends["result"] - ends["foot"] <= 40, (locale, viewport, ends)
+        # No room kept for a "Next hand" bar: the replay has none.
+        footer_just_above_the_folded_result(page, (locale, viewport))
 
 
 def test_the_table_on_a_phone_ends_just_above_its_folded_result(
@@ -115,12 +120,7 @@ def test_the_table_on_a_phone_ends_just_above_its_folded_result(
             )
             page.goto(f"/t/{table_id}")
             expect(page.locator("#next-hand")).to_be_visible()
-            page.locator("#result-fold").click()
-            expect(page.locator("#result-body")).to_be_hidden()
-            page.evaluate(TWO_FRAMES)
-            ends = page.evaluate(ENDS)
-            assert ends["foot"] <= ends["result"], (locale, viewport, ends)
-            assert ends["result"] - ends["foot"] <= 40, (locale, viewport, ends)
+            footer_just_above_the_folded_result(page, (locale, viewport))
 
 
 # Each row of the bonus table: its label, height, and how far its cells' text reaches
