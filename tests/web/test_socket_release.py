@@ -46,15 +46,30 @@ async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any
         await serving
 
 
-def protocols_alive() -> int:
-    return sum(1 for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket")
+def alive(type_name: str) -> int:
+    """How many objects of the type so named the collector sees."""
+    return sum(1 for o in gc.get_objects() if type(o).__name__ == type_name)
+
+
+@asynccontextmanager
+async def open_sockets(port: int, table_id: str, count: int) -> AsyncIterator[list[Any]]:
+    """`count` spectators' sockets on the table, each past its first state; closed after."""
+    url = f"ws://127.0.0.1:{port}/ws/tables/{table_id}"
+    sockets = [await connect(url) for _ in range(count)]
+    try:
+        for socket in sockets:
+            assert orjson.loads(await socket.recv())["type"] == "state"
+        yield sockets
+    finally:
+        for socket in sockets:
+            await socket.close()
 
 
 @pytest.mark.anyio
 async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path: Path) -> None:
     async with table_server(tmp_path) as (port, made):
         gc.collect()
-        before = protocols_alive()
+        before = alive("GuardedWebSocket")
         gc.disable()
         try:
             for _ in range(5):
@@ -63,16 +78,12 @@ async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path
                     await socket.send(orjson.dumps({"type": "hello", "token": made["token"]}))
                     assert orjson.loads(await socket.recv())["type"] == "state"
             for _ in range(100):  # the server's side of the close, its tasks ending
-                if protocols_alive() <= before:
+                if alive("GuardedWebSocket") <= before:
                     break
                 await asyncio.sleep(0.02)
-            assert protocols_alive() <= before
+            assert alive("GuardedWebSocket") <= before
         finally:
             gc.enable()
-
-
-def exit_stacks_alive() -> int:
-    return sum(1 for o in gc.get_objects() if type(o).__name__ == "AsyncExitStack")
 
 
 @pytest.mark.anyio
@@ -82,22 +93,11 @@ async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None
     no dependency, and each of thousands of open sockets paid ~7 KB for it."""
     async with table_server(tmp_path) as (port, made):
         gc.collect()
-        before = exit_stacks_alive()
-        url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
-        sockets = [await connect(url) for _ in range(4)]
-        try:
-            for socket in sockets:
-                assert orjson.loads(await socket.recv())["type"] == "state"
+        before = alive("AsyncExitStack")
+        async with open_sockets(port, made["table_id"], 4) as sockets:
             gc.collect()
             # One per socket: the application's middleware's (fastapi/middleware).
-            assert exit_stacks_alive() - before <= len(sockets)
-        finally:
-            for socket in sockets:
-                await socket.close()
-
-
-def requests_alive() -> int:
-    return sum(1 for o in gc.get_objects() if type(o).__name__ == "Request")
+            assert alive("AsyncExitStack") - before <= len(sockets)
 
 
 @pytest.mark.anyio
@@ -106,18 +106,11 @@ async def test_open_sockets_keep_no_handshake_request(tmp_path: Path) -> None:
     it, headers and all, for the socket's life); its frames are still read."""
     async with table_server(tmp_path) as (port, made):
         gc.collect()
-        before = requests_alive()
-        url = f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
-        sockets = [await connect(url) for _ in range(4)]
-        try:
-            for socket in sockets:
-                assert orjson.loads(await socket.recv())["type"] == "state"
+        before = alive("Request")
+        async with open_sockets(port, made["table_id"], 4) as sockets:
             # Frames after the handshake are read: a seat's hello gets its state.
             await sockets[0].send(orjson.dumps({"type": "hello", "token": made["token"]}))
             assert orjson.loads(await sockets[0].recv())["you"] == 0
             gc.collect()
             # The client's own handshake requests (one a socket) are in this process too.
-            assert requests_alive() - before <= len(sockets)
-        finally:
-            for socket in sockets:
-                await socket.close()
+            assert alive("Request") - before <= len(sockets)
