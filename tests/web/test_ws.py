@@ -55,6 +55,20 @@ def new_table(client: TestClient, join: bool = True) -> tuple[str, str, str | No
     return table_id, token0, token1
 
 
+def closed_with(ws: WebSocketTestSession, code: int) -> None:
+    """The server closes the socket with `code` (what it reads next is the close)."""
+    with pytest.raises(WebSocketDisconnect) as closed:
+        ws.receive_json()
+    assert closed.value.code == code
+
+
+def refused_then_closed(ws: WebSocketTestSession, error: str, code: int) -> None:
+    """An `error` frame of code `error`, then the close with `code`."""
+    frame = ws.receive_json()
+    assert frame["type"] == "error" and frame["code"] == error
+    closed_with(ws, code)
+
+
 def table_of(client: TestClient, table_id: str) -> Table:
     table = registry_of(client).get(table_id)
     assert table is not None
@@ -342,9 +356,7 @@ def test_flooding_is_rate_limited_then_closed(tmp_path: Path) -> None:
             for _ in range(3 + 8):
                 codes.append(ws.receive_json().get("code", "pong"))
             assert codes == ["pong"] * 3 + ["rate_limited"] * 8
-            with pytest.raises(WebSocketDisconnect) as closed:
-                ws.receive_json()
-            assert closed.value.code == 1008
+            closed_with(ws, 1008)
 
 
 def test_a_refill_lets_a_slowed_client_go_on(tmp_path: Path) -> None:
@@ -390,11 +402,7 @@ def test_allowed_origins(tmp_path: Path, origin: str) -> None:
 
 def test_unknown_table_gets_an_error_then_4404(client: TestClient) -> None:
     with client.websocket_connect("/ws/tables/no-such-table") as ws:
-        frame = ws.receive_json()
-        assert frame["type"] == "error" and frame["code"] == "unknown_table"
-        with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive_json()
-        assert closed.value.code == 4404
+        refused_then_closed(ws, "unknown_table", 4404)
 
 
 def test_tabs_per_seat_are_limited(tmp_path: Path) -> None:
@@ -404,11 +412,7 @@ def test_tabs_per_seat_are_limited(tmp_path: Path) -> None:
         with client.websocket_connect(f"/ws/tables/{table_id}") as first:
             assert first.receive_json()["you"] == 0
             with client.websocket_connect(f"/ws/tables/{table_id}") as second:
-                frame = second.receive_json()
-                assert frame["type"] == "error" and frame["code"] == "rate_limited"
-                with pytest.raises(WebSocketDisconnect) as closed:
-                    second.receive_json()
-                assert closed.value.code == 1013
+                refused_then_closed(second, "rate_limited", 1013)
             assert until_pong(first) == []  # the first tab is untouched
 
 
@@ -422,11 +426,7 @@ def test_spectators_are_limited_but_a_hello_token_still_seats(tmp_path: Path) ->
                 assert player.receive_json()["you"] == 0
             with client.websocket_connect(f"/ws/tables/{table_id}") as second_watcher:
                 second_watcher.send_json({"type": "ping"})
-                frame = second_watcher.receive_json()
-                assert frame["type"] == "error" and frame["code"] == "rate_limited"
-                with pytest.raises(WebSocketDisconnect) as closed:
-                    second_watcher.receive_json()
-                assert closed.value.code == 1013
+                refused_then_closed(second_watcher, "rate_limited", 1013)
 
 
 def test_waiting_table_shows_one_player_and_no_hand(client: TestClient) -> None:
@@ -451,9 +451,7 @@ def test_shutdown_closes_sockets_with_1012(tmp_path: Path) -> None:
         ws_cm = client.websocket_connect(f"/ws/tables/{table_id}")
         ws = ws_cm.__enter__()
         ws.receive_json()
-        hub = client.app.state.registry.hub  # type: ignore[attr-defined]
+        hub = registry_of(client).hub
         hub.close_all(1012, "server restart")
-        with pytest.raises(WebSocketDisconnect) as closed:
-            ws.receive_json()
-        assert closed.value.code == 1012
+        closed_with(ws, 1012)
         ws_cm.__exit__(None, None, None)
