@@ -149,9 +149,13 @@ class Settings(BaseSettings):
     claim_after_seconds: float = Field(default=120.0, gt=0)
     # A table with no connection, no move for this long and nothing of its clock due
     # within this long leaves memory; it is read from the data file again on its next
-    # request or deadline, and a start-up loads only what is live (SQLite only;
-    # 0: every table stays in memory, all are loaded at start-up).
+    # request or deadline, and a start-up loads only what is live (0: every table stays
+    # in memory, all are loaded at start-up). PostgreSQL mode: a table nobody looked at
+    # for this long leaves the worker's memory (0: after 600 s).
     idle_table_seconds: float = Field(default=600.0, ge=0)
+    # PostgreSQL mode: how often each worker looks (one query) for the tables no worker
+    # holds whose clock fell due (a correspondence deadline, a "deadline soon" push).
+    deadline_sweep_seconds: float = Field(default=30.0, gt=0)
     # Worker processes the computer opponents think in (never the server's own process).
     computer_processes: int = Field(default=1, ge=1, le=64)
     # The coach's sampled deals per decision of a hand review, at most (its cost).

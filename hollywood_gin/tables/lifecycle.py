@@ -81,6 +81,7 @@ def assemble(
     claim_after: float = 120.0,
     seconds_per_day: float = 86400.0,
     idle_seconds: float = 0.0,
+    sweep_seconds: float = 30.0,
 ) -> Registry:
     """The tables layer over `store` and `hub`, wired one way: each collaborator gets
     what it uses and keeps its own state per table, dropped when the table goes.
@@ -88,7 +89,10 @@ def assemble(
     `claim_after`: a seat with no connection for this long is away
     (docs/protocol-guide.md "Around the match"). `idle_seconds`: a table of a store
     this worker writes alone leaves memory after that long with nothing of it due
-    (`hollywood_gin.tables.idle`; 0: every table stays, all are loaded at start-up)."""
+    (`hollywood_gin.tables.idle`; 0: every table stays, all are loaded at start-up), a
+    table of a shared store after that long idle (0: the ownership's own time).
+    `sweep_seconds`: how often a worker of a shared store looks for the tables nobody
+    holds whose clock fell due (`hollywood_gin.tables.looks`)."""
     owner = owner or worker_name()
     episode = FailureEpisode(log, "storing a change")
 
@@ -124,6 +128,7 @@ def assemble(
         owner=owner,
         expiry_seconds=expiry_seconds,
         watch_seconds=watch_seconds,
+        sweep_seconds=sweep_seconds,
     )
     writer = Writer(store, hub, ownership, episode, ledgers, clock=now, rng=rng)
     # A table played over days: its seats' deadlines are stored with the change.
@@ -175,8 +180,15 @@ def assemble(
             return True
 
         ownership.release = release
-        ownership.looks = lambda table_id: presence.next_look(table_id) is not None
+        ownership.next_look = presence.next_look
         presence.fetch = ownership.wake
+        if idle_seconds > 0:
+            ownership.release_seconds = idle_seconds
+        if ownership.stored is not None:
+            # A table played over days keeps its next look in the store, for when
+            # nobody holds it (`hollywood_gin.tables.looks`).
+            presence.looked = ownership.stored.note
+            held.left.append(ownership.stored.forget)
     registry = Registry(
         store=store,
         hub=hub,
@@ -252,6 +264,7 @@ async def open_tables(settings: Settings) -> AsyncIterator[Registry]:
         claim_after=settings.claim_after_seconds,
         seconds_per_day=settings.seconds_per_day,
         idle_seconds=settings.idle_table_seconds,
+        sweep_seconds=settings.deadline_sweep_seconds,
     )
     registry.presence.start()
     registry.reviews.budget = CoachPolicy(samples=settings.review_samples)

@@ -22,7 +22,7 @@ from typing import Any
 
 import asyncpg
 
-from hollywood_gin.tables.postgres_store import NewerDatabase, PostgresStore
+from hollywood_gin.tables.postgres_store import NewerDatabase, PostgresStore, fill_looks
 from hollywood_gin.tables.push import key_file
 from hollywood_gin.tables.rows import read_log, record_from
 from hollywood_gin.tables.sqlite_file import (
@@ -196,6 +196,9 @@ async def _migrate(data_file: Path, url: str) -> Migration:
                         "vapid_private_key",
                         key.read_text().strip(),
                     )
+                # The copied deadlines' clocks: a worker's sweep finds them, nobody
+                # holding the tables yet (docs/architecture.md "Deadlines nobody holds").
+                await fill_looks(con)
                 wrong = [n for n in COLUMNS if copied[n] != len(rows[n])]
                 if wrong:  # the transaction is rolled back by the raise
                     raise MigrationError(f"row counts differ after the copy: {wrong}")

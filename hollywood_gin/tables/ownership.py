@@ -10,7 +10,8 @@ Chosen once, when the registry is made, from the store (`ownership_for`):
   (docs/architecture.md "One owner per table"). A table is claimed on its first
   request (a new epoch, which fences every write of the worker before); a watch
   lets go of the tables another worker has claimed and of those idle here (their
-  next look by the clock kept, `wake` claims them back for it); a write
+  next look by the clock kept, `wake` claims them back for it); a sweep claims the
+  tables nobody holds whose look by the clock fell due (`tables.looks`); a write
   unanswered for `store_seconds` is given up and makes its table doubtful, and
   `settle` asks the store before the next one.
 
@@ -34,7 +35,14 @@ from typing import Protocol, TypeVar
 from hollywood_gin.tables.bounded import within
 from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.store import FIRST_EPOCH, FailureEpisode, TableRecord, TableStore
+from hollywood_gin.tables.looks import StoredLooks
+from hollywood_gin.tables.store import (
+    FIRST_EPOCH,
+    FailureEpisode,
+    LookStore,
+    TableRecord,
+    TableStore,
+)
 from hollywood_gin.tables.table import (
     StoreUnavailable,
     Table,
@@ -94,6 +102,10 @@ class Ownership(Protocol):
     def lost(self, table: Table) -> None:
         """A write was refused: another worker holds the table now."""
 
+    async def close(self) -> None:
+        """At the end, once nothing changes any more: what the store must know of the
+        tables held here (a shared store: their looks, and that nobody holds them)."""
+
 
 def worker_name() -> str:
     """This worker's name in a shared store's rows: host, pid, a nonce."""
@@ -112,11 +124,12 @@ def ownership_for(
     owner: str,
     expiry_seconds: float,
     watch_seconds: float,
+    sweep_seconds: float = 30.0,
 ) -> Ownership:
     """`Shared` when several workers share the store, else `Sole`."""
     terms = Terms(store, held, ledgers, hub, episode, clock, rng, owner, expiry_seconds)
     if store.shared:
-        return Shared(terms, watch_seconds)
+        return Shared(terms, watch_seconds, sweep_seconds)
     return Sole(terms)
 
 
@@ -172,20 +185,23 @@ class _Ownership:
         self._claims: dict[str, asyncio.Task[Table | None]] = {}
         self.claims = 0
 
-    def _claimed(self, table_id: str) -> Awaitable[Table | None]:
-        """The table read from the store and held from now; one claim per table at once."""
+    def _claimed(self, table_id: str, at: int | None = None) -> Awaitable[Table | None]:
+        """The table read from the store and held from now; one claim per table at once
+        (`at`: only while its epoch is still that, `LookStore.claim_at`)."""
         claim = self._claims.get(table_id)
         if claim is None:
-            claim = asyncio.get_running_loop().create_task(self._claim(table_id))
+            claim = asyncio.get_running_loop().create_task(self._claim(table_id, at))
             self._claims[table_id] = claim
             claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
         return asyncio.shield(claim)
 
-    async def _claim(self, table_id: str) -> Table | None:
-        claimed = await self._ask(
-            self.terms.store.claim(table_id, self.terms.owner),
-            "the server could not read this table; try again",
-        )
+    async def _claim(self, table_id: str, at: int | None = None) -> Table | None:
+        store = self.terms.store
+        if at is not None and isinstance(store, LookStore):
+            call = store.claim_at(table_id, self.terms.owner, at)
+        else:
+            call = store.claim(table_id, self.terms.owner)
+        claimed = await self._ask(call, "the server could not read this table; try again")
         if claimed is None:
             return None
         epoch, record = claimed
@@ -232,6 +248,9 @@ class _Ownership:
 
     def lost(self, table: Table) -> None:
         self.drop(table)
+
+    async def close(self) -> None:
+        return None
 
 
 class Sole(_Ownership):
@@ -293,10 +312,26 @@ class Sole(_Ownership):
 class Shared(_Ownership):
     """Several workers share the store: tables claimed lazily, writes fenced by epoch."""
 
-    def __init__(self, terms: Terms, watch_seconds: float) -> None:
+    def __init__(self, terms: Terms, watch_seconds: float, sweep_seconds: float = 30.0) -> None:
         super().__init__(terms)
         self.watch_seconds = watch_seconds
         self._watch_task: asyncio.Task[None] | None = None
+        # The clocks of the tables nobody holds (`tables.looks`), when the store keeps
+        # them: every `sweep_seconds`, one query for those due, at most `sweep_limit` of
+        # them a round; a look its holder has let pass for `sweep_stale` seconds is
+        # taken as one nobody holds (the holder stopped without letting go).
+        store = terms.store
+        self.look_store: LookStore | None = store if isinstance(store, LookStore) else None
+        self.stored: StoredLooks | None = None
+        if self.look_store is not None:
+            self.stored = StoredLooks(
+                self.look_store, self._epoch, store_seconds=self.store_seconds
+            )
+        self.sweep_seconds = sweep_seconds
+        self.sweep_stale = max(10.0, 3 * sweep_seconds)
+        self.sweep_limit = 100
+        self.swept = 0  # tables claimed for their look (tests, logs)
+        self._sweep_task: asyncio.Task[None] | None = None
         # When the watch last heard from the store (monotonic): a worker that was
         # paused (SIGSTOP, a VM freeze) looks again before serving what it holds.
         self._watched_at = time.monotonic()
@@ -309,7 +344,7 @@ class Shared(_Ownership):
         # such table was let go at: its look claims it back only if no other worker
         # has claimed it since (`wake`).
         self.release: Callable[[Table], bool] = terms.held.drop
-        self.looks: Callable[[str], bool] = lambda _table_id: False
+        self.next_look: Callable[[str], float | None] = lambda _table_id: None
         self.released: dict[str, int] = {}
         # `store_seconds` (the base's): a write or claim unanswered for that long is
         # given up: the table is doubtful (settled before its next write) and its lock
@@ -335,9 +370,55 @@ class Shared(_Ownership):
                 self.release_idle()
 
         self._watch_task = asyncio.get_running_loop().create_task(watch())
+        if self.look_store is not None:
+            self._sweep_task = asyncio.get_running_loop().create_task(self._sweep())
+
+    async def _sweep(self) -> None:
+        while True:
+            try:
+                await self.sweep_once()
+            except Exception as exc:  # the database is away: the next round looks again
+                log.debug("deadline sweep failed: %r", exc)
+            await asyncio.sleep(self.sweep_seconds)
+
+    async def sweep_once(self) -> int:
+        """Claim each table nobody holds whose look by the clock is due, at the epoch
+        read (another worker sweeping at once claims the others); how many were
+        claimed here. Held, its presence does what is due and its look moves on."""
+        if self.look_store is None:
+            return 0
+        now = self.terms.clock()
+        due = await within(
+            self.look_store.due_looks(now, now - self.sweep_stale, self.sweep_limit),
+            self.store_seconds,
+        )
+        claimed = 0
+        for table_id, epoch in due:
+            if self.terms.held.get(table_id) is not None:
+                continue  # held here: this worker's own clock has it
+            self.released.pop(table_id, None)
+            try:
+                table = await self._claimed(table_id, at=epoch)
+            except StoreUnavailable:
+                continue
+            if table is not None:
+                claimed += 1
+                log.info("table %s claimed for its clock", short(table_id))
+        self.swept += claimed
+        return claimed
 
     def tasks(self) -> list[asyncio.Task[None]]:
-        return [self._watch_task] if self._watch_task else []
+        return [t for t in (self._watch_task, self._sweep_task) if t is not None]
+
+    async def close(self) -> None:
+        """The looks not yet written go, then nobody holds this worker's tables: the
+        other workers' sweeps find their looks at once, not after `sweep_stale`."""
+        if self.stored is None or self.look_store is None:
+            return
+        await self.stored.close(self.store_seconds)
+        with contextlib.suppress(Exception):  # the database is away: `sweep_stale` then
+            left = await within(self.look_store.leave(self.terms.owner), self.store_seconds)
+            log.info("%d tables left for the other workers", left)
 
     async def find(self, table_id: str) -> Table | None:
         table = self.terms.held.get(table_id)
@@ -380,7 +461,8 @@ class Shared(_Ownership):
         """Let go of tables idle for `release_seconds` with nobody connected: nothing
         is lost, the next request claims them again."""
         held = self.terms.held
-        before = self.terms.clock() - self.release_seconds
+        now = self.terms.clock()
+        before = now - self.release_seconds
         idle = [
             t
             for t in held.values()
@@ -388,12 +470,24 @@ class Shared(_Ownership):
             and not self.terms.hub.count(t.id)
             and not t.lock.locked()
             and not held.kept(t.id)
+            and not self._look_due(t, now)
         ]
         for table in idle:
             epoch = self._epoch(table)
-            if self.release(table) and epoch is not None and self.looks(table.id):
+            if not self.release(table) or epoch is None:
+                continue
+            look = self.next_look(table.id)
+            if look is not None:
                 self.released[table.id] = epoch
+            if self.stored is not None and table.options.move_days is not None:
+                self.stored.release(table.id, epoch, look)
         return len(idle)
+
+    def _look_due(self, table: Table, now: float) -> bool:
+        """Whether a table played over days has its look by the clock due this moment
+        (kept until its presence has done it: a deadline soon told, a seat away)."""
+        look = self.next_look(table.id)
+        return table.options.move_days is not None and look is not None and look <= now
 
     async def wake(self, table_id: str) -> Table | None:
         """The look by the clock of a table let go here fell due (the presence's
@@ -405,6 +499,11 @@ class Shared(_Ownership):
         epoch = self.released.get(table_id)
         if epoch is None:
             return None
+        if self.look_store is not None:
+            # Only at the epoch it was let go at: a sweep of another worker (or one
+            # asked for it) claims it at most once with this.
+            del self.released[table_id]
+            return await self._claimed(table_id, at=epoch)
         epochs = await self._ask(
             self.terms.store.owners([table_id]), "the server could not read this table"
         )

@@ -24,6 +24,7 @@ from hollywood_gin.tables.postgres_appends import FencedAppends
 from hollywood_gin.tables.postgres_pool import Sessions
 from hollywood_gin.tables.rows import (
     entry_rows,
+    first_deadline,
     hand_from,
     hand_rows,
     read_log,
@@ -44,7 +45,9 @@ EXPIRY_LOCK = 0x4857_4749_4E01
 # in its `user_version`: a worker refuses a database of a newer version before it
 # changes anything, and brings an older one up to this. Numbered on its own.
 # Version 1: the version table itself (databases before it had none: version 0).
-SCHEMA_VERSION = 1
+# Version 2: `tables.next_look`, each table's next look by the clock (filled in from
+# the stored deadlines when a database is brought up to it: `fill_looks`).
+SCHEMA_VERSION = 2
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS schema_version (
@@ -63,6 +66,12 @@ CREATE TABLE IF NOT EXISTS tables (
 );
 -- The test hooks' column of the first shared stores: written, never read.
 ALTER TABLE tables DROP COLUMN IF EXISTS hooks;
+-- When a table played over days next needs the clock (Unix seconds, as its seats'
+-- deadlines): kept by the worker holding it, read by every worker's sweep for the
+-- tables nobody holds (`due_looks`). Only those tables have one, and it changes a
+-- few times a move at most, so an append's update of `last_active` stays HOT.
+ALTER TABLE tables ADD COLUMN IF NOT EXISTS next_look double precision;
+CREATE INDEX IF NOT EXISTS tables_next_look ON tables (next_look) WHERE next_look IS NOT NULL;
 -- No index on last_active: each append updates it, and without an index on it that
 -- update is HOT (no index entry per move). Expiry scans the table once an hour.
 CREATE TABLE IF NOT EXISTS events (
@@ -112,6 +121,20 @@ async def refuse_newer(con: Any) -> int:
             " left untouched."
         )
     return found
+
+
+async def fill_looks(con: Any) -> int:
+    """Each stored table's first deadline still ahead as its next look, where it has
+    none (a database from before `next_look`, a copy of a SQLite file); how many."""
+    now = float(await con.fetchval("SELECT extract(epoch FROM now())"))
+    rows = await con.fetch(
+        "SELECT id, seats FROM tables WHERE next_look IS NULL AND seats LIKE '%\"deadline\"%'"
+    )
+    firsts = [(r["id"], first_deadline(r["seats"])) for r in rows]
+    looks = [(table_id, d) for table_id, d in firsts if d is not None and d > now]
+    if looks:
+        await con.executemany("UPDATE tables SET next_look = $2 WHERE id = $1", looks)
+    return len(looks)
 
 
 async def probe(url: str, timeout: float = 5.0) -> str:
@@ -173,6 +196,8 @@ class PostgresStore:
             await con.execute("SELECT pg_advisory_xact_lock($1)", EXPIRY_LOCK + 1)
             found = await refuse_newer(con)  # before any change
             await con.execute(SCHEMA)
+            if found < 2:
+                await fill_looks(con)
             if found < SCHEMA_VERSION:
                 await con.execute(
                     "INSERT INTO schema_version (version) VALUES ($1)"
@@ -191,14 +216,28 @@ class PostgresStore:
     # --- ownership ---------------------------------------------------------------
     async def claim(self, table_id: str, owner: str) -> tuple[int, TableRecord] | None:
         """Become the table's owner: bump its epoch, read it; None: no such table."""
+        return await self._claim(table_id, owner, None)
+
+    async def claim_at(
+        self, table_id: str, owner: str, epoch: int
+    ) -> tuple[int, TableRecord] | None:
+        """`claim` while the table's epoch is still `epoch` (the row's lock orders two
+        workers' claims: the second sees the epoch moved on); None: not claimed."""
+        return await self._claim(table_id, owner, epoch)
+
+    async def _claim(
+        self, table_id: str, owner: str, epoch: int | None
+    ) -> tuple[int, TableRecord] | None:
         async with self.sessions.session(transaction=True) as con:
             row = await con.fetchrow(
                 "UPDATE tables SET owner_epoch = owner_epoch + 1, owner = $2"
                 " WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = $1)"
+                " AND ($3::bigint IS NULL OR owner_epoch = $3::bigint)"
                 " RETURNING id, options, seats, created, last_active, base_seq,"
                 " owner_epoch",
                 table_id,
                 owner,
+                epoch,
             )
             if row is None:
                 return None
@@ -222,6 +261,40 @@ class PostgresStore:
             "SELECT id, owner_epoch FROM tables WHERE id = ANY($1::text[])", list(table_ids)
         )
         return {r["id"]: int(r["owner_epoch"]) for r in rows}
+
+    # --- the clocks of tables nobody holds (`LookStore`) -----------------------------
+    async def save_look(
+        self, table_id: str, epoch: int, look: float | None, *, release: bool = False
+    ) -> bool:
+        # One row a statement: a batch would lock rows in its own order, against the
+        # appends' batches in theirs (a deadlock PostgreSQL breaks by failing one).
+        status = await self.sessions.execute(
+            "UPDATE tables SET next_look = $3, owner = CASE WHEN $4 THEN NULL ELSE owner END"
+            " WHERE id = $1 AND owner_epoch = $2",
+            table_id,
+            epoch,
+            look,
+            release,
+        )
+        return bool(status == "UPDATE 1")
+
+    async def due_looks(self, now: float, stale: float, limit: int) -> list[tuple[str, int]]:
+        rows = await self.sessions.fetch(
+            "SELECT id, owner_epoch FROM tables t WHERE next_look <= $1"
+            " AND (owner IS NULL OR next_look <= $2)"
+            " AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = t.id)"
+            " ORDER BY next_look LIMIT $3",
+            now,
+            stale,
+            limit,
+        )
+        return [(r["id"], int(r["owner_epoch"])) for r in rows]
+
+    async def leave(self, owner: str) -> int:
+        status = await self.sessions.execute(
+            "UPDATE tables SET owner = NULL WHERE owner = $1", owner
+        )
+        return int(str(status).rsplit(" ", 1)[-1])
 
     # --- writes --------------------------------------------------------------------
     async def load_all(

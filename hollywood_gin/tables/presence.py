@@ -236,6 +236,9 @@ class Presence:
         self._asleep: dict[str, tuple[tuple[float | None, float | None], dict[int, float]]] = {}
         self.fetch: Callable[[str], Awaitable[Table | None]] | None = None
         self._fetching: set[str] = set()
+        # Told of a table played over days' next look whenever it is worked out (a
+        # shared store keeps it for when no worker holds the table: `tables.looks`).
+        self.looked: Callable[[Table, float | None], None] | None = None
 
     def hands(self, *, act: Act, choose: Choose, change: Change, start: Start) -> None:
         """What acts for a seat: the move (`act`, `choose`: a timeout) and the change
@@ -455,6 +458,8 @@ class Presence:
                     look = soon
                 if look is not None and (when is None or look < when):
                     when = look
+        if self.looked is not None and table.options.move_days is not None:
+            self.looked(table, when)
         if when is None:
             self._due.pop(table.id, None)
             return

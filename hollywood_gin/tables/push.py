@@ -447,6 +447,15 @@ class Pushes:
             if not self.registry.hub.connected(table.id, seat):
                 self.notify(table, seat, kind)
 
+    def arrived(self, table: Table) -> None:
+        """A table newly held here (claimed from another worker, read back for its
+        clock): what waits for its seats now was pushed where it came about, so it is
+        noted, not pushed again."""
+        for seat, holder in enumerate(table.seats):
+            kind = waiting_for(table, seat) if holder.push and holder.computer is None else None
+            if kind is not None:
+                self.told[(table.id, seat)] = kind
+
     def deadline_soon(self, table: Table, seat: int) -> None:
         """A quarter of the seat's time is left (a table played over days: `Presence.soon`)."""
         holder = table.seats[seat]

@@ -148,6 +148,7 @@ class Registry:
         await asyncio.gather(*tasks, return_exceptions=True)
         await self.orders.close()
         await self.writer.close()
+        await self.ownership.close()
 
     # --- creating and seating -------------------------------------------------------
     async def create(

@@ -75,6 +75,16 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
     return out
 
 
+def first_deadline(raw: bytes | str) -> float | None:
+    """The earliest deadline of stored seats (a table played over days), or None; seats
+    that cannot be read have none (a claim sets such a table aside)."""
+    try:
+        deadlines = [s.deadline for s in _seats_from(raw) if s.deadline is not None]
+    except (Damaged, orjson.JSONDecodeError):
+        return None
+    return min(deadlines, default=None)
+
+
 def _object(raw: bytes | str, what: str) -> JsonObject:
     try:
         value = orjson.loads(raw)

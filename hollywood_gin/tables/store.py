@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from hollywood_gin.engine.jsonvalue import JsonObject
 
@@ -171,6 +171,36 @@ class TableStore(Protocol):
 
     async def set_aside_tables(self) -> dict[str, str]:
         """Every table set aside, with the reason: `load_all` leaves them out."""
+        ...
+
+
+@runtime_checkable
+class LookStore(Protocol):
+    """A shared store's part in the clocks of tables no worker holds in memory
+    (docs/architecture.md "Deadlines nobody holds"): each table's next look by the
+    clock, kept by its holder, and found again by any worker when it falls due."""
+
+    async def claim_at(
+        self, table_id: str, owner: str, epoch: int
+    ) -> tuple[int, TableRecord] | None:
+        """`claim`, only while the table's epoch is still `epoch`: of the workers that
+        read one epoch, one claims; None for the others (and for no such table)."""
+        ...
+
+    async def save_look(
+        self, table_id: str, epoch: int, look: float | None, *, release: bool = False
+    ) -> bool:
+        """The table's next look (Unix seconds; None: nothing due), fenced by `epoch`;
+        `release`: nobody holds it any more. False: the epoch moved on."""
+        ...
+
+    async def due_looks(self, now: float, stale: float, limit: int) -> list[tuple[str, int]]:
+        """(table, epoch) of the tables whose look is due by `now` and that nobody holds,
+        or whose holder let the look pass unhandled since `stale`; the earliest first."""
+        ...
+
+    async def leave(self, owner: str) -> int:
+        """Nobody holds `owner`'s tables any more (a clean shut-down); how many."""
         ...
 
 

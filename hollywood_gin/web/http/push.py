@@ -111,6 +111,9 @@ async def running(app: FastAPI, settings: Settings, registry: Registry) -> Async
         pushes = Pushes(registry, keys, texts=push_words(app.state.site.catalogs))
         pushes.start()
         registry.writer.listeners.append(pushes)
+        # Before the writer tells of a table's arrival: not a new wait.
+        registry.held.arrived.insert(0, pushes.arrived)
+        registry.held.left.append(lambda table: pushes.forget(table.id))
         registry.presence.soon = pushes.deadline_soon
 
     try:

@@ -1,0 +1,218 @@
+"""PostgreSQL mode: the clocks of tables no worker holds (`hollywood_gin.tables.looks`,
+docs/architecture.md "Deadlines nobody holds"). A table played over days keeps its
+next look in its row; every worker's sweep claims the due ones nobody holds, each at
+the epoch it read, so of two workers sweeping at once one does what is due, once.
+Real PostgreSQL, a clock the test moves (a day of 100 s)."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+asyncpg = pytest.importorskip("asyncpg")
+pytestmark = pytest.mark.anyio
+
+from hollywood_gin.tables.ownership import Shared  # noqa: E402
+from hollywood_gin.tables.postgres_store import PostgresStore  # noqa: E402
+from hollywood_gin.tables.registry import Registry  # noqa: E402
+from hollywood_gin.tables.store import SeatRecord, TableRecord  # noqa: E402
+from hollywood_gin.tables.table import Table  # noqa: E402
+from tests.postgres import pg_url, postgres  # noqa: E402, F401 (fixtures)
+from tests.tables.test_postgres_days_push import DAY, days_worker  # noqa: E402
+
+Told = list[tuple[str, str, int]]
+
+
+def shared(registry: Registry) -> Shared:
+    assert isinstance(registry.ownership, Shared)
+    return registry.ownership
+
+
+async def worker(url: str, name: str, now: list[float], told: Told) -> Registry:
+    """A worker whose "deadline soon" pushes are noted in `told` (who, table, seat)."""
+    registry = await days_worker(url, name, now)
+    registry.presence.soon = lambda table, seat: told.append((name, table.id, seat))
+    shared(registry).release_seconds = DAY / 10  # let go well before the day is out
+    return registry
+
+
+async def written(registry: Registry) -> None:
+    """Until the worker has written the looks it has to (the writes go in the background)."""
+    stored = shared(registry).stored
+    assert stored is not None
+    await stored.close(10.0)
+
+
+async def row(url: str, table_id: str) -> tuple[float | None, str | None, int]:
+    con = await asyncpg.connect(url)
+    try:
+        r = await con.fetchrow(
+            "SELECT next_look, owner, owner_epoch FROM tables WHERE id = $1", table_id
+        )
+    finally:
+        await con.close()
+    return r["next_look"], r["owner"], int(r["owner_epoch"])
+
+
+async def let_go(registry: Registry, now: list[float]) -> Table:
+    """A table played over days (a day a move), both seated, let go when idle."""
+    table, _ = await registry.create({"move_days": 1}, "Ann")
+    await registry.join(table.id, "Bob")
+    now[0] += DAY / 10 + 1
+    assert shared(registry).release_idle() == 1
+    await written(registry)
+    return table
+
+
+async def sweep_all(*registries: Registry) -> int:
+    """Every worker sweeps at once; then each does what its clock has due."""
+    claimed = await asyncio.gather(*(shared(r).sweep_once() for r in registries))
+    for r in registries:
+        await r.presence.tick(wait=True)
+        await written(r)
+    return sum(claimed)
+
+
+async def shut(*registries: Registry) -> None:
+    for r in registries:
+        await r.close()
+        await r.store.close()
+
+
+async def test_the_row_keeps_the_next_look_and_that_nobody_holds_it(pg_url: str) -> None:  # noqa: F811
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    try:
+        table, _ = await a.create({"move_days": 1}, "Ann")
+        assert (await row(pg_url, table.id))[:2] == (None, "a")  # nothing asked yet
+        await a.join(table.id, "Bob")  # the first deal: a seat is asked, for a day
+        await written(a)
+        deadline = min(h.deadline for h in table.seats if h.deadline is not None)
+        # The look is the "deadline soon" push, a quarter of the day before.
+        assert (await row(pg_url, table.id))[:2] == (deadline - DAY / 4, "a")
+        now[0] += DAY / 10 + 1
+        assert shared(a).release_idle() == 1
+        await written(a)
+        assert (await row(pg_url, table.id))[:2] == (deadline - DAY / 4, None)
+    finally:
+        await shut(a)
+
+
+async def test_two_workers_sweeping_at_once_do_a_due_look_once(pg_url: str) -> None:  # noqa: F811
+    """The worker that let the table go stops; two others sweep at the same moments:
+    one claims the table for its "deadline soon" push, told once; later one claims it
+    for its deadline, and the seat asked is away; a look done is not done again."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b, c = await worker(pg_url, "b", now, told), await worker(pg_url, "c", now, told)
+    try:
+        table = await let_go(a, now)
+        await shut(a)  # stopped: nobody holds the table, nobody keeps its clock in memory
+        asked = next(s for s, h in enumerate(table.seats) if h.deadline is not None)
+        deadline = table.seats[asked].deadline
+        assert deadline is not None
+        _, _, epoch = await row(pg_url, table.id)
+        now[0] = deadline - DAY / 4 - 1
+        assert await sweep_all(b, c) == 0  # nothing due yet
+        now[0] = deadline - DAY / 4
+        assert await sweep_all(b, c) == 1
+        assert [(t, s) for _, t, s in told] == [(table.id, asked)]
+        holder = next(r for r in (b, c) if r.get(table.id) is not None)
+        assert (await row(pg_url, table.id)) == (deadline, holder.owner, epoch + 1)
+        assert await sweep_all(b, c) == 0  # done: not claimed again
+        # Let go again, its next look (the deadline) kept in the row.
+        now[0] += DAY / 10 + 1
+        assert shared(holder).release_idle() == 1
+        await written(holder)
+        assert (await row(pg_url, table.id)) == (deadline, None, epoch + 1)
+        now[0] = deadline
+        assert await sweep_all(b, c) == 1
+        holder = next(r for r in (b, c) if r.get(table.id) is not None)
+        held = holder.get(table.id)
+        assert held is not None and held.match.presence.absent[asked]
+        assert not held.match.presence.absent[1 - asked]
+        assert (await row(pg_url, table.id)) == (None, holder.owner, epoch + 2)
+        now[0] += 1
+        assert await sweep_all(b, c) == 0
+        assert len(told) == 1
+    finally:
+        await shut(b, c)
+
+
+async def test_a_look_its_holder_let_pass_is_swept_after_a_while(pg_url: str) -> None:  # noqa: F811
+    """A worker stopped without letting go (killed): its table's row still names it.
+    Its look, once past by `sweep_stale`, is another worker's to do."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b = await worker(pg_url, "b", now, told)
+    try:
+        table, _ = await a.create({"move_days": 1}, "Ann")
+        await a.join(table.id, "Bob")
+        await written(a)
+        look, owner, _ = await row(pg_url, table.id)
+        assert look is not None and owner == "a"
+        # `a` is gone (nothing of it runs any more); its row still says it holds the table.
+        shared(b).sweep_stale = DAY / 10
+        now[0] = look
+        assert await sweep_all(b) == 0
+        now[0] = look + shared(b).sweep_stale
+        assert await sweep_all(b) == 1
+        assert [(w, t) for w, t, _ in told] == [("b", table.id)]
+    finally:
+        a.presence.looked = None  # `a` stands for a worker killed: it writes nothing more
+        await shut(a, b)
+
+
+async def test_only_one_claim_at_an_epoch(pg_url: str) -> None:  # noqa: F811
+    one, two = PostgresStore(pg_url, owner="w1"), PostgresStore(pg_url, owner="w2")
+    await one.open()
+    await two.open()
+    try:
+        seats = [SeatRecord("Ann", "h0", deadline=1_500.0), SeatRecord("Bob", "h1")]
+        record = TableRecord("L" * 22, {"move_days": 1}, seats, 1.0, 1.0)
+        await one.create(record)
+        assert await one.save_look(record.table_id, 1, 1_400.0, release=True)
+        assert await two.due_looks(1_399.0, 0.0, 10) == []
+        assert await two.due_looks(1_400.0, 0.0, 10) == [(record.table_id, 1)]
+        won = await asyncio.gather(
+            one.claim_at(record.table_id, "w1", 1), two.claim_at(record.table_id, "w2", 1)
+        )
+        assert sum(w is not None for w in won) == 1
+        # Held now (by the winner): not due for anyone until the holder lets it pass long.
+        assert await two.due_looks(1_450.0, 1_399.0, 10) == []
+        assert await two.due_looks(1_450.0, 1_400.0, 10) == [(record.table_id, 2)]
+        # A stale holder's look write is refused; the winner's is kept.
+        assert not await one.save_look(record.table_id, 1, None)
+        assert await two.save_look(record.table_id, 2, 1_500.0)
+        assert await one.leave("w2" if won[1] else "w1") == 1
+        assert await two.due_looks(1_500.0, 0.0, 10) == [(record.table_id, 2)]
+    finally:
+        await one.close()
+        await two.close()
+
+
+async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: str) -> None:  # noqa: F811
+    """Brought up from the layout before `next_look`: each stored table's first deadline
+    still ahead becomes its look, so the sweep finds the tables stored before."""
+    store = PostgresStore(pg_url, owner="old")
+    await store.open()
+    ahead, past = 4_000_000_000.0, 1_000.0
+    for name, deadline in (("A", ahead), ("P", past), ("N", None)):
+        seats = [SeatRecord("Ann", "h0", deadline=deadline), SeatRecord("Bob", "h1")]
+        await store.create(TableRecord(name * 22, {"move_days": 1}, seats, 1.0, 1.0))
+    await store.close()
+    con = await asyncpg.connect(pg_url)
+    try:  # as a worker of version 1 left it
+        await con.execute("DROP INDEX tables_next_look; ALTER TABLE tables DROP COLUMN next_look")
+        await con.execute("UPDATE schema_version SET version = 1")
+    finally:
+        await con.close()
+    store = PostgresStore(pg_url, owner="new")
+    await store.open()
+    try:
+        assert await store.due_looks(ahead, ahead - 1, 10) == []  # its worker still holds it
+        await store.leave("old")
+        assert await store.due_looks(ahead, 0.0, 10) == [("A" * 22, 1)]
+    finally:
+        await store.close()
