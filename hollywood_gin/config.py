@@ -70,7 +70,7 @@ class Settings(BaseSettings):
     # join it. At human pace each move was a commit of its own, handed to the store's
     # thread and answered back: a third of the event loop's time
     # (docs/performance.md "Capacity at human pace"). At most this much latency a
-    # move; 0: none.
+    # move, and none while nobody joins (`GroupCommit`); 0: none.
     data_file_gather_seconds: float = Field(default=0.005, ge=0, le=0.05)
     # postgresql://user:password@host/db: every table in PostgreSQL, shared by several
     # workers behind HAProxy (docs/scale-out.md). Unset: the SQLite file, one process.

@@ -9,7 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from hollywood_gin.tables.group_commit import Answer, GroupCommit, Outcomes, Worker
+from hollywood_gin.tables.group_commit import LONE, Answer, GroupCommit, Outcomes, Worker
 
 
 class Recorder:
@@ -125,6 +125,54 @@ async def test_with_gather_a_write_given_during_a_commit_still_waits_its_time(
     assert rec.batches == [["a"]] and not second.done()
     await second
     assert rec.batches == [["a"], ["b"]]
+
+
+async def _lone_batches(group: GroupCommit[str], rec: Recorder) -> None:
+    """LONE writes one at a time, each after the last one's commit: nobody joins."""
+    for i in range(LONE):
+        await group.write(f"lone{i}")
+    assert rec.batches[-LONE:] == [[f"lone{i}"] for i in range(LONE)]
+
+
+@pytest.mark.anyio
+async def test_with_gather_writes_that_nobody_joins_stop_waiting(rec: Recorder, way: str) -> None:
+    """One client playing alone (`bench_instructions --serial`): each write comes after
+    the last one's commit, so the gathering only adds a timer and its wait. After LONE
+    gathered batches of one, a write at an idle moment is handed over at once."""
+    rec.open()
+    group = rec.group(way, gather=0.2)
+    await _lone_batches(group, rec)
+    alone = asyncio.ensure_future(group.write("a"))
+    for _ in range(5):  # a few turns of the loop, far less than the gather
+        await asyncio.sleep(0)
+    assert rec.batches[-1] == ["a"]  # handed over (its answer comes from the thread)
+    await alone
+
+
+@pytest.mark.anyio
+async def test_with_gather_a_write_during_a_commit_starts_the_gathering_again(
+    rec: Recorder, way: str
+) -> None:
+    """Once it stopped (nobody joined), a write that comes while a commit is under way
+    (another writer) waits its gather again, and what comes meanwhile joins it."""
+    rec.open()
+    group = rec.group(way, gather=0.05)
+    await _lone_batches(group, rec)
+    group.gather = 1.0
+    rec.gate.clear()
+    rec.thread_gate.clear()
+    first = asyncio.ensure_future(group.write("a"))  # at once, held open
+    while rec.batches[-1] != ["a"]:
+        await asyncio.sleep(0)
+    second = asyncio.ensure_future(group.write("b"))  # during a's commit
+    rec.open()
+    await first
+    for _ in range(5):
+        await asyncio.sleep(0)
+    assert rec.batches[-1] == ["a"] and not second.done()
+    third = asyncio.ensure_future(group.write("c"))
+    await asyncio.gather(second, third)
+    assert rec.batches[-2:] == [["a"], ["b", "c"]]
 
 
 @pytest.mark.anyio
