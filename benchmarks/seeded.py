@@ -45,6 +45,28 @@ def seed(value: int = 7) -> None:
     secrets.token_urlsafe = token_urlsafe
     secrets.token_hex = token_hex
     secrets.SystemRandom = system_random  # type: ignore[assignment,misc]
+    if _dealers_share():
+        made = itertools.count()  # the shared one made on import is no table's
+
+
+def _dealers_share() -> bool:
+    """Since 6eaab2a the dealers share one module-level `SystemRandom` (made on import,
+    here seeded): each table's reshuffles would then depend on how the tables' moves
+    interleave, and every version since would play other deals than the ones before
+    (frames of 2,251 bytes, not 2,249, and ~9,500 more instructions an action in
+    `bench_instructions --serial`: other games, not other code). A dealer made
+    without an `rng` gets one of its own again, as each made before."""
+    from hollywood_gin.engine import dealer
+
+    if not hasattr(dealer, "SYSTEM_RANDOM"):
+        return False
+    init = dealer.Dealer.__init__
+
+    def own_rng(self: Any, rng: random.Random | None = None, *args: Any, **kwargs: Any) -> None:
+        init(self, secrets.SystemRandom() if rng is None else rng, *args, **kwargs)
+
+    dealer.Dealer.__init__ = own_rng  # type: ignore[method-assign]
+    return True
 
 
 def no_pings() -> None:
