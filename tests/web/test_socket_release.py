@@ -87,6 +87,22 @@ async def test_closed_sockets_protocols_are_freed_without_the_collector(tmp_path
 
 
 @pytest.mark.anyio
+async def test_upgraded_http_protocols_are_freed_without_the_collector(tmp_path: Path) -> None:
+    """The HTTP protocol a socket's handshake came through goes at the upgrade: its
+    parser held its methods (a cycle), ~22 objects of every socket left to the
+    collector, and the closed transport with them (`serve.tune_gc`)."""
+    async with table_server(tmp_path) as (port, made):
+        gc.collect()
+        before = alive("GuardedHttp")
+        gc.disable()
+        try:
+            async with open_sockets(port, made["table_id"], 5):
+                assert alive("GuardedHttp") <= before
+        finally:
+            gc.enable()
+
+
+@pytest.mark.anyio
 async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None:
     """An open socket keeps FastAPI's per-request exit stack and nothing of its route's
     dependency machinery (exit stacks, solved dependencies): the socket's endpoint takes
