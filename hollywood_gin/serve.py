@@ -17,6 +17,7 @@ from collections.abc import Iterator
 from types import FrameType
 
 import uvicorn
+from fastapi import FastAPI
 
 from hollywood_gin.cli.host import data_folder_problem, postgres_status
 from hollywood_gin.config import Settings, SettingsError
@@ -31,11 +32,19 @@ from hollywood_gin.tables.sqlite_file import (
 )
 from hollywood_gin.web.guard import connections
 
-# Collect young objects every 50,000 net allocations (not 700), the middle
-# generation every 20 of those, the whole heap only every 100 of those. Each
-# socket keeps ~270 objects alive (the ASGI chain), so with 1000 tables the heap
-# holds ~570,000: CPython's defaults walked it every few seconds, up to 0.7 s each,
-# stalling every table (docs/performance.md).
+# A collection walks every object of the generations it collects, ~0.5-1 µs each on
+# the server's heap: the pause is the walk. Each open socket keeps ~270 objects, so
+# 8,000 tables hold ~4 million, and a middle or full collection of them stalled every
+# table for seconds (thresholds (50,000, 20, 100) let the middle generation pile up to
+# ~900,000 objects after a ramp: 1.0-1.7 s at 2,000-4,000 tables). So what survives
+# any collection is frozen (`freeze_survivors`), as start-up's heap is: no collection
+# walks an object twice, the middle and oldest generations stay empty, and a pause is
+# the young objects', those made since the last collection and still alive: at most
+# 50,000 net new ones plus each socket's state of its last move (~28 objects a socket).
+# Frozen objects are still freed by their reference counts: only a reference cycle
+# that becomes garbage after a collection stays, and the server makes none (the one
+# each socket's handshake left is broken at the upgrade; `benchmarks/bench_gc.py`
+# counts what opening and closing 10,000 sockets leaves). docs/performance.md.
 GC_THRESHOLDS = (50_000, 20, 100)
 
 
@@ -48,11 +57,21 @@ def raise_open_files() -> None:
             resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
 
 
+def freeze_survivors(phase: str, info: dict[str, int]) -> None:
+    """A `gc.callbacks` hook: what a collection kept goes to the permanent generation,
+    which no collection walks (`GC_THRESHOLDS`)."""
+    if phase == "stop":
+        gc.freeze()
+
+
 def tune_gc() -> None:
-    """Freeze what start-up made (never garbage) and collect less often."""
+    """Freeze what start-up made (never garbage), collect young objects less often,
+    and freeze what survives each collection (`GC_THRESHOLDS`)."""
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+    if freeze_survivors not in gc.callbacks:
+        gc.callbacks.append(freeze_survivors)
 
 
 class Server(uvicorn.Server):
@@ -107,6 +126,29 @@ def refusal(settings: Settings) -> tuple[int, str] | None:
     return None
 
 
+def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
+    """uvicorn's settings for `app`: the server's own protocols and limits."""
+    http_protocol, ws_protocol = connections.protocols(settings)
+    return uvicorn.Config(
+        app,
+        http=http_protocol,
+        ws=ws_protocol,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        log_config=log_config(settings.log_level, settings.log_format),
+        server_header=False,  # no "Server: uvicorn": nothing to fingerprint
+        access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
+        ws_max_size=settings.ws_max_message_bytes * 4,
+        ws_per_message_deflate=settings.ws_per_message_deflate,
+        ws_ping_interval=settings.ws_ping_seconds or None,
+        ws_ping_timeout=settings.ws_ping_timeout_seconds,
+        proxy_headers=bool(settings.trusted_proxies),
+        forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
+        timeout_graceful_shutdown=5,
+    )
+
+
 def main() -> int:
     # Files the server makes (the data file, its WAL, logs) are its user's alone: the
     # data file holds every running hand's deck.
@@ -125,25 +167,7 @@ def main() -> int:
     # One worker on purpose: a table's state lives in this process
     # (docs/architecture.md "One owner per table").
     raise_open_files()
-    http_protocol, ws_protocol = connections.protocols(settings)
-    config = uvicorn.Config(
-        app,
-        http=http_protocol,
-        ws=ws_protocol,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        log_config=log_config(settings.log_level, settings.log_format),
-        server_header=False,  # no "Server: uvicorn": nothing to fingerprint
-        access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
-        ws_max_size=settings.ws_max_message_bytes * 4,
-        ws_per_message_deflate=settings.ws_per_message_deflate,
-        ws_ping_interval=settings.ws_ping_seconds or None,
-        ws_ping_timeout=settings.ws_ping_timeout_seconds,
-        proxy_headers=bool(settings.trusted_proxies),
-        forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
-        timeout_graceful_shutdown=5,
-    )
+    config = uvicorn_config(settings, app)
     # uvicorn.run's steps, with the server above.
     config.load_app()
     server = Server(config)
