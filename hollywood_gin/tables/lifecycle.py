@@ -189,6 +189,8 @@ def assemble(
             # nobody holds it (`hollywood_gin.tables.looks`).
             presence.looked = ownership.stored.note
             held.left.append(ownership.stored.forget)
+            # A "deadline soon" its last holder told is not told again.
+            ownership.arriving = lambda table, record: presence.told_before(table, record.look)
     registry = Registry(
         store=store,
         hub=hub,

@@ -184,6 +184,8 @@ class _Ownership:
         # Claims under way, so two requests for one table make one claim.
         self._claims: dict[str, asyncio.Task[Table | None]] = {}
         self.claims = 0
+        # Told of each table claimed, with its record, before it is held.
+        self.arriving: Callable[[Table, TableRecord], None] = lambda _table, _record: None
 
     def _claimed(self, table_id: str, at: int | None = None) -> Awaitable[Table | None]:
         """The table read from the store and held from now; one claim per table at once
@@ -209,6 +211,7 @@ class _Ownership:
         if table is None:
             return None
         self._ledger(record, table, epoch)
+        self.arriving(table, record)
         self.claims += 1
         self._claimed_again(table_id)
         log.info("table %s claimed at epoch %d", short(table_id), epoch)

@@ -234,7 +234,7 @@ class PostgresStore:
                 " WHERE id = $1 AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = $1)"
                 " AND ($3::bigint IS NULL OR owner_epoch = $3::bigint)"
                 " RETURNING id, options, seats, created, last_active, base_seq,"
-                " owner_epoch",
+                " owner_epoch, next_look",
                 table_id,
                 owner,
                 epoch,
@@ -249,6 +249,7 @@ class PostgresStore:
             try:
                 record = record_from(tuple(row)[:6])
                 read_log(record, events)
+                record.look = row["next_look"]
             except Damaged as exc:
                 log.error("table %s is damaged (%s): set aside", table_id[:8], exc)
                 await self._set_aside(con, table_id, str(exc))

@@ -328,6 +328,18 @@ class Presence:
         self._asleep.pop(table_id, None)
         self._due.pop(table_id, None)
 
+    def told_before(self, table: Table, look: float | None) -> None:
+        """A table claimed from a shared store whose last holder kept `look` as its next
+        look: a seat's "deadline soon" that look is past was told already (the look
+        would be that moment otherwise), and is not told again here."""
+        days = table.options.move_days
+        if days is None or look is None:
+            return
+        for seat, holder in enumerate(table.seats):
+            deadline = holder.deadline
+            if deadline is not None and look > deadline - days * self.seconds_per_day / 4:
+                self._soon_told[(table.id, seat)] = deadline
+
     def asleep_count(self) -> int:
         return len(self._asleep)
 

@@ -81,6 +81,9 @@ class TableRecord:
     log: list[JsonObject] = field(default_factory=list)
     # The seq of `log[0]`: entries before it were compacted away (`TableStore.compact`).
     base: int = 0
+    # A shared store's next look by the clock for the table (`LookStore`), as its last
+    # holder wrote it; None: none, or a store that keeps none.
+    look: float | None = None
 
 
 class TableStore(Protocol):

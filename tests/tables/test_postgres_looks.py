@@ -216,3 +216,24 @@ async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: s
         assert await store.due_looks(ahead, 0.0, 10) == [("A" * 22, 1)]
     finally:
         await store.close()
+
+
+async def test_a_claim_after_the_push_does_not_tell_it_again(pg_url: str) -> None:  # noqa: F811
+    """The sweep's worker told "deadline soon"; the table's next request reaches another
+    worker (the proxy's choice), which claims it: it does not tell it again."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b, c = await worker(pg_url, "b", now, told), await worker(pg_url, "c", now, told)
+    try:
+        table = await let_go(a, now)
+        await shut(a)
+        deadline = min(h.deadline for h in table.seats if h.deadline is not None)
+        now[0] = deadline - DAY / 4
+        assert await sweep_all(b) == 1 and len(told) == 1
+        now[0] += 1
+        assert await c.find(table.id) is not None  # a request, at another worker
+        await c.presence.tick(wait=True)
+        assert b.get(table.id) is None or await shared(b).watch_once() == 1
+        assert len(told) == 1
+    finally:
+        await shut(b, c)
