@@ -16,11 +16,16 @@ independent of the other suits. So:
    set, each set of three (a set of four may be split to free a card for a
    run) and the set of four; for each combination, add up four table lookups.
 
-Random 10-card hands usually hold no such rank, and then the answer is four
-lookups. At that point the cost is Python's per-call work, not the search: so
-`deadwood` sums a list of ten cards' bits without a loop or a call, and the
-discards read each suit from precomputed drops (`_DROP_LEAST`, and rows kept
-per suit pattern) instead of scoring card by card. `docs/performance.md` has
+Random 10-card hands usually hold no such rank (three in four have none), and
+then the answer is four lookups. At that point the cost is Python's per-call work,
+not the search, and above all the int operations: in CPython 3.11 `&` and `>>`
+are not specialised and allocate their result (about 200 to 300 machine
+instructions each, against about 60 for a list lookup or a small add). So
+`deadwood` sums a list of ten cards as floats without a loop or a call
+(`Card.fbit`), splits the mask in halves, looks for set ranks in the suits taken
+in pairs (two operations when no two suits share a rank), and the discards read
+each suit from precomputed drops (`_DROP_LEAST`, and rows kept per suit pattern)
+instead of scoring card by card. `docs/performance.md` has
 the measurements; `benchmarks/bench_openspiel.py` times them against OpenSpiel.
 """
 
@@ -190,54 +195,97 @@ def _least_with_sets(c: int, d: int, h: int, s: int, three: int) -> int:
     return best
 
 
-def deadwood_mask(mask: int, *, _t: list[int] = _RUN_DEADWOOD) -> int:
+# For each 13-bit pattern: the mask that drops its card if it holds one card, else 0.
+# `_LONE[three]` both tells one possible set rank and drops that rank: one list
+# lookup instead of `three & (three - 1)` and `~three`, two int operations.
+_LONE = [~p if p & (p - 1) == 0 else 0 for p in range(1 << 13)]
+_LONE[0] = 0
+
+
+def deadwood_mask(mask: int) -> int:
     """Least deadwood of the cards in a 52-bit mask (the hot path: no checks)."""
     # Halves first: one shift of the two-digit int, then single-digit operations.
+    t = _RUN_DEADWOOD
     lo = mask & 0x3FFFFFF
     hi = mask >> 26
     c = lo & 8191
     d = lo >> 13
     h = hi & 8191
     s = hi >> 13
-    three = (c & d & (h | s)) | (h & s & (c | d))  # ranks held in 3 or 4 suits
+    # The ranks held in three or four suits: those of clubs and diamonds found in
+    # hearts or spades, and the other way round. Most hands have none, and then
+    # this takes two operations, or four.
+    x = c & d
+    y = h & s
+    if x:
+        three = x & (h | s)
+        if y:
+            three |= y & (c | d)
+    elif y:
+        three = y & (c | d)
+    else:
+        return t[c] + t[d] + t[h] + t[s]
     if not three:
-        return _t[c] + _t[d] + _t[h] + _t[s]
-    if not three & (three - 1) and not c & d & h & s:
+        return t[c] + t[d] + t[h] + t[s]
+    nr = _LONE[three]
+    if nr and not x & y:
         # the most common case with a set: one rank in exactly three suits
-        r = ~three
-        a = _t[c] + _t[d] + _t[h] + _t[s]
-        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
+        a = t[c] + t[d] + t[h] + t[s]
+        b = t[c & nr] + t[d & nr] + t[h & nr] + t[s & nr]
         return a if a < b else b
     return _least_with_sets(c, d, h, s, three)
 
 
-def deadwood(cards: Iterable[Card], *, _t: list[int] = _RUN_DEADWOOD) -> int:
+def deadwood(cards: Iterable[Card]) -> int:
     """Least deadwood of a hand over all arrangements. Raises BadCard on a repeated card."""
-    # `deadwood_mask` written out again, and a list of ten (a hand between turns)
-    # summed without a loop: the calls and the loop were most of this function's time.
+    # `deadwood_mask` written out again (a call would cost a tenth of the time), and
+    # a list of ten (a hand between turns) summed without a loop, as floats: exact,
+    # and a third of the cost of adding 52-bit ints (see `Card.fbit`).
     mask: int
-    if cards.__class__ is list and len(cards) == 10:
-        c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 = cards
+    if type(cards) is not list:
+        mask = mask_checked(cards)
+    else:
+        try:
+            c0, c1, c2, c3, c4, c5, c6, c7, c8, c9 = cards
+        except ValueError:  # not ten cards (a zero-cost `try` beats a `len` call)
+            return deadwood_mask(mask_checked(cards))
         mask = (
-            c0.bit + c1.bit + c2.bit + c3.bit + c4.bit + c5.bit + c6.bit + c7.bit + c8.bit + c9.bit
-        )
+            c0.fbit
+            + c1.fbit
+            + c2.fbit
+            + c3.fbit
+            + c4.fbit
+            + c5.fbit
+            + c6.fbit
+            + c7.fbit
+            + c8.fbit
+            + c9.fbit
+        ).__trunc__()
         if mask.bit_count() != 10:
             raise BadCard("the same card appears twice")
-    else:
-        mask = mask_checked(cards)
+    t = _RUN_DEADWOOD
     lo = mask & 0x3FFFFFF
     hi = mask >> 26
     c = lo & 8191
     d = lo >> 13
     h = hi & 8191
     s = hi >> 13
-    three = (c & d & (h | s)) | (h & s & (c | d))
+    x = c & d
+    y = h & s
+    if x:
+        three = x & (h | s)
+        if y:
+            three |= y & (c | d)
+    elif y:
+        three = y & (c | d)
+    else:
+        return t[c] + t[d] + t[h] + t[s]
     if not three:
-        return _t[c] + _t[d] + _t[h] + _t[s]
-    if not three & (three - 1) and not c & d & h & s:
-        r = ~three
-        a = _t[c] + _t[d] + _t[h] + _t[s]
-        b = _t[c & r] + _t[d & r] + _t[h & r] + _t[s & r]
+        return t[c] + t[d] + t[h] + t[s]
+    nr = _LONE[three]
+    if nr and not x & y:
+        a = t[c] + t[d] + t[h] + t[s]
+        b = t[c & nr] + t[d & nr] + t[h & nr] + t[s & nr]
         return a if a < b else b
     return _least_with_sets(c, d, h, s, three)
 

@@ -586,3 +586,24 @@ def test_a_set_of_four_is_one_meld() -> None:
     # the 9s; the rest is 2+4+6+8+10+10 = 40
     assert deadwood(hand) == 40
     assert arrange(hand)[0] == [cards("9C 9D 9H 9S")]
+
+
+_SUBSETS = [[s for k, s in enumerate("CDHS") if bits >> k & 1] for bits in range(16)]
+
+
+@pytest.mark.parametrize("tens", _SUBSETS, ids="".join)
+@pytest.mark.parametrize("sixes", _SUBSETS, ids="".join)
+def test_every_way_two_ranks_are_held_across_suits(sixes: list[str], tens: list[str]) -> None:
+    """Each rank may be held in any of the 16 subsets of suits; the solver finds the
+    ranks held in three or four suits from the suits taken in pairs (clubs with
+    diamonds, hearts with spades), so every pairing of two ranks' subsets is tried,
+    with runs through the sixes and tens competing for their cards."""
+    held = [Card.of(6, s) for s in sixes] + [Card.of(10, s) for s in tens]
+    for card in cards("5C 7C 9H JH KD 2S 3H QC AD 4S"):
+        if len(held) < 10 and card not in held:
+            held.append(card)
+    expected = reference_deadwood(held)
+    assert deadwood(held) == deadwood_mask(mask_of(held)) == expected
+    assert deadwood(held[::-1]) == deadwood(tuple(held)) == expected
+    with pytest.raises(BadCard):  # ten cards with one twice: the sum carries
+        deadwood([*held[:9], held[0]])
