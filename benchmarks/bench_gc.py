@@ -15,6 +15,7 @@ garbage out of the count.
 
     python -m benchmarks.bench_gc                      # 10,000 sockets
     python -m benchmarks.bench_gc --sockets 400 --warm 40   # a check
+    python -m benchmarks.bench_gc --loop asyncio            # without uvloop (Windows)
 """
 
 from __future__ import annotations
@@ -171,13 +172,16 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sockets", type=int, default=10_000)
     parser.add_argument("--warm", type=int, default=200, help="sockets before the count")
+    parser.add_argument(
+        "--loop", default="auto", choices=["auto", "asyncio"], help="uvicorn's event loop"
+    )
     parser.add_argument("--client", help=argparse.SUPPRESS)
     args = parser.parse_args()
     raise_open_files()
     if args.client:
         return client(args.client, args.sockets)
     # The server's event loop (uvloop where installed), as `uvicorn.Server.run` makes it.
-    loop_factory = uvicorn.Config(app=None).get_loop_factory()
+    loop_factory = uvicorn.Config(app=None, loop=args.loop).get_loop_factory()
     with asyncio.Runner(loop_factory=loop_factory) as runner:
         runner.run(serve_and_measure(args))
     return 0

@@ -103,6 +103,32 @@ async def test_upgraded_http_protocols_are_freed_without_the_collector(tmp_path:
 
 
 @pytest.mark.anyio
+async def test_closed_sockets_transports_are_freed_without_the_collector(
+    tmp_path: Path,
+) -> None:
+    """asyncio's socket transport holds its own bound method (the tests' loop is
+    asyncio's; the server's is uvloop where installed): the server lets go of it when
+    a socket or an HTTP connection closes, so no closed transport waits for the
+    collector (`serve.tune_gc` freezes what a collection keeps)."""
+    async with table_server(tmp_path) as (port, made):
+        gc.collect()
+        before = alive("_SelectorSocketTransport")
+        gc.disable()
+        try:
+            count = 5
+            async with open_sockets(port, made["table_id"], count):
+                pass
+            # The client's own transports (one a socket, in this process) still wait.
+            for _ in range(100):  # the server's side of the close
+                if alive("_SelectorSocketTransport") - before <= count:
+                    break
+                await asyncio.sleep(0.02)
+            assert alive("_SelectorSocketTransport") - before <= count
+        finally:
+            gc.enable()
+
+
+@pytest.mark.anyio
 async def test_open_sockets_keep_no_dependency_machinery(tmp_path: Path) -> None:
     """An open socket keeps FastAPI's per-request exit stack and nothing of its route's
     dependency machinery (exit stacks, solved dependencies): the socket's endpoint takes
