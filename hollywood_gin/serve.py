@@ -40,7 +40,7 @@ from hollywood_gin.web.guard import connections
 # any collection is frozen (`freeze_survivors`), as start-up's heap is: no collection
 # walks an object twice, the middle and oldest generations stay empty, and a pause is
 # the young objects', those made since the last collection and still alive: at most
-# 50,000 net new ones plus each socket's state of its last move (~28 objects a socket).
+# 50,000 net new ones plus each socket's state of its last move (~35 objects a socket).
 # Frozen objects are still freed by their reference counts: only a reference cycle
 # that becomes garbage after a collection stays, and the server makes none (the one
 # each socket's handshake left is broken at the upgrade; `benchmarks/bench_gc.py`
