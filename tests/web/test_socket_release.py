@@ -1,7 +1,8 @@
-"""A closed socket's protocol goes when its tasks end, not at the next full collection:
-the `connections.DIRECT` extension's methods (held in the socket's scope, which the
-protocol holds) must not keep it in a reference cycle (the server collects its oldest
-generation rarely: `serve.GC_THRESHOLDS`)."""
+"""A closed socket's protocol goes when its tasks end, not at a collection: the
+`connections.DIRECT` extension's methods (held in the socket's scope, which the
+protocol holds) must not keep it in a reference cycle, nor must anything else a
+socket leaves (the server freezes what a collection keeps and never walks it
+again: `serve.tune_gc`, so a cycle made garbage later stays for good)."""
 
 from __future__ import annotations
 

@@ -347,8 +347,8 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             super().connection_lost(exc)
             let_go_of_protocol(self.transport)
             # The extension's methods hold the protocol, which holds the scope: without
-            # this, a closed socket's protocol waited for the cyclic collector (a full
-            # collection, rare: `serve.GC_THRESHOLDS`) instead of going with its tasks.
+            # this, a closed socket's protocol waited for the cyclic collector, which
+            # never walks it again once frozen (`serve.tune_gc`): it stayed for good.
             scope = getattr(self, "scope", None)
             if scope is not None:
                 scope["extensions"].pop(DIRECT, None)
