@@ -17,6 +17,11 @@ RSS growth divided by N, with permessage-deflate on and off (the client
 offers it, as browsers do).
 
 Each figure is the median of `--repeats` fresh processes.
+
+Seated at several commits: `--only seated --versions 5bed1b1 HEAD --rounds 2` runs
+each commit's server (`git archive` of its package) in turn, round after round, so
+a busy spell of the shared machine meets each version alike; RSS and traced bytes
+per table for each run, with the load average.
 """
 
 from __future__ import annotations
@@ -44,7 +49,7 @@ import psutil
 from benchmarks.compat import played_tables
 from benchmarks.compat import state as state_of
 from benchmarks.nullstore import NullStore
-from benchmarks.serve import REPO, app_server, raise_open_files
+from benchmarks.serve import REPO, app_server, export, raise_open_files
 
 
 async def build_tables(count: int, moves: int, seed: int) -> list[Any]:
@@ -183,7 +188,7 @@ def serve_traced() -> int:
     """The server with tracemalloc on; SIGUSR1 writes a snapshot to $BENCH_MEMORY_SNAP.N."""
     from hollywood_gin.serve import main as serve
 
-    tracemalloc.start(1)
+    tracemalloc.start(int(os.environ.get("BENCH_MEMORY_FRAMES", "1")))
     taken = [0]
 
     def dump(*_: Any) -> None:
@@ -195,28 +200,61 @@ def serve_traced() -> int:
     return serve()
 
 
+def seated_run(tables: int, trace: bool, root: Path = REPO) -> dict[str, Any]:
+    """One fresh server (the package in `root`), `tables` tables seated: its figures."""
+    with tempfile.TemporaryDirectory() as tmp:
+        snap = Path(tmp) / "snap" if trace else None
+        env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false"}
+        argv = None
+        if snap is not None:
+            env["BENCH_MEMORY_SNAP"] = str(snap)
+            # The package from `root` (the working directory comes first on the path),
+            # this benchmark from here.
+            serve = f"import sys; sys.path.append({str(REPO)!r}); " + (
+                "from benchmarks.bench_memory import serve_traced; sys.exit(serve_traced())"
+            )
+            argv = [sys.executable, "-c", serve]
+        with app_server(env, root=root, argv=argv) as (base, proc):
+            return asyncio.run(seated_cost(base, proc.pid, tables, snap))
+
+
+def report_versions(args: argparse.Namespace) -> None:
+    """Seated tables at each of `--versions`, alternating, round after round."""
+    print(f"\nMemory per table, both seats connected: {args.seated} tables, real server")
+    print("\n| round | version | RSS per table | traced per table | load average |")
+    print("|---:|---|---:|---:|---|")
+    with tempfile.TemporaryDirectory(prefix="gin-bench-memory-") as tmp:
+        roots = {commit: export(commit, Path(tmp)) for commit in args.versions}
+        for round_ in range(1, args.rounds + 1):
+            for commit, root in roots.items():
+                plain = seated_run(args.seated, trace=False, root=root)
+                traced = seated_run(args.seated, trace=True, root=root)
+                print(
+                    f"| {round_} | {commit} | {plain['rss_per_table'] / 1024:.1f} KB | "
+                    f"{traced['traced_per_table'] / 1024:.1f} KB | {load()} |",
+                    flush=True,
+                )
+
+
 def report_seated(args: argparse.Namespace) -> None:
     """Tables with both seats connected, on the real server: RSS and traced per table."""
-    rows = []
-    for trace in (False, True):
-        with tempfile.TemporaryDirectory() as tmp:
-            snap = Path(tmp) / "snap" if trace else None
-            env = {"HOLLYWOOD_GIN_WS_PER_MESSAGE_DEFLATE": "false"}
-            argv = None
-            if snap is not None:
-                env["BENCH_MEMORY_SNAP"] = str(snap)
-                argv = [sys.executable, "-m", "benchmarks.bench_memory", "--serve-traced"]
-            with app_server(env, argv=argv) as (base, proc):
-                rows.append(asyncio.run(seated_cost(base, proc.pid, args.seated, snap)))
-    plain, traced = rows
+    if args.versions:
+        report_versions(args)
+        return
+    plain = seated_run(args.seated, trace=False)
+    traced = seated_run(args.seated, trace=True)
     print(f"\nMemory per table, both seats connected: {args.seated} tables, real server")
-    print(f"  RSS growth per table: {plain['rss_per_table']:.0f} B")
+    print(f"  RSS growth per table: {plain['rss_per_table']:.0f} B (load average {load()})")
     print(
         f"  (traced server) RSS per table {traced['rss_per_table']:.0f} B, "
         f"traced {traced['traced_per_table']:.0f} B; grown by line, per table:"
     )
     for where, size, count in traced["top_lines"]:
         print(f"  {size:8.0f} B {count:6.1f} blocks  {where}")
+
+
+def load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
 
 
 def per_socket(count: int, deflate: bool) -> float:
@@ -276,6 +314,8 @@ def main() -> int:
     parser.add_argument("--quick", action="store_true", help="2,000 tables, 300 sockets")
     parser.add_argument("--only", choices=("tables", "sockets", "seated"), help="one part only")
     parser.add_argument("--seated", type=int, default=1000, help="tables with both seats connected")
+    parser.add_argument("--versions", nargs="+", help="seated: these commits, alternating")
+    parser.add_argument("--rounds", type=int, default=2, help="seated: rounds of --versions")
     parser.add_argument("--serve-traced", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--child", nargs="*", help=argparse.SUPPRESS)
     args = parser.parse_args()

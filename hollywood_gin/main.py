@@ -16,6 +16,7 @@ from hollywood_gin.logs import AccessLog
 from hollywood_gin.tables.lifecycle import open_tables
 from hollywood_gin.web import errors, metrics
 from hollywood_gin.web.guard import gate, security
+from hollywood_gin.web.guard.gate import Gate
 from hollywood_gin.web.http import api, pages, push
 from hollywood_gin.web.socket import endpoint
 
@@ -40,7 +41,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
             yield
         log.info("stopped")
 
-    app = FastAPI(
+    app = App(
         title="Hollywood Gin",
         version=__version__,
         lifespan=lifespan,
@@ -79,11 +80,27 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(AnswerHead)
 
     # Last, so outermost: hosts, rates, origins and bodies are checked before anything else.
-    gate.install(app, settings)
+    app.gate = gate.install(app, settings, direct=endpoint.direct)
     # Outermost of all: every request's line, a refused one's too (in place of uvicorn's).
     app.add_middleware(AccessLog)
 
     return app
+
+
+class App(FastAPI):
+    """FastAPI, with a table's socket handed to the gate at once: the layers outside it
+    (the access log, FastAPI's error, telemetry and body-limit wrappers) pass a socket
+    through untouched, and each held a coroutine frame for the socket's life; the gate
+    serves it past the layers inside (`gate.Gate.direct`)."""
+
+    gate: Gate | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self.gate is not None and endpoint.matched(scope) is not None:
+            scope["app"] = self  # what Starlette's `__call__` sets
+            await self.gate(scope, receive, send)
+            return
+        await super().__call__(scope, receive, send)
 
 
 class AnswerHead:

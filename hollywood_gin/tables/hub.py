@@ -99,6 +99,18 @@ DESCRIBED = Described()
 class Connection:
     """One open socket's outbox. States replace each other: only the newest waits."""
 
+    # One for each open socket: no `__dict__`.
+    __slots__ = (
+        "_frames",
+        "_loop",
+        "_waiter",
+        "close_code",
+        "close_reason",
+        "max_pending",
+        "seat",
+        "sent_states",
+    )
+
     def __init__(self, seat: Seat, *, max_pending: int = 64) -> None:
         self.seat: Seat = seat
         self.max_pending = max_pending

@@ -60,6 +60,100 @@ DIRECT = "hollywood_gin.direct"
 RESERVED_FILES = 64
 
 
+class Inbox:
+    """uvicorn's receive queue for a socket (`put_nowait`, `get`, `empty`: all it asks
+    of its `asyncio.Queue`) as a list, and a future only while the app waits for a
+    message. An `asyncio.Queue` holds three deques and an `Event` with a fourth, 760
+    bytes each even empty: 3 KB of every open socket, for a queue that holds one
+    message or none (uvicorn stops reading the socket while one waits)."""
+
+    __slots__ = ("_items", "_loop", "_waiters")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._items: list[Any] = []
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def put_nowait(self, item: Any) -> None:
+        self._items.append(item)
+        self._wake()
+
+    def _wake(self) -> None:
+        for waiter in self._waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+
+    def _drop(self, waiter: asyncio.Future[None]) -> None:
+        if self._waiters is not None:
+            self._waiters.remove(waiter)
+            if not self._waiters:
+                self._waiters = None
+
+    def empty(self) -> bool:
+        return not self._items
+
+    def qsize(self) -> int:
+        return len(self._items)
+
+    async def get(self) -> Any:
+        while not self._items:
+            waiter = self._loop.create_future()
+            if self._waiters is None:
+                self._waiters = []
+            self._waiters.append(waiter)
+            try:
+                await waiter
+            except BaseException:
+                self._drop(waiter)
+                if self._items:
+                    self._wake()  # a wake-up this getter took goes to the next one
+                raise
+            self._drop(waiter)
+        return self._items.pop(0)
+
+
+class Writable:
+    """uvicorn's `writable` flag for a socket (`set`, `clear`, `wait`, `is_set`: all it
+    asks of its `asyncio.Event`), with no deque until something waits on it (760 bytes
+    of every open socket's memory; a write waits only while the client reads slowly)."""
+
+    __slots__ = ("_loop", "_set", "_waiters")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._set = True
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def is_set(self) -> bool:
+        return self._set
+
+    def set(self) -> None:
+        self._set = True
+        waiters, self._waiters = self._waiters, None
+        for waiter in waiters or ():
+            if not waiter.done():
+                waiter.set_result(None)
+
+    def clear(self) -> None:
+        self._set = False
+
+    async def wait(self) -> bool:
+        if self._set:
+            return True
+        waiter = self._loop.create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        try:
+            await waiter
+        finally:
+            # `set` let go of the list; a cancelled wait takes itself out of it.
+            if self._waiters is not None and waiter in self._waiters:
+                self._waiters.remove(waiter)
+        return True
+
+
 def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
     """A whole HTTP/1.1 answer, written straight to the socket, that closes it."""
     body = orjson.dumps(error_body(code, message))
@@ -341,6 +435,12 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self.parser = None  # type: ignore[assignment]
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            # What uvicorn asks of its queue and event, without their deques.
+            self.queue = Inbox(self.loop)  # type: ignore[assignment]
+            self.writable = Writable(self.loop)  # type: ignore[assignment]
+
         # Counted when its HTTP connection was made; released when the socket closes.
         def connection_lost(self, exc: Exception | None) -> None:
             counts.release(self.transport)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import orjson
 from fastapi import FastAPI
@@ -53,6 +53,10 @@ TEST_HOOKS_BODY_BYTES = 65536
 
 STATIC_SCALE = 5
 
+# Serves a socket itself when its path is one it takes (True), past the middleware
+# and routing inside the gate; False: not its path, untouched (`Gate.direct`).
+Direct = Callable[[Scope, Receive, Send], Awaitable[bool]]
+
 
 class TooLarge(Exception):
     """The request body grew past the limit while it was read."""
@@ -80,9 +84,17 @@ class Gate:
     """
 
     def __init__(
-        self, app: ASGIApp, settings: Settings, clock: Callable[[], float] = time.monotonic
+        self,
+        app: ASGIApp,
+        settings: Settings,
+        clock: Callable[[], float] = time.monotonic,
+        direct: Direct | None = None,
     ) -> None:
         self.app = app
+        # The table sockets' endpoint, reached straight from here: every layer between
+        # the gate and a route (none acts on a socket) is a coroutine frame held for
+        # the socket's life, ~6 KB a socket in all (docs/performance.md "Memory").
+        self.direct = direct
         self.settings = settings
         self.hosts = AllowedHosts(settings)
         self.told_about_host = False
@@ -138,7 +150,11 @@ class Gate:
                     scope, receive, send, 429, "rate_limited", "too many new sockets; later"
                 )
                 return
-            await self.app(scope, receive, send)
+            # This frame lives as long as the socket: not its view of the headers, which
+            # the endpoint lets go once read (`endpoint.forget_headers`).
+            del headers, forwarded
+            if self.direct is None or not await self.direct(scope, receive, send):
+                await self.app(scope, receive, send)
             return
         bucket = self.static if path.startswith("/static/") else self.requests
         if not bucket.take(key):
@@ -278,6 +294,19 @@ class Gate:
         await send({"type": "http.response.body", "body": body})
 
 
-def install(app: FastAPI, settings: Settings) -> None:
-    """Add the gate outermost: call it after every other middleware."""
-    app.add_middleware(Gate, settings=settings)
+def install(app: FastAPI, settings: Settings, direct: Direct | None = None) -> Gate:
+    """Add the gate outermost: call it after every other middleware. The gate is made
+    here, not when the middleware is put together: the app may call it itself (a table's
+    socket, `main.App`), before that and past the layers outside it."""
+
+    async def unset(scope: Scope, receive: Receive, send: Send) -> None:
+        raise RuntimeError("the gate's middleware is not put together yet")
+
+    gate = Gate(unset, settings, direct=direct)
+
+    def around(inner: ASGIApp) -> ASGIApp:
+        gate.app = inner
+        return gate
+
+    app.add_middleware(around)
+    return gate

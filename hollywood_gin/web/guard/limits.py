@@ -11,6 +11,9 @@ from collections.abc import Callable
 class TokenBucket:
     """`rate` messages per second with bursts up to `burst`; the clock is injected."""
 
+    # One for each open socket: no `__dict__`.
+    __slots__ = ("burst", "clock", "rate", "refused_in_a_row", "stamp", "tokens")
+
     def __init__(self, rate: float, burst: int, clock: Callable[[], float]) -> None:
         self.rate = rate
         self.burst = float(burst)

@@ -17,7 +17,8 @@ from collections.abc import Callable
 import orjson
 from fastapi import FastAPI, WebSocket
 from pydantic import ValidationError
-from starlette.routing import WebSocketRoute
+from starlette.routing import Match, WebSocketRoute
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
@@ -68,6 +69,22 @@ def _retrieve(task: asyncio.Task[None]) -> None:
 class Session:
     """One socket's conversation with one table."""
 
+    # One for each open socket: no `__dict__`.
+    __slots__ = (
+        "_changing",
+        "_hint",
+        "_reader_first",
+        "_stop",
+        "_writer",
+        "bucket",
+        "clock",
+        "conn",
+        "registry",
+        "settings",
+        "table",
+        "websocket",
+    )
+
     def __init__(
         self,
         websocket: WebSocket,
@@ -90,6 +107,9 @@ class Session:
         self._stop = False
         # The hint being computed for this socket (the reader goes on meanwhile).
         self._hint: asyncio.Task[None] | None = None
+        # The task writing, while it writes; whether the reader ended first.
+        self._writer: asyncio.Task[object] | None = None
+        self._reader_first = False
 
     def error(self, code: str, message: str) -> None:
         counted = metrics.of(self.websocket.app)
@@ -106,6 +126,7 @@ class Session:
     async def run(self) -> None:
         hub = self.registry.hub
         token = self.websocket.cookies.get(cookie_name(self.table.id))
+        forget_headers(self.websocket)
         seat = self.table.seat_for_token(token) if token else None
         if not hub.room_for(self.table.id, seat):
             if seat is not None:
@@ -121,35 +142,56 @@ class Session:
         self.registry.presence.look(self.table)
         try:
             await self.registry.touch(self.table)
-            writer = asyncio.create_task(self._write())
+            # The writer runs in this task (the server's for the socket), the reader in
+            # one of its own: a task, its frames and `asyncio.wait`'s futures fewer for
+            # each of thousands of open sockets (docs/performance.md "Memory"), and the
+            # reader still nothing cancels while it makes a change (`_end_reader`).
             reader = asyncio.create_task(self._read())
-            for task in (writer, reader):
-                task.add_done_callback(_retrieve)
-            try:
-                done, pending = await asyncio.wait({writer, reader}, return_when="FIRST_COMPLETED")
-            except asyncio.CancelledError:
-                # The server is going away: end both sides, then let the cancellation go on.
-                writer.cancel()
-                self._end_reader(reader)
-                raise
-            for task in pending:
-                if task is reader:
-                    self._end_reader(reader)
-                else:
-                    task.cancel()
-            if pending:
-                # Not `await task`: were this task cancelled meanwhile (the server going
-                # away), that would cancel a reader still making its change.
-                await asyncio.wait(pending)
-            for task in done:
-                exc = None if task.cancelled() else task.exception()
-                if exc is not None and not isinstance(exc, WebSocketDisconnect | RuntimeError):
-                    log.warning("socket ended by %r", exc)
+            reader.add_done_callback(self._reader_ended)
+            await self._write_while(reader)
         finally:
             if self._hint is not None:
                 self._hint.cancel()
             hub.detach(self.table, self.conn)
             self.registry.presence.look(self.table)
+
+    async def _write_while(self, reader: asyncio.Task[None]) -> None:
+        """Write until the socket ends, from either side, then see the reader end."""
+        writer = self._writer = asyncio.current_task()
+        try:
+            await self._write()
+        except asyncio.CancelledError:
+            self._writer = None
+            assert writer is not None
+            # The reader ended first and stopped the writing (`_reader_ended`), and
+            # nothing else asked this task to stop: the socket's end, not the server's.
+            if not (self._reader_first and writer.uncancel() == 0):
+                # The server is going away: end the reader, then let the cancellation go on.
+                self._end_reader(reader)
+                raise
+        except Exception as exc:
+            self._writer = None
+            if not isinstance(exc, WebSocketDisconnect | RuntimeError):
+                log.warning("socket ended by %r", exc)
+        self._writer = None
+        if not reader.done():
+            self._end_reader(reader)
+            # Not `await reader`: were this task cancelled meanwhile (the server going
+            # away), that would cancel a reader still making its change.
+            await asyncio.wait({reader})
+        ended = None if reader.cancelled() else reader.exception()
+        if ended is not None and not isinstance(ended, WebSocketDisconnect | RuntimeError):
+            log.warning("socket ended by %r", ended)
+
+    def _reader_ended(self, reader: asyncio.Task[None]) -> None:
+        """The reader's end (the client gone) ends the writing; not when the reader
+        closed the connection (a flood): the writer then sends the close itself."""
+        _retrieve(reader)
+        writer = self._writer
+        closing = self.conn is not None and self.conn.closed
+        if writer is not None and not writer.done() and not closing:
+            self._reader_first = True
+            writer.cancel()
 
     def _end_reader(self, reader: asyncio.Task[None]) -> None:
         """Cancel the reader, unless it is making a change: a change cut in half would
@@ -347,6 +389,19 @@ class Session:
                 self.registry.hub.send_state(self.table, self.conn)
 
 
+def forget_headers(websocket: WebSocket) -> None:
+    """Let the handshake's headers go once they are read (the origin, the host, the
+    seat's cookie): the socket's scope, which the server's protocol keeps, held them
+    for the socket's life (~1 KB a socket: a list of pairs of bytes), and Starlette's
+    views of them (its `Headers`, cookies and URL, made when first read) with them."""
+    scope = websocket.scope
+    if scope.get("headers"):
+        scope["headers"] = []
+    kept = getattr(websocket, "__dict__", {})
+    for view in ("_headers", "_cookies", "_url"):
+        kept.pop(view, None)
+
+
 async def table_socket(websocket: WebSocket, table_id: str) -> None:
     app = websocket.app
     settings: Settings = app.state.settings
@@ -391,6 +446,30 @@ ROUTES = [
     WebSocketRoute("/ws/tables/{table_id}", table_route),
     WebSocketRoute("/t/{table_id}/ws", table_route),
 ]
+
+
+def matched(scope: Scope) -> Scope | None:
+    """What the routes below add to a table socket's scope (its path parameters), as
+    the router matches them; None for any other scope."""
+    if scope["type"] != "websocket":
+        return None
+    for route in ROUTES:
+        match, child = route.matches(scope)
+        if match is Match.FULL:
+            return child
+    return None
+
+
+async def direct(scope: Scope, receive: Receive, send: Send) -> bool:
+    """Serve a table's socket straight from the gate (`gate.Direct`), past the
+    middleware and the router, which pass a socket through untouched and would each
+    hold a coroutine frame for its life; False for any other path."""
+    child = matched(scope)
+    if child is None:
+        return False
+    scope.update(child)
+    await table_socket(WebSocket(scope, receive, send), child["path_params"]["table_id"])
+    return True
 
 
 def install(app: FastAPI) -> None:

@@ -1,0 +1,190 @@
+"""What an open table socket keeps for its life, on a real uvicorn in this process:
+thousands of them are most of a busy server's memory (docs/performance.md "Memory").
+
+- no `asyncio.Queue` or `asyncio.Event` of uvicorn's (four deques of 760 bytes each,
+  even empty): `connections.Inbox` and `connections.Writable` in their place;
+- two tasks a socket (the server's, which writes, and the reader), not three;
+- no coroutine frame of the middleware or the router: the gate hands the socket to
+  its endpoint (`main.App`, `gate.Gate.direct`);
+- no handshake headers in its scope once they are read.
+
+And `Inbox` and `Writable` do what uvicorn asks of a queue and an event.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+import uvicorn
+from websockets.asyncio.client import ClientConnection, connect
+
+from hollywood_gin.main import create_app
+from hollywood_gin.web.guard import connections
+from hollywood_gin.web.guard.connections import Inbox, Writable
+from tests.tables.helpers import make_settings
+
+SOCKETS = 4
+
+# What a socket's coroutines passed through before the gate served it straight.
+MIDDLEWARE = {
+    "AccessLog.__call__",
+    "SecurityHeaders.__call__",
+    "Health.__call__",
+    "AnswerHead.__call__",
+    "GZipMiddleware.__call__",
+    "ExceptionMiddleware.__call__",
+    "ServerErrorMiddleware.__call__",
+    "AsyncExitStackMiddleware.__call__",
+    "Router.__call__",
+    "Starlette.__call__",
+}
+
+
+@asynccontextmanager
+async def serving(tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
+    """A real server in this process with one table: its socket's URL, a seat's token."""
+    settings = make_settings(tmp_path)
+    http, ws = connections.protocols(settings)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    running = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        yield f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}", made["token"]
+    finally:
+        server.should_exit = True
+        await running
+
+
+@asynccontextmanager
+async def open_sockets(url: str, token: str) -> AsyncIterator[list[ClientConnection]]:
+    """`SOCKETS` sockets of one seat, each past its first state."""
+    sockets = [await connect(url) for _ in range(SOCKETS)]
+    try:
+        for socket in sockets:
+            await socket.send(orjson.dumps({"type": "hello", "token": token}))
+            while orjson.loads(await socket.recv()).get("you") is None:
+                pass
+        await asyncio.sleep(0.05)
+        gc.collect()
+        yield sockets
+    finally:
+        for socket in sockets:
+            await socket.close()
+
+
+def alive(kind: type) -> int:
+    return sum(1 for o in gc.get_objects() if type(o) is kind)
+
+
+def header_lists() -> int:
+    """Lists of a socket handshake's headers (the server's; the client keeps none)."""
+    return sum(
+        1
+        for o in gc.get_objects()
+        if type(o) is list and any(type(h) is tuple and h[:1] == (b"sec-websocket-key",) for h in o)
+    )
+
+
+def protocols() -> list[Any]:
+    return [o for o in gc.get_objects() if type(o).__name__ == "GuardedWebSocket"]
+
+
+def awaited(task: asyncio.Task[Any]) -> Iterator[str]:
+    """The qualified names of the coroutines a task is inside, outermost first."""
+    coro: Any = task.get_coro()
+    while coro is not None and hasattr(coro, "cr_code"):
+        yield coro.cr_code.co_qualname
+        coro = coro.cr_await
+
+
+@pytest.mark.anyio
+async def test_open_sockets_keep_no_asyncio_queue_or_event(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (url, token):
+        gc.collect()
+        queues, events = alive(asyncio.Queue), alive(asyncio.Event)
+        async with open_sockets(url, token):
+            assert alive(asyncio.Queue) <= queues
+            assert alive(asyncio.Event) <= events
+
+
+@pytest.mark.anyio
+async def test_open_sockets_have_two_tasks_each_past_the_middleware(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (url, token), open_sockets(url, token):
+        chains = [list(awaited(t)) for t in asyncio.all_tasks()]
+        sessions = [c for c in chains if any(name.startswith("Session.") for name in c)]
+        assert len(sessions) == 2 * SOCKETS
+        for chain in sessions:
+            assert not MIDDLEWARE & set(chain), chain
+
+
+@pytest.mark.anyio
+async def test_open_sockets_keep_no_handshake_headers(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (url, token), open_sockets(url, token):
+        open_ones = [p for p in protocols() if not p.disconnected]
+        assert len(open_ones) == SOCKETS
+        for protocol in open_ones:
+            assert protocol.scope["headers"] == []
+        assert header_lists() == 0
+
+
+# --- Inbox and Writable: what uvicorn asks of asyncio.Queue and asyncio.Event ---
+
+
+@pytest.mark.anyio
+async def test_inbox_hands_out_messages_in_order_and_waits_for_the_next() -> None:
+    inbox = Inbox(asyncio.get_running_loop())
+    assert inbox.empty()
+    inbox.put_nowait(1)
+    inbox.put_nowait(2)
+    assert inbox.qsize() == 2
+    assert [await inbox.get(), await inbox.get()] == [1, 2]
+    waiting = asyncio.create_task(inbox.get())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    inbox.put_nowait(3)
+    assert await waiting == 3
+    assert inbox.empty()
+
+
+@pytest.mark.anyio
+async def test_inbox_passes_a_message_on_when_its_woken_getter_is_cancelled() -> None:
+    inbox = Inbox(asyncio.get_running_loop())
+    first = asyncio.create_task(inbox.get())
+    second = asyncio.create_task(inbox.get())
+    await asyncio.sleep(0)
+    inbox.put_nowait("m")  # wakes the first getter ...
+    first.cancel()  # ... which is cancelled before it runs
+    assert await asyncio.wait_for(second, 1) == "m"
+    assert first.cancelled()
+
+
+@pytest.mark.anyio
+async def test_writable_waits_while_cleared_until_set() -> None:
+    writable = Writable(asyncio.get_running_loop())
+    assert writable.is_set()
+    assert await writable.wait()
+    writable.clear()
+    waiting = asyncio.create_task(writable.wait())
+    cancelled = asyncio.create_task(writable.wait())
+    await asyncio.sleep(0)
+    assert not waiting.done()
+    cancelled.cancel()
+    await asyncio.sleep(0)
+    writable.set()
+    assert await waiting
+    assert cancelled.cancelled()
