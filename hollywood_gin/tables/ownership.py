@@ -183,6 +183,9 @@ class _Ownership:
         self.store_seconds = 15.0
         # Claims under way, so two requests for one table make one claim.
         self._claims: dict[str, asyncio.Task[Table | None]] = {}
+        # Those of them made only at an epoch (`at`): a request does not settle for
+        # their None.
+        self._claims_at: set[asyncio.Task[Table | None]] = set()
         self.claims = 0
         # Told of each table claimed, with its record, before it is held.
         self.arriving: Callable[[Table, TableRecord], None] = lambda _table, _record: None
@@ -195,7 +198,23 @@ class _Ownership:
             claim = asyncio.get_running_loop().create_task(self._claim(table_id, at))
             self._claims[table_id] = claim
             claim.add_done_callback(lambda _t: self._claims.pop(table_id, None))
+            if at is not None:
+                self._claims_at.add(claim)
+                claim.add_done_callback(self._claims_at.discard)
+        elif at is None and claim in self._claims_at:
+            return self._claimed_anyway(table_id, claim)
         return asyncio.shield(claim)
+
+    async def _claimed_anyway(
+        self, table_id: str, claim: asyncio.Task[Table | None]
+    ) -> Table | None:
+        """A request joined a claim at an epoch (a sweep's, a wake's): another worker may
+        have claimed the table first, and the request wants it all the same (else it
+        would answer "no such table" for a table that is there)."""
+        table = await asyncio.shield(claim)
+        if table is not None:
+            return table
+        return await self._claimed(table_id)
 
     async def _claim(self, table_id: str, at: int | None = None) -> Table | None:
         store = self.terms.store

@@ -237,3 +237,38 @@ async def test_a_claim_after_the_push_does_not_tell_it_again(pg_url: str) -> Non
         assert len(told) == 1
     finally:
         await shut(b, c)
+
+
+async def test_a_request_during_a_sweep_another_worker_won_gets_the_table(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A request for a table this worker's sweep is claiming at the epoch it read joins
+    that claim; when another worker claimed the table first, the request claims it
+    anyway: the table is there, not "no such table"."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b = await worker(pg_url, "b", now, told)
+    con = await asyncpg.connect(pg_url)
+    try:
+        table = await let_go(a, now)
+        await shut(a)
+        now[0] = min(h.deadline for h in table.seats if h.deadline is not None)
+        async with con.transaction():  # another worker's claim, its row lock held a while
+            await con.execute(
+                "UPDATE tables SET owner_epoch = owner_epoch + 1, owner = 'c' WHERE id = $1",
+                table.id,
+            )
+            sweep = asyncio.ensure_future(shared(b).sweep_once())
+            for _ in range(500):  # until the sweep's claim waits for the row
+                if table.id in shared(b)._claims:
+                    break
+                await asyncio.sleep(0.01)
+            request = asyncio.ensure_future(b.find(table.id))
+            await asyncio.sleep(0.05)
+        assert await sweep == 0
+        found = await request
+        assert found is not None and found.id == table.id
+        assert (await row(pg_url, table.id))[1:] == ("b", 3)
+    finally:
+        await con.close()
+        await shut(b)
