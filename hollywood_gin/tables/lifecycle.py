@@ -61,6 +61,7 @@ def open_store(settings: Settings, owner: str) -> TableStore:
             gather_seconds=settings.database_gather_seconds,
             gather_appends=settings.database_gather_appends if gathering else 1,
             gather_max_seconds=settings.database_gather_max_seconds,
+            seconds_per_day=settings.seconds_per_day,
         )
     return SqliteStore(settings.data_file, gather_seconds=settings.data_file_gather_seconds)
 

@@ -24,7 +24,7 @@ from hollywood_gin.tables.postgres_appends import FencedAppends
 from hollywood_gin.tables.postgres_pool import Sessions
 from hollywood_gin.tables.rows import (
     entry_rows,
-    first_deadline,
+    first_look,
     hand_from,
     hand_rows,
     read_log,
@@ -123,15 +123,18 @@ async def refuse_newer(con: Any) -> int:
     return found
 
 
-async def fill_looks(con: Any) -> int:
-    """Each stored table's first deadline still ahead as its next look, where it has
-    none (a database from before `next_look`, a copy of a SQLite file); how many."""
+async def fill_looks(con: Any, seconds_per_day: float = 86400.0) -> int:
+    """Each stored table's next look as its holder would keep it (`first_look`: the
+    "deadline soon" moment still ahead, else the deadline), where it has none (a
+    database from before `next_look`, a copy of a SQLite file); how many. A deadline
+    as the look would say its "deadline soon" was told (`Presence.told_before`)."""
     now = float(await con.fetchval("SELECT extract(epoch FROM now())"))
     rows = await con.fetch(
-        "SELECT id, seats FROM tables WHERE next_look IS NULL AND seats LIKE '%\"deadline\"%'"
+        "SELECT id, options, seats FROM tables"
+        " WHERE next_look IS NULL AND seats LIKE '%\"deadline\"%'"
     )
-    firsts = [(r["id"], first_deadline(r["seats"])) for r in rows]
-    looks = [(table_id, d) for table_id, d in firsts if d is not None and d > now]
+    firsts = [(r["id"], first_look(r["options"], r["seats"], now, seconds_per_day)) for r in rows]
+    looks = [(table_id, look) for table_id, look in firsts if look is not None]
     if looks:
         await con.executemany("UPDATE tables SET next_look = $2 WHERE id = $1", looks)
     return len(looks)
@@ -167,8 +170,12 @@ class PostgresStore:
         gather_seconds: float = 0.0,
         gather_appends: int = 1,
         gather_max_seconds: float = 0.0,
+        seconds_per_day: float = 86400.0,
     ) -> None:
         self.url = url
+        # A day of a table played over days (`HOLLYWOOD_GIN_SECONDS_PER_DAY`): the looks
+        # `fill_looks` works out on an upgrade.
+        self.seconds_per_day = seconds_per_day
         # Who writes (the worker's name), kept in each row it claims: for people.
         self.owner = owner
         self.sessions = Sessions(url, pool_size)
@@ -197,7 +204,7 @@ class PostgresStore:
             found = await refuse_newer(con)  # before any change
             await con.execute(SCHEMA)
             if found < 2:
-                await fill_looks(con)
+                await fill_looks(con, self.seconds_per_day)
             if found < SCHEMA_VERSION:
                 await con.execute(
                     "INSERT INTO schema_version (version) VALUES ($1)"

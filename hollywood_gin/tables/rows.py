@@ -75,14 +75,28 @@ def _seats_from(raw: bytes | str) -> list[SeatRecord]:
     return out
 
 
-def first_deadline(raw: bytes | str) -> float | None:
-    """The earliest deadline of stored seats (a table played over days), or None; seats
-    that cannot be read have none (a claim sets such a table aside)."""
+def first_look(
+    options: bytes | str, seats: bytes | str, now: float, seconds_per_day: float
+) -> float | None:
+    """The next look by the clock a holder of stored seats (a table played over days)
+    would keep: each seat's "deadline soon" moment (a quarter of its time left) while
+    that is ahead, else its deadline while that is ahead; the earliest, or None. A
+    soon moment already past counts as told (`Presence.told_before` reads the look so:
+    a deadline as the look says its "deadline soon" was told). Seats or options that
+    cannot be read have none (a claim sets such a table aside)."""
     try:
-        deadlines = [s.deadline for s in _seats_from(raw) if s.deadline is not None]
-    except (Damaged, orjson.JSONDecodeError):
+        days = orjson.loads(options).get("move_days")
+        deadlines = [s.deadline for s in _seats_from(seats) if s.deadline is not None]
+    except (Damaged, orjson.JSONDecodeError, AttributeError):
         return None
-    return min(deadlines, default=None)
+    quarter = days * seconds_per_day / 4 if isinstance(days, int | float) else None
+    looks = []
+    for deadline in deadlines:
+        if deadline <= now:
+            continue
+        soon = None if quarter is None else deadline - quarter
+        looks.append(soon if soon is not None and soon > now else deadline)
+    return min(looks, default=None)
 
 
 def _object(raw: bytes | str, what: str) -> JsonObject:

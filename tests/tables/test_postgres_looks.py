@@ -7,6 +7,7 @@ Real PostgreSQL, a clock the test moves (a day of 100 s)."""
 from __future__ import annotations
 
 import asyncio
+import time
 
 import pytest
 
@@ -194,7 +195,8 @@ async def test_only_one_claim_at_an_epoch(pg_url: str) -> None:  # noqa: F811
 
 async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: str) -> None:  # noqa: F811
     """Brought up from the layout before `next_look`: each stored table's first deadline
-    still ahead becomes its look, so the sweep finds the tables stored before."""
+    still ahead becomes its look (its "deadline soon" moment, a quarter of a day
+    before, while that is ahead), so the sweep finds the tables stored before."""
     store = PostgresStore(pg_url, owner="old")
     await store.open()
     ahead, past = 4_000_000_000.0, 1_000.0
@@ -211,9 +213,11 @@ async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: s
     store = PostgresStore(pg_url, owner="new")
     await store.open()
     try:
-        assert await store.due_looks(ahead, ahead - 1, 10) == []  # its worker still holds it
+        soon = ahead - 86_400 / 4
+        assert await store.due_looks(soon - 1, 0.0, 10) == []
+        assert await store.due_looks(soon, soon - 1, 10) == []  # its worker still holds it
         await store.leave("old")
-        assert await store.due_looks(ahead, 0.0, 10) == [("A" * 22, 1)]
+        assert await store.due_looks(soon, 0.0, 10) == [("A" * 22, 1)]
     finally:
         await store.close()
 
@@ -271,4 +275,38 @@ async def test_a_request_during_a_sweep_another_worker_won_gets_the_table(
         assert (await row(pg_url, table.id))[1:] == ("b", 3)
     finally:
         await con.close()
+        await shut(b)
+
+
+async def test_a_table_of_version_1_still_gets_its_deadline_soon_push(pg_url: str) -> None:  # noqa: F811
+    """Brought up from the layout before `next_look`, a table whose "deadline soon" is
+    still ahead keeps that moment as its look: the push is told then, by the sweep or
+    by the worker a request reached, not taken for one told already."""
+    now, told = [time.time()], []
+    a = await worker(pg_url, "a", now, told)
+    a.presence.seconds_per_day = 86_400.0  # the day the upgrade reckons with
+    try:
+        table, _ = await a.create({"move_days": 1}, "Ann")
+        await a.join(table.id, "Bob")
+        await written(a)
+    finally:
+        await shut(a)
+    asked = next(s for s, h in enumerate(table.seats) if h.deadline is not None)
+    deadline = table.seats[asked].deadline
+    assert deadline is not None
+    con = await asyncpg.connect(pg_url)
+    try:  # as a worker of version 1 left it
+        await con.execute("DROP INDEX tables_next_look; ALTER TABLE tables DROP COLUMN next_look")
+        await con.execute("UPDATE schema_version SET version = 1")
+    finally:
+        await con.close()
+    b = await worker(pg_url, "b", now, told)
+    b.presence.seconds_per_day = 86_400.0
+    try:
+        assert (await row(pg_url, table.id))[0] == deadline - 86_400.0 / 4
+        assert await b.find(table.id) is not None  # a request, before the push is due
+        now[0] = deadline - 86_400.0 / 4
+        await b.presence.tick(wait=True)
+        assert told == [("b", table.id, asked)]
+    finally:
         await shut(b)
