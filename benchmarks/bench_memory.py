@@ -335,7 +335,8 @@ def main() -> int:
         report_sockets(args)
     if args.only in (None, "seated"):
         report_seated(args)
-    print(f"\n(medians of {args.repeats}; {time.perf_counter() - started:.0f} s)")
+    runs = "one run each" if args.versions else f"medians of {args.repeats}"
+    print(f"\n({runs}; {time.perf_counter() - started:.0f} s)")
     return 0
 
 
