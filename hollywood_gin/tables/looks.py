@@ -69,6 +69,15 @@ class StoredLooks:
         self.pending[table.id] = (epoch, look, False)
         self._kick()
 
+    def claimed_again(self, table: Table, look: float | None) -> None:
+        """The table held here was claimed again (`Shared.settle`: a new epoch): its look
+        is written at that epoch, for one noted at the epoch before is refused (and the
+        row would keep a look long past, which another worker's sweep takes for its
+        holder gone)."""
+        self.written.pop(table.id, None)
+        self.pending.pop(table.id, None)
+        self.note(table, look)
+
     def release(self, table_id: str, epoch: int, look: float | None) -> None:
         """The table left memory here at `epoch`: its look, and that nobody holds it."""
         self.written.pop(table_id, None)

@@ -555,6 +555,8 @@ class Shared(_Ownership):
         epoch, record = claimed
         ledger.doubtful = False
         ledger.epoch = epoch
+        if self.stored is not None and table.options.move_days is not None:
+            self.stored.claimed_again(table, self.next_look(table.id))
         stored, held = record.base + len(record.log), ledger.base + ledger.logged
         log.info(
             "table %s settled at epoch %d: %d entries stored, %d in memory",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from typing import Any
 
 import pytest
 
@@ -310,3 +311,53 @@ async def test_a_table_of_version_1_still_gets_its_deadline_soon_push(pg_url: st
         assert told == [("b", table.id, asked)]
     finally:
         await shut(b)
+
+
+async def waiting(con: Any, count: int) -> None:
+    """Until `count` statements wait for a lock (the test's transaction holds a row)."""
+    for _ in range(500):
+        n = await con.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+            " AND datname = current_database()"
+        )
+        if n >= count:
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"{count} waiting statements expected")
+
+
+async def test_a_look_noted_as_its_holder_settles_is_written_at_the_new_epoch(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A doubtful table's holder claims it again (settle: a new epoch) while the look it
+    just noted is written at the epoch before, refused: the look is written again at
+    the new one, else the row keeps a look long past with a live holder, and another
+    worker's sweep takes the table from it."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    con = await asyncpg.connect(pg_url)
+    lock = await asyncpg.connect(pg_url)
+    try:
+        table, _ = await a.create({"move_days": 1}, "Ann")
+        await a.join(table.id, "Bob")
+        await written(a)
+        soon, _, _ = await row(pg_url, table.id)
+        assert soon is not None
+        ledger = shared(a).terms.ledgers[table]
+        ledger.doubtful = True
+        async with lock.transaction():  # the row held a moment: the claim asks first
+            await lock.execute("SELECT 1 FROM tables WHERE id = $1 FOR UPDATE", table.id)
+            settle = asyncio.ensure_future(a.ownership.settle(table, ledger))
+            await waiting(con, 1)
+            now[0] = soon
+            await a.presence.tick(wait=True)  # the push told: the next look is the deadline
+            await waiting(con, 2)
+        await settle
+        await written(a)
+        look, owner, epoch = await row(pg_url, table.id)
+        assert (owner, epoch) == ("a", ledger.epoch) and len(told) == 1
+        assert look is not None and look > soon
+    finally:
+        await con.close()
+        await lock.close()
+        await shut(a)
