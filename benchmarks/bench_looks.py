@@ -15,7 +15,11 @@ A throwaway cluster (`fsync` on, `pg_stat_statements`). Printed, each line with
   registry (`--moves` each, two seats of one worker playing): the statements the
   cluster ran by kind (`pg_stat_statements` calls over moves) and their execution
   time, the look writes (`UPDATE tables SET next_look`) against the move's own
-  append, and the WAL bytes of each.
+  append, the WAL bytes of each, and the worker's time a move; then the
+  correspondence moves again with no look written, to see what the writes cost the
+  append (the moves follow each other at once here, so a look write in the
+  background can hold the row the next append waits for: in play, moves of one
+  table are seconds apart). Each look write is also a commit of its own.
 """
 
 from __future__ import annotations
@@ -139,7 +143,9 @@ async def statements(url: str) -> list[dict[str, Any]]:
     return [dict(r) for r in rows]
 
 
-async def per_move(url: str, options: dict[str, Any], moves: int, label: str) -> None:
+async def per_move(
+    url: str, options: dict[str, Any], moves: int, label: str, looks: bool = True
+) -> None:
     store = PostgresStore(url, owner="bench")
     await store.open()
     registry = assemble(
@@ -149,16 +155,20 @@ async def per_move(url: str, options: dict[str, Any], moves: int, label: str) ->
         computer_delay=0.0,
     )
     registry.presence.start()
+    if not looks:  # the same moves with no look written: what the writes cost the append
+        registry.presence.looked = None
     rng = random.Random(3)
     con = await asyncpg.connect(url)
     try:
         await con.execute("CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
         await con.execute("SELECT pg_stat_statements_reset()")
         made = 0
+        began = time.perf_counter()
         while made < moves:
             table, _ = await registry.create(options, "Ann")
             await registry.join(table.id, "Bob")
             made += await play(registry, table, moves - made, rng)
+        took = time.perf_counter() - began
         stored = getattr(registry.ownership, "stored", None)
         if stored is not None:
             await stored.close(30.0)
@@ -168,7 +178,11 @@ async def per_move(url: str, options: dict[str, Any], moves: int, label: str) ->
         await registry.close()
         await store.close()
     writes = 0 if stored is None else stored.writes
-    say(f"{label}: {made} moves, {writes} look writes")
+    say(
+        f"{label}: {made} moves, {writes} look writes, {took / made * 1e3:.2f} ms a move"
+        " (made one after the other,"
+        " creating the tables included)"
+    )
     for r in rows:
         query = " ".join(str(r["query"]).split())
         if "pg_stat_statements" in query or r["calls"] < made / 20:
@@ -194,12 +208,19 @@ def main() -> int:
         async def run() -> None:
             con = await asyncpg.connect(cluster.url)
             try:
-                for name in ("sweep", "days", "live"):
+                for name in ("sweep", "days", "nolooks", "live"):
                     await con.execute(f"CREATE DATABASE {name}")
             finally:
                 await con.close()
             await sweep_query(f"{base}/sweep", args.rows, args.due)
             await per_move(f"{base}/days", {"move_days": 1}, args.moves, "correspondence")
+            await per_move(
+                f"{base}/nolooks",
+                {"move_days": 1},
+                args.moves,
+                "correspondence, no look written",
+                looks=False,
+            )
             await per_move(f"{base}/live", {}, args.moves, "live")
 
         asyncio.run(run())
