@@ -437,6 +437,12 @@ class Shared(_Ownership):
         other workers' sweeps find their looks at once, not after `sweep_stale`."""
         if self.stored is None or self.look_store is None:
             return
+        # A claim under way (a sweep's goes on when its loop is cancelled) ends first:
+        # ending after `leave`, it would leave its table named after a worker gone, which
+        # other workers' sweeps take only after `sweep_stale`.
+        claims = list(self._claims.values())
+        if claims:
+            await asyncio.wait(claims, timeout=self.store_seconds)
         await self.stored.close(self.store_seconds)
         with contextlib.suppress(Exception):  # the database is away: `sweep_stale` then
             left = await within(self.look_store.leave(self.terms.owner), self.store_seconds)

@@ -361,3 +361,37 @@ async def test_a_look_noted_as_its_holder_settles_is_written_at_the_new_epoch(
         await con.close()
         await lock.close()
         await shut(a)
+
+
+async def test_a_sweeps_claim_under_way_at_shut_down_is_left_for_the_others(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A worker stops while its sweep's claim waits for the row: the claim, which goes
+    on, ends before the worker says it holds nothing, so the table is not left named
+    after a worker that is gone (another worker's sweep would wait `sweep_stale`)."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b = await worker(pg_url, "b", now, told)
+    con = await asyncpg.connect(pg_url)
+    lock = await asyncpg.connect(pg_url)
+    try:
+        table = await let_go(a, now)
+        await shut(a)
+        now[0] = min(h.deadline for h in table.seats if h.deadline is not None)
+        async with lock.transaction():  # the row held a moment: the sweep's claim waits
+            await lock.execute("SELECT 1 FROM tables WHERE id = $1 FOR UPDATE", table.id)
+            sweep = asyncio.ensure_future(shared(b).sweep_once())
+            await waiting(con, 1)
+            sweep.cancel()  # as closing the worker does
+            closing = asyncio.ensure_future(b.close())
+            for _ in range(200):  # time for a close that does not wait to end
+                if closing.done():
+                    break
+                await asyncio.sleep(0.01)
+        await closing
+        _, owner, _ = await row(pg_url, table.id)
+        assert owner is None
+    finally:
+        await con.close()
+        await lock.close()
+        await b.store.close()
