@@ -609,6 +609,9 @@ def main() -> int:
     say(f"open files {files}; cores {os.cpu_count()}; load {os.getloadavg()}")
     assert LOAD_ENV  # the limits lifted for one address (benchmarks/serve.py)
     systems = args.systems.split(",")
+    unknown = [s for s in systems if s not in SYSTEMS]
+    if unknown:
+        parser.error(f"--systems: unknown {', '.join(unknown)}; known: {', '.join(SYSTEMS)}")
     rows: dict[str, list[dict[str, Any]]] = {}
     with tempfile.TemporaryDirectory(prefix="gin-capacity-") as tmp:
         missing = None
