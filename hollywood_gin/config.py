@@ -115,6 +115,9 @@ class Settings(BaseSettings):
     # the page pings every 25 s by itself (docs/protocol-guide.md "Staying connected").
     ws_ping_seconds: float = Field(default=60.0, ge=0)
     ws_ping_timeout_seconds: float = Field(default=20.0, gt=0)
+    # `python -m hollywood_gin serve` collects the young objects this often (0: only by
+    # their count), so a pause walks only the moves since (docs/performance.md).
+    gc_seconds: float = Field(default=0.1, ge=0)
     max_tabs_per_seat: int = Field(default=5, ge=1)
     max_spectators: int = Field(default=20, ge=0)
     tables_per_hour_per_address: int = Field(default=60, ge=1)
