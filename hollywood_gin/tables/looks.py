@@ -10,12 +10,14 @@ write fenced by the holder's epoch. Letting the table go, or a clean shut-down, 
 says nobody holds it (`owner` NULL).
 
 Every worker then sweeps (`Shared.sweep_once`, every `deadline_sweep_seconds`): one
-query for the tables whose look is due and that nobody holds, or whose holder let the
-look pass unhandled for a while (it stopped: killed, its machine gone). Each is claimed
-only at the epoch the query read (`claim_at`): of two workers sweeping at once, one
-gets it. Claimed, the table's presence does what is due as for any table held here,
-and its next look moves on (or becomes none), so a passed look is handled once.
-There is no timer per table: one query per interval per worker.
+statement claims a batch of the tables whose look is due and that nobody holds, or
+whose holder let the look pass unhandled for a while (it stopped: killed, its machine
+gone), passing over the rows another claim is taking (`claim_due`, `SKIP LOCKED`):
+workers sweeping at once take disjoint batches, and a full batch is followed by the
+next at once (a few rounds at most). Claimed, the table's presence does what is due as
+for any table held here, and its next look moves on (or becomes none), so a passed
+look is handled once. There is no timer per table: a statement or a few per interval
+per worker.
 """
 
 from __future__ import annotations

@@ -30,7 +30,7 @@ import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol, TypeVar
+from typing import Any, Protocol, TypeVar
 
 from hollywood_gin.tables.bounded import within
 from hollywood_gin.tables.held import Held
@@ -225,15 +225,18 @@ class _Ownership:
         claimed = await self._ask(call, "the server could not read this table; try again")
         if claimed is None:
             return None
-        epoch, record = claimed
+        return await self._hold(*claimed)
+
+    async def _hold(self, epoch: int, record: TableRecord) -> Table | None:
+        """The table of `record`, claimed at `epoch`, held from now."""
         table = await _rebuilt(self.terms, record, shared=True)
         if table is None:
             return None
         self._ledger(record, table, epoch)
         self.arriving(table, record)
         self.claims += 1
-        self._claimed_again(table_id)
-        log.info("table %s claimed at epoch %d", short(table_id), epoch)
+        self._claimed_again(table.id)
+        log.info("table %s claimed at epoch %d", short(table.id), epoch)
         self.terms.held.add(table)
         return table
 
@@ -352,8 +355,17 @@ class Shared(_Ownership):
         self.sweep_seconds = sweep_seconds
         self.sweep_stale = max(10.0, 3 * sweep_seconds)
         self.sweep_limit = 100
+        # A round that found a full batch is followed by the next at once, at most this
+        # many rounds an interval: a backlog (every worker back after an outage) drains
+        # at up to `sweep_limit * sweep_rounds` tables an interval a worker, bounded so
+        # one sweep neither holds the loop nor fills memory with tables at once.
+        self.sweep_rounds = 5
         self.swept = 0  # tables claimed for their look (tests, logs)
+        self.sweep_queries = 0  # rounds run: one claiming statement each (tests)
         self._sweep_task: asyncio.Task[None] | None = None
+        # The round's claim under way: its own task, so closing waits for it to end
+        # before saying this worker holds nothing (else it could name a worker gone).
+        self._sweeping: asyncio.Task[list[tuple[int, TableRecord]]] | None = None
         # When the watch last heard from the store (monotonic): a worker that was
         # paused (SIGSTOP, a VM freeze) looks again before serving what it holds.
         self._watched_at = time.monotonic()
@@ -404,30 +416,50 @@ class Shared(_Ownership):
             await asyncio.sleep(self.sweep_seconds)
 
     async def sweep_once(self) -> int:
-        """Claim each table nobody holds whose look by the clock is due, at the epoch
-        read (another worker sweeping at once claims the others); how many were
-        claimed here. Held, its presence does what is due and its look moves on."""
-        if self.look_store is None:
-            return 0
-        now = self.terms.clock()
-        due = await within(
-            self.look_store.due_looks(now, now - self.sweep_stale, self.sweep_limit),
-            self.store_seconds,
-        )
+        """Claim the tables nobody holds whose look by the clock is due, a batch a
+        round, and the next round at once while a batch was full (at most
+        `sweep_rounds`); how many were claimed here. Held, a table's presence does what
+        is due and its look moves on."""
         claimed = 0
-        for table_id, epoch in due:
-            if self.terms.held.get(table_id) is not None:
-                continue  # held here: this worker's own clock has it
+        for _ in range(self.sweep_rounds):
+            found, held = await self.sweep_round()
+            claimed += held
+            if found < self.sweep_limit:
+                break
+        return claimed
+
+    async def sweep_round(self) -> tuple[int, int]:
+        """One claiming statement (`LookStore.claim_due`): the due tables no other
+        claim is taking this moment, so workers sweeping at once take disjoint ones;
+        (how many the store gave, how many are held here now)."""
+        if self.look_store is None:
+            return 0, 0
+        now = self.terms.clock()
+        # This worker's own tables (held, or a request's claim under way) are never
+        # its sweep's: claiming one again would fence off the copy in memory.
+        mine = [*self.terms.held.ids(), *self._claims]
+        self.sweep_queries += 1
+        task = asyncio.get_running_loop().create_task(
+            within(
+                self.look_store.claim_due(
+                    now, now - self.sweep_stale, self.sweep_limit, self.terms.owner, mine
+                ),
+                self.store_seconds,
+            )
+        )
+        self._sweeping = task
+        due = await asyncio.shield(task)
+        claimed = 0
+        for epoch, record in due:
+            table_id = record.table_id
+            if self.terms.held.get(table_id) is not None or table_id in self._claims:
+                continue  # claimed here meanwhile: that claim holds it (fenced by epoch)
             self.released.pop(table_id, None)
-            try:
-                table = await self._claimed(table_id, at=epoch)
-            except StoreUnavailable:
-                continue
-            if table is not None:
+            if await self._hold(epoch, record) is not None:
                 claimed += 1
                 log.info("table %s claimed for its clock", short(table_id))
         self.swept += claimed
-        return claimed
+        return len(due), claimed
 
     def tasks(self) -> list[asyncio.Task[None]]:
         return [t for t in (self._watch_task, self._sweep_task) if t is not None]
@@ -440,7 +472,9 @@ class Shared(_Ownership):
         # A claim under way (a sweep's goes on when its loop is cancelled) ends first:
         # ending after `leave`, it would leave its table named after a worker gone, which
         # other workers' sweeps take only after `sweep_stale`.
-        claims = list(self._claims.values())
+        claims: list[asyncio.Task[Any]] = [*self._claims.values()]
+        if self._sweeping is not None and not self._sweeping.done():
+            claims.append(self._sweeping)
         if claims:
             await asyncio.wait(claims, timeout=self.store_seconds)
         await self.stored.close(self.store_seconds)

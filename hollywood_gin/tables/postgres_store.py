@@ -298,6 +298,55 @@ class PostgresStore:
         )
         return [(r["id"], int(r["owner_epoch"])) for r in rows]
 
+    async def claim_due(
+        self, now: float, stale: float, limit: int, owner: str, mine: Sequence[str]
+    ) -> list[tuple[int, TableRecord]]:
+        # One statement picks and claims: `SKIP LOCKED` passes over the rows another
+        # worker's sweep (or any claim) is claiming this moment, so workers sweeping at
+        # once take disjoint tables, and the row lock re-checks the due condition on
+        # the row as committed (a table claimed meanwhile is no longer due).
+        async with self.sessions.session(transaction=True) as con:
+            rows = await con.fetch(
+                "WITH due AS (SELECT id FROM tables t WHERE next_look <= $1"
+                " AND (owner IS NULL OR (next_look <= $2"
+                " AND (owner <> $4 OR NOT (id = ANY($5::text[])))))"
+                " AND NOT EXISTS (SELECT 1 FROM set_aside s WHERE s.id = t.id)"
+                " ORDER BY next_look LIMIT $3 FOR UPDATE SKIP LOCKED)"
+                " UPDATE tables t SET owner_epoch = t.owner_epoch + 1, owner = $4"
+                " FROM due WHERE t.id = due.id"
+                " RETURNING t.id, t.options, t.seats, t.created, t.last_active, t.base_seq,"
+                " t.owner_epoch, t.next_look",
+                now,
+                stale,
+                limit,
+                owner,
+                list(mine),
+            )
+            if not rows:
+                return []
+            events = await con.fetch(
+                "SELECT e.table_id, e.seq, e.entry FROM events e"
+                " JOIN unnest($1::text[], $2::int[]) AS c(id, base)"
+                " ON e.table_id = c.id AND e.seq >= c.base ORDER BY e.table_id, e.seq",
+                [r["id"] for r in rows],
+                [r["base_seq"] for r in rows],
+            )
+            logs: dict[str, list[tuple[int, str]]] = {}
+            for e in events:
+                logs.setdefault(e["table_id"], []).append((e["seq"], e["entry"]))
+            claimed = []
+            for row in rows:
+                try:
+                    record = record_from(tuple(row)[:6])
+                    read_log(record, logs.get(row["id"], []))
+                    record.look = row["next_look"]
+                except Damaged as exc:
+                    log.error("table %s is damaged (%s): set aside", row["id"][:8], exc)
+                    await self._set_aside(con, row["id"], str(exc))
+                    continue
+                claimed.append((int(row["owner_epoch"]), record))
+            return claimed
+
     async def leave(self, owner: str) -> int:
         status = await self.sessions.execute(
             "UPDATE tables SET owner = NULL WHERE owner = $1", owner

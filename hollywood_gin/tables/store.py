@@ -202,6 +202,15 @@ class LookStore(Protocol):
         or whose holder let the look pass unhandled since `stale`; the earliest first."""
         ...
 
+    async def claim_due(
+        self, now: float, stale: float, limit: int, owner: str, mine: Sequence[str]
+    ) -> list[tuple[int, TableRecord]]:
+        """Claim for `owner` at most `limit` of the tables `due_looks` finds, earliest
+        first, passing over those another claim is taking this moment (so workers
+        sweeping at once take disjoint ones) and those of `owner` in `mine` (held or
+        being claimed there); each (its new epoch, its record)."""
+        ...
+
     async def leave(self, owner: str) -> int:
         """Nobody holds `owner`'s tables any more (a clean shut-down); how many."""
         ...

@@ -378,8 +378,9 @@ async def test_a_sweeps_claim_under_way_at_shut_down_is_left_for_the_others(
         table = await let_go(a, now)
         await shut(a)
         now[0] = min(h.deadline for h in table.seats if h.deadline is not None)
-        async with lock.transaction():  # the row held a moment: the sweep's claim waits
-            await lock.execute("SELECT 1 FROM tables WHERE id = $1 FOR UPDATE", table.id)
+        # What the sweep's claim reads held a moment (a row lock it would skip): it waits.
+        async with lock.transaction():
+            await lock.execute("LOCK TABLE set_aside IN ACCESS EXCLUSIVE MODE")
             sweep = asyncio.ensure_future(shared(b).sweep_once())
             await waiting(con, 1)
             sweep.cancel()  # as closing the worker does
@@ -389,9 +390,65 @@ async def test_a_sweeps_claim_under_way_at_shut_down_is_left_for_the_others(
                     break
                 await asyncio.sleep(0.01)
         await closing
+        claim = shared(b)._sweeping  # ended (it has, with the fix): its outcome is in
+        await asyncio.gather(*([claim] if claim else []), return_exceptions=True)
         _, owner, _ = await row(pg_url, table.id)
         assert owner is None
     finally:
         await con.close()
         await lock.close()
         await b.store.close()
+
+
+async def clone(url: str, table_id: str, count: int) -> list[str]:
+    """`count` copies of the stored table (its row and log) under new ids: a backlog."""
+    ids = [table_id[:18] + f"{n:04d}" for n in range(count)]
+    con = await asyncpg.connect(url)
+    try:
+        await con.execute(
+            "INSERT INTO tables (id, options, seats, created, last_active, owner,"
+            " owner_epoch, base_seq, next_look) SELECT c.id, options, seats, created,"
+            " last_active, owner, owner_epoch, base_seq, next_look FROM tables,"
+            " unnest($2::text[]) AS c(id) WHERE tables.id = $1",
+            table_id,
+            ids,
+        )
+        await con.execute(
+            "INSERT INTO events (table_id, seq, entry) SELECT c.id, seq, entry FROM events,"
+            " unnest($2::text[]) AS c(id) WHERE table_id = $1",
+            table_id,
+            ids,
+        )
+    finally:
+        await con.close()
+    return ids
+
+
+async def test_two_workers_drain_a_backlog_in_one_interval_each_table_once(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """300 tables fall due while no worker runs (an outage): two workers sweeping at
+    once take disjoint batches, a full batch followed by the next at once, so the
+    backlog is claimed in one interval, every table once, each "deadline soon" told
+    once (three intervals before: both read the same 100 earliest)."""
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    b, c = await worker(pg_url, "b", now, told), await worker(pg_url, "c", now, told)
+    try:
+        table = await let_go(a, now)
+        await shut(a)
+        ids = [table.id, *await clone(pg_url, table.id, 299)]
+        now[0] = min(h.deadline for h in table.seats if h.deadline is not None) - DAY / 4
+        assert await sweep_all(b, c) == 300
+        held_b = {t for t in ids if b.get(t) is not None}
+        held_c = {t for t in ids if c.get(t) is not None}
+        assert not held_b & held_c and len(held_b | held_c) == 300
+        # Disjoint: every table the store gave a worker was claimed by it, none lost
+        # to the other; four rounds of 100 at most (three full, one to find it empty).
+        assert shared(b).swept + shared(c).swept == 300
+        assert shared(b).sweep_queries + shared(c).sweep_queries <= 5
+        assert sorted(t for _, t, _ in told) == sorted(ids)
+        assert await sweep_all(b, c) == 0  # done: not claimed again
+        assert len(told) == 300
+    finally:
+        await shut(b, c)
