@@ -9,6 +9,7 @@ and GC collectors and a build-info series. No label ever holds a table id, a nam
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, get_args
 
 from fastapi import FastAPI, Request, Response
@@ -24,7 +25,10 @@ from prometheus_client import (
     Info,
     generate_latest,
 )
+from prometheus_client.core import CounterMetricFamily
+from prometheus_client.registry import Collector
 
+from hollywood_gin.tables.ownership import Shared
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.writer import Observer
 from hollywood_gin.web.socket.messages import ErrorCode
@@ -39,6 +43,17 @@ THINK = (0.01, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 # The socket's error codes (docs/protocol-guide.md "Errors"), each its own label;
 # anything else is "other".
 ERROR_CODES = frozenset(get_args(ErrorCode))
+
+
+class _Counts(Collector):
+    """Counters kept by the tables themselves, read when scraped (name, help, value)."""
+
+    def __init__(self) -> None:
+        self.counts: list[tuple[str, str, Callable[[], float]]] = []
+
+    def collect(self) -> Iterator[CounterMetricFamily]:
+        for name, text, value in self.counts:
+            yield CounterMetricFamily(name, text, value=value())
 
 
 class Metrics(Observer):
@@ -91,6 +106,10 @@ class Metrics(Observer):
             "Store writes of a table's seats (a seat taken, the card orders)",
             registry=r,
         )
+        # The shared store's deadline sweep (docs/architecture.md "Deadlines nobody
+        # holds"): tables claimed for their look, and rounds failed; 0 with SQLite.
+        self.counts = _Counts()
+        r.register(self.counts)
         self.think_seconds = Histogram(
             "hollywood_gin_computer_think_seconds",
             "The computer opponent choosing a move, by strength",
@@ -109,6 +128,26 @@ class Metrics(Observer):
         self.asleep.set_function(registry.presence.asleep_count)
         self.sockets.set_function(registry.hub.total)
         registry.writer.observer = self
+        ownership = registry.ownership
+        shared = ownership if isinstance(ownership, Shared) else None
+        stored = shared.stored if shared is not None else None
+        self.counts.counts = [
+            (
+                "hollywood_gin_deadline_sweep_tables",
+                "Tables nobody held claimed by the deadline sweep for their look",
+                lambda: shared.swept if shared is not None else 0,
+            ),
+            (
+                "hollywood_gin_deadline_sweep_failures",
+                "Deadline sweep rounds failed (the database away)",
+                lambda: shared.sweep_failures.count if shared is not None else 0,
+            ),
+            (
+                "hollywood_gin_look_write_failures",
+                "Writes of a table's next look failed (each tried again)",
+                lambda: stored.failures.count if stored is not None else 0,
+            ),
+        ]
 
     def action(self, kind: str, seconds: float) -> None:
         self.actions.labels(kind).inc()

@@ -7,10 +7,13 @@ Real PostgreSQL, a clock the test moves (a day of 100 s)."""
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from typing import Any
 
 import pytest
+from prometheus_client import generate_latest
+from prometheus_client.parser import text_string_to_metric_families
 
 asyncpg = pytest.importorskip("asyncpg")
 pytestmark = pytest.mark.anyio
@@ -20,6 +23,7 @@ from hollywood_gin.tables.postgres_store import PostgresStore  # noqa: E402
 from hollywood_gin.tables.registry import Registry  # noqa: E402
 from hollywood_gin.tables.store import SeatRecord, TableRecord  # noqa: E402
 from hollywood_gin.tables.table import Table  # noqa: E402
+from hollywood_gin.web.metrics import Metrics  # noqa: E402
 from tests.postgres import pg_url, postgres  # noqa: E402, F401 (fixtures)
 from tests.tables.test_postgres_days_push import DAY, days_worker  # noqa: E402
 
@@ -452,3 +456,75 @@ async def test_two_workers_drain_a_backlog_in_one_interval_each_table_once(
         assert len(told) == 300
     finally:
         await shut(b, c)
+
+
+def warnings_of(caplog: pytest.LogCaptureFixture, what: str) -> list[str]:
+    return [
+        r.getMessage()
+        for r in caplog.records
+        if r.levelno == logging.WARNING and r.getMessage().startswith(what)
+    ]
+
+
+async def test_failing_sweeps_and_look_writes_are_warned_rate_limited_and_counted(
+    pg_url: str,  # noqa: F811
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    """The database refuses (its tables renamed away): the sweep's failure and a look
+    write's are logged at warning the first time, then at most once a minute with how
+    many failed meanwhile, and counted in the metrics; back, the look is written."""
+    caplog.set_level(logging.DEBUG, logger="hollywood_gin")
+    now, told = [1_000.0], []
+    a = await worker(pg_url, "a", now, told)
+    metrics = Metrics()
+    metrics.watch(a)
+    minute = [0.0]
+    shared(a).sweep_failures.clock = lambda: minute[0]
+    stored = shared(a).stored
+    assert stored is not None
+    stored.failures.clock = lambda: minute[0]
+    con = await asyncpg.connect(pg_url)
+    try:
+        table, _ = await a.create({"move_days": 1}, "Ann")
+        await a.join(table.id, "Bob")
+        await written(a)
+        look, _, _ = await row(pg_url, table.id)
+        assert look is not None
+        await con.execute("ALTER TABLE tables RENAME TO tables_away")
+        for _ in range(3):
+            assert await shared(a).sweep_logged() == 0
+        assert warnings_of(caplog, "deadline sweep failed") == [
+            "deadline sweep failed: UndefinedTableError('relation \"tables\" does not exist')"
+        ]
+        minute[0] = 59.0
+        assert await shared(a).sweep_logged() == 0
+        assert len(warnings_of(caplog, "deadline sweep failed")) == 1
+        minute[0] = 61.0
+        assert await shared(a).sweep_logged() == 0
+        said = warnings_of(caplog, "deadline sweep failed")
+        assert len(said) == 2 and said[1].startswith(
+            "deadline sweep failed 4 times in the last 61 s"
+        )
+        stored.note(table, look + 1)  # a look moved: written, refused, tried again
+        for _ in range(500):
+            if stored.failures.count >= 2:
+                break
+            await asyncio.sleep(0.01)
+        assert stored.failures.count >= 2
+        assert len(warnings_of(caplog, "writing a table's next look failed")) == 1
+        samples = {
+            s.name: s.value
+            for family in text_string_to_metric_families(
+                generate_latest(metrics.collectors).decode()
+            )
+            for s in family.samples
+        }
+        assert samples["hollywood_gin_deadline_sweep_failures_total"] == 5
+        assert samples["hollywood_gin_look_write_failures_total"] >= 2
+        assert samples["hollywood_gin_deadline_sweep_tables_total"] == 0
+        await con.execute("ALTER TABLE tables_away RENAME TO tables")
+        await written(a)
+        assert (await row(pg_url, table.id))[0] == look + 1
+    finally:
+        await con.close()
+        await shut(a)
