@@ -229,6 +229,7 @@ class Presence:
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
         self.timeouts = 0  # timeout moves made (tests, metrics)
+        self.woken = 0  # tables out of memory loaded by their clock (metrics)
         # Tables out of memory (`hollywood_gin.tables.idle`): what their crowd was
         # (when each seat left, the deadlines told of as soon to pass), so a reload is
         # the table as it was; their next look stays in `_due`, and `fetch` (the
@@ -357,6 +358,8 @@ class Presence:
             self._fetching.discard(table_id)
         if table is None:
             self.gone(table_id)
+        else:
+            self.woken += 1
 
     def forget(self, table: Table) -> None:
         """The table is no longer held here: its crowd and its timers go."""

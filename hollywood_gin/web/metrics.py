@@ -1,10 +1,11 @@
 """Prometheus metrics at `GET /metrics`, when `HOLLYWOOD_GIN_METRICS=true`.
 
 Each app has its own `CollectorRegistry` (no module-level state): live tables, the
-tables let go from memory while idle and open sockets (read when scraped), actions
-and errors by kind and code, and the latencies of an action (asked to sent), of a
-store commit and of the computer's thinking; prometheus-client's process, platform
-and GC collectors and a build-info series. No label ever holds a table id, a name or a token.
+tables let go from memory while idle, those loaded back by their clock and open
+sockets (read when scraped), actions and errors by kind and code, and the latencies
+of an action (asked to sent), of a store commit and of the computer's thinking;
+prometheus-client's process, platform and GC collectors and a build-info series. No
+label ever holds a table id, a name or a token.
 """
 
 from __future__ import annotations
@@ -132,6 +133,13 @@ class Metrics(Observer):
         shared = ownership if isinstance(ownership, Shared) else None
         stored = shared.stored if shared is not None else None
         self.counts.counts = [
+            # Monotone, unlike the gauge: a table loaded by its clock and let go again
+            # between two scrapes still counts (tests/web/test_idle_tables.py waits on it).
+            (
+                "hollywood_gin_tables_woken",
+                "Tables loaded back from the store by their clock (a deadline), nobody asking",
+                lambda: registry.presence.woken,
+            ),
             (
                 "hollywood_gin_deadline_sweep_tables",
                 "Tables nobody held claimed by the deadline sweep for their look",
