@@ -22,6 +22,25 @@ from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
 WAKE = "window.dispatchEvent(new Event('online'))"
+# Counts the pongs the page's socket handlers have run for (`window.__pongs`), so a
+# test waits for the page to have read a pong, not for a guessed time.
+COUNT_PONGS = """
+window.__pongs = 0;
+const add = EventTarget.prototype.addEventListener;
+EventTarget.prototype.addEventListener = function (type, listener, options) {
+  if (type !== "message" || !(this instanceof WebSocket) || typeof listener !== "function") {
+    return add.call(this, type, listener, options);
+  }
+  const counted = function (event) {
+    try {
+      return listener.call(this, event);
+    } finally {
+      if (typeof event.data === "string" && event.data.includes('"pong"')) window.__pongs++;
+    }
+  };
+  return add.call(this, type, counted, options);
+};
+"""
 
 
 def seated_page(base: str, new_context: NewContext, lang: str = "en") -> tuple[Page, Any]:
@@ -81,6 +100,7 @@ def test_the_heartbeat_gives_up_a_silent_socket_and_reconnects(
     server.join(table["table_id"], "Bob")
     context, _ = new_context()
     page = context.new_page()
+    page.add_init_script(COUNT_PONGS)
     sockets: list[WebSocketRoute] = []
     pings: list[int] = []
     pongs: list[int] = []
@@ -123,7 +143,8 @@ def test_the_heartbeat_gives_up_a_silent_socket_and_reconnects(
     until(page, lambda: pings.count(live) >= 2)
     if answer:
         until(page, lambda: pongs.count(live) >= 2)
-        page.wait_for_timeout(300)  # the relayed pong reaches the page's handler
+        # Read by the page before its 10 s run out (every pong relayed so far).
+        until(page, lambda: page.evaluate("window.__pongs") >= len(pongs))
         page.clock.run_for(10_000 + 5_000)
         page.wait_for_timeout(300)  # time for a new socket, were one opened
         assert len(sockets) == live + 1
