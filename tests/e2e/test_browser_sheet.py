@@ -87,7 +87,9 @@ def hollywood(server: Server) -> tuple[str, str, dict[str, Any]]:
 
 def open_sheet(page: Page) -> None:
     moment = page.locator("#moment")  # the match end's own screen comes first
-    page.wait_for_timeout(300)
+    # The state that draws the sheet opens that screen in the same handler: once the
+    # sheet is there, the screen is open if it is to be.
+    expect(page.locator("#sheet .sheet-table")).to_be_attached()
     if moment.is_visible():
         page.locator("#moment-close").click()
         expect(moment).to_be_hidden()
