@@ -107,8 +107,8 @@ class Metrics(Observer):
             "Store writes of a table's seats (a seat taken, the card orders)",
             registry=r,
         )
-        # The shared store's deadline sweep (docs/architecture.md "Deadlines nobody
-        # holds"): tables claimed for their look, and rounds failed; 0 with SQLite.
+        # The shared store's deadline sweep: tables claimed for their look, and rounds
+        # failed; 0 with SQLite (docs/architecture.md "Deadlines nobody holds").
         self.counts = _Counts()
         r.register(self.counts)
         self.think_seconds = Histogram(
