@@ -4,7 +4,10 @@ young objects on a clock (performance.md)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import gc
+import logging
+from collections.abc import Iterator
 from pathlib import Path
 
 from hollywood_gin.config import Settings
@@ -125,7 +128,37 @@ def test_the_clock_collects_and_freezes_young_objects() -> None:
         untune(before)
 
 
+@contextlib.contextmanager
+def logging_kept() -> Iterator[None]:
+    """uvicorn's Config applies the server's log config to this process (the project's
+    loggers stop propagating): put every logger back, so that later tests in this
+    worker still see records through `caplog`."""
+    loggers = [logging.getLogger()] + [
+        lg for lg in logging.root.manager.loggerDict.values() if isinstance(lg, logging.Logger)
+    ]
+    kept = [(lg, lg.handlers[:], lg.level, lg.propagate, lg.disabled) for lg in loggers]
+    try:
+        yield
+    finally:
+        for lg, handlers, level, propagate, disabled in kept:
+            lg.handlers[:] = handlers
+            lg.setLevel(level)
+            lg.propagate = propagate
+            lg.disabled = disabled
+        known = {id(k[0]) for k in kept}
+        for lg in list(logging.root.manager.loggerDict.values()):
+            if isinstance(lg, logging.Logger) and id(lg) not in known:
+                lg.handlers.clear()
+                lg.propagate = True
+                lg.setLevel(logging.NOTSET)
+
+
 def serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
+    with logging_kept():
+        return _serve_and_count(gc_seconds, tmp_path)
+
+
+def _serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
     """Young collections while `serve.Server` serves the app on loopback for 0.1 s
     (`gc_seconds`, or its default), the count's thresholds out of the way."""
     env = {"HOLLYWOOD_GIN_HOST": "127.0.0.1", "HOLLYWOOD_GIN_PORT": str(free_port())}

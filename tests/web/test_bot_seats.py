@@ -11,7 +11,8 @@ from fastapi.testclient import TestClient
 
 from hollywood_gin.web.http.bodies import TablePublic
 from hollywood_gin.web.socket.state_bodies import StateMessage
-from tests.web.test_api import create, start
+from tests.web.helpers import app_client
+from tests.web.test_api import create
 
 
 def facts(client: TestClient, table_id: str) -> dict[str, Any]:
@@ -27,7 +28,7 @@ def bots_of(players: list[dict[str, Any]]) -> list[bool]:
 
 
 def test_a_bot_joins_and_is_a_bot_in_the_facts_and_every_state(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         table = create(client, name="Ann")
         tid = table["table_id"]
         assert facts(client, tid)["bots"] is True  # bots welcome by default
@@ -49,14 +50,14 @@ def test_a_bot_joins_and_is_a_bot_in_the_facts_and_every_state(tmp_path: Path) -
 
 
 def test_a_person_joining_is_no_bot(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         tid = create(client, name="Ann", bot=True)["table_id"]
         client.post(f"/api/tables/{tid}/seats", json={"name": "Cy"})
         assert bots_of(facts(client, tid)["players"]) == [True, False]
 
 
 def test_a_table_without_bots_refuses_a_bot_and_changes_nothing(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         tid = create(client, name="Ann", bots=False)["table_id"]
         before = facts(client, tid)
         assert before["bots"] is False
@@ -72,7 +73,7 @@ def test_a_table_without_bots_refuses_a_bot_and_changes_nothing(tmp_path: Path) 
 
 
 def test_the_computer_is_no_bot_and_a_bots_table_may_seat_it(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         tid = create(client, name="Ann", computer="easy", bots=False)["table_id"]
         players = facts(client, tid)["players"]
         assert bots_of(players) == [False, False]
@@ -80,7 +81,7 @@ def test_the_computer_is_no_bot_and_a_bots_table_may_seat_it(tmp_path: Path) -> 
 
 
 def test_bad_bot_fields_are_422(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         for body in ({"bot": "yes"}, {"bots": 3}, {"bot": None}):
             r = client.post("/api/tables", json=body)
             assert r.status_code == 422, body
@@ -92,11 +93,11 @@ def test_bad_bot_fields_are_422(tmp_path: Path) -> None:
 
 
 def test_a_restart_keeps_the_bot_marks_and_the_no_bots_choice(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         a = create(client, name="Ann", bot=True)["table_id"]
         client.post(f"/api/tables/{a}/seats", json={"name": "Bob", "bot": True})
         b = create(client, name="Cy", bots=False)["table_id"]
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         assert bots_of(facts(client, a)["players"]) == [True, True]
         assert facts(client, b)["bots"] is False
         r = client.post(f"/api/tables/{b}/seats", json={"bot": True})
@@ -104,7 +105,7 @@ def test_a_restart_keeps_the_bot_marks_and_the_no_bots_choice(tmp_path: Path) ->
 
 
 def test_the_invitation_preview_names_a_bot_as_a_bot(tmp_path: Path) -> None:
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         tid = create(client, name="Robo", bot=True, lang="de")["table_id"]
         assert "Robo (Bot) lädt" in client.get(f"/t/{tid}").text
         tid = create(client, name="Ann", lang="de")["table_id"]
@@ -136,7 +137,7 @@ def test_a_bot_meets_exactly_the_limits_a_person_meets(tmp_path: Path) -> None:
         "ws_max_message_bytes": 512,
         "max_tabs_per_seat": 1,
     }
-    with start(tmp_path, **limits) as client:
+    with app_client(tmp_path, **limits) as client:
         made = create(client, name="Ann")
         tid = made["table_id"]
         bot = client.post(f"/api/tables/{tid}/seats", json={"name": "Bob", "bot": True}).json()

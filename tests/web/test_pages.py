@@ -17,7 +17,7 @@ from hollywood_gin.config import Settings
 from hollywood_gin.main import create_app
 from hollywood_gin.web.http.i18n import LANGUAGES, REPLAY_ONLY
 from hollywood_gin.web.http.pages import PAGES
-from tests.web.test_api import start
+from tests.web.helpers import app_client
 from tests.web.test_review import play_meld_break
 
 PAGE_PATHS = list(PAGES)
@@ -312,7 +312,7 @@ def test_page_weight(client: TestClient) -> None:
 def test_replay_page_weight(tmp_path: Path) -> None:
     """The replay of a finished hand with all its assets, in gzip bytes: within the
     table page's budget (60 KB)."""
-    with start(tmp_path) as client:
+    with app_client(tmp_path) as client:
         table_id = play_meld_break(client)
         html = client.get(f"/t/{table_id}/hands/1").content
         assets = page_assets(client, html.decode())

@@ -14,7 +14,8 @@ from hollywood_gin.bots.coach import CoachPolicy
 from hollywood_gin.engine.actions import parse_action
 from hollywood_gin.web.http.bodies import HandReview, ReviewComputing
 from tests.bots.coach_hands import MELD_BREAK, review_hand
-from tests.web.test_api import create, registry_of, start
+from tests.web.helpers import app_client, registry_of
+from tests.web.test_api import create
 
 SAMPLES = 40
 
@@ -55,7 +56,7 @@ def play_meld_break(client: TestClient) -> str:
 
 
 def test_review_of_a_finished_hand(tmp_path: Path) -> None:
-    with start(tmp_path, review_samples=SAMPLES) as client:
+    with app_client(tmp_path, review_samples=SAMPLES) as client:
         table_id = play_meld_break(client)
         url = f"/api/tables/{table_id}/hands/1/review?seat=1"
         for bad in ("", "?seat=2", "?seat=x", "?seat=-1"):
@@ -83,12 +84,12 @@ def test_review_of_a_finished_hand(tmp_path: Path) -> None:
         theirs = wait_review(client, url.replace("seat=1", "seat=0"))
         assert [d["index"] for d in theirs["decisions"]] == [1, 4, 5]
     # After a restart the stored review is answered at once, not computed again.
-    with start(tmp_path, review_samples=SAMPLES) as client:
+    with app_client(tmp_path, review_samples=SAMPLES) as client:
         r = client.get(url)
         assert r.status_code == 200 and r.json() == review
         assert registry_of(client).reviews.computed == 0
     # Another budget is another coach: computed again rather than served stale.
-    with start(tmp_path, review_samples=SAMPLES + 10) as client:
+    with app_client(tmp_path, review_samples=SAMPLES + 10) as client:
         assert client.get(url).status_code == 202
         assert wait_review(client, url)["coach"]["samples"] == SAMPLES + 10
 
@@ -96,7 +97,7 @@ def test_review_of_a_finished_hand(tmp_path: Path) -> None:
 def test_a_table_past_its_cap_is_told_and_a_review_nobody_asks_for_is_dropped(
     tmp_path: Path,
 ) -> None:
-    with start(tmp_path, review_samples=SAMPLES) as client:
+    with app_client(tmp_path, review_samples=SAMPLES) as client:
         table_id = play_meld_break(client)
         reviews = registry_of(client).reviews
         now = [1000.0]
