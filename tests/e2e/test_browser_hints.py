@@ -4,6 +4,8 @@ of two people there is no Hint button and the key asks nothing."""
 
 from __future__ import annotations
 
+import re
+
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
@@ -35,7 +37,10 @@ def test_a_hint_against_the_computer(server: Server, new_context: NewContext) ->
     page.locator("#stock").click()
     expect(page.locator('#hand button.card[data-card="5H"]')).to_be_visible()
     page.locator("body").press("i")
-    expect(box).to_contain_text("The coach's choice: discard the", timeout=30_000)
+    # The seed comes from the table's random id: on this hand knocking and discarding the
+    # 5H price within a tenth of a point, so either may be chosen, and both name a card.
+    choice = re.compile(r"The coach's choice: (discard the|knock, discarding the) ")
+    expect(box).to_contain_text(choice, timeout=30_000)
     assert box.locator("li").count() >= 2
     expect(page.locator("#hand .hinted")).to_have_count(1)
     watch.assert_clean()
