@@ -14,7 +14,7 @@ closes one whose call was cut off rather than wait for it.
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from typing import Any
 
 import asyncpg
@@ -253,15 +253,7 @@ class PostgresStore:
                 table_id,
                 row["base_seq"],
             )
-            try:
-                record = record_from(tuple(row)[:6])
-                read_log(record, events)
-                record.look = row["next_look"]
-            except Damaged as exc:
-                log.error("table %s is damaged (%s): set aside", table_id[:8], exc)
-                await self._set_aside(con, table_id, str(exc))
-                return None
-            return int(row["owner_epoch"]), record
+            return await self._claimed(con, row, events)
 
     async def owners(self, table_ids: Sequence[str]) -> dict[str, int]:
         """Each stored table's epoch now (a table gone is left out)."""
@@ -336,16 +328,25 @@ class PostgresStore:
                 logs.setdefault(e["table_id"], []).append((e["seq"], e["entry"]))
             claimed = []
             for row in rows:
-                try:
-                    record = record_from(tuple(row)[:6])
-                    read_log(record, logs.get(row["id"], []))
-                    record.look = row["next_look"]
-                except Damaged as exc:
-                    log.error("table %s is damaged (%s): set aside", row["id"][:8], exc)
-                    await self._set_aside(con, row["id"], str(exc))
-                    continue
-                claimed.append((int(row["owner_epoch"]), record))
+                one = await self._claimed(con, row, logs.get(row["id"], []))
+                if one is not None:
+                    claimed.append(one)
             return claimed
+
+    async def _claimed(
+        self, con: Any, row: Any, events: Iterable[tuple[int, str]]
+    ) -> tuple[int, TableRecord] | None:
+        """A row a claim returned, with its log, as its epoch and record; a damaged
+        table is set aside in the claim's transaction (None)."""
+        try:
+            record = record_from(tuple(row)[:6])
+            read_log(record, events)
+            record.look = row["next_look"]
+        except Damaged as exc:
+            log.error("table %s is damaged (%s): set aside", row["id"][:8], exc)
+            await self._set_aside(con, row["id"], str(exc))
+            return None
+        return int(row["owner_epoch"]), record
 
     async def leave(self, owner: str) -> int:
         status = await self.sessions.execute(

@@ -198,6 +198,33 @@ async def test_only_one_claim_at_an_epoch(pg_url: str) -> None:  # noqa: F811
         await two.close()
 
 
+async def test_a_damaged_due_table_is_set_aside_and_the_others_claimed(
+    pg_url: str,  # noqa: F811
+) -> None:
+    """A sweep's claim (`claim_due`) and a table's own (`claim`) read a damaged row
+    alike: set aside in the claim's transaction, never handed out, the others are."""
+    store = PostgresStore(pg_url, owner="w1")
+    await store.open()
+    con = await asyncpg.connect(pg_url)
+    try:
+        seats = [SeatRecord("Ann", "h0", deadline=1_500.0), SeatRecord("Bob", "h1")]
+        ids = [name * 22 for name in "LMN"]
+        for table_id in ids:
+            await store.create(TableRecord(table_id, {"move_days": 1}, seats, 1.0, 1.0))
+            assert await store.save_look(table_id, 1, 1_400.0, release=True)
+        await con.execute("UPDATE tables SET seats = 'not JSON' WHERE id = $1", ids[1])
+        claimed = await store.claim_due(1_400.0, 0.0, 10, "w1", [])
+        assert sorted(r.table_id for _, r in claimed) == [ids[0], ids[2]]
+        assert list(await store.set_aside_tables()) == [ids[1]]
+        await con.execute("UPDATE tables SET seats = 'not JSON' WHERE id = $1", ids[2])
+        assert await store.claim(ids[2], "w1") is None
+        assert list(await store.set_aside_tables()) == [ids[1], ids[2]]
+        assert await store.claim(ids[0], "w1") is not None
+    finally:
+        await con.close()
+        await store.close()
+
+
 async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: str) -> None:  # noqa: F811
     """Brought up from the layout before `next_look`: each stored table's first deadline
     still ahead becomes its look (its "deadline soon" moment, a quarter of a day
