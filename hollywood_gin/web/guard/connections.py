@@ -60,19 +60,36 @@ DIRECT = "hollywood_gin.direct"
 RESERVED_FILES = 64
 
 
-class Inbox:
+class _Waiters:
+    """Futures of whatever waits on a socket's `Inbox` or `Writable`, in a list made
+    only when something waits (most sockets, most of the time, have none)."""
+
+    __slots__ = ("_loop", "_waiters")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._waiters: list[asyncio.Future[None]] | None = None
+
+    def _waiter(self) -> asyncio.Future[None]:
+        waiter = self._loop.create_future()
+        if self._waiters is None:
+            self._waiters = []
+        self._waiters.append(waiter)
+        return waiter
+
+
+class Inbox(_Waiters):
     """uvicorn's receive queue for a socket (`put_nowait`, `get`, `empty`: all it asks
     of its `asyncio.Queue`) as a list, and a future only while the app waits for a
     message. An `asyncio.Queue` holds three deques and an `Event` with a fourth, 760
     bytes each even empty: 3 KB of every open socket, for a queue that holds one
     message or none (uvicorn stops reading the socket while one waits)."""
 
-    __slots__ = ("_items", "_loop", "_waiters")
+    __slots__ = ("_items",)
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        super().__init__(loop)
         self._items: list[Any] = []
-        self._waiters: list[asyncio.Future[None]] | None = None
 
     def put_nowait(self, item: Any) -> None:
         self._items.append(item)
@@ -98,10 +115,7 @@ class Inbox:
 
     async def get(self) -> Any:
         while not self._items:
-            waiter = self._loop.create_future()
-            if self._waiters is None:
-                self._waiters = []
-            self._waiters.append(waiter)
+            waiter = self._waiter()
             try:
                 await waiter
             except BaseException:
@@ -113,17 +127,16 @@ class Inbox:
         return self._items.pop(0)
 
 
-class Writable:
+class Writable(_Waiters):
     """uvicorn's `writable` flag for a socket (`set`, `clear`, `wait`, `is_set`: all it
     asks of its `asyncio.Event`), with no deque until something waits on it (760 bytes
     of every open socket's memory; a write waits only while the client reads slowly)."""
 
-    __slots__ = ("_loop", "_set", "_waiters")
+    __slots__ = ("_set",)
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._loop = loop
+        super().__init__(loop)
         self._set = True
-        self._waiters: list[asyncio.Future[None]] | None = None
 
     def is_set(self) -> bool:
         return self._set
@@ -141,10 +154,7 @@ class Writable:
     async def wait(self) -> bool:
         if self._set:
             return True
-        waiter = self._loop.create_future()
-        if self._waiters is None:
-            self._waiters = []
-        self._waiters.append(waiter)
+        waiter = self._waiter()
         try:
             await waiter
         finally:
