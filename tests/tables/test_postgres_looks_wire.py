@@ -38,13 +38,18 @@ from tests.web.test_push_wire import (
 # Seconds of a day: long enough for a table to be made, let go and its worker stopped
 # before a quarter of it is left (the "deadline soon" push), on a busy machine.
 DAY = 24.0
+# A worker started once the "deadline soon" moment has passed must be up and have swept
+# before the deadline itself (past it the push is not sent: the seat is away), a
+# quarter of a day later: 6 s of a 24 s day was not always enough for a server to
+# start at a load of 6 on two cores. A quarter of this day is 12 s.
+LATE_DAY = 48.0
 
 
-def worker_env(url: str, push: PushService, idle: str) -> dict[str, str]:
+def worker_env(url: str, push: PushService, idle: str, day: float) -> dict[str, str]:
     return {
         **env_for(push),
         "HOLLYWOOD_GIN_DATABASE_URL": url,
-        "HOLLYWOOD_GIN_SECONDS_PER_DAY": str(DAY),
+        "HOLLYWOOD_GIN_SECONDS_PER_DAY": str(day),
         "HOLLYWOOD_GIN_DEADLINE_SWEEP_SECONDS": "0.5",
         "HOLLYWOOD_GIN_IDLE_TABLE_SECONDS": idle,
         "HOLLYWOOD_GIN_METRICS": "true",
@@ -55,9 +60,10 @@ def worker_env(url: str, push: PushService, idle: str) -> dict[str, str]:
 
 @contextlib.contextmanager
 def worker(
-    tmp_path: Path, name: str, url: str, push: PushService, idle: str = "600"
+    tmp_path: Path, name: str, url: str, push: PushService, idle: str = "600", day: float = DAY
 ) -> Iterator[tuple[str, Any]]:
-    with running_server(tmp_path / f"{name}.sqlite3", env=worker_env(url, push, idle)) as w:
+    env = worker_env(url, push, idle, day)
+    with running_server(tmp_path / f"{name}.sqlite3", env=env) as w:
         yield w
 
 
@@ -152,11 +158,11 @@ def test_a_table_whose_worker_stopped_and_the_next_started_late(
     """Every worker stopped (cleanly), holding the table; a quarter of the seat's time
     is left while none runs; a worker starts: it sends the push, nobody opening the
     table."""
-    with worker(tmp_path, "a", pg_url, service) as (a, _):
+    with worker(tmp_path, "a", pg_url, service, day=LATE_DAY) as (a, _):
         table_id, _, key, asked, deadline = first_wait(a, service)
         assert held(a) == 1
-    wait_for(lambda: time.time() > deadline - DAY / 4)  # while no worker runs
-    with worker(tmp_path, "b", pg_url, service) as (b, _):
+    wait_for(lambda: time.time() > deadline - LATE_DAY / 4)  # while no worker runs
+    with worker(tmp_path, "b", pg_url, service, day=LATE_DAY) as (b, _):
         soon_pushed(service, key, table_id, asked)
         assert held(b) == 1
 
