@@ -25,54 +25,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import time
 from collections.abc import Callable
 
 from hollywood_gin.tables.bounded import within
-from hollywood_gin.tables.store import LookStore
+from hollywood_gin.tables.store import FailureEpisode, LookStore
 from hollywood_gin.tables.table import Table, short
 
 log = logging.getLogger("hollywood_gin.tables")
 
 # A write that failed (the database away) is tried again after this long.
 RETRY_SECONDS = 1.0
+# A failure that comes again every round (a sweep, a look written) while the database
+# is away is logged at warning the first time, then at most once this often.
+FAILURES_EVERY = 60.0
 _UNKNOWN = object()
-
-
-class Failures:
-    """A failure that may come again every round while the database is away (a sweep,
-    a look written): an operator must see it, in a line that does not repeat each
-    second. The first is logged at warning, then at most one line every `every`
-    seconds, with how many failed since the line before."""
-
-    def __init__(
-        self, what: str, every: float = 60.0, clock: Callable[[], float] = time.monotonic
-    ) -> None:
-        self.what = what
-        self.every = every
-        self.clock = clock
-        self.count = 0  # since the start (metrics)
-        self._unsaid = 0
-        self._said: float | None = None
-
-    def failed(self, exc: BaseException) -> None:
-        self.count += 1
-        self._unsaid += 1
-        now = self.clock()
-        if self._said is not None and now - self._said < self.every:
-            return
-        if self._said is None:
-            log.warning("%s failed: %r", self.what, exc)
-        else:
-            log.warning(
-                "%s failed %d times in the last %.0f s, the last: %r",
-                self.what,
-                self._unsaid,
-                now - self._said,
-                exc,
-            )
-        self._said = now
-        self._unsaid = 0
 
 
 class StoredLooks:
@@ -94,7 +60,9 @@ class StoredLooks:
         # What the store holds of each table held here (written by this worker).
         self.written: dict[str, float | None] = {}
         self.writes = 0
-        self.failures = Failures("writing a table's next look")
+        self.failures = FailureEpisode(
+            log, "writing a table's next look", level=logging.WARNING, every=FAILURES_EVERY
+        )
         self._task: asyncio.Task[None] | None = None
 
     def note(self, table: Table, look: float | None) -> None:

@@ -35,7 +35,7 @@ from typing import Any, Protocol, TypeVar
 from hollywood_gin.tables.bounded import within
 from hollywood_gin.tables.held import Held
 from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_RESTART, Hub
-from hollywood_gin.tables.looks import Failures, StoredLooks
+from hollywood_gin.tables.looks import FAILURES_EVERY, StoredLooks
 from hollywood_gin.tables.store import (
     FIRST_EPOCH,
     FailureEpisode,
@@ -362,7 +362,9 @@ class Shared(_Ownership):
         self.sweep_rounds = 5
         self.swept = 0  # tables claimed for their look (tests, logs)
         self.sweep_queries = 0  # rounds run: one claiming statement each (tests)
-        self.sweep_failures = Failures("deadline sweep")
+        self.sweep_failures = FailureEpisode(
+            log, "deadline sweep", level=logging.WARNING, every=FAILURES_EVERY
+        )
         self._sweep_task: asyncio.Task[None] | None = None
         # The round's claim under way: its own task, so closing waits for it to end
         # before saying this worker holds nothing (else it could name a worker gone).
@@ -414,7 +416,7 @@ class Shared(_Ownership):
             await asyncio.sleep(self.sweep_seconds)
 
     async def sweep_logged(self) -> int:
-        """`sweep_once`, a failure logged (rate-limited, `Failures`) and counted: the
+        """`sweep_once`, a failure logged (rate-limited, `FailureEpisode`) and counted: the
         database is away, and the next interval looks again."""
         try:
             return await self.sweep_once()

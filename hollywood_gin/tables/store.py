@@ -13,6 +13,7 @@ store never sees a token in clear and never decides a rule.
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -21,23 +22,67 @@ from hollywood_gin.engine.jsonvalue import JsonObject
 
 
 class FailureEpisode:
-    """Log a run of failures once, when it starts, and once more when it ends.
+    """A run of failures of one thing (a write, a checkpoint, a sweep) while what it
+    needs is away: an operator must see it, in lines that do not repeat with every
+    failure (a full disk fails every write until somebody frees space; a database away
+    fails a sweep every second), which would bury the one line that matters.
 
-    A full disk fails every write until somebody frees space: one traceback per
-    write (or per second) would bury the one line that matters.
+    The run's first failure is logged at `level`. Then, with `every`, at most one line
+    every that many seconds, with how many failed since the line before; without,
+    none until `succeeded` ends the run ("works again"). `failures`: in this run;
+    `count`: since the start (metrics).
     """
 
-    def __init__(self, logger: logging.Logger, what: str) -> None:
+    def __init__(
+        self,
+        logger: logging.Logger,
+        what: str,
+        *,
+        level: int = logging.ERROR,
+        every: float | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.logger = logger
         self.what = what
+        self.level = level
+        self.every = every
+        self.clock = clock
         self.failing = False
         self.failures = 0
+        self.count = 0
+        self._unsaid = 0  # failures since the last line
+        self._said = 0.0  # when the last line was logged (`every`)
 
     def failed(self, exc: BaseException) -> None:
+        self.count += 1
         self.failures += 1
         if not self.failing:
             self.failing = True
-            self.logger.error("%s failed: %r; further failures are not logged", self.what, exc)
+            self._unsaid = 0
+            if self.every is None:
+                self.logger.log(
+                    self.level, "%s failed: %r; further failures are not logged", self.what, exc
+                )
+            else:
+                self._said = self.clock()
+                self.logger.log(self.level, "%s failed: %r", self.what, exc)
+            return
+        self._unsaid += 1
+        if self.every is None:
+            return
+        now = self.clock()
+        if now - self._said < self.every:
+            return
+        self.logger.log(
+            self.level,
+            "%s failed %d times in the last %.0f s, the last: %r",
+            self.what,
+            self._unsaid,
+            now - self._said,
+            exc,
+        )
+        self._said = now
+        self._unsaid = 0
 
     def succeeded(self) -> None:
         if self.failing:
