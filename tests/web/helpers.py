@@ -1,14 +1,21 @@
-"""Shared helpers for the in-process web tests: an app on a test client, its registry."""
+"""Shared helpers for the in-process web tests: an app on a test client, its registry,
+the app under uvicorn in the test's own process."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
+import uvicorn
 from fastapi.testclient import TestClient
 
 from hollywood_gin.main import create_app
 from hollywood_gin.tables.registry import Registry
+from hollywood_gin.web.guard import connections
 from tests.tables.helpers import make_settings
 
 # One client address for every request: the per-address limits see one peer.
@@ -23,3 +30,26 @@ def app_client(tmp_path: Path, client: tuple[str, int] = PEER, **overrides: Any)
 def registry_of(client: TestClient) -> Registry:
     registry: Registry = client.app.state.registry  # type: ignore[attr-defined]
     return registry
+
+
+@asynccontextmanager
+async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+    """The app under uvicorn with the server's own protocols (`connections.protocols`) on
+    a loopback port, and a table made on it: yields (port, the table's creation answer)."""
+    settings = make_settings(tmp_path)
+    http, ws = connections.protocols(settings)
+    config = uvicorn.Config(
+        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
+    )
+    server = uvicorn.Server(config)
+    serving = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        yield port, made
+    finally:
+        server.should_exit = True
+        await serving

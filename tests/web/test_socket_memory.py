@@ -20,16 +20,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
-import uvicorn
 from websockets.asyncio.client import ClientConnection, connect
 
-from hollywood_gin.main import create_app
-from hollywood_gin.web.guard import connections
 from hollywood_gin.web.guard.connections import Inbox, Writable
-from tests.tables.helpers import make_settings
+from tests.web.helpers import table_server
 
 SOCKETS = 4
 
@@ -51,23 +47,8 @@ MIDDLEWARE = {
 @asynccontextmanager
 async def serving(tmp_path: Path) -> AsyncIterator[tuple[str, str]]:
     """A real server in this process with one table: its socket's URL, a seat's token."""
-    settings = make_settings(tmp_path)
-    http, ws = connections.protocols(settings)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    running = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+    async with table_server(tmp_path) as (port, made):
         yield f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}", made["token"]
-    finally:
-        server.should_exit = True
-        await running
 
 
 @asynccontextmanager

@@ -13,38 +13,11 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
-import uvicorn
 from websockets.asyncio.client import connect
 
-from hollywood_gin.main import create_app
-from hollywood_gin.web.guard import connections
-from tests.tables.helpers import make_settings
-
-
-@asynccontextmanager
-async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any]]]:
-    """The app under uvicorn with the server's own protocols (`connections.protocols`) on
-    a loopback port, and a table made on it: yields (port, the table's creation answer)."""
-    settings = make_settings(tmp_path)
-    http, ws = connections.protocols(settings)
-    config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
-    )
-    server = uvicorn.Server(config)
-    serving = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
-        yield port, made
-    finally:
-        server.should_exit = True
-        await serving
+from tests.web.helpers import table_server
 
 
 def alive(type_name: str) -> int:
