@@ -61,6 +61,15 @@ async def row(url: str, table_id: str) -> tuple[float | None, str | None, int]:
     return r["next_look"], r["owner"], int(r["owner_epoch"])
 
 
+async def dealt(registry: Registry) -> Table:
+    """A table played over days (a day a move), both seated: the first deal asks a
+    seat, and the look that follows is written."""
+    table, _ = await registry.create({"move_days": 1}, "Ann")
+    await registry.join(table.id, "Bob")
+    await written(registry)
+    return table
+
+
 async def let_go(registry: Registry, now: list[float]) -> Table:
     """A table played over days (a day a move), both seated, let go when idle."""
     table, _ = await registry.create({"move_days": 1}, "Ann")
@@ -153,9 +162,7 @@ async def test_a_look_its_holder_let_pass_is_swept_after_a_while(pg_url: str) ->
     a = await worker(pg_url, "a", now, told)
     b = await worker(pg_url, "b", now, told)
     try:
-        table, _ = await a.create({"move_days": 1}, "Ann")
-        await a.join(table.id, "Bob")
-        await written(a)
+        table = await dealt(a)
         look, owner, _ = await row(pg_url, table.id)
         assert look is not None and owner == "a"
         # `a` is gone (nothing of it runs any more); its row still says it holds the table.
@@ -225,6 +232,16 @@ async def test_a_damaged_due_table_is_set_aside_and_the_others_claimed(
         await store.close()
 
 
+async def as_version_1(url: str) -> None:
+    """The database as a worker of layout version 1 left it: no `next_look`."""
+    con = await asyncpg.connect(url)
+    try:
+        await con.execute("DROP INDEX tables_next_look; ALTER TABLE tables DROP COLUMN next_look")
+        await con.execute("UPDATE schema_version SET version = 1")
+    finally:
+        await con.close()
+
+
 async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: str) -> None:  # noqa: F811
     """Brought up from the layout before `next_look`: each stored table's first deadline
     still ahead becomes its look (its "deadline soon" moment, a quarter of a day
@@ -236,12 +253,7 @@ async def test_a_database_of_version_1_gets_the_looks_of_its_deadlines(pg_url: s
         seats = [SeatRecord("Ann", "h0", deadline=deadline), SeatRecord("Bob", "h1")]
         await store.create(TableRecord(name * 22, {"move_days": 1}, seats, 1.0, 1.0))
     await store.close()
-    con = await asyncpg.connect(pg_url)
-    try:  # as a worker of version 1 left it
-        await con.execute("DROP INDEX tables_next_look; ALTER TABLE tables DROP COLUMN next_look")
-        await con.execute("UPDATE schema_version SET version = 1")
-    finally:
-        await con.close()
+    await as_version_1(pg_url)
     store = PostgresStore(pg_url, owner="new")
     await store.open()
     try:
@@ -318,20 +330,13 @@ async def test_a_table_of_version_1_still_gets_its_deadline_soon_push(pg_url: st
     a = await worker(pg_url, "a", now, told)
     a.presence.seconds_per_day = 86_400.0  # the day the upgrade reckons with
     try:
-        table, _ = await a.create({"move_days": 1}, "Ann")
-        await a.join(table.id, "Bob")
-        await written(a)
+        table = await dealt(a)
     finally:
         await shut(a)
     asked = next(s for s, h in enumerate(table.seats) if h.deadline is not None)
     deadline = table.seats[asked].deadline
     assert deadline is not None
-    con = await asyncpg.connect(pg_url)
-    try:  # as a worker of version 1 left it
-        await con.execute("DROP INDEX tables_next_look; ALTER TABLE tables DROP COLUMN next_look")
-        await con.execute("UPDATE schema_version SET version = 1")
-    finally:
-        await con.close()
+    await as_version_1(pg_url)
     b = await worker(pg_url, "b", now, told)
     b.presence.seconds_per_day = 86_400.0
     try:
@@ -369,9 +374,7 @@ async def test_a_look_noted_as_its_holder_settles_is_written_at_the_new_epoch(
     con = await asyncpg.connect(pg_url)
     lock = await asyncpg.connect(pg_url)
     try:
-        table, _ = await a.create({"move_days": 1}, "Ann")
-        await a.join(table.id, "Bob")
-        await written(a)
+        table = await dealt(a)
         soon, _, _ = await row(pg_url, table.id)
         assert soon is not None
         ledger = shared(a).terms.ledgers[table]
@@ -512,9 +515,7 @@ async def test_failing_sweeps_and_look_writes_are_warned_rate_limited_and_counte
     stored.failures.clock = lambda: minute[0]
     con = await asyncpg.connect(pg_url)
     try:
-        table, _ = await a.create({"move_days": 1}, "Ann")
-        await a.join(table.id, "Bob")
-        await written(a)
+        table = await dealt(a)
         look, _, _ = await row(pg_url, table.id)
         assert look is not None
         await con.execute("ALTER TABLE tables RENAME TO tables_away")
