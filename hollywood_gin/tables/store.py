@@ -15,12 +15,13 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field
 from typing import Protocol, runtime_checkable
 
 from hollywood_gin.engine.jsonvalue import JsonObject
 
 
+@dataclass(eq=False)
 class FailureEpisode:
     """A run of failures of one thing (a write, a checkpoint, a sweep) while what it
     needs is away: an operator must see it, in lines that do not repeat with every
@@ -33,25 +34,17 @@ class FailureEpisode:
     `count`: since the start (metrics).
     """
 
-    def __init__(
-        self,
-        logger: logging.Logger,
-        what: str,
-        *,
-        level: int = logging.ERROR,
-        every: float | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.logger = logger
-        self.what = what
-        self.level = level
-        self.every = every
-        self.clock = clock
-        self.failing = False
-        self.failures = 0
-        self.count = 0
-        self._unsaid = 0  # failures since the last line
-        self._said = 0.0  # when the last line was logged (`every`)
+    logger: logging.Logger
+    what: str
+    _: KW_ONLY
+    level: int = logging.ERROR
+    every: float | None = None
+    clock: Callable[[], float] = time.monotonic
+    failing: bool = field(default=False, init=False)
+    failures: int = field(default=0, init=False)
+    count: int = field(default=0, init=False)
+    _unsaid: int = field(default=0, init=False)  # failures since the last line
+    _said: float = field(default=0.0, init=False)  # when the last line was logged (`every`)
 
     def failed(self, exc: BaseException) -> None:
         self.count += 1
