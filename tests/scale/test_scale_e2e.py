@@ -23,7 +23,8 @@ import random
 import signal
 import statistics
 import time
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -50,16 +51,31 @@ def seats_for(base: str, tables: list[tuple[str, str, str]], seed: int) -> list[
     ]
 
 
-async def play_for(seats: list[Seat], seconds: float, pace: float = 0.05) -> None:
-    tasks = [asyncio.create_task(s.run(pace)) for s in seats]
-    await asyncio.sleep(seconds)
+def top(seats: list[Seat], table_id: str) -> int:
+    return max((s.version for s in seats if s.table_id == table_id), default=0)
+
+
+async def play_until(seats: list[Seat], done: Callable[[], bool], limit: float = 60) -> None:
+    """The seats play, no pause between moves, until `done()` (`limit` bounds a hang;
+    it is no timing claim)."""
+    tasks = [asyncio.create_task(s.run(0.0)) for s in seats]
+    end = time.monotonic() + limit
+    while not done() and time.monotonic() < end:
+        await asyncio.sleep(0.05)
     for s in seats:
         s.stop.set()
     await asyncio.gather(*tasks)
 
 
-def top(seats: list[Seat], table_id: str) -> int:
-    return max((s.version for s in seats if s.table_id == table_id), default=0)
+def logged(scale: Scale, tables: list[tuple[str, str, str]], each: int, limit: float = 30) -> None:
+    """Until HAProxy's log holds at least `each` requests and sockets of every table
+    (a socket is logged when it closes; `limit` bounds a hang)."""
+    end = time.monotonic() + limit
+    while time.monotonic() < end:
+        counts = Counter(prefix for prefix, _ in scale.proxy.requests())
+        if all(counts[t[:8]] >= each for t, _, _ in tables):
+            return
+        time.sleep(0.05)
 
 
 def test_every_request_and_socket_of_a_table_reaches_one_worker(scale: Scale) -> None:
@@ -69,8 +85,10 @@ def test_every_request_and_socket_of_a_table_reaches_one_worker(scale: Scale) ->
         assert httpx.get(f"{base}/t/{table_id}", timeout=5).status_code == 200
         assert httpx.get(f"{base}/api/tables/{table_id}", timeout=5).status_code == 200
     seats = seats_for(base, tables, 1)
-    asyncio.run(play_for(seats, 3.0, pace=0.0))
-    time.sleep(0.5)  # HAProxy logs a socket when it closes
+    # Played until every table is past version 5, not for a fixed time: a loaded
+    # machine plays fewer moves a second.
+    asyncio.run(play_until(seats, lambda: all(top(seats, t) > 5 for t, _, _ in tables)))
+    logged(scale, tables, 4)  # the two requests above and each seat's socket
     routes = scale.proxy.routes()
     owners = scale.owners()
     served = {}
