@@ -195,6 +195,16 @@ class Proxy:
             )
         wait_healthy(self.base, self.proc)
 
+    def logged(self, text: str, timeout: float = 15) -> str:
+        """The log once it holds `text`: HAProxy writes a request's line when the
+        request ends, which a client that has its answer may see a moment before."""
+        deadline = time.monotonic() + timeout
+        while True:
+            log = self.log.read_text(errors="replace")
+            if text in log or time.monotonic() > deadline:
+                return log
+            time.sleep(0.05)
+
     def states(self, name: str) -> list[str]:
         """The worker's UP/DOWN transitions, as HAProxy logged them (it starts UP)."""
         text = self.log.read_text(errors="replace")
