@@ -365,6 +365,8 @@ class Seat:
     errors: list[str] = field(default_factory=list)
     closes: list[int | None] = field(default_factory=list)
     sent: int = 0
+    # Sockets opened through the proxy (each is a line of HAProxy's log once closed).
+    connects: int = 0
     stop: asyncio.Event = field(default_factory=asyncio.Event)
     done: bool = False
 
@@ -376,6 +378,7 @@ class Seat:
         while not self.stop.is_set() and not self.done:
             try:
                 async with connect_seat(self.base, self.table_id, self.token) as ws:
+                    self.connects += 1
                     await ws.send(
                         json.dumps({"type": "hello", "token": self.token, "version": self.version})
                     )

@@ -67,13 +67,18 @@ async def play_until(seats: list[Seat], done: Callable[[], bool], limit: float =
     await asyncio.gather(*tasks)
 
 
-def logged(scale: Scale, tables: list[tuple[str, str, str]], each: int, limit: float = 30) -> None:
-    """Until HAProxy's log holds at least `each` requests and sockets of every table
-    (a socket is logged when it closes; `limit` bounds a hang)."""
+def logged(scale: Scale, seats: list[Seat], requests: int = 0, limit: float = 30) -> None:
+    """Until HAProxy's log holds every socket the seats opened through it (a line each,
+    written when it closes) and `requests` more of each table (`limit` bounds a hang)."""
+    wanted = Counter[str]()
+    for s in seats:
+        wanted[s.table_id[:8]] += s.connects
+    for prefix in wanted:
+        wanted[prefix] += requests
     end = time.monotonic() + limit
     while time.monotonic() < end:
         counts = Counter(prefix for prefix, _ in scale.proxy.requests())
-        if all(counts[t[:8]] >= each for t, _, _ in tables):
+        if all(counts[p] >= n for p, n in wanted.items()):
             return
         time.sleep(0.05)
 
@@ -88,7 +93,7 @@ def test_every_request_and_socket_of_a_table_reaches_one_worker(scale: Scale) ->
     # Played until every table is past version 5, not for a fixed time: a loaded
     # machine plays fewer moves a second.
     asyncio.run(play_until(seats, lambda: all(top(seats, t) > 5 for t, _, _ in tables)))
-    logged(scale, tables, 4)  # the two requests above and each seat's socket
+    logged(scale, seats, requests=2)  # each socket, and the two requests above
     routes = scale.proxy.routes()
     owners = scale.owners()
     served = {}
@@ -149,7 +154,7 @@ def test_kill_9_moves_its_tables_and_they_come_back_when_it_returns(scale: Scale
     assert times[-1] <= 5.0 and p50 <= 3.0
     assert scale.forked() == []
     after = scale.owners()
-    time.sleep(0.5)
+    logged(scale, seats)  # each socket's line: the last one names the table's worker
     last_route = last_worker_per_table(scale)
     bumps = {t: after[t][1] - before[t][1] for t, _, _ in tables}
     print(f"kill -9: epoch bumps per table {sorted(bumps.values())}")
@@ -241,7 +246,7 @@ def test_a_paused_worker_never_adds_to_a_table_claimed_while_it_slept(scale: Sca
     # (asserted by each seat as it played), and the store holds no fork.
     # The tables settle with one owner (the one HAProxy sends them to), each moved
     # away and back at most once: at most two epoch bumps.
-    time.sleep(0.5)
+    logged(scale, seats)  # each socket's line: the last one names the table's worker
     after = scale.owners()
     last_route = last_worker_per_table(scale)
     for table_id, _, _ in tables:
