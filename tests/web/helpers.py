@@ -38,8 +38,17 @@ async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any
     a loopback port, and a table made on it: yields (port, the table's creation answer)."""
     settings = make_settings(tmp_path)
     http, ws = connections.protocols(settings)
+    # No log config and no level: uvicorn would apply them to this whole process (its
+    # loggers' handlers and levels), for every later test of the worker. The root
+    # logger's level (warning) keeps uvicorn's start-up lines out as before.
     config = uvicorn.Config(
-        create_app(settings), host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning"
+        create_app(settings),
+        host="127.0.0.1",
+        port=0,
+        http=http,
+        ws=ws,
+        log_config=None,
+        log_level=None,
     )
     server = uvicorn.Server(config)
     serving = asyncio.create_task(server.serve())
