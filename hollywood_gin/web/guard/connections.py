@@ -51,8 +51,9 @@ from hollywood_gin.web.guard.security import HEADERS
 # protocol to encode again (two passes over every state frame, ~2 KB each);
 # docs/research/performance-log.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
 # raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
-# protocol's ASGI `receive`. Without it in the scope (another server, a test client)
-# the app goes through ASGI.
+# protocol's ASGI `receive`. `write` sends such bytes at once, no coroutine, when
+# nothing holds the frame back, and says whether it did (`write_now`). Without the
+# extension in the scope (another server, a test client) the app goes through ASGI.
 DIRECT = "hollywood_gin.direct"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
@@ -483,6 +484,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             if scope is not None:  # (the app starts on the next turn of the loop)
                 scope["extensions"][DIRECT] = {
                     "send": self.send_text_bytes,
+                    "write": self.write_now,
                     "receive": self.receive,
                 }
                 self._forget_request()
@@ -505,6 +507,26 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                 return
             conn.parser = Protocol.parse(conn)
             next(conn.parser)
+
+        def write_now(self, text: bytes) -> bool:
+            """Send a text already UTF-8 bytes as one frame at once, when nothing holds it
+            back: the handshake done, no close sent, the client reading (the transport's
+            buffer under its mark). False: not sent, the caller queues it for the writer,
+            which waits or finds the client gone (`send_text_bytes`)."""
+            if (
+                not self.writable.is_set()
+                or self.disconnected
+                or not self.handshake_complete
+                or self.close_sent
+                or self.initial_response is not None
+            ):
+                return False
+            try:
+                self.conn.send_text(text)
+            except InvalidState:
+                return False
+            self.transport.write(b"".join(self.conn.data_to_send()))
+            return True
 
         async def send_text_bytes(self, text: bytes) -> None:
             """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""

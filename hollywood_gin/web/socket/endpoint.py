@@ -24,7 +24,13 @@ from starlette.websockets import WebSocketDisconnect, WebSocketState
 from hollywood_gin.config import Settings
 from hollywood_gin.engine.errors import Refusal
 from hollywood_gin.tables.errors import TableError
-from hollywood_gin.tables.hub import CLOSE_GONE, CLOSE_POLICY, CLOSE_TRY_AGAIN, Connection
+from hollywood_gin.tables.hub import (
+    CLOSE_GONE,
+    CLOSE_POLICY,
+    CLOSE_TRY_AGAIN,
+    Connection,
+    Seat,
+)
 from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
@@ -64,6 +70,37 @@ def _retrieve(task: asyncio.Task[None]) -> None:
     """Mark a side's exception as seen: a socket's end is routine, not a loose error."""
     if not task.cancelled():
         task.exception()
+
+
+class Outbox(Connection):
+    """A socket's outbox that sends a frame at once (`write`: the server's `write_now`)
+    when nothing is ahead of it: no frame waiting, none with the writer, the client
+    reading. Its writer task then wakes only for what must wait (a client reading
+    slowly) and for the close: at human pace that is a task's turn and its wait
+    (a coroutine, a future, their callbacks: young objects the collector walks) fewer
+    for every frame. Frames leave in the same order, and a state still replaces only
+    an older one not yet sent."""
+
+    __slots__ = ("_busy", "_write")
+
+    def __init__(self, seat: Seat, write: Callable[[bytes], bool]) -> None:
+        super().__init__(seat)
+        self._write = write
+        # The writer holds a frame it took and has not sent yet.
+        self._busy = False
+
+    def send(self, frame: bytes, *, state: bool = False) -> None:
+        if not self._frames and not self._busy and self.close_code is None and self._write(frame):
+            if state:
+                self.sent_states += 1
+            return
+        super().send(frame, state=state)
+
+    async def next_frame(self) -> bytes | None:
+        self._busy = False
+        frame = await super().next_frame()
+        self._busy = frame is not None
+        return frame
 
 
 class Session:
@@ -137,7 +174,8 @@ class Session:
             if seat is None or not hub.room_for(self.table.id, seat):
                 await self.refuse("rate_limited", "too many connections", CLOSE_TRY_AGAIN)
                 return
-        self.conn = Connection(seat)
+        extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
+        self.conn = Connection(seat) if extension is None else Outbox(seat, extension["write"])
         hub.attach(self.table, self.conn)
         self.registry.presence.look(self.table)
         try:
