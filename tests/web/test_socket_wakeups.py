@@ -4,23 +4,37 @@ task is a turn of the loop and a fresh wait (a coroutine, a future and their
 callbacks), young objects the collector walks.
 
 - a frame for a socket whose client reads goes out at once (`endpoint.Outbox`): the
-  writer task's wait is the one it began before, not woken for it.
+  writer task's wait is the one it began before, not woken for it;
+- the page's heartbeat (`ping` as the page sends it) is answered in the protocol's
+  callback while the reader waits (`Session.answer`): the reader is not woken either,
+  and a flood of them is still refused, then closed, as any other message's.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
+import httpx
 import orjson
 import pytest
+import uvicorn
+from websockets.asyncio.client import connect
+from websockets.exceptions import ConnectionClosed
 
+from hollywood_gin.main import create_app
+from hollywood_gin.web.guard import connections
+from tests.tables.helpers import make_settings
 from tests.web.test_socket_memory import awaited, open_sockets, serving
 
+PING = b'{"type":"ping"}'  # as the page sends it: JSON.stringify({type: "ping"})
 
-def writers() -> list[asyncio.Task[Any]]:
-    return [t for t in asyncio.all_tasks() if "Session._write" in list(awaited(t))]
+
+def tasks_in(name: str) -> list[asyncio.Task[Any]]:
+    return [t for t in asyncio.all_tasks() if name in list(awaited(t))]
 
 
 def waits(tasks: list[asyncio.Task[Any]]) -> list[object]:
@@ -28,16 +42,78 @@ def waits(tasks: list[asyncio.Task[Any]]) -> list[object]:
     return [t._fut_waiter for t in tasks]  # type: ignore[attr-defined]
 
 
+async def heartbeats(sockets: list[Any], each: int) -> None:
+    for socket in sockets:
+        for _ in range(each):
+            await socket.send(PING.decode())
+            while orjson.loads(await socket.recv())["type"] != "pong":
+                pass
+
+
 @pytest.mark.anyio
 async def test_frames_go_out_without_waking_the_writer(tmp_path: Path) -> None:
     async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
-        tasks = writers()
-        assert len(tasks) == len(sockets)
-        before = waits(tasks)
+        writers = tasks_in("Session._write")
+        assert len(writers) == len(sockets)
+        before = waits(writers)
         assert all(w is not None for w in before)
-        for socket in sockets:
-            for _ in range(3):
-                await socket.send(orjson.dumps({"type": "ping"}))
-                while orjson.loads(await socket.recv())["type"] != "pong":
-                    pass
-        assert waits(tasks) == before
+        await heartbeats(sockets, 3)
+        assert waits(writers) == before
+
+
+@pytest.mark.anyio
+async def test_the_pages_heartbeat_is_answered_without_waking_the_reader(
+    tmp_path: Path,
+) -> None:
+    async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
+        readers = tasks_in("Session._read")
+        assert len(readers) == len(sockets)
+        before = waits(readers)
+        assert all(w is not None for w in before)
+        await heartbeats(sockets, 3)
+        assert waits(readers) == before
+        # Any other message still goes to the reader, which answers it.
+        await sockets[0].send(orjson.dumps({"type": "ping", "x": 1}).decode())
+        error = orjson.loads(await sockets[0].recv())
+        assert error["type"] == "error" and error["code"] == "bad_message"
+
+
+@asynccontextmanager
+async def flood_server(tmp_path: Path) -> AsyncIterator[str]:
+    """A real server in this process, a burst of 3 and no refill: a table socket's URL."""
+    settings = make_settings(tmp_path, ws_burst=3, ws_messages_per_second=1.0)
+    http, ws = connections.protocols(settings)
+    app = create_app(settings)
+    app.state.ws_clock = lambda: 1000.0  # no refill
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning")
+    server = uvicorn.Server(config)
+    running = asyncio.create_task(server.serve())
+    try:
+        while not server.started:
+            await asyncio.sleep(0.01)
+        port = server.servers[0].sockets[0].getsockname()[1]
+        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
+            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+        yield f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
+    finally:
+        server.should_exit = True
+        await running
+
+
+@pytest.mark.anyio
+async def test_a_flood_of_heartbeats_is_refused_then_closed(tmp_path: Path) -> None:
+    async with flood_server(tmp_path) as url, connect(url) as ws:
+        assert orjson.loads(await ws.recv())["type"] == "state"
+        codes = []
+        # One at a time, each answered before the next (so each finds the reader
+        # waiting): 3 fit the burst, 8 refusals are answered, the 9th closes.
+        for _ in range(3 + 8):
+            await ws.send(PING.decode())
+            message = orjson.loads(await ws.recv())
+            codes.append(message.get("code", message["type"]))
+        assert codes == ["pong"] * 3 + ["rate_limited"] * 8
+        await ws.send(PING.decode())
+        with pytest.raises(ConnectionClosed) as closed:
+            while True:
+                await ws.recv()
+        assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008

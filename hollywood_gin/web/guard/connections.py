@@ -52,8 +52,10 @@ from hollywood_gin.web.guard.security import HEADERS
 # docs/research/performance-log.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
 # raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
 # protocol's ASGI `receive`. `write` sends such bytes at once, no coroutine, when
-# nothing holds the frame back, and says whether it did (`write_now`). Without the
-# extension in the scope (another server, a test client) the app goes through ASGI.
+# nothing holds the frame back, and says whether it did (`write_now`); `answer` sets
+# what answers a message the reader would take at once, in the protocol's callback
+# (`GuardedWebSocket.answer`). Without the extension in the scope (another server, a
+# test client) the app goes through ASGI.
 DIRECT = "hollywood_gin.direct"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
@@ -110,6 +112,10 @@ class Inbox(_Waiters):
 
     def empty(self) -> bool:
         return not self._items
+
+    def awaited(self) -> bool:
+        """A getter waits and nothing is queued: the next message goes to it at once."""
+        return self._waiters is not None and not self._items
 
     def qsize(self) -> int:
         return len(self._items)
@@ -446,6 +452,11 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self.parser = None  # type: ignore[assignment]
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
+        _chunk: bytes | None = None
+        _chunks = 0
+        # The app's answer to a text message its reader would take at once (`answer`).
+        _answer: Callable[[bytes], bool] | None = None
+
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             # What uvicorn asks of its queue and event, without their deques.
@@ -463,9 +474,28 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             scope = getattr(self, "scope", None)
             if scope is not None:
                 scope["extensions"].pop(DIRECT, None)
+            self._answer = None  # the app's session: the same cycle
 
-        _chunk: bytes | None = None
-        _chunks = 0
+        def answer(self, answer: Callable[[bytes], bool] | None) -> None:
+            """Let `answer` see each text message that would go straight to the app's
+            waiting reader, in the protocol's own callback: True, it is answered and
+            the reader is not woken (a heartbeat: no task's turn, no pause and resume
+            of the reading); False, it goes to the reader as always. None: no more."""
+            self._answer = answer
+
+        def send_receive_event_to_app(self) -> None:
+            answer = self._answer
+            if (
+                answer is not None
+                and self.curr_msg_data_type == "text"
+                and len(self.frames) == 1
+                and not self.close_sent
+                and self.queue.awaited()  # type: ignore[attr-defined]
+                and answer(self.frames[0])
+            ):
+                self.frames = []
+                return
+            super().send_receive_event_to_app()
 
         def data_received(self, data: bytes) -> None:
             # The handshake's bytes, seen by `handle_connect` (`_forget_request`): uvicorn
@@ -486,6 +516,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                     "send": self.send_text_bytes,
                     "write": self.write_now,
                     "receive": self.receive,
+                    "answer": self.answer,
                 }
                 self._forget_request()
 

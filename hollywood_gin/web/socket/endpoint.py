@@ -10,15 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import orjson
 from fastapi import FastAPI, WebSocket
 from pydantic import ValidationError
 from starlette.routing import Match, WebSocketRoute
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
@@ -64,6 +65,16 @@ def error_frame(code: str, message: str, version: int | None) -> dict[str, objec
 
 def frame_text(message: dict[str, object]) -> str:
     return orjson.dumps(message).decode()
+
+
+# The page's heartbeat, as `static/js/socket.js` sends it (`JSON.stringify`).
+PING_FRAME = b'{"type":"ping"}'
+
+
+@functools.lru_cache(maxsize=4)
+def pong_frame(build: str) -> bytes:
+    """The answer to `ping`, encoded once for the server's build."""
+    return orjson.dumps({"type": "pong", "build": build})
 
 
 def _retrieve(task: asyncio.Task[None]) -> None:
@@ -285,6 +296,18 @@ class Session:
     async def _read(self) -> None:
         extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
         receive = self.websocket.receive if extension is None else extension["receive"]
+        if extension is None:
+            await self._read_all(receive)
+            return
+        # The page's heartbeat is answered in the protocol's callback while this
+        # reader waits (`answer`); let go of this session when it ends.
+        extension["answer"](self.answer)
+        try:
+            await self._read_all(receive)
+        finally:
+            extension["answer"](self.answer)
+
+    async def _read_all(self, receive: Callable[[], Awaitable[Message]]) -> None:
         while True:
             message = await receive()
             if message["type"] == "websocket.disconnect":
@@ -299,14 +322,32 @@ class Session:
             if self.conn.closed or self._stop:
                 return
 
+    def answer(self, data: bytes) -> bool:
+        """The page's heartbeat, `ping` exactly as it sends it, answered as `handle`
+        would, in the protocol's callback while the reader waits for a message (so in
+        the same order): True, answered; False, for the reader. At human pace a
+        socket's heartbeats are as many as its moves' frames: without the reader's
+        turn a heartbeat is one callback and one write."""
+        if data != PING_FRAME or self.conn is None or self.conn.closed or self._stop:
+            return False
+        if self.bucket.take():
+            self.conn.send(pong_frame(self.websocket.app.state.build))
+        else:
+            self._refused()
+        return True
+
+    def _refused(self) -> None:
+        assert self.conn is not None
+        if self.bucket.refused_in_a_row >= 3 * self.settings.ws_burst:
+            self.conn.close(CLOSE_POLICY, "flooding")
+        else:
+            self.error("rate_limited", "too many messages; slow down")
+
     async def handle(self, data: str | bytes) -> None:
         """Answer one frame. Nothing here closes the socket except a persistent flood."""
         assert self.conn is not None
         if not self.bucket.take():
-            if self.bucket.refused_in_a_row >= 3 * self.settings.ws_burst:
-                self.conn.close(CLOSE_POLICY, "flooding")
-            else:
-                self.error("rate_limited", "too many messages; slow down")
+            self._refused()
             return
         size = len(data) if isinstance(data, bytes) else len(data.encode("utf-8", "replace"))
         if size > self.settings.ws_max_message_bytes:
@@ -326,7 +367,7 @@ class Session:
             else:
                 await self.act(self.conn.seat, message)
         elif isinstance(message, Ping):
-            self.conn.send_message({"type": "pong", "build": self.websocket.app.state.build})
+            self.conn.send(pong_frame(self.websocket.app.state.build))
         elif isinstance(message, Hello):
             self.hello(message)
         elif self.conn.seat is None:
