@@ -36,6 +36,12 @@ each commit also counted only outside `bench_stages`' in-process stages (and the
 frame's parse): the sockets' stack, the writer tasks, the store's thread and answers,
 the loop (`benchmarks.seeded.Outside`). `--keep DIR` keeps each run's callgrind files
 there (for `callgrind_annotate`).
+
+`--heartbeats N`: after the actions, each seat socket sends the page's heartbeat
+(`{"type":"ping"}`, as `static/js/socket.js` sends it) N times, one at a time, each
+answered by its `pong` before the next, in a window counted on its own: the
+instructions of one heartbeat and its answer (less the idle server's), the cost
+each socket pays every 25 s at human pace whatever its table does.
 """
 
 from __future__ import annotations
@@ -63,6 +69,9 @@ from websockets.asyncio.client import ClientConnection, connect
 from benchmarks.bench_stage_instructions import build
 from benchmarks.compat import playable
 from benchmarks.serve import LOAD_ENV, REPO, export, free_port
+
+# The page's heartbeat, byte for byte (`--heartbeats`).
+PING = '{"type":"ping"}'
 
 # Server secrets per table: enough for every deal of a run (the hooks take up to 200).
 SECRETS_PER_TABLE = 200
@@ -221,6 +230,7 @@ class Counted:
     seconds: float  # the counted window's wall time
     frame_bytes: float  # mean bytes of the frames the clients received while counting
     frames_per_action: float
+    per_heartbeat: float | None = None  # `--heartbeats`: a ping and its pong
 
 
 def wait_healthy(proc: subprocess.Popen[bytes], base: str) -> None:
@@ -299,6 +309,16 @@ def count(
             done = await play(tables, args.actions // args.tables, args.serial)
             control(proc.pid, "--dump")  # (switching counting off first loses the counts)
             windows.append(time.monotonic() - counted_from)
+            if args.heartbeats and root is not None:
+                beats_from = time.monotonic()
+                for table in tables:
+                    for ws in table.sockets:
+                        for _ in range(args.heartbeats):
+                            await ws.send(PING)
+                            while orjson.loads(await ws.recv())["type"] != "pong":
+                                pass
+                control(proc.pid, "--dump")
+                windows.append(time.monotonic() - beats_from)
             for table in tables:
                 for ws in table.sockets:
                     await ws.close()
@@ -312,10 +332,16 @@ def count(
     idle, counted = (total(out, n) for n in (1, 2))
     if args.keep:
         args.keep.mkdir(parents=True, exist_ok=True)
-        for dump in dumps(out, 2):  # one a thread with --separate-threads=yes
-            shutil.copy(dump, args.keep / f"{out.name}{dump.rpartition('.2')[2]}.callgrind")
+        for number, tag in ((2, ""), (3, "-heartbeats"))[: len(windows) - 1]:
+            for dump in dumps(out, number):  # one a thread with --separate-threads=yes
+                suffix = dump.rpartition(f".{number}")[2]
+                shutil.copy(dump, args.keep / f"{out.name}{tag}{suffix}.callgrind")
     idle_per_second = idle / windows[0]
     net = (counted - idle_per_second * windows[1]) / actions
+    per_heartbeat = None
+    if len(windows) > 2:
+        beats = args.heartbeats * 2 * args.tables  # two seat sockets a table
+        per_heartbeat = (total(out, 3) - idle_per_second * windows[2]) / beats
     if root is None:
         return Counted(net, counted / actions, idle_per_second, windows[1], pad + 40.0, 2.0)
     return Counted(
@@ -325,6 +351,7 @@ def count(
         windows[1],
         received.bytes / max(1, received.frames),
         received.frames / actions,
+        per_heartbeat,
     )
 
 
@@ -377,6 +404,12 @@ def main() -> int:
         "--valgrind", default="", help="more valgrind options, e.g. --separate-threads=yes"
     )
     parser.add_argument("--keep", type=Path, help="keep the callgrind files here")
+    parser.add_argument(
+        "--heartbeats",
+        type=int,
+        default=0,
+        help="then N page pings a seat socket, counted apart: instructions a heartbeat",
+    )
     args = parser.parse_args()
     results: dict[str, list[Counted]] = {}
     relays: list[Counted] = []
@@ -399,11 +432,16 @@ def main() -> int:
                     out.mkdir()
                     got = count(root, args, out, options=options)
                     results.setdefault(name, []).append(got)
+                beat = (
+                    ""
+                    if got.per_heartbeat is None
+                    else f"; {got.per_heartbeat:,.0f} a heartbeat and its pong"
+                )
                 print(
                     f"{name}: {got.per_action:,.0f} instructions per action "
                     f"({got.raw:,.0f} with the idle server's {got.idle_per_second:,.0f} a "
                     f"second over {got.seconds:.1f} s; "
-                    f"{got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes)",
+                    f"{got.frames_per_action:.2f} frames of {got.frame_bytes:,.0f} bytes{beat})",
                     file=sys.stderr,
                 )
             if args.relay:
@@ -430,6 +468,9 @@ def main() -> int:
     print(rule)
     for commit, each in results.items():
         row = f"| {commit} | {', '.join(f'{c.per_action:,.0f}' for c in each)} |"
+        beats = [c.per_heartbeat for c in each if c.per_heartbeat is not None]
+        if beats:
+            row = row[:-1] + f"and a heartbeat {', '.join(f'{b:,.0f}' for b in beats)} |"
         if relays:
             ratios = (c.per_action / r.per_action for c, r in zip(each, relays, strict=True))
             row += f" {', '.join(f'{x:.2f}' for x in ratios)} |"
