@@ -7,7 +7,9 @@ callbacks), young objects the collector walks.
   writer task's wait is the one it began before, not woken for it;
 - the page's heartbeat (`ping` as the page sends it) is answered in the protocol's
   callback while the reader waits (`Session.answer`): the reader is not woken either,
-  and a flood of them is still refused, then closed, as any other message's.
+  and a flood of them is still refused, then closed, as any other message's;
+- a message its reader takes at once does not stop the reading (uvicorn pauses and
+  resumes it for each message: `epoll_ctl` calls of uvloop's).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from websockets.exceptions import ConnectionClosed
 from hollywood_gin.main import create_app
 from hollywood_gin.web.guard import connections
 from tests.tables.helpers import make_settings
-from tests.web.test_socket_memory import awaited, open_sockets, serving
+from tests.web.test_socket_memory import awaited, open_sockets, protocols, serving
 
 PING = b'{"type":"ping"}'  # as the page sends it: JSON.stringify({type: "ping"})
 
@@ -117,3 +119,35 @@ async def test_a_flood_of_heartbeats_is_refused_then_closed(tmp_path: Path) -> N
             while True:
                 await ws.recv()
         assert closed.value.rcvd is not None and closed.value.rcvd.code == 1008
+
+
+class CountedTransport:
+    """A socket's transport that counts the pauses of its reading."""
+
+    def __init__(self, transport: Any) -> None:
+        self.transport = transport
+        self.pauses = 0
+
+    def pause_reading(self) -> None:
+        self.pauses += 1
+        self.transport.pause_reading()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.transport, name)
+
+
+@pytest.mark.anyio
+async def test_a_message_taken_at_once_does_not_stop_the_reading(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
+        counted = []
+        for protocol in protocols():
+            if not protocol.disconnected:
+                protocol.transport = CountedTransport(protocol.transport)
+                counted.append(protocol.transport)
+        assert len(counted) == len(sockets)
+        for socket in sockets:
+            for _ in range(3):  # not the page's own spelling: the reader answers it
+                await socket.send('{"type": "ping"}')
+                while orjson.loads(await socket.recv())["type"] != "pong":
+                    pass
+        assert [t.pauses for t in counted] == [0] * len(sockets)

@@ -484,18 +484,30 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self._answer = answer
 
         def send_receive_event_to_app(self) -> None:
+            awaited = self.queue.awaited()  # type: ignore[attr-defined]
+            if not awaited or self.close_sent:
+                super().send_receive_event_to_app()
+                return
             answer = self._answer
             if (
                 answer is not None
                 and self.curr_msg_data_type == "text"
                 and len(self.frames) == 1
-                and not self.close_sent
-                and self.queue.awaited()  # type: ignore[attr-defined]
                 and answer(self.frames[0])
             ):
                 self.frames = []
                 return
-            super().send_receive_event_to_app()
+            # uvicorn stops reading at each message until the app takes it; taken at
+            # once, the reading goes on (each pause and resume: two or three `epoll_ctl`
+            # calls of uvloop's). A message for a busy reader still stops the reading.
+            if self.read_paused:
+                super().send_receive_event_to_app()
+                return
+            self.read_paused = True
+            try:
+                super().send_receive_event_to_app()
+            finally:
+                self.read_paused = False
 
         def data_received(self, data: bytes) -> None:
             # The handshake's bytes, seen by `handle_connect` (`_forget_request`): uvicorn

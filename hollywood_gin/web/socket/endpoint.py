@@ -121,6 +121,7 @@ class Session:
     __slots__ = (
         "_changing",
         "_hint",
+        "_pong",
         "_reader_first",
         "_stop",
         "_writer",
@@ -158,6 +159,9 @@ class Session:
         # The task writing, while it writes; whether the reader ended first.
         self._writer: asyncio.Task[object] | None = None
         self._reader_first = False
+        # The `pong` frame, once asked for (`app.state` raises and catches an
+        # AttributeError inside each look-up of a name: ~2,000 instructions a ping).
+        self._pong: bytes | None = None
 
     def error(self, code: str, message: str) -> None:
         counted = metrics.of(self.websocket.app)
@@ -331,10 +335,16 @@ class Session:
         if data != PING_FRAME or self.conn is None or self.conn.closed or self._stop:
             return False
         if self.bucket.take():
-            self.conn.send(pong_frame(self.websocket.app.state.build))
+            self.conn.send(self.pong())
         else:
             self._refused()
         return True
+
+    def pong(self) -> bytes:
+        pong = self._pong
+        if pong is None:
+            pong = self._pong = pong_frame(self.websocket.app.state.build)
+        return pong
 
     def _refused(self) -> None:
         assert self.conn is not None
@@ -367,7 +377,7 @@ class Session:
             else:
                 await self.act(self.conn.seat, message)
         elif isinstance(message, Ping):
-            self.conn.send(pong_frame(self.websocket.app.state.build))
+            self.conn.send(self.pong())
         elif isinstance(message, Hello):
             self.hello(message)
         elif self.conn.seat is None:
