@@ -9,14 +9,16 @@ Seeded: `secrets`' tokens (table ids, seat tokens: the same texts in every run, 
 the same dicts), and each `secrets.SystemRandom()` made (each table's dealer: its first
 dealer, salts and reshuffles) a `random.Random` of its own, seeded by the order in which
 it was made, so a table's reshuffles do not depend on how its moves interleave with
-other tables'. uvicorn's keepalive pings go by the wall clock, which valgrind stretches:
-off (`ws_ping_interval=None`). Nothing else of the server changes.
+other tables'. Keepalive pings go by the wall clock, which valgrind stretches: off
+(uvicorn's `ws_ping_interval=None`, the server's own sweep by
+`HOLLYWOOD_GIN_WS_PING_SECONDS=0`). Nothing else of the server changes.
 """
 
 from __future__ import annotations
 
 import base64
 import itertools
+import os
 import random
 import runpy
 import secrets
@@ -70,6 +72,8 @@ def _dealers_share() -> bool:
 
 
 def no_pings() -> None:
+    # The server's own keepalive sweep (`connections.Keepalive`) reads the setting.
+    os.environ["HOLLYWOOD_GIN_WS_PING_SECONDS"] = "0"
     import uvicorn
 
     run = uvicorn.run

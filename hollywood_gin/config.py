@@ -108,11 +108,12 @@ class Settings(BaseSettings):
     # permessage-deflate on WebSockets: a state shrinks to ~4%, but each socket costs
     # ~38 KB more and each action more CPU (docs/performance.md); off by default.
     ws_per_message_deflate: bool = False
-    # uvicorn's WebSocket keepalive: a ping every this many seconds (0: none), and a
-    # socket whose pong does not come within the timeout is closed, so a client gone
+    # WebSocket keepalive: a socket nothing came from for this many seconds is pinged
+    # (0: none), and closed when nothing comes within the timeout, so a client gone
     # without a word (a phone switched off, a cut cable) is dropped within their sum.
-    # uvicorn's own 20 s cost 2-3 % of the CPU at human pace and a timer per socket;
-    # the page pings every 25 s by itself (docs/protocol-guide.md "Staying connected").
+    # One sweep for all sockets (`connections.Keepalive`), no timer a socket; the page
+    # pings every 25 s by itself (docs/protocol-guide.md "Staying connected"), so its
+    # sockets are never pinged. uvicorn's own 20 s cost 2-3 % of the CPU at human pace.
     ws_ping_seconds: float = Field(default=60.0, ge=0)
     ws_ping_timeout_seconds: float = Field(default=20.0, gt=0)
     # `python -m hollywood_gin serve` collects the young objects this often (0: only by

@@ -190,8 +190,10 @@ def uvicorn_config(settings: Settings, app: FastAPI) -> uvicorn.Config:
         access_log=False,  # hollywood_gin.logs.AccessLog writes each request's line
         ws_max_size=settings.ws_max_message_bytes * 4,
         ws_per_message_deflate=settings.ws_per_message_deflate,
-        ws_ping_interval=settings.ws_ping_seconds or None,
-        ws_ping_timeout=settings.ws_ping_timeout_seconds,
+        # The keepalive is the protocol's own sweep (`connections.Keepalive`), from the
+        # settings: none of uvicorn's timers.
+        ws_ping_interval=None,
+        ws_ping_timeout=None,
         proxy_headers=bool(settings.trusted_proxies),
         forwarded_allow_ips=",".join(settings.trusted_proxies) or None,
         timeout_graceful_shutdown=5,

@@ -1,12 +1,17 @@
 """The server's own WebSocket ping (`HOLLYWOOD_GIN_WS_PING_SECONDS`, and its timeout)
 drops a client gone without a word: one that opened a socket and then answers nothing,
-not even the ping (as a phone switched off mid-game). A client that answers stays."""
+not even the ping (as a phone switched off mid-game). A client that answers stays.
+A client that talks (the page's own `ping` every 25 s) is alive by what it sends: the
+server does not ping it (one sweep of the quiet sockets, `connections.Keepalive`)."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
+import struct
+import time
 from pathlib import Path
 
 import httpx
@@ -54,3 +59,50 @@ async def test_a_client_that_answers_the_pings_stays(tmp_path: Path) -> None:
             await ws.send('{"type": "ping"}')
             while json.loads(await ws.recv())["type"] != "pong":
                 pass
+
+
+def masked_text(payload: bytes) -> bytes:
+    """A client's text frame (FIN, masked with a zero key: the payload unchanged)."""
+    assert len(payload) < 126
+    return bytes([0x81, 0x80 | len(payload)]) + b"\0\0\0\0" + payload
+
+
+def server_frames(data: bytes) -> list[tuple[int, bytes]]:
+    """(opcode, payload) of each whole frame the server sent after its 101 answer."""
+    data = data[data.index(b"\r\n\r\n") + 4 :]
+    frames = []
+    while len(data) >= 2:
+        length, start = data[1] & 0x7F, 2
+        if length == 126:
+            (length,), start = struct.unpack("!H", data[2:4]), 4
+        elif length == 127:
+            (length,), start = struct.unpack("!Q", data[2:10]), 10
+        if len(data) < start + length:
+            break
+        frames.append((data[0] & 0x0F, data[start : start + length]))
+        data = data[start + length :]
+    return frames
+
+
+# A ping after 2 s of quiet: past the client's pause between its messages (0.1 s)
+# by far, even on a busy machine; uvicorn's keepalive pinged every 2 s whatever came.
+TALKING = {"HOLLYWOOD_GIN_WS_PING_SECONDS": "2", "HOLLYWOOD_GIN_WS_PING_TIMEOUT_SECONDS": "2"}
+
+
+def test_a_client_that_talks_is_not_pinged(tmp_path: Path) -> None:
+    with running_server(tmp_path / "t.sqlite3", env=TALKING) as (base, _proc):
+        table_id = httpx.post(base + "/api/tables", json={}, timeout=5).json()["table_id"]
+        sock = silent_socket(base, table_id)
+        received = b""
+        with sock:
+            sock.setblocking(False)
+            ends = time.monotonic() + 6.0  # three of uvicorn's pings' worth
+            while time.monotonic() < ends:
+                sock.sendall(masked_text(b'{"type":"ping"}'))
+                time.sleep(0.15)  # within the messages' rate
+                with contextlib.suppress(BlockingIOError):
+                    received += sock.recv(65536)
+        frames = server_frames(received)
+        pongs = [f for f in frames if f[0] == 0x1 and b'"pong"' in f[1]]
+        assert len(pongs) > 10  # it was answered all along
+        assert not [f for f in frames if f[0] == 0x9]  # and never pinged

@@ -9,7 +9,9 @@ callbacks), young objects the collector walks.
   callback while the reader waits (`Session.answer`): the reader is not woken either,
   and a flood of them is still refused, then closed, as any other message's;
 - a message its reader takes at once does not stop the reading (uvicorn pauses and
-  resumes it for each message: `epoll_ctl` calls of uvloop's).
+  resumes it for each message: `epoll_ctl` calls of uvloop's);
+- an open socket holds no keepalive timer of its own (one sweep for all of them,
+  `connections.Keepalive`; what it does: tests/test_ws_ping.py).
 """
 
 from __future__ import annotations
@@ -151,3 +153,11 @@ async def test_a_message_taken_at_once_does_not_stop_the_reading(tmp_path: Path)
                 while orjson.loads(await socket.recv())["type"] != "pong":
                     pass
         assert [t.pauses for t in counted] == [0] * len(sockets)
+
+
+@pytest.mark.anyio
+async def test_an_open_socket_holds_no_keepalive_timer(tmp_path: Path) -> None:
+    async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
+        open_ones = [p for p in protocols() if not p.disconnected]
+        assert len(open_ones) == len(sockets)
+        assert [(p.ping_timer, p.pong_timer) for p in open_ones] == [(None, None)] * len(sockets)

@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import resource
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -35,7 +35,7 @@ from uvicorn.protocols.utils import ClientDisconnected
 from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 from websockets.exceptions import InvalidState
 from websockets.http11 import Request
-from websockets.protocol import Protocol
+from websockets.protocol import Protocol as WebSocketProtocol
 
 from hollywood_gin.config import Settings
 from hollywood_gin.web.errors import error_body
@@ -171,6 +171,73 @@ class Writable(_Waiters):
         return True
 
 
+class Alive(Protocol):
+    """What the keepalive sweep asks of a socket (`GuardedWebSocket`)."""
+
+    heard: float  # the loop's time of the last bytes received
+    pinged: float  # when the sweep pinged it, unanswered (0: no ping out)
+
+    def send_sweep_ping(self) -> None: ...
+
+    def keepalive_timeout(self) -> None: ...
+
+
+class Keepalive:
+    """One sweep of all open sockets instead of uvicorn's timers for each (a timer a
+    socket, ~1.3 KB of a table's memory, and a wake-up for each socket's ping and each
+    answer's deadline): every `period` seconds, a socket nothing came from for
+    `interval` seconds less that period is pinged, and one whose ping was answered
+    by nothing for `timeout` seconds is closed (1011), so a client gone without a word
+    is dropped within `interval` + `timeout` of its last bytes, as uvicorn's did.
+    Anything received counts as alive: a page sends its own ping every 25 s, so its
+    sockets are never pinged by the server at all."""
+
+    __slots__ = ("_handle", "_loop", "interval", "period", "sockets", "timeout")
+
+    def __init__(self, interval: float, timeout: float) -> None:
+        self.interval = interval
+        self.timeout = timeout
+        # A quarter of the shorter of the two, at most 5 s: a sweep of 16,000 sockets
+        # takes a few ms, so its own cost is a fraction of a per mille of the core.
+        self.period = min(5.0, interval / 4, timeout / 4)
+        self.sockets: set[Alive] = set()
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._handle: asyncio.TimerHandle | None = None
+
+    def add(self, socket: Alive, loop: asyncio.AbstractEventLoop) -> None:
+        socket.heard = loop.time()
+        socket.pinged = 0.0
+        self.sockets.add(socket)
+        if self._handle is None or self._loop is not loop:
+            self._loop = loop
+            self._handle = loop.call_later(self.period, self.sweep)
+
+    def discard(self, socket: Alive) -> None:
+        self.sockets.discard(socket)
+
+    def sweep(self) -> None:
+        self._handle = None
+        loop = self._loop
+        if loop is None or not self.sockets or loop.is_closed():
+            return
+        now = loop.time()
+        quiet = now - (self.interval - self.period)
+        late = now - self.timeout
+        for socket in tuple(self.sockets):
+            pinged = socket.pinged
+            if pinged:
+                if socket.heard < pinged:
+                    if pinged <= late:
+                        self.sockets.discard(socket)
+                        socket.keepalive_timeout()
+                    continue
+                socket.pinged = 0.0  # answered (or anything else came)
+            if socket.heard <= quiet:
+                socket.pinged = now
+                socket.send_sweep_ping()
+        self._handle = loop.call_later(self.period, self.sweep)
+
+
 def raw_refusal(status: int, reason: str, code: str, message: str) -> bytes:
     """A whole HTTP/1.1 answer, written straight to the socket, that closes it."""
     body = orjson.dumps(error_body(code, message))
@@ -293,6 +360,11 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
         settings.max_connections_per_address,
         settings.trusted_proxies,
         connection_limit(settings.max_connections),
+    )
+    keepalive = (
+        Keepalive(settings.ws_ping_seconds, settings.ws_ping_timeout_seconds)
+        if settings.ws_ping_seconds > 0
+        else None
     )
     header_timeout = settings.header_timeout_seconds
     body_timeout = settings.body_timeout_seconds
@@ -509,7 +581,12 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             finally:
                 self.read_paused = False
 
+        # The keepalive sweep's marks (`Keepalive`): the last bytes heard, the ping out.
+        heard = 0.0
+        pinged = 0.0
+
         def data_received(self, data: bytes) -> None:
+            self.heard = self.loop.time()
             # The handshake's bytes, seen by `handle_connect` (`_forget_request`): uvicorn
             # hands the request over in one piece, rebuilt from what httptools parsed.
             if not self.handshake_initiated:
@@ -548,7 +625,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                 or chunk.find(b"\r\n\r\n") + 4 != len(chunk)
             ):
                 return
-            conn.parser = Protocol.parse(conn)
+            conn.parser = WebSocketProtocol.parse(conn)
             next(conn.parser)
 
         def write_now(self, text: bytes) -> bool:
@@ -586,11 +663,27 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self.transport.write(b"".join(self.conn.data_to_send()))
 
         def start_keepalive(self) -> None:
-            # Called once the handshake's answer is sent: uvicorn never reads the
-            # handshake's request and response again, and every open socket would keep
-            # both, their headers parsed (about 4 KB of its ~42: docs/performance.md).
-            super().start_keepalive()
+            # The server's sweep (`Keepalive`), never uvicorn's timers (whatever its
+            # `ws_ping_interval`), from when the handshake's answer is sent.
+            if keepalive is not None:
+                keepalive.add(self, self.loop)
+            # uvicorn never reads the handshake's request and response again, and every
+            # open socket would keep both, their headers parsed (about 4 KB of its ~42:
+            # docs/performance.md).
             self.request = None  # type: ignore[assignment]
             self.response = None  # type: ignore[assignment]
+
+        def stop_keepalive(self) -> None:
+            super().stop_keepalive()
+            if keepalive is not None:
+                keepalive.discard(self)
+
+        def send_sweep_ping(self) -> None:
+            """The sweep's ping (`Keepalive`): any bytes received answer it, so it
+            carries nothing to match (uvicorn ignores a pong it did not ask for)."""
+            if self.close_sent or self.transport.is_closing():
+                return
+            self.conn.send_ping(b"")
+            self.transport.write(b"".join(self.conn.data_to_send()))
 
     return GuardedHttp, GuardedWebSocket
