@@ -44,18 +44,19 @@ from hollywood_gin.web.guard.gate import TEST_HOOKS_BODY_BYTES
 from hollywood_gin.web.guard.security import HEADERS
 
 # An ASGI extension of this server's sockets (`GuardedWebSocket`), in each socket's
-# scope: `{"send": ..., "receive": ...}`, the protocol's own coroutines without the
-# ASGI chain around them (Starlette's `WebSocket.send` / `receive` and their state
-# checks, its exception handler's wrapper). `send` takes bytes, already UTF-8 (orjson's),
-# and sends them as that text frame, byte for byte: no decoding to a str for the
-# protocol to encode again (two passes over every state frame, ~2 KB each);
-# docs/research/performance-log.md "The stack per frame, cut". Like the protocol's ASGI `send`, it
-# raises `ClientDisconnected` (an OSError) once the client is gone; `receive` is the
-# protocol's ASGI `receive`. `write` sends such bytes at once, no coroutine, when
-# nothing holds the frame back, and says whether it did (`write_now`); `answer` sets
-# what answers a message the reader would take at once, in the protocol's callback
-# (`GuardedWebSocket.answer`). Without the extension in the scope (another server, a
-# test client) the app goes through ASGI.
+# scope: the protocol itself (`DirectSocket`), whose coroutines the app calls without
+# the ASGI chain around them (Starlette's `WebSocket.send` / `receive` and their state
+# checks, its exception handler's wrapper); the protocol rather than a dict of its
+# bound methods, which each socket kept (~0.3 KB). `send_text_bytes` takes bytes,
+# already UTF-8 (orjson's), and sends them as that text frame, byte for byte: no
+# decoding to a str for the protocol to encode again (two passes over every state
+# frame, ~2 KB each); docs/research/performance-log.md "The stack per frame, cut".
+# Like the protocol's ASGI `send`, it raises `ClientDisconnected` (an OSError) once
+# the client is gone; `receive` is the protocol's ASGI `receive`. `write_now` sends
+# such bytes at once, no coroutine, when nothing holds the frame back, and says
+# whether it did; `answer_with` sets what answers a message the reader would take at
+# once, in the protocol's callback. Without the extension in the scope (another
+# server, a test client) the app goes through ASGI.
 DIRECT = "hollywood_gin.direct"
 
 # Files kept free of connections: the store, its WAL, logs, the computer's workers'
@@ -169,6 +170,24 @@ class Writable(_Waiters):
             if self._waiters is not None and waiter in self._waiters:
                 self._waiters.remove(waiter)
         return True
+
+
+class Answerer(Protocol):
+    """What answers a socket's message in the protocol's callback (`answer_with`)."""
+
+    def answer(self, data: bytes) -> bool: ...
+
+
+class DirectSocket(Protocol):
+    """The `DIRECT` extension: what the app calls on this server's socket protocol."""
+
+    async def send_text_bytes(self, text: bytes) -> None: ...
+
+    def write_now(self, text: bytes) -> bool: ...
+
+    async def receive(self) -> Any: ...
+
+    def answer_with(self, answerer: Answerer | None) -> None: ...
 
 
 class Alive(Protocol):
@@ -527,7 +546,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
         _chunk: bytes | None = None
         _chunks = 0
         # The app's answer to a text message its reader would take at once (`answer`).
-        _answer: Callable[[bytes], bool] | None = None
+        _answerer: Answerer | None = None
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
@@ -546,26 +565,26 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             scope = getattr(self, "scope", None)
             if scope is not None:
                 scope["extensions"].pop(DIRECT, None)
-            self._answer = None  # the app's session: the same cycle
+            self._answerer = None  # the app's session: the same cycle
 
-        def answer(self, answer: Callable[[bytes], bool] | None) -> None:
-            """Let `answer` see each text message that would go straight to the app's
+        def answer_with(self, answerer: Answerer | None) -> None:
+            """Let `answerer` see each text message that would go straight to the app's
             waiting reader, in the protocol's own callback: True, it is answered and
             the reader is not woken (a heartbeat: no task's turn, no pause and resume
             of the reading); False, it goes to the reader as always. None: no more."""
-            self._answer = answer
+            self._answerer = answerer
 
         def send_receive_event_to_app(self) -> None:
             awaited = self.queue.awaited()  # type: ignore[attr-defined]
             if not awaited or self.close_sent:
                 super().send_receive_event_to_app()
                 return
-            answer = self._answer
+            answerer = self._answerer
             if (
-                answer is not None
+                answerer is not None
                 and self.curr_msg_data_type == "text"
                 and len(self.frames) == 1
-                and answer(self.frames[0])
+                and answerer.answer(self.frames[0])
             ):
                 self.frames = []
                 return
@@ -601,12 +620,7 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             super().handle_connect(event)
             scope = getattr(self, "scope", None)  # none when the handshake was refused
             if scope is not None:  # (the app starts on the next turn of the loop)
-                scope["extensions"][DIRECT] = {
-                    "send": self.send_text_bytes,
-                    "write": self.write_now,
-                    "receive": self.receive,
-                    "answer": self.answer,
-                }
+                scope["extensions"][DIRECT] = self
                 self._forget_request()
 
         def _forget_request(self) -> None:

@@ -13,13 +13,13 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 
 import orjson
 from fastapi import FastAPI, WebSocket
 from pydantic import ValidationError
 from starlette.routing import Match, WebSocketRoute
-from starlette.types import Message, Receive, Scope, Send
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
@@ -36,7 +36,7 @@ from hollywood_gin.tables.registry import Registry
 from hollywood_gin.tables.table import Table
 from hollywood_gin.web import metrics
 from hollywood_gin.web.errors import validation_message
-from hollywood_gin.web.guard.connections import DIRECT
+from hollywood_gin.web.guard.connections import DIRECT, DirectSocket
 from hollywood_gin.web.guard.limits import TokenBucket
 from hollywood_gin.web.guard.seats import cookie_name
 from hollywood_gin.web.guard.security import origin_allowed
@@ -84,7 +84,7 @@ def _retrieve(task: asyncio.Task[None]) -> None:
 
 
 class Outbox(Connection):
-    """A socket's outbox that sends a frame at once (`write`: the server's `write_now`)
+    """A socket's outbox that sends a frame at once (the protocol's `write_now`)
     when nothing is ahead of it: no frame waiting, none with the writer, the client
     reading. Its writer task then wakes only for what must wait (a client reading
     slowly) and for the close: at human pace that is a task's turn and its wait
@@ -92,16 +92,21 @@ class Outbox(Connection):
     for every frame. Frames leave in the same order, and a state still replaces only
     an older one not yet sent."""
 
-    __slots__ = ("_busy", "_write")
+    __slots__ = ("_busy", "_socket")
 
-    def __init__(self, seat: Seat, write: Callable[[bytes], bool]) -> None:
+    def __init__(self, seat: Seat, socket: DirectSocket) -> None:
         super().__init__(seat)
-        self._write = write
+        self._socket = socket
         # The writer holds a frame it took and has not sent yet.
         self._busy = False
 
     def send(self, frame: bytes, *, state: bool = False) -> None:
-        if not self._frames and not self._busy and self.close_code is None and self._write(frame):
+        if (
+            not self._frames
+            and not self._busy
+            and self.close_code is None
+            and self._socket.write_now(frame)
+        ):
             if state:
                 self.sent_states += 1
             return
@@ -189,8 +194,8 @@ class Session:
             if seat is None or not hub.room_for(self.table.id, seat):
                 await self.refuse("rate_limited", "too many connections", CLOSE_TRY_AGAIN)
                 return
-        extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
-        self.conn = Connection(seat) if extension is None else Outbox(seat, extension["write"])
+        direct = self._direct()
+        self.conn = Connection(seat) if direct is None else Outbox(seat, direct)
         hub.attach(self.table, self.conn)
         self.registry.presence.look(self.table)
         try:
@@ -278,42 +283,44 @@ class Session:
         # This server's sockets send orjson's bytes as a text frame (`DIRECT`). It goes
         # around every ASGI middleware's wrapping of `send`/`receive`: none of ours wraps
         # a socket's messages (the gate passes them through); one that must, drops it.
-        extension = websocket.scope.get("extensions", {}).get(DIRECT)
-        send_bytes = None if extension is None else extension["send"]
+        direct = self._direct()
         while True:
             frame = await self.conn.next_frame()
             if frame is None:
                 if websocket.application_state == WebSocketState.CONNECTED:
                     await websocket.close(self.conn.close_code or 1000, self.conn.close_reason)
                 return
-            if send_bytes is None:
+            if direct is None:
                 await websocket.send_text(frame.decode())
             else:
                 try:
-                    await send_bytes(frame)
+                    await direct.send_text_bytes(frame)
                 except OSError:  # the client is gone: what Starlette's `send` raises then
                     raise WebSocketDisconnect(code=1006) from None
             # orjson's bytes keep their whole write buffer (4-8 KB): an idle socket
             # waiting for its next frame must not hold the last one.
             del frame
 
+    def _direct(self) -> DirectSocket | None:
+        direct: DirectSocket | None = self.websocket.scope.get("extensions", {}).get(DIRECT)
+        return direct
+
     async def _read(self) -> None:
-        extension = self.websocket.scope.get("extensions", {}).get(DIRECT)
-        receive = self.websocket.receive if extension is None else extension["receive"]
-        if extension is None:
-            await self._read_all(receive)
+        direct = self._direct()
+        if direct is None:
+            await self._read_all(self.websocket)
             return
         # The page's heartbeat is answered in the protocol's callback while this
         # reader waits (`answer`); let go of this session when it ends.
-        extension["answer"](self.answer)
+        direct.answer_with(self)
         try:
-            await self._read_all(receive)
+            await self._read_all(direct)
         finally:
-            extension["answer"](self.answer)
+            direct.answer_with(None)
 
-    async def _read_all(self, receive: Callable[[], Awaitable[Message]]) -> None:
+    async def _read_all(self, source: WebSocket | DirectSocket) -> None:
         while True:
-            message = await receive()
+            message = await source.receive()
             if message["type"] == "websocket.disconnect":
                 return
             data = message.get("text")
