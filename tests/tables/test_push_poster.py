@@ -1,0 +1,163 @@
+"""How the push worker posts (`hollywood_gin.tables.push.Poster`): HTTP/1.1 over kept
+connections to a push service on loopback, whatever way the service frames its answer
+or ends its connections; and the aes128gcm it seals, opened by http_ece."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass, field
+
+import http_ece  # type: ignore[import-untyped]
+import pytest
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
+
+from hollywood_gin.tables.push import Poster, b64url, encrypt
+
+pytestmark = pytest.mark.anyio
+
+Answer = Callable[[int], bytes]  # the n-th request's answer (bytes as sent)
+Serve = Callable[..., Awaitable["Service"]]
+HEADERS = {"TTL": "60", "Content-Encoding": "aes128gcm"}
+
+
+@dataclass
+class Service:
+    """A push service on loopback that records each request and answers `answer(n)`;
+    it closes the connection after an answer that says so, or any when `hang_up`."""
+
+    answer: Answer
+    hang_up: bool = False
+    connections: int = 0
+    requests: list[tuple[bytes, dict[bytes, bytes], bytes]] = field(default_factory=list)
+    origin: str = ""
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                line, *rest = head.rstrip(b"\r\n").split(b"\r\n")
+                fields = dict(r.lower().split(b": ", 1) for r in rest)
+                body = await reader.readexactly(int(fields[b"content-length"]))
+                self.requests.append((line, fields, body))
+                answer = self.answer(len(self.requests))
+                writer.write(answer)
+                await writer.drain()
+                if self.hang_up or answer.startswith(b"HTTP/1.0") or b"close" in answer:
+                    break
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        writer.close()
+
+
+@pytest.fixture
+async def serve() -> AsyncIterator[Callable[..., Awaitable[Service]]]:
+    servers: list[asyncio.Server] = []
+
+    async def starting(answer: Answer, **kw: bool) -> Service:
+        service = Service(answer, **kw)
+        server = await asyncio.start_server(service.handle, "127.0.0.1", 0)
+        servers.append(server)
+        service.origin = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
+        return service
+
+    yield starting
+    for server in servers:
+        server.close()
+
+
+def created(_n: int) -> bytes:
+    return b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\n\r\n"
+
+
+async def test_one_kept_connection_for_many_posts(serve: Serve) -> None:
+    service = await serve(created)
+    poster = Poster()
+    try:
+        for n in range(5):
+            assert await poster.post(service.origin + f"/p/a b?x={n}", b"sealed", HEADERS) == 201
+    finally:
+        poster.close()
+    assert service.connections == 1
+    line, fields, body = service.requests[0]
+    # Percent-encoded as httpx did: no space can split the request line.
+    assert line == b"POST /p/a%20b?x=0 HTTP/1.1"
+    assert fields[b"host"] == service.origin.removeprefix("http://").encode()
+    assert fields[b"ttl"] == b"60" and fields[b"content-encoding"] == b"aes128gcm"
+    assert body == b"sealed"
+
+
+async def test_answers_framed_every_way(serve: Serve) -> None:
+    answers = {
+        1: b"HTTP/1.1 410 Gone\r\nTransfer-Encoding: chunked\r\n\r\n4\r\ngone\r\n0\r\n\r\n",
+        2: b"HTTP/1.1 429 Too Many\r\nContent-Length: 5\r\nRetry-After: 1\r\n\r\nslow!",
+        3: b"HTTP/1.1 201 Created\r\nConnection: close\r\nContent-Length: 0\r\n\r\n",
+        4: b"HTTP/1.0 201 Created\r\n\r\n",  # a body that ends with the connection
+    }
+    service = await serve(lambda n: answers[n], hang_up=False)
+    poster = Poster()
+    try:
+        got = [await poster.post(service.origin + "/p", b"x", HEADERS) for _ in answers]
+    finally:
+        poster.close()
+    assert got == [410, 429, 201, 201]
+    # Kept across the first two; "Connection: close" and HTTP/1.0 each end theirs.
+    assert service.connections == 2
+
+
+async def test_a_kept_connection_the_service_closed_is_replaced(
+    serve: Serve,
+) -> None:
+    service = await serve(created, hang_up=True)  # closes after each answer, unsaid
+    poster = Poster()
+    try:
+        for _ in range(3):
+            assert await poster.post(service.origin + "/p", b"x", HEADERS) == 201
+            await asyncio.sleep(0)  # the close may or may not be seen before the next
+    finally:
+        poster.close()
+    assert service.connections == 3 and len(service.requests) == 3
+
+
+async def test_no_answer_garbage_or_no_service_is_no_answer(serve: Serve) -> None:
+    silent = asyncio.Event()
+
+    async def never(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await silent.wait()
+        writer.close()
+
+    quiet = await asyncio.start_server(never, "127.0.0.1", 0)
+    garbage = await serve(lambda n: b"SMTP ready\r\n\r\n")
+    poster = Poster(timeout=0.3)
+    try:
+        port = quiet.sockets[0].getsockname()[1]
+        assert await poster.post(f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
+        assert await poster.post(garbage.origin + "/p", b"x", HEADERS) == 0
+        quiet.close()
+        await quiet.wait_closed()
+        assert await poster.post(f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
+        # The same poster still posts where a service answers.
+        ok = await serve(created)
+        assert await poster.post(ok.origin + "/p", b"x", HEADERS) == 201
+    finally:
+        silent.set()
+        poster.close()
+
+
+@pytest.mark.parametrize("size", [0, 1, 150, 4000])
+def test_sealed_messages_open_with_http_ece(size: int) -> None:
+    key = ec.generate_private_key(ec.SECP256R1())
+    auth = os.urandom(16)
+    public = key.public_key().public_bytes(
+        serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
+    )
+    plain = os.urandom(size)
+    body = encrypt(plain, b64url(public), b64url(auth))
+    assert http_ece.decrypt(body, private_key=key, auth_secret=auth, version="aes128gcm") == plain
+    # A fresh sender key and salt each time.
+    assert body[:16] != encrypt(plain, b64url(public), b64url(auth))[:16]
+    with pytest.raises(ValueError):
+        encrypt(os.urandom(4096), b64url(public), b64url(auth))
