@@ -130,15 +130,18 @@ class Connection:
         return self.close_code is not None
 
     def send(self, frame: bytes, *, state: bool = False) -> None:
-        if self.closed:
+        if self.close_code is not None:  # (`closed`, without a property's call)
             return
-        if state and self._frames:
+        frames = self._frames
+        if state and frames:
             # A state is the whole view, never a diff: an unsent older one is worthless.
-            self._frames = [f for f in self._frames if not f[0]]
-        self._frames.append((state, frame))
-        if len(self._frames) > self.max_pending:
+            frames = self._frames = [f for f in frames if not f[0]]
+        frames.append((state, frame))
+        if len(frames) > self.max_pending:
             self.close(CLOSE_POLICY, "not reading")
-        self._wake()
+        waiter = self._waiter  # (`_wake`, inline: once per frame)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def _wake(self) -> None:
         waiter = self._waiter

@@ -49,12 +49,14 @@ class Moves:
         def move() -> Undo:
             # A claim is judged by the presence of this moment, not of the last tick.
             refresh_away(table, broadcast=False)
-            before = table.status
-            table.match.apply(seat, action, version, by=by, entropy=entropy)
-            if table.status != before and table.status in ("hand_over", "match_over"):
-                hand = table.match.hand
+            match = table.match  # (its status read directly: `Table.status` is a call)
+            before = match.status
+            match.apply(seat, action, version, by=by, entropy=entropy)
+            status = match.status
+            if status != before and status in ("hand_over", "match_over"):
+                hand = match.hand
                 number = None if hand is None else hand.number
-                over = ", match over" if table.status == "match_over" else ""
+                over = ", match over" if status == "match_over" else ""
                 log.info("table %s hand %s over%s", short(table.id), number, over)
             return None
 

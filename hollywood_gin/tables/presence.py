@@ -427,7 +427,13 @@ class Presence:
 
     def absent_now(self, table: Table) -> list[bool]:
         """Which seats are away by absence now (a person's seat only)."""
-        crowd, rule, now = self.crowd(table.id), self.rule_for(table), self.clock()
+        crowd = self.crowd(table.id)
+        left = crowd.left_at
+        if left[0] is None and left[1] is None and table.options.move_days is None:
+            # A live table whose seats are both there (every move of a game played
+            # in person): nobody is away, with no clock read.
+            return [False, False]
+        rule, now = self.rule_for(table), self.clock()
         out = [False, False]
         for seat in range(len(table.seats)):
             if table.human(seat) and rule.away(crowd, seat, now):
@@ -464,16 +470,21 @@ class Presence:
         when: float | None = None
         if crowd.deadline is not None and table.id not in self._moving:
             when = crowd.deadline
-        rule, absent = self.rule_for(table), table.match.presence.absent
-        for seat in range(len(table.seats)):
-            if table.human(seat) and not absent[seat]:
-                look = rule.next_look(crowd, seat)
-                soon = self._soon_at(table, seat)
-                if soon is not None and (look is None or soon < look):
-                    look = soon
-                if look is not None and (when is None or look < when):
-                    when = look
-        if self.looked is not None and table.options.move_days is not None:
+        left = crowd.left_at
+        days = table.options.move_days
+        # A live table with both seats there has no look due but its turn clock's
+        # (`Live.next_look` is None for them; `_soon_at` is for tables played over days).
+        if days is not None or left[0] is not None or left[1] is not None:
+            rule, absent = self.rule_for(table), table.match.presence.absent
+            for seat in range(len(table.seats)):
+                if table.human(seat) and not absent[seat]:
+                    look = rule.next_look(crowd, seat)
+                    soon = self._soon_at(table, seat)
+                    if soon is not None and (look is None or soon < look):
+                        look = soon
+                    if look is not None and (when is None or look < when):
+                        when = look
+        if self.looked is not None and days is not None:
             self.looked(table, when)
         if when is None:
             self._due.pop(table.id, None)

@@ -19,6 +19,7 @@ import random
 import time
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any, Protocol
 
 from hollywood_gin.engine.errors import Refusal
@@ -259,7 +260,7 @@ class Writer:
         await self.stored(self.store.append(table.id, first, entries, now, ledger.epoch), table)
         self.observer.commit(time.perf_counter() - began)
         ledger.logged += len(entries)
-        if any(isinstance(e, Snapshot) for e in events):
+        if any(map(isinstance, events, repeat(Snapshot))):  # (no generator's frame)
             await self._compact(table, ledger)
         table.last_active = now
         return True
