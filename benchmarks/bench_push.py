@@ -8,11 +8,20 @@ loop's own CPU per message (its thread's time: what a move competes with), the
 worker process's, how late the loop wakes while they go out (a 1 ms timer's
 lateness, p50/p99/max: what a move would wait), and a burst larger than the queue
 (dropped, counted, never a wait). `--inline` seals and posts on the loop, as before
-the worker process, to compare. Each figure is printed with the load
+the worker process, to compare.
+
+`--worker-path`: only the worker's own path (`push.deliver`, what the worker process
+runs for each batch: seal, JWT, post, read the answer), called here, in batches of
+`push.BATCH`, against the same stand-in: this process's CPU time per message, and
+how much of it the sealing alone takes. `--callgrind` adds its instructions per
+message under valgrind's callgrind (two runs of the worker path, N and 3N messages,
+their difference over 2N: start-up and the first batch's connections and JWT cancel
+out), a figure the machine's load does not move. Each figure is printed with the load
 average; on a loaded machine rerun it quiet:
 
     python -m benchmarks.bench_push --messages 5000
     python -m benchmarks.bench_push --messages 5000 --inline
+    python -m benchmarks.bench_push --worker-path --messages 5000 --callgrind
 """
 
 from __future__ import annotations
@@ -22,7 +31,11 @@ import asyncio
 import base64
 import multiprocessing
 import os
+import re
 import statistics
+import subprocess
+import sys
+import tempfile
 import time
 from types import SimpleNamespace
 from typing import Any
@@ -188,12 +201,103 @@ async def run(messages: int, tables: int, inline: bool) -> None:
     service.join()
 
 
+def worker_path(messages: int, tables: int) -> None:
+    """`push.deliver` here, in batches, against the stand-in: CPU a message."""
+    spawn = multiprocessing.get_context("spawn")
+    port = spawn.Value("i", 0)
+    service = spawn.Process(target=serve, args=(port,))
+    service.start()
+    try:
+        while not port.value:
+            time.sleep(0.05)
+        origin = f"http://127.0.0.1:{port.value}"
+        subs = [subscription(origin, t) for t in range(tables)]
+        private, subject = new_private_key(), "mailto:bench@example.org"
+        plaintext = (
+            b'{"table":"0f3c2a9e8b7d4c1a","kind":"your_move","title":"Your move",'
+            b'"body":"Bob has moved.","url":"/t/0f3c2a9e8b7d4c1a"}'
+        )
+        items = [(s["endpoint"], plaintext, s["p256dh"], s["auth"]) for s in subs]
+        batches = [
+            [items[(b * push.BATCH + i) % tables] for i in range(push.BATCH)]
+            for b in range(max(1, messages // push.BATCH))
+        ]
+        sent = len(batches) * push.BATCH
+        # The first batch opens the connections and signs the JWT: not counted.
+        statuses, _ = push.deliver(private, subject, batches[0])
+        assert set(statuses) == {201}, statuses
+        cpu0, wall0 = time.process_time(), time.perf_counter()
+        for batch in batches:
+            statuses, _ = push.deliver(private, subject, batch)
+            assert set(statuses) == {201}, statuses
+        cpu, wall = time.process_time() - cpu0, time.perf_counter() - wall0
+        seal0 = time.process_time()
+        for batch in batches:
+            for _endpoint, text, p256dh, auth in batch:
+                push.encrypt(text, p256dh, auth)
+        seal = time.process_time() - seal0
+        print(
+            f"worker path: {sent} messages in batches of {push.BATCH}, {sent / wall:.0f}"
+            f" messages/s, CPU {cpu / sent * 1e3:.3f} ms a message (sealing alone"
+            f" {seal / sent * 1e3:.3f} ms)  [{load()}]",
+            flush=True,
+        )
+    finally:
+        service.terminate()
+        service.join()
+
+
+def instructions(messages: int) -> int:
+    """Instructions the worker path's `messages` cost under callgrind (the whole run)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        run = subprocess.run(
+            [
+                "valgrind",
+                "--tool=callgrind",
+                f"--callgrind-out-file={tmp}/out",
+                sys.executable,
+                "-m",
+                "benchmarks.bench_push",
+                "--worker-path",
+                "--messages",
+                str(messages),
+            ],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    assert found, run.stderr[-2000:]
+    return int(found.group(1))
+
+
+def callgrind(messages: int) -> None:
+    n = max(1, messages // push.BATCH) * push.BATCH
+    small, large = instructions(n), instructions(3 * n)
+    print(
+        f"worker path under callgrind: {(large - small) / (2 * n) / 1e6:.2f} M"
+        f" instructions a message ({n} and {3 * n} messages)  [{load()}]",
+        flush=True,
+    )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=2000)
     parser.add_argument("--tables", type=int, default=200)
     parser.add_argument("--inline", action="store_true", help="seal and post on the loop")
+    parser.add_argument(
+        "--worker-path", action="store_true", help="only the worker's path, in this process"
+    )
+    parser.add_argument(
+        "--callgrind", action="store_true", help="with --worker-path: instructions a message"
+    )
     args = parser.parse_args()
+    if args.worker_path:
+        worker_path(args.messages, args.tables)
+        if args.callgrind:
+            callgrind(args.messages)
+        return
     asyncio.run(run(args.messages, args.tables, args.inline))
 
 

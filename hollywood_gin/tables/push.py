@@ -140,12 +140,13 @@ class VapidKeys:
 
     def authorization(self, endpoint: str, now: float) -> str:
         """`vapid t=JWT, k=K` for `endpoint`'s push service, valid 12 hours; one
-        signature per push service is reused while it has over an hour left. Signed
-        here (`Pushes` signs in its worker process instead)."""
+        signature per push service is reused while it has over an hour left (RFC 8292
+        lets a JWT serve until its `exp`), signed with the key parsed once."""
         aud, claims = self.claims(endpoint, now)
         if claims is None:
             return self.signed[aud][1]
-        return self.keep(aud, claims, sign(self.private, claims))
+        header: str = self.vapid.sign(claims)["Authorization"]
+        return self.keep(aud, claims, header)
 
 
 def new_private_key() -> str:
@@ -488,7 +489,7 @@ class _Worker:
         self.loop = new_event_loop()
         self.poster = Poster()
 
-    async def deliver(self, batch: Sequence[tuple[str, bytes, str, str]]) -> list[int]:
+    async def deliver(self, batch: Sequence[tuple[str, bytes, str, str]], now: float) -> list[int]:
         room = asyncio.Semaphore(IN_FLIGHT)
 
         async def one(endpoint: str, plaintext: bytes, p256dh: str, auth: str) -> int:
@@ -496,7 +497,7 @@ class _Worker:
                 body = encrypt(plaintext, p256dh, auth)
             except Exception:  # keys no browser made: this message can never go
                 return -1
-            header = self.keys.authorization(endpoint, time.time())
+            header = self.keys.authorization(endpoint, now)
             async with room:
                 return await self.poster.post(endpoint, body, headers_for(header))
 
@@ -507,22 +508,21 @@ _worker: _Worker | None = None
 
 
 def deliver(
-    private: str, subject: str, batch: Sequence[tuple[str, bytes, str, str]]
+    private: str,
+    subject: str,
+    batch: Sequence[tuple[str, bytes, str, str]],
+    now: float | None = None,
 ) -> tuple[list[int], int]:
     """In the worker process: each (endpoint, plaintext, p256dh, auth) encrypted,
     signed and posted; the answers' statuses (0: none, -1: keys that cannot be used)
-    and this process's id."""
+    and this process's id. `now`: the time the JWTs are signed for (`Pushes.clock`'s,
+    so tests can move it); the worker's own clock by default."""
     global _worker
-    if _worker is None or _worker.keys.private != private:
+    if _worker is None or (_worker.keys.private, _worker.keys.subject) != (private, subject):
         _worker = _Worker(private, subject)
-    statuses = _worker.loop.run_until_complete(_worker.deliver(batch))
+    when = time.time() if now is None else now
+    statuses = _worker.loop.run_until_complete(_worker.deliver(batch, when))
     return statuses, os.getpid()
-
-
-def sign(private_b64: str, claims: dict[str, object]) -> str:
-    """The `Authorization` header of a VAPID JWT (ES256) for `claims`."""
-    header: str = Vapid02.from_raw(private_b64.encode()).sign(claims)["Authorization"]
-    return header
 
 
 class Pushes:
@@ -680,7 +680,7 @@ class Pushes:
             items = [(m.endpoint, m.plaintext, m.p256dh, m.auth) for m in batch]
             try:
                 statuses, pid = await self._off_loop(
-                    deliver, self.keys.private, self.keys.subject, items
+                    deliver, self.keys.private, self.keys.subject, items, self.clock()
                 )
                 self.pids.add(pid)
             except asyncio.CancelledError:

@@ -57,8 +57,8 @@ class Service:
 async def serve() -> AsyncIterator[Callable[..., Awaitable[Service]]]:
     servers: list[asyncio.Server] = []
 
-    async def starting(answer: Answer, **kw: bool) -> Service:
-        service = Service(answer, **kw)
+    async def starting(answer: Answer, hang_up: bool = False) -> Service:
+        service = Service(answer, hang_up)
         server = await asyncio.start_server(service.handle, "127.0.0.1", 0)
         servers.append(server)
         service.origin = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
