@@ -107,13 +107,20 @@ class Inbox(_Waiters):
         self._wake()
 
     def _wake(self) -> None:
-        for waiter in self._waiters or ():
+        # The getter woken leaves the list here, so its `get` has nothing to drop.
+        waiters = self._waiters
+        if waiters is None:
+            return
+        for waiter in waiters:
             if not waiter.done():
                 waiter.set_result(None)
+                waiters.remove(waiter)
+                if not waiters:
+                    self._waiters = None
                 return
 
     def _drop(self, waiter: asyncio.Future[None]) -> None:
-        if self._waiters is not None:
+        if self._waiters is not None and waiter in self._waiters:
             self._waiters.remove(waiter)
             if not self._waiters:
                 self._waiters = None
@@ -138,7 +145,6 @@ class Inbox(_Waiters):
                 if self._items:
                     self._wake()  # a wake-up this getter took goes to the next one
                 raise
-            self._drop(waiter)
         return self._items.pop(0)
 
 
