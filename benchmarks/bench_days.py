@@ -32,7 +32,8 @@ Printed, each line with `os.getloadavg()`:
   push worker's) per second and per visit;
 - the push queue's latency: from the moment the mover's socket got its new state
   (the push is queued in that change) to the push service stand-in getting the
-  message, p50/p99/max, and how many of the expected pushes came.
+  message, p50/p99/max, and how many of the expected pushes came; the push worker's
+  CPU over the hold per push due in it.
 
 The load generator is one process; its own CPU is printed, so a figure that is the
 client's limit says so.
@@ -440,6 +441,12 @@ async def main_async(args: argparse.Namespace) -> None:
     )
     if latencies:
         print(f"  mean {statistics.mean(latencies) * 1e3:.1f} ms  [{load()}]", flush=True)
+    if due:
+        print(
+            f"the push worker's CPU a push: {(kcpu1 - kcpu0) / due * 1e3:.3f} ms"
+            f" ({due} pushes due in the hold)  [{load()}]",
+            flush=True,
+        )
 
 
 def main() -> int:

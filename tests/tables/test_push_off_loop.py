@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import os
+from concurrent.futures import ThreadPoolExecutor
 from types import SimpleNamespace
 from typing import Any
 
@@ -18,6 +19,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
+from hollywood_gin.tables import push
 from hollywood_gin.tables.push import Pushes, VapidKeys, new_private_key
 
 pytestmark = pytest.mark.anyio
@@ -95,3 +97,44 @@ async def test_sealed_signed_and_posted_by_a_worker_process() -> None:
         s = by_path[path]
         plain = http_ece.decrypt(body, private_key=s.key, auth_secret=s.auth, version="aes128gcm")
         assert orjson.loads(plain)["kind"] in ("your_move", "next_hand")
+
+
+async def test_a_small_batch_waits_a_moment_for_more(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Messages queued just after the first go to the worker with it, in one batch
+    (a hand-over costs the worker about as much as sealing a message)."""
+    batches: list[int] = []
+
+    def deliver(_private: str, _subject: str, batch: list[Any], _now: float) -> Any:
+        batches.append(len(batch))
+        return [201] * len(batch), os.getpid()
+
+    monkeypatch.setattr(push, "deliver", deliver)
+    monkeypatch.setattr(push, "GATHER_SECONDS", 0.2)
+    tables = {
+        f"t{n}": SimpleNamespace(
+            id=f"t{n}",
+            seats=[
+                SimpleNamespace(
+                    name="Ann", push=[{"endpoint": f"http://x/{n}", "p256dh": "", "auth": ""}]
+                ),
+                SimpleNamespace(name="Bob"),
+            ],
+        )
+        for n in range(3)
+    }
+    registry: Any = SimpleNamespace(hub=None, writer=None, get=tables.get)
+    keys = VapidKeys.from_private(new_private_key(), "mailto:test@example.org")
+    pushes = Pushes(registry, keys, executor=ThreadPoolExecutor(1))
+    pushes.start()
+    try:
+        pushes.notify(tables["t0"], 0, "your_move")  # type: ignore[arg-type]
+        for _ in range(5):
+            await asyncio.sleep(0)  # the deliverer takes the first and waits
+        assert pushes.queue.empty()
+        for name in ("t1", "t2"):
+            pushes.notify(tables[name], 0, "your_move")  # type: ignore[arg-type]
+        while pushes.sent < 3:
+            await asyncio.sleep(0.01)
+    finally:
+        await pushes.close()
+    assert batches == [3]
