@@ -18,7 +18,17 @@ from hollywood_gin.engine.options import Options
 from hollywood_gin.engine.own import Own
 from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.shared_views import SharedViews
-from hollywood_gin.engine.views import Ended, Mine, Outcome, SheetView, View, new_mine, new_view
+from hollywood_gin.engine.views import (
+    Ended,
+    HandView,
+    Mine,
+    Outcome,
+    SheetView,
+    TableView,
+    View,
+    new_mine,
+    new_view,
+)
 from hollywood_gin.engine.vocabulary import Status
 
 
@@ -45,36 +55,63 @@ class Seen(Protocol):
     def outcome(self, hand: Hand) -> Outcome | None: ...
 
 
+# What every seat's view of one change shares (`SeatViews._at`): the version and the
+# hand it was taken at, then the table's view, the hand's public view, the sheet's
+# view, `ready` and `next_deal`.
+_Change = tuple[
+    int, Hand | None, TableView, HandView | None, SheetView, tuple[bool, bool], str | None
+]
+
+
 class SeatViews:
     """The views of one match, for its seats and spectators."""
 
-    __slots__ = ("_shared",)
+    __slots__ = ("_at", "_shared")
 
     def __init__(self, options: Options) -> None:
         self._shared = SharedViews(options)
+        self._at: _Change | None = None
+
+    def _change(self, match: Seen, hand: Hand | None, version: int) -> _Change:
+        """The parts of this change's views that every seat's view shares."""
+        shared = self._shared
+        ended = match.ended
+        ready = match.ready
+        return (
+            version,
+            hand,
+            shared.table(match.status, ended, match.matches_won),
+            None if hand is None else shared.hand(hand, version, match.outcome),
+            shared.sheet(match.sheet, ended),
+            (ready[0], ready[1]),
+            match.next_deal,
+        )
 
     def view(self, match: Seen, seat: int | None) -> View:
         """What `seat` (0 or 1, checked; None: a spectator) may see of `match` now;
         `View.wire()` is the `state` body (docs/protocol-guide.md "The state")."""
         hand = match.hand
-        status = match.status
-        ended = match.ended
+        version = match.version
+        # The shared parts once per change: the table, the hand's public part, the
+        # sheet, `ready` and `next_deal` change only with the version (each change of
+        # the match is one; a new hand is another `Hand`), as the hand's public view
+        # is kept by its version already (`SharedViews.hand`).
+        at = self._at
+        if at is None or at[0] != version or at[1] is not hand:
+            at = self._at = self._change(match, hand, version)
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
         knock_deadwood: tuple[int, ...] = ()
-        shared = self._shared
-        if seat is None:
-            hand_view = None if hand is None else shared.hand(hand, match.version, match.outcome)
-        else:
+        if seat is not None:
             if hand is None:
                 legal = match.actions(seat)
-                hand_view = None
             else:
                 # The seat's own part is worked out once per change of its cards.
                 own = hand.own(seat)
                 legal = match.actions(seat, own)
                 melds, deadwood = own.grouping
-                drawn = hand.drawn if hand.turn == seat else None
+                turn = hand.turn == seat
+                drawn = hand.drawn if turn else None
                 mine = new_mine(
                     (
                         own.texts,
@@ -84,26 +121,13 @@ class SeatViews:
                         None if drawn is None else drawn.text,
                     )
                 )
-                if status == "playing" and hand.phase == "discard" and hand.turn == seat:
+                if turn and hand.phase == "discard" and match.status == "playing":
                     # `legal` lists the knocks after the discards (Hand.legal), each
                     # with its discard, then the end actions.
                     knock_deadwood = own.knock_deadwood
-                hand_view = shared.hand(hand, match.version, match.outcome)
-        ready = match.ready
         # Every field, in View's order (`new_view`: see there).
         return new_view(
-            (
-                match.version,
-                seat,
-                shared.table(status, ended, match.matches_won),
-                hand_view,
-                mine,
-                legal,
-                shared.sheet(match.sheet, ended),
-                (ready[0], ready[1]),
-                knock_deadwood,
-                match.next_deal,
-            ),
+            (version, seat, at[2], at[3], mine, legal, at[4], at[5], knock_deadwood, at[6]),
         )
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
