@@ -243,6 +243,7 @@ def worker_path(messages: int, tables: int) -> None:
             flush=True,
         )
     finally:
+        push.close_worker()
         service.terminate()
         service.join()
 

@@ -4,16 +4,17 @@ has open.
 
 Standard end to end, no third-party account: RFC 8292 (VAPID, `py_vapid`), RFC 8291
 (`aes128gcm` of `cryptography`'s ECDH, HKDF and AES-GCM), RFC 8030 (the POST itself,
-over kept HTTP/1.1 connections: `Poster`). Sending is off the move's path: a change
-only puts a message in a bounded queue (full: the message is dropped and counted,
-never a wait), and a few sender tasks post them with retries and backoff, so a slow or
-dead push service never delays a move nor grows memory. The sending is off the event
-loop too: batches of messages are encrypted, signed (one VAPID JWT per push service
-for its 12 hours) and posted by a worker process of their own at a lower priority
-(`thinking.worker_pool`), started at the first push; the loop only hands a batch over
-and reads the answers back (a thread would hold the interpreter's lock in the
-sending's Python). The server posts only to origins of `HOLLYWOOD_GIN_PUSH_SERVICES`,
-never to an address a client chose (a request forgery into the host's network).
+over kept connections: `aiohttp` in the worker, `httpx` on the loop). Sending is off
+the move's path: a change only puts a message in a bounded queue (full: the message is
+dropped and counted, never a wait), and a few sender tasks post them with retries and
+backoff, so a slow or dead push service never delays a move nor grows memory. The
+sending is off the event loop too: batches of messages are encrypted, signed (one
+VAPID JWT per push service for its 12 hours) and posted by a worker process of their
+own at a lower priority (`thinking.worker_pool`), started at the first push; the loop
+only hands a batch over and reads the answers back (a thread would hold the
+interpreter's lock in the sending's Python). The server posts only to origins of
+`HOLLYWOOD_GIN_PUSH_SERVICES`, never to an address a client chose (a request forgery
+into the host's network), and follows no redirect.
 """
 
 from __future__ import annotations
@@ -24,17 +25,16 @@ import contextlib
 import ipaddress
 import logging
 import os
-import ssl
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import Executor
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol, cast
-from urllib.parse import quote, urlsplit
+from typing import Any, Protocol
+from urllib.parse import urlsplit
 
-import httptools
+import aiohttp
 import httpx
 import orjson
 from cryptography.hazmat.primitives import hashes, serialization
@@ -79,9 +79,7 @@ TTL_SECONDS = 24 * 3600  # a push service keeps an undelivered message a day at 
 KINDS = ("your_move", "next_hand", "match_over", "deadline_soon")
 # The actions that do not mean "something waits for you".
 NOT_WAITING = frozenset({"resign", "claim", "stand_in"})
-# What of an endpoint's path and query goes into the request line as it is (the rest
-# percent-encoded, as httpx did: no space nor line break reaches the request).
-TARGET_SAFE = "!$&'()*+,;=:@/%-._~"
+ANSWER_BYTES = 65_536  # of an answer's body, read at most (push services say little)
 
 
 def b64url(data: bytes) -> str:
@@ -337,141 +335,36 @@ async def post_one(client: httpx.AsyncClient, endpoint: str, body: bytes, auth: 
     return answer.status_code
 
 
-class _Exchange(asyncio.Protocol):
-    """One kept HTTP/1.1 connection to a push service: one request at a time, the
-    answer read by httptools (llhttp, the parser uvicorn serves with)."""
+def new_session(timeout: float = POST_TIMEOUT_SECONDS) -> aiohttp.ClientSession:
+    """The worker's client for its life: up to `IN_FLIGHT` kept connections per push
+    service, no proxy from the environment. Made on the worker's running loop."""
+    return aiohttp.ClientSession(
+        connector=aiohttp.TCPConnector(limit=0, limit_per_host=IN_FLIGHT),
+        timeout=aiohttp.ClientTimeout(total=timeout),
+        trust_env=False,
+    )
 
-    def __init__(self) -> None:
-        self.transport: asyncio.Transport | None = None
-        self.parser = httptools.HttpResponseParser(self)
-        self.answer: asyncio.Future[int] | None = None
-        self.status = 0  # the answer's status once its head is in
-        self.closed = False
-        self.heard = False  # a byte of an answer came on this connection
 
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # uvloop's: not a subclass
-
-    def data_received(self, data: bytes) -> None:
-        self.heard = True
+async def post(
+    session: aiohttp.ClientSession, endpoint: str, body: bytes, headers: dict[str, str]
+) -> int:
+    """The push service's answer (0: none, in time). Never a redirect followed: the
+    server posts only where `check_endpoint` let it. A kept connection the service
+    closed meanwhile is replaced once (aiohttp retries no POST of its own)."""
+    for attempt in (1, 2):
         try:
-            self.parser.feed_data(data)
-        except httptools.HttpParserError:
-            self._end(ConnectionError("not an HTTP answer"))
-
-    def on_headers_complete(self) -> None:
-        self.status = self.parser.get_status_code()
-
-    def on_message_complete(self) -> None:
-        if not self.parser.should_keep_alive():
-            self._end(None)
-        if self.answer is not None and not self.answer.done():
-            self.answer.set_result(self.status)
-
-    def connection_lost(self, exc: Exception | None) -> None:
-        self.closed = True
-        if self.answer is not None and not self.answer.done():
-            if self.status:  # an answer whose body ends with the connection
-                self.answer.set_result(self.status)
-            else:
-                self.answer.set_exception(ConnectionError("closed before an answer"))
-
-    def _end(self, exc: Exception | None) -> None:
-        self.closed = True
-        if self.transport is not None:
-            self.transport.close()
-        if exc is not None and self.answer is not None and not self.answer.done():
-            self.answer.set_exception(exc)
-
-    async def exchange(self, request: bytes) -> int:
-        assert self.transport is not None and not self.closed
-        self.answer = asyncio.get_running_loop().create_future()
-        self.status = 0
-        self.heard = False
-        self.transport.write(request)
-        return await self.answer
-
-    def close(self) -> None:
-        self._end(None)
-
-
-class Poster:
-    """POSTs to push services over kept connections (HTTP/1.1 keep-alive, TLS for
-    https), a few per push service. In the worker process instead of httpx, whose
-    connection pool cost 0.7 ms of CPU a message (1.6 ms with 16 in flight), four
-    times the encryption."""
-
-    def __init__(self, timeout: float = POST_TIMEOUT_SECONDS) -> None:
-        self.timeout = timeout
-        self.idle: dict[tuple[str, str, int], list[_Exchange]] = {}
-        self._tls: ssl.SSLContext | None = None
-
-    async def _connect(self, scheme: str, host: str, port: int) -> _Exchange:
-        loop = asyncio.get_running_loop()
-        tls: ssl.SSLContext | None = None
-        if scheme == "https":
-            if self._tls is None:
-                self._tls = ssl.create_default_context()
-            tls = self._tls
-        _transport, conn = await loop.create_connection(
-            _Exchange, host, port, ssl=tls, server_hostname=host if tls else None
-        )
-        return conn
-
-    async def post(self, endpoint: str, body: bytes, headers: dict[str, str]) -> int:
-        """The push service's answer (0: none, in time)."""
-        parts = urlsplit(endpoint)
-        scheme, host = parts.scheme, parts.hostname or ""
-        port = parts.port or (443 if scheme == "https" else 80)
-        target = quote(parts.path or "/", safe=TARGET_SAFE)
-        if parts.query:
-            target += "?" + quote(parts.query, safe=TARGET_SAFE)
-        host_header = host if ":" not in host else f"[{host}]"
-        if parts.port is not None:
-            host_header += f":{parts.port}"
-        head = "".join(f"{k}: {v}\r\n" for k, v in headers.items())
-        request = (
-            f"POST {target} HTTP/1.1\r\nHost: {host_header}\r\n{head}"
-            f"Content-Length: {len(body)}\r\n\r\n"
-        ).encode("latin-1") + body
-        key = (scheme, host, port)
-        conn: _Exchange | None = None
-        try:
-            async with asyncio.timeout(self.timeout):
-                idle = self.idle.setdefault(key, [])
-                while idle:
-                    conn = idle.pop()
-                    if conn.closed:
-                        continue
-                    try:
-                        status = await conn.exchange(request)
-                        break
-                    except ConnectionError:
-                        # A kept connection the service closed meanwhile (it heard
-                        # nothing of this request): once more on a new one.
-                        if conn.heard:
-                            raise
-                        conn = None
-                else:
-                    conn = await self._connect(scheme, host, port)
-                    status = await conn.exchange(request)
-        except (OSError, TimeoutError, ValueError, UnicodeError):
-            if conn is not None:
-                conn.close()
+            async with session.post(
+                endpoint, data=body, headers=headers, allow_redirects=False
+            ) as answer:
+                # Read (a little at most) so the connection is kept for the next.
+                await answer.content.read(ANSWER_BYTES)
+                return answer.status
+        except (aiohttp.ServerDisconnectedError, aiohttp.ClientOSError) as exc:
+            if attempt == 2 or isinstance(exc, aiohttp.ClientConnectorError):
+                return 0
+        except (aiohttp.ClientError, TimeoutError, OSError, ValueError):
             return 0
-        if not conn.closed:
-            idle = self.idle.setdefault(key, [])
-            if len(idle) < IN_FLIGHT:
-                idle.append(conn)
-            else:
-                conn.close()
-        return status
-
-    def close(self) -> None:
-        for idle in self.idle.values():
-            for conn in idle:
-                conn.close()
-        self.idle.clear()
+    return 0  # pragma: no cover - the loop returns
 
 
 def new_event_loop() -> asyncio.AbstractEventLoop:
@@ -491,10 +384,13 @@ class _Worker:
     def __init__(self, private: str, subject: str) -> None:
         self.keys = VapidKeys.from_private(private, subject)
         self.loop = new_event_loop()
-        self.poster = Poster()
+        self.session: aiohttp.ClientSession | None = None
 
     async def deliver(self, batch: Sequence[tuple[str, bytes, str, str]], now: float) -> list[int]:
         room = asyncio.Semaphore(IN_FLIGHT)
+        if self.session is None:
+            self.session = new_session()
+        session = self.session
 
         async def one(endpoint: str, plaintext: bytes, p256dh: str, auth: str) -> int:
             try:
@@ -503,12 +399,21 @@ class _Worker:
                 return -1
             header = self.keys.authorization(endpoint, now)
             async with room:
-                return await self.poster.post(endpoint, body, headers_for(header))
+                return await post(session, endpoint, body, headers_for(header))
 
         return list(await asyncio.gather(*(one(*m) for m in batch)))
 
 
 _worker: _Worker | None = None
+
+
+def close_worker() -> None:
+    """This process's worker session closed (a benchmark's end; a worker process just
+    ends, its connections with it)."""
+    global _worker
+    if _worker is not None and _worker.session is not None:
+        _worker.loop.run_until_complete(_worker.session.close())
+    _worker = None
 
 
 def deliver(

@@ -1,6 +1,7 @@
-"""How the push worker posts (`hollywood_gin.tables.push.Poster`): HTTP/1.1 over kept
-connections to a push service on loopback, whatever way the service frames its answer
-or ends its connections; and the aes128gcm it seals, opened by http_ece."""
+"""How the push worker posts (`hollywood_gin.tables.push.post` with the worker's
+`new_session`, aiohttp): over kept connections to a push service on loopback, whatever
+way the service frames its answer or ends its connections, never following a
+redirect; and the aes128gcm it seals, opened by http_ece."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 
-from hollywood_gin.tables.push import Poster, b64url, encrypt
+from hollywood_gin.tables.push import b64url, encrypt, new_session, post
 
 pytestmark = pytest.mark.anyio
 
@@ -30,12 +31,15 @@ class Service:
 
     answer: Answer
     hang_up: bool = False
+    # A connection's second request is read, then the connection closed unanswered.
+    one_each: bool = False
     connections: int = 0
     requests: list[tuple[bytes, dict[bytes, bytes], bytes]] = field(default_factory=list)
     origin: str = ""
 
     async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.connections += 1
+        served = 0
         try:
             while True:
                 head = await reader.readuntil(b"\r\n\r\n")
@@ -43,6 +47,9 @@ class Service:
                 fields = dict(r.lower().split(b": ", 1) for r in rest)
                 body = await reader.readexactly(int(fields[b"content-length"]))
                 self.requests.append((line, fields, body))
+                if self.one_each and served:
+                    break
+                served += 1
                 answer = self.answer(len(self.requests))
                 writer.write(answer)
                 await writer.drain()
@@ -57,8 +64,8 @@ class Service:
 async def serve() -> AsyncIterator[Callable[..., Awaitable[Service]]]:
     servers: list[asyncio.Server] = []
 
-    async def starting(answer: Answer, hang_up: bool = False) -> Service:
-        service = Service(answer, hang_up)
+    async def starting(answer: Answer, hang_up: bool = False, one_each: bool = False) -> Service:
+        service = Service(answer, hang_up, one_each)
         server = await asyncio.start_server(service.handle, "127.0.0.1", 0)
         servers.append(server)
         service.origin = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}"
@@ -75,15 +82,15 @@ def created(_n: int) -> bytes:
 
 async def test_one_kept_connection_for_many_posts(serve: Serve) -> None:
     service = await serve(created)
-    poster = Poster()
+    session = new_session()
     try:
         for n in range(5):
-            assert await poster.post(service.origin + f"/p/a b?x={n}", b"sealed", HEADERS) == 201
+            assert await post(session, service.origin + f"/p/a b?x={n}", b"sealed", HEADERS) == 201
     finally:
-        poster.close()
+        await session.close()
     assert service.connections == 1
     line, fields, body = service.requests[0]
-    # Percent-encoded as httpx did: no space can split the request line.
+    # Percent-encoded: no space can split the request line.
     assert line == b"POST /p/a%20b?x=0 HTTP/1.1"
     assert fields[b"host"] == service.origin.removeprefix("http://").encode()
     assert fields[b"ttl"] == b"60" and fields[b"content-encoding"] == b"aes128gcm"
@@ -98,11 +105,11 @@ async def test_answers_framed_every_way(serve: Serve) -> None:
         4: b"HTTP/1.0 201 Created\r\n\r\n",  # a body that ends with the connection
     }
     service = await serve(lambda n: answers[n], hang_up=False)
-    poster = Poster()
+    session = new_session()
     try:
-        got = [await poster.post(service.origin + "/p", b"x", HEADERS) for _ in answers]
+        got = [await post(session, service.origin + "/p", b"x", HEADERS) for _ in answers]
     finally:
-        poster.close()
+        await session.close()
     assert got == [410, 429, 201, 201]
     # Kept across the first two; "Connection: close" and HTTP/1.0 each end theirs.
     assert service.connections == 2
@@ -112,14 +119,27 @@ async def test_a_kept_connection_the_service_closed_is_replaced(
     serve: Serve,
 ) -> None:
     service = await serve(created, hang_up=True)  # closes after each answer, unsaid
-    poster = Poster()
+    session = new_session()
     try:
         for _ in range(3):
-            assert await poster.post(service.origin + "/p", b"x", HEADERS) == 201
+            assert await post(session, service.origin + "/p", b"x", HEADERS) == 201
             await asyncio.sleep(0)  # the close may or may not be seen before the next
     finally:
-        poster.close()
+        await session.close()
     assert service.connections == 3 and len(service.requests) == 3
+
+
+async def test_a_kept_connection_closed_unanswered_is_replaced_once(serve: Serve) -> None:
+    # The close comes after the request went out on the kept connection: the post
+    # goes again, once, on a new one.
+    service = await serve(created, one_each=True)
+    session = new_session()
+    try:
+        for _ in range(3):
+            assert await post(session, service.origin + "/p", b"x", HEADERS) == 201
+    finally:
+        await session.close()
+    assert service.connections == 3 and len(service.requests) == 5
 
 
 async def test_no_answer_garbage_or_no_service_is_no_answer(serve: Serve) -> None:
@@ -131,20 +151,20 @@ async def test_no_answer_garbage_or_no_service_is_no_answer(serve: Serve) -> Non
 
     quiet = await asyncio.start_server(never, "127.0.0.1", 0)
     garbage = await serve(lambda n: b"SMTP ready\r\n\r\n")
-    poster = Poster(timeout=0.3)
+    session = new_session(timeout=0.3)
     try:
         port = quiet.sockets[0].getsockname()[1]
-        assert await poster.post(f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
-        assert await poster.post(garbage.origin + "/p", b"x", HEADERS) == 0
+        assert await post(session, f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
+        assert await post(session, garbage.origin + "/p", b"x", HEADERS) == 0
         quiet.close()
         await quiet.wait_closed()
-        assert await poster.post(f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
-        # The same poster still posts where a service answers.
+        assert await post(session, f"http://127.0.0.1:{port}/p", b"x", HEADERS) == 0
+        # The same session still posts where a service answers.
         ok = await serve(created)
-        assert await poster.post(ok.origin + "/p", b"x", HEADERS) == 201
+        assert await post(session, ok.origin + "/p", b"x", HEADERS) == 201
     finally:
         silent.set()
-        poster.close()
+        await session.close()
 
 
 @pytest.mark.parametrize("size", [0, 1, 150, 4000])
@@ -161,3 +181,15 @@ def test_sealed_messages_open_with_http_ece(size: int) -> None:
     assert body[:16] != encrypt(plain, b64url(public), b64url(auth))[:16]
     with pytest.raises(ValueError):
         encrypt(os.urandom(4096), b64url(public), b64url(auth))
+
+
+async def test_a_redirect_is_not_followed(serve: Serve) -> None:
+    elsewhere = await serve(created)
+    moved = f"HTTP/1.1 307 Moved\r\nLocation: {elsewhere.origin}/p\r\nContent-Length: 0\r\n\r\n"
+    service = await serve(lambda n: moved.encode())
+    session = new_session()
+    try:
+        assert await post(session, service.origin + "/p", b"x", HEADERS) == 307
+    finally:
+        await session.close()
+    assert len(service.requests) == 1 and elsewhere.requests == []
