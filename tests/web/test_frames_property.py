@@ -547,7 +547,7 @@ def test_the_server_reads_what_websockets_reads(
         assert pongs == expected.pongs[: len(pongs)], stream
     assert not any(f.opcode in (Opcode.PING, Opcode.CONT, Opcode.BINARY) for f in frames)
     still_serving(bystander)
-    note_event(f"close {Close.parse(close).code if close else None}")
+    note_event(f"close {Close.parse(close).code if close is not None else None}")
     note_event(f"messages seen: {min(len(seen), 3)}{'+' if len(seen) >= 3 else ''}")
     note_event("exact" if expected.exact and not wire.reset else "prefix")
 
