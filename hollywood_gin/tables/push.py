@@ -20,6 +20,7 @@ into the host's network), and follows no redirect.
 from __future__ import annotations
 
 import asyncio
+import atexit
 import base64
 import contextlib
 import ipaddress
@@ -408,12 +409,17 @@ _worker: _Worker | None = None
 
 
 def close_worker() -> None:
-    """This process's worker session closed (a benchmark's end; a worker process just
-    ends, its connections with it)."""
+    """This process's worker session closed: at a benchmark's end, when the key pair
+    changes, and when a worker process exits (`atexit`: the pool's processes are
+    spawned and end through the interpreter's shutdown, where an open session would
+    print "Unclosed client session" into the host's log at every stop)."""
     global _worker
     if _worker is not None and _worker.session is not None:
         _worker.loop.run_until_complete(_worker.session.close())
     _worker = None
+
+
+atexit.register(close_worker)
 
 
 def deliver(
@@ -428,6 +434,7 @@ def deliver(
     so tests can move it); the worker's own clock by default."""
     global _worker
     if _worker is None or (_worker.keys.private, _worker.keys.subject) != (private, subject):
+        close_worker()
         _worker = _Worker(private, subject)
     when = time.time() if now is None else now
     statuses = _worker.loop.run_until_complete(_worker.deliver(batch, when))

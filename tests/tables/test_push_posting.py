@@ -7,8 +7,11 @@ from __future__ import annotations
 
 import asyncio
 import os
+import subprocess
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import http_ece  # type: ignore[import-untyped]
 import pytest
@@ -193,3 +196,22 @@ async def test_a_redirect_is_not_followed(serve: Serve) -> None:
     finally:
         await session.close()
     assert len(service.requests) == 1 and elsewhere.requests == []
+
+
+def test_a_worker_process_closes_its_session_when_it_ends(tmp_path: Path) -> None:
+    """The pool's processes are spawned and end through the interpreter's shutdown: a
+    session left open there prints "Unclosed client session" into the host's log at
+    every stop. A process that delivered a batch (a message whose keys no browser made:
+    the session is opened, nothing is posted) then ends as a pool's process does."""
+    script = (
+        "from hollywood_gin.tables.push import deliver, new_private_key\n"
+        "host = 'mailto:host@example.org'\n"
+        "one = [('https://push.example/x', b'hi', 'AA', 'AA')]\n"
+        "print(deliver(new_private_key(), host, one)[0])\n"
+        "deliver(new_private_key(), host, [])\n"  # a new key pair: the first session closed
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert done.stdout.strip() == "[-1]"
+    assert "Unclosed" not in done.stderr, done.stderr
