@@ -4,7 +4,7 @@ the app under uvicorn in the test's own process."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
@@ -33,16 +33,22 @@ def registry_of(client: TestClient) -> Registry:
 
 
 @asynccontextmanager
-async def table_server(tmp_path: Path) -> AsyncIterator[tuple[int, dict[str, Any]]]:
-    """The app under uvicorn with the server's own protocols (`connections.protocols`) on
-    a loopback port, and a table made on it: yields (port, the table's creation answer)."""
-    settings = make_settings(tmp_path)
+async def table_server(
+    tmp_path: Path, *, clock: Callable[[], float] | None = None, **overrides: Any
+) -> AsyncIterator[tuple[int, dict[str, Any]]]:
+    """The app on `make_settings(tmp_path, **overrides)` under uvicorn with the server's
+    own protocols (`connections.protocols`) on a loopback port, and a table made on it:
+    yields (port, the table's creation answer). `clock`: the sockets' rate clock."""
+    settings = make_settings(tmp_path, **overrides)
     http, ws = connections.protocols(settings)
+    app = create_app(settings)
+    if clock is not None:
+        app.state.ws_clock = clock
     # No log config and no level: uvicorn would apply them to this whole process (its
     # loggers' handlers and levels), for every later test of the worker. The root
     # logger's level (warning) keeps uvicorn's start-up lines out as before.
     config = uvicorn.Config(
-        create_app(settings),
+        app,
         host="127.0.0.1",
         port=0,
         http=http,

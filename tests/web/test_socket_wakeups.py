@@ -22,16 +22,12 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
-import httpx
 import orjson
 import pytest
-import uvicorn
 from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
-from hollywood_gin.main import create_app
-from hollywood_gin.web.guard import connections
-from tests.tables.helpers import make_settings
+from tests.web.helpers import table_server
 from tests.web.test_socket_memory import awaited, open_sockets, protocols, serving
 
 PING = b'{"type":"ping"}'  # as the page sends it: JSON.stringify({type: "ping"})
@@ -85,23 +81,9 @@ async def test_the_pages_heartbeat_is_answered_without_waking_the_reader(
 @asynccontextmanager
 async def flood_server(tmp_path: Path) -> AsyncIterator[str]:
     """A real server in this process, a burst of 3 and no refill: a table socket's URL."""
-    settings = make_settings(tmp_path, ws_burst=3, ws_messages_per_second=1.0)
-    http, ws = connections.protocols(settings)
-    app = create_app(settings)
-    app.state.ws_clock = lambda: 1000.0  # no refill
-    config = uvicorn.Config(app, host="127.0.0.1", port=0, http=http, ws=ws, log_level="warning")
-    server = uvicorn.Server(config)
-    running = asyncio.create_task(server.serve())
-    try:
-        while not server.started:
-            await asyncio.sleep(0.01)
-        port = server.servers[0].sockets[0].getsockname()[1]
-        async with httpx.AsyncClient(base_url=f"http://127.0.0.1:{port}") as client:
-            made = (await client.post("/api/tables", json={"name": "Ann"})).json()
+    no_refill = table_server(tmp_path, clock=lambda: 1000.0, ws_burst=3, ws_messages_per_second=1.0)
+    async with no_refill as (port, made):
         yield f"ws://127.0.0.1:{port}/ws/tables/{made['table_id']}"
-    finally:
-        server.should_exit = True
-        await running
 
 
 @pytest.mark.anyio
