@@ -25,10 +25,10 @@ pytest.importorskip("asyncpg")
 
 from tests.conftest import running_server
 from tests.postgres import pg_url, postgres  # noqa: F401 (fixtures)
+from tests.pushservice import PushService
 from tests.web.test_correspondence_wire import kinds, next_state, socket
 from tests.web.test_idle_tables import held
 from tests.web.test_push_wire import (
-    PushService,
     env_for,
     join,
     service,  # noqa: F401 (fixture)

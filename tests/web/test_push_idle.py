@@ -10,10 +10,10 @@ import time
 from pathlib import Path
 
 from tests.conftest import running_server
+from tests.pushservice import PushService
 from tests.web.test_idle_tables import ENV as IDLE_ENV
 from tests.web.test_idle_tables import wait_held
 from tests.web.test_push_wire import (
-    PushService,
     create,
     env_for,
     join,

@@ -1,142 +1,33 @@
 """Web Push end to end (docs/protocol-guide.md "Notifications"), over the wire: a real
 server (`python -m hollywood_gin`, a real SQLite file) and a push service started by
-the test on loopback, which holds the subscriber's private keys, DECRYPTS each message
-(RFC 8291 `aes128gcm`) and checks the VAPID JWT (RFC 8292) against `GET /api/push/key`.
+the test on loopback (`tests.pushservice`), which holds the subscriber's private keys,
+DECRYPTS each message (RFC 8291 `aes128gcm`) and checks the VAPID JWT (RFC 8292)
+against `GET /api/push/key`.
 """
 
 from __future__ import annotations
 
-import base64
 import json
-import os
-import queue
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import http_ece  # type: ignore[import-untyped]
 import httpx
 import pytest
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.hazmat.primitives.asymmetric.utils import encode_dss_signature
 from websockets.sync.client import connect
 
-from tests.conftest import free_port, running_server
+from tests.conftest import running_server
+from tests.pushservice import PushService, unb64
 from tests.wire import playable
 
 SUBJECT = "mailto:push-test@example.org"
 
 
-def b64(data: bytes) -> str:
-    return base64.urlsafe_b64encode(data).rstrip(b"=").decode()
-
-
-def unb64(text: str) -> bytes:
-    return base64.urlsafe_b64decode(text + "=" * (-len(text) % 4))
-
-
-@dataclass
-class Subscriber:
-    """A browser's side of one subscription: its keys and where its service lives."""
-
-    path: str
-    key: ec.EllipticCurvePrivateKey = field(
-        default_factory=lambda: ec.generate_private_key(ec.SECP256R1())
-    )
-    auth: bytes = field(default_factory=lambda: os.urandom(16))
-
-    def json(self, origin: str, **extra: Any) -> dict[str, Any]:
-        public = self.key.public_key().public_bytes(
-            serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint
-        )
-        return {
-            "endpoint": origin + self.path,
-            "expirationTime": None,
-            "keys": {"p256dh": b64(public), "auth": b64(self.auth)},
-            **extra,
-        }
-
-
-class PushService:
-    """A push service on loopback: decrypts what it gets, answers `status[path]`."""
-
-    def __init__(self) -> None:
-        self.port = free_port()
-        self.origin = f"http://127.0.0.1:{self.port}"
-        self.subscribers: dict[str, Subscriber] = {}
-        self.status: dict[str, int] = {}
-        # A path whose answer waits until its event is set (the test chooses when).
-        self.holds: dict[str, threading.Event] = {}
-        self.received: queue.Queue[dict[str, Any]] = queue.Queue()
-        service = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self) -> None:
-                body = self.rfile.read(int(self.headers["Content-Length"]))
-                service.received.put(
-                    {"path": self.path, "headers": dict(self.headers), "body": body}
-                )
-                hold = service.holds.get(self.path)
-                if hold is not None:
-                    hold.wait(30)
-                self.send_response(service.status.get(self.path, 201))
-                self.send_header("Content-Length", "0")
-                self.end_headers()
-
-            def log_message(self, *args: object) -> None:
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def subscriber(self, path: str) -> Subscriber:
-        self.subscribers[path] = Subscriber(path)
-        return self.subscribers[path]
-
-    def next(self, timeout: float = 20) -> dict[str, Any]:
-        return self.received.get(timeout=timeout)
-
-    def open(self, got: dict[str, Any], server_key: str) -> dict[str, Any]:
-        """Check the VAPID header against the server's key and decrypt the body."""
-        headers = {k.lower(): v for k, v in got["headers"].items()}
-        assert headers["content-encoding"] == "aes128gcm"
-        assert int(headers["ttl"]) > 0
-        scheme, _, params = headers["authorization"].partition(" ")
-        assert scheme == "vapid"
-        parts = dict(p.strip().split("=", 1) for p in params.split(","))
-        assert parts["k"] == server_key
-        signed, _, signature = parts["t"].rpartition(".")
-        raw = unb64(signature)
-        der = encode_dss_signature(int.from_bytes(raw[:32], "big"), int.from_bytes(raw[32:], "big"))
-        public = ec.EllipticCurvePublicKey.from_encoded_point(ec.SECP256R1(), unb64(server_key))
-        public.verify(der, signed.encode(), ec.ECDSA(hashes.SHA256()))  # raises if forged
-        header, claims = (json.loads(unb64(p)) for p in signed.split("."))
-        assert header["alg"] == "ES256"
-        assert claims["aud"] == self.origin
-        assert claims["sub"] == SUBJECT
-        assert time.time() < claims["exp"] <= time.time() + 24 * 3600
-        sub = self.subscribers[got["path"]]
-        plain = http_ece.decrypt(
-            got["body"], private_key=sub.key, auth_secret=sub.auth, version="aes128gcm"
-        )
-        message: dict[str, Any] = json.loads(plain)
-        return message
-
-    def close(self) -> None:
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def service() -> Iterator[PushService]:
-    s = PushService()
+    s = PushService(SUBJECT)
     yield s
     s.close()
 
