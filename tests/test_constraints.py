@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import tomllib
 
+import grimp
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -73,3 +74,20 @@ def test_the_lock_hashes_the_servers_dependencies_at_the_pinned_versions() -> No
             assert version == pinned[name], (name, version, pinned[name])
     # No hash in constraints.txt: one would put every `pip install -c` in hash mode.
     assert "--hash" not in (REPO / "constraints.txt").read_text()
+
+
+def test_the_server_posts_with_one_http_client_and_needs_no_other() -> None:
+    """Web Push posts with aiohttp in the worker and on the loop alike (`push.post`):
+    httpx is the tests' and benchmarks' client, not a dependency of the server."""
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())
+    server = {canonicalize_name(Requirement(s).name) for s in project["project"]["dependencies"]}
+    assert "aiohttp" in server and "httpx" not in server
+    assert "httpx" in {
+        canonicalize_name(Requirement(s).name)
+        for s in project["project"]["optional-dependencies"]["dev"]
+    }
+    assert "httpx" not in locked()
+    graph = grimp.build_graph("hollywood_gin", include_external_packages=True)
+    assert graph.find_modules_that_directly_import("aiohttp")
+    # An external package none of the package imports is not in the graph at all.
+    assert "httpx" not in graph.modules

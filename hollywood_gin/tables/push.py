@@ -4,7 +4,7 @@ has open.
 
 Standard end to end, no third-party account: RFC 8292 (VAPID, `py_vapid`), RFC 8291
 (`aes128gcm` of `cryptography`'s ECDH, HKDF and AES-GCM), RFC 8030 (the POST itself,
-over kept connections: `aiohttp` in the worker, `httpx` on the loop). Sending is off
+over kept connections, with `aiohttp` wherever it posts). Sending is off
 the move's path: a change only puts a message in a bounded queue (full: the message is
 dropped and counted, never a wait), and a few sender tasks post them with retries and
 backoff, so a slow or dead push service never delays a move nor grows memory. The
@@ -36,7 +36,6 @@ from typing import Any, Protocol
 from urllib.parse import urlsplit
 
 import aiohttp
-import httpx
 import orjson
 from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -327,18 +326,10 @@ def headers_for(authorization: str) -> dict[str, str]:
     }
 
 
-async def post_one(client: httpx.AsyncClient, endpoint: str, body: bytes, auth: str) -> int:
-    """The push service's answer (0: none, in time)."""
-    try:
-        answer = await client.post(endpoint, content=body, headers=headers_for(auth))
-    except httpx.HTTPError:
-        return 0
-    return answer.status_code
-
-
 def new_session(timeout: float = POST_TIMEOUT_SECONDS) -> aiohttp.ClientSession:
-    """The worker's client for its life: up to `IN_FLIGHT` kept connections per push
-    service, no proxy from the environment. Made on the worker's running loop."""
+    """A client for its owner's life (the worker's, or `Pushes`' own when `inline`): up
+    to `IN_FLIGHT` kept connections per push service, no proxy from the environment.
+    Made on the loop it posts from."""
     return aiohttp.ClientSession(
         connector=aiohttp.TCPConnector(limit=0, limit_per_host=IN_FLIGHT),
         timeout=aiohttp.ClientTimeout(total=timeout),
@@ -452,7 +443,6 @@ class Pushes:
         *,
         texts: Texts = english,
         clock: Callable[[], float] = time.time,
-        client: httpx.AsyncClient | None = None,
         executor: Executor | None = None,
         inline: bool = False,
     ) -> None:
@@ -463,9 +453,8 @@ class Pushes:
         self.keys = keys
         self.texts = texts
         self.clock = clock
-        self.client = client or httpx.AsyncClient(
-            timeout=POST_TIMEOUT_SECONDS, follow_redirects=False, trust_env=False
-        )
+        # `inline`: the client the senders post with, made on the loop at the first post.
+        self.session: aiohttp.ClientSession | None = None
         self.queue: asyncio.Queue[Message] = asyncio.Queue(QUEUE_SIZE)
         self.inline = inline
         self._executor = executor
@@ -496,7 +485,9 @@ class Pushes:
         for task in self.tasks:
             task.cancel()
         await asyncio.gather(*self.tasks, return_exceptions=True)
-        await self.client.aclose()
+        if self.session is not None:
+            await self.session.close()
+            self.session = None
         if self._own_executor and self._executor is not None:
             self._executor.shutdown(wait=False, cancel_futures=True)
             self._executor = None
@@ -621,14 +612,18 @@ class Pushes:
                 self._queued_at.pop(id(message), None)
 
     async def send(self, message: Message) -> None:
-        """One message sealed, signed and posted here, on the loop (`inline`)."""
+        """One message sealed, signed and posted here, on the loop (`inline`), by the
+        worker's own `post`."""
         try:
             body = encrypt(message.plaintext, message.p256dh, message.auth)
         except Exception:
             await self._answered(message, -1)
             return
         header = self.keys.authorization(message.endpoint, self.clock())
-        await self._answered(message, await post_one(self.client, message.endpoint, body, header))
+        if self.session is None:
+            self.session = new_session()
+        status = await post(self.session, message.endpoint, body, headers_for(header))
+        await self._answered(message, status)
 
     async def _answered(self, message: Message, status: int) -> None:
         """What the push service's answer means: sent, gone (404, 410: the subscription

@@ -81,6 +81,35 @@ async def test_sealed_signed_and_posted_by_a_worker_process() -> None:
     assert sorted(opened(service, keys)) == ["next_hand"] * 5 + ["your_move"] * len(tables)
 
 
+async def test_inline_posts_on_the_loop_with_the_workers_client(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """`inline` (benchmarks compare it with the worker) seals and signs on the loop and
+    posts with the worker's own `post`: one kept aiohttp session, one way to post."""
+    sessions: list[object] = []
+    worker_post = push.post
+
+    async def counted(session: Any, *args: Any) -> int:
+        sessions.append(session)
+        return await worker_post(session, *args)
+
+    monkeypatch.setattr(push, "post", counted)
+    service = PushService(SUBJECT)
+    tables = seats_of([service.subscriber(f"/p/{n}") for n in range(12)], service.origin)
+    registry: Any = SimpleNamespace(hub=None, writer=None, get=tables.get)
+    keys = VapidKeys.from_private(new_private_key(), SUBJECT)
+    pushes = Pushes(registry, keys, inline=True)
+    try:
+        await pushed_twice(pushes, tables)
+    finally:
+        service.close()
+    assert pushes.sent == len(tables) + 5 and pushes.failed == 0
+    assert not pushes.pids and list(keys.signed) == [service.origin]  # all on the loop
+    assert len(sessions) == len(tables) + 5 and len(set(map(id, sessions))) == 1
+    assert pushes.session is None  # closed with the pushes
+    assert sorted(opened(service, keys)) == ["next_hand"] * 5 + ["your_move"] * len(tables)
+
+
 async def test_a_small_batch_waits_a_moment_for_more(monkeypatch: pytest.MonkeyPatch) -> None:
     """Messages queued just after the first go to the worker with it, in one batch
     (a hand-over costs the worker about as much as sealing a message)."""
