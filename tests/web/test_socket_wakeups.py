@@ -51,27 +51,17 @@ async def heartbeats(sockets: list[Any], each: int) -> None:
 
 
 @pytest.mark.anyio
-async def test_frames_go_out_without_waking_the_writer(tmp_path: Path) -> None:
+@pytest.mark.parametrize("task", ["Session._write", "Session._read"])
+async def test_frames_and_the_pages_heartbeat_wake_neither_task(tmp_path: Path, task: str) -> None:
+    """Frames go out without waking the writer, and the page's heartbeat is answered
+    without waking the reader: each task still waits on the future it waited on."""
     async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
-        writers = tasks_in("Session._write")
-        assert len(writers) == len(sockets)
-        before = waits(writers)
+        watched = tasks_in(task)
+        assert len(watched) == len(sockets)
+        before = waits(watched)
         assert all(w is not None for w in before)
         await heartbeats(sockets, 3)
-        assert waits(writers) == before
-
-
-@pytest.mark.anyio
-async def test_the_pages_heartbeat_is_answered_without_waking_the_reader(
-    tmp_path: Path,
-) -> None:
-    async with serving(tmp_path) as (url, token), open_sockets(url, token) as sockets:
-        readers = tasks_in("Session._read")
-        assert len(readers) == len(sockets)
-        before = waits(readers)
-        assert all(w is not None for w in before)
-        await heartbeats(sockets, 3)
-        assert waits(readers) == before
+        assert waits(watched) == before
         # Any other message still goes to the reader, which answers it.
         await sockets[0].send(orjson.dumps({"type": "ping", "x": 1}).decode())
         error = orjson.loads(await sockets[0].recv())
