@@ -12,6 +12,8 @@ import json
 import socket
 import struct
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -24,31 +26,37 @@ ENV = {"HOLLYWOOD_GIN_WS_PING_SECONDS": "0.5", "HOLLYWOOD_GIN_WS_PING_TIMEOUT_SE
 BOUND = 15.0  # seconds: a bound on a hang, far past 0.5 + 0.5 and short of uvicorn's 20 + 20
 
 
-def silent_socket(base: str, table_id: str) -> socket.socket:
-    """A WebSocket opened by hand that will answer nothing, not even a ping."""
-    host, port = base.removeprefix("http://").split(":")
-    sock = socket.create_connection((host, int(port)), timeout=BOUND)
-    sock.sendall(upgrade_request(base, table_id))
-    return sock
+@contextmanager
+def a_table(tmp_path: Path, env: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """A server with `env`'s keepalive and a table on it: (its URL, the table's id)."""
+    with running_server(tmp_path / "t.sqlite3", env=env) as (base, _proc):
+        yield base, httpx.post(base + "/api/tables", json={}, timeout=5).json()["table_id"]
+
+
+@contextmanager
+def raw_socket(tmp_path: Path, env: dict[str, str]) -> Iterator[socket.socket]:
+    """A table's WebSocket opened by hand on a server of its own: it answers nothing,
+    not even a ping, but what the test writes."""
+    with a_table(tmp_path, env) as (base, table_id):
+        host, port = base.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=BOUND) as sock:
+            sock.sendall(upgrade_request(base, table_id))
+            yield sock
 
 
 def test_a_silent_dead_client_is_dropped(tmp_path: Path) -> None:
-    with running_server(tmp_path / "t.sqlite3", env=ENV) as (base, _proc):
-        table_id = httpx.post(base + "/api/tables", json={}, timeout=5).json()["table_id"]
-        sock = silent_socket(base, table_id)
-        received = b""
-        with sock:
-            # Read what comes (the upgrade, the state, the pings) until the server
-            # closes the connection; a timeout here means it never did.
-            while chunk := sock.recv(65536):
-                received += chunk
-        assert received.startswith(b"HTTP/1.1 101")
+    received = b""
+    with raw_socket(tmp_path, ENV) as sock:
+        # Read what comes (the upgrade, the state, the pings) until the server
+        # closes the connection; a timeout here means it never did.
+        while chunk := sock.recv(65536):
+            received += chunk
+    assert received.startswith(b"HTTP/1.1 101")
 
 
 @pytest.mark.anyio
 async def test_a_client_that_answers_the_pings_stays(tmp_path: Path) -> None:
-    with running_server(tmp_path / "t.sqlite3", env=ENV) as (base, _proc):
-        table_id = httpx.post(base + "/api/tables", json={}, timeout=5).json()["table_id"]
+    with a_table(tmp_path, ENV) as (base, table_id):
         url = base.replace("http://", "ws://") + f"/ws/tables/{table_id}"
         # The client answers pings by itself (as browsers do), and sends none of its own.
         async with connect(url, ping_interval=None) as ws:
@@ -90,18 +98,15 @@ TALKING = {"HOLLYWOOD_GIN_WS_PING_SECONDS": "4", "HOLLYWOOD_GIN_WS_PING_TIMEOUT_
 
 
 def test_a_client_that_talks_is_not_pinged(tmp_path: Path) -> None:
-    with running_server(tmp_path / "t.sqlite3", env=TALKING) as (base, _proc):
-        table_id = httpx.post(base + "/api/tables", json={}, timeout=5).json()["table_id"]
-        sock = silent_socket(base, table_id)
-        received = b""
-        with sock:
-            sock.setblocking(False)
-            ends = time.monotonic() + 9.0  # two of uvicorn's pings' worth
-            while time.monotonic() < ends:
-                sock.sendall(masked_text(b'{"type":"ping"}'))
-                time.sleep(0.15)  # within the messages' rate
-                with contextlib.suppress(BlockingIOError):
-                    received += sock.recv(65536)
+    received = b""
+    with raw_socket(tmp_path, TALKING) as sock:
+        sock.setblocking(False)
+        ends = time.monotonic() + 9.0  # two of uvicorn's pings' worth
+        while time.monotonic() < ends:
+            sock.sendall(masked_text(b'{"type":"ping"}'))
+            time.sleep(0.15)  # within the messages' rate
+            with contextlib.suppress(BlockingIOError):
+                received += sock.recv(65536)
         frames = server_frames(received)
         pongs = [f for f in frames if f[0] == 0x1 and b'"pong"' in f[1]]
         assert len(pongs) > 10  # it was answered all along
