@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import socket
 import subprocess
@@ -72,12 +73,53 @@ def upgrade_request(base: str, table_id: str) -> bytes:
     ).encode()
 
 
+def listens(pid: int, port: int) -> bool:
+    """Whether process `pid` holds the socket listening on loopback's `port` (Linux's
+    /proc; elsewhere, where it cannot be told, True)."""
+    try:
+        table = Path("/proc/net/tcp").read_text().splitlines()[1:]
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return True
+    wanted = f"0100007F:{port:04X}"
+    inodes = {f"socket:[{f[9]}]" for f in map(str.split, table) if f[1] == wanted and f[3] == "0A"}
+    for fd in fds:
+        with contextlib.suppress(OSError):
+            if os.readlink(f"/proc/{pid}/fd/{fd}") in inodes:
+                return True
+    return False
+
+
+# A port picked by `free_port` is closed again before the server binds it: another
+# test's server, or a client's connection from that port, may take it meanwhile.
+# `running_server` then tries another port, this often at most.
+PORT_TRIES = 3
+
+
 @contextmanager
 def running_server(
     data_file: Path, port: int | None = None, env: dict[str, str] | None = None
 ) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start `python -m hollywood_gin` on a loopback port; yield (base_url, process)."""
-    port = port or free_port()
+    """Start `python -m hollywood_gin` on a loopback port; yield (base_url, process).
+    Without `port`, a free one; a server that could not start on it (the port taken
+    meanwhile: it exits) is started again on another."""
+    for tries_left in range(PORT_TRIES - 1, -1, -1):
+        chosen = port or free_port()
+        proc = _start_server(data_file, chosen, env)
+        try:
+            started = _wait_healthy(proc, chosen)
+            if not started and (port is not None or not tries_left):
+                raise RuntimeError(f"server exited with {proc.returncode}")
+            if started:
+                yield f"http://127.0.0.1:{chosen}", proc
+                return
+        finally:
+            _stop(proc)
+
+
+def _start_server(
+    data_file: Path, port: int, env: dict[str, str] | None
+) -> subprocess.Popen[bytes]:
     full_env = dict(os.environ)
     full_env.update(
         {
@@ -94,27 +136,34 @@ def running_server(
         }
     )
     full_env.update(env or {})
-    proc = subprocess.Popen([sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full_env)
+    return subprocess.Popen([sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full_env)
+
+
+def _wait_healthy(proc: subprocess.Popen[bytes], port: int) -> bool:
+    """True once `proc` answers /healthz on `port`; False when it exited first. An
+    answer from another process that holds the port is not taken for this one's."""
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 30
-        while True:
-            if proc.poll() is not None:
-                raise RuntimeError(f"server exited with {proc.returncode}")
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if time.monotonic() > deadline:
-                raise RuntimeError("server did not answer /healthz within 30 s")
-            time.sleep(0.1)
-        yield base, proc
-    finally:
-        if proc.poll() is None:
-            proc.terminate()
-            try:
-                proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+    deadline = time.monotonic() + 30
+    while True:
+        if proc.poll() is not None:
+            return False
+        try:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200 and listens(
+                proc.pid, port
+            ):
+                return True
+        except httpx.HTTPError:
+            pass
+        if time.monotonic() > deadline:
+            raise RuntimeError("server did not answer /healthz within 30 s")
+        time.sleep(0.1)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
