@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import gc
 import logging
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -23,7 +24,6 @@ from hollywood_gin.serve import (
     tune_gc,
     uvicorn_config,
 )
-from tests.conftest import free_port
 
 
 def untune(threshold: tuple[int, int, int]) -> None:
@@ -161,7 +161,11 @@ def serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
 def _serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
     """Young collections while `serve.Server` serves the app on loopback for 0.1 s
     (`gc_seconds`, or its default), the count's thresholds out of the way."""
-    env = {"HOLLYWOOD_GIN_HOST": "127.0.0.1", "HOLLYWOOD_GIN_PORT": str(free_port())}
+    # The socket bound first and handed to uvicorn: a port picked, closed and bound
+    # again could be taken meanwhile by another test's server or client.
+    listening = socket.create_server(("127.0.0.1", 0))
+    port = str(listening.getsockname()[1])
+    env = {"HOLLYWOOD_GIN_HOST": "127.0.0.1", "HOLLYWOOD_GIN_PORT": port}
     settings = Settings.from_env({**env, "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.db")})
     config = uvicorn_config(settings, create_app(settings))
     server = Server(config) if gc_seconds is None else Server(config, gc_seconds=gc_seconds)
@@ -169,7 +173,7 @@ def _serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
     before = gc.get_threshold()
 
     async def run() -> None:
-        serving = asyncio.create_task(server.serve())
+        serving = asyncio.create_task(server.serve(sockets=[listening]))
         while not server.started:
             await asyncio.sleep(0.01)
         gc.set_threshold(10**8)
@@ -180,7 +184,8 @@ def _serve_and_count(gc_seconds: float | None, tmp_path: Path) -> int:
         await serving
 
     try:
-        asyncio.run(run())
+        with listening:
+            asyncio.run(run())
     finally:
         gc.callbacks.remove(seen)
         gc.set_threshold(*before)
