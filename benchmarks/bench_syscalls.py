@@ -31,6 +31,7 @@ import asyncio
 import collections
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -231,6 +232,7 @@ def main() -> int:
     parser.add_argument("--heartbeats", type=int, default=5, help="page pings a socket")
     parser.add_argument("--pause", type=float, default=0.05, help="seconds between actions")
     parser.add_argument("--idle", type=float, default=5.0, help="idle seconds traced first")
+    parser.add_argument("--keep", type=Path, help="keep each commit's trace here")
     args = parser.parse_args()
     print(f"load average {os.getloadavg()}", flush=True)
     with tempfile.TemporaryDirectory(prefix="gin-bench-syscalls-") as tmp:
@@ -239,6 +241,9 @@ def main() -> int:
             out = Path(tmp) / f"out-{commit}"
             out.mkdir()
             print(f"{commit}:\n{run(root, args, out)}", flush=True)
+            if args.keep:
+                args.keep.mkdir(parents=True, exist_ok=True)
+                shutil.copy(out / "strace.txt", args.keep / f"strace-{commit}.txt")
     print(f"load average {os.getloadavg()}", flush=True)
     return 0
 

@@ -439,6 +439,49 @@ def _chunked(headers: list[tuple[bytes, bytes]]) -> bool:
     return any(name.lower() == b"transfer-encoding" for name, _ in headers)
 
 
+# The attributes uvicorn's `WebSocketsSansIOProtocol` (0.55) sets on itself: the
+# slots of `GuardedWebSocket` (no class attribute of its has one of these names).
+UVICORN_WS_ATTRIBUTES = (
+    "app",
+    "app_state",
+    "asgi_version",
+    "client",
+    "close_sent",
+    "close_timeout",
+    "close_timer",
+    "config",
+    "conn",
+    "connections",
+    "curr_msg_data_type",
+    "default_headers",
+    "disconnected",
+    "frames",
+    "handshake_complete",
+    "handshake_initiated",
+    "initial_response",
+    "last_ping_rtt",
+    "logger",
+    "loop",
+    "pending_ping_payload",
+    "ping_interval",
+    "ping_sent_at",
+    "ping_timeout",
+    "ping_timer",
+    "pong_timer",
+    "queue",
+    "read_paused",
+    "request",
+    "response",
+    "root_path",
+    "scheme",
+    "scope",
+    "server",
+    "tasks",
+    "transport",
+    "writable",
+)
+
+
 def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.Protocol]]:
     """uvicorn's `http=` and `ws=` protocol classes with this server's limits."""
     counts = ConnectionCounts(
@@ -609,11 +652,17 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             self.parser = None  # type: ignore[assignment]
 
     class GuardedWebSocket(WebSocketsSansIOProtocol):
-        _chunk: bytes | None = None
-        _chunks = 0
+        # Every name uvicorn's protocol sets, and ours, in slots: its `__dict__` held
+        # ~40 names (1,584 bytes, one more would double it), read by hash at every
+        # attribute of every frame; a slot is an offset. A name uvicorn adds later
+        # still lands in the `__dict__` (made only then).
+        __slots__ = (*UVICORN_WS_ATTRIBUTES, "_chunk", "_chunks", "marks")
+        _chunk: bytes | None
 
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
+            self._chunk = None
+            self._chunks = 0
             # What uvicorn asks of its queue and event, without their deques.
             self.queue = Inbox(self.loop)  # type: ignore[assignment]
             self.writable = Writable(self.loop)  # type: ignore[assignment]
