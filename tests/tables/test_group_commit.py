@@ -10,6 +10,7 @@ from collections.abc import Iterator
 import pytest
 
 from hollywood_gin.tables.group_commit import LONE, Answer, GroupCommit, Outcomes, Worker
+from tests.loopclock import loop_clock
 
 
 class Recorder:
@@ -96,12 +97,15 @@ async def test_with_gather_writes_of_an_idle_moment_wait_to_share_one_commit(
     rec.open()
     group = rec.group(way, gather=0.05)
     writes = []
-    for job in ("a", "b", "c"):
-        writes.append(asyncio.ensure_future(group.write(job)))
-        for _ in range(3):  # several turns of the loop apart: no batch yet
-            await asyncio.sleep(0)
-    assert rec.batches == [] and not any(w.done() for w in writes)
-    await asyncio.gather(*writes)
+    with loop_clock() as clock:
+        for job in ("a", "b", "c"):
+            writes.append(asyncio.ensure_future(group.write(job)))
+            for _ in range(3):  # several turns of the loop apart: no batch yet
+                await asyncio.sleep(0)
+            await clock.advance(0.01)  # and some of the gather
+        assert rec.batches == [] and not any(w.done() for w in writes)
+        await clock.advance(0.02)  # the oldest has waited its 0.05
+        await asyncio.gather(*writes)
     assert rec.batches == [["a", "b", "c"]]
     assert group.idle
 
@@ -114,16 +118,21 @@ async def test_with_gather_a_write_given_during_a_commit_still_waits_its_time(
     would otherwise go next at once, a batch of one or two each time: with `gather`
     they too wait until the oldest of them has waited that long."""
     group = rec.group(way, gather=1.0)
-    first = asyncio.ensure_future(group.write("a"))
-    while not rec.batches:  # the first batch, after its second of gathering
-        await asyncio.sleep(0.01)
-    second = asyncio.ensure_future(group.write("b"))
-    rec.open()
-    await first
-    for _ in range(5):
-        await asyncio.sleep(0)
-    assert rec.batches == [["a"]] and not second.done()
-    await second
+    with loop_clock() as clock:
+        first = asyncio.ensure_future(group.write("a"))
+        await clock.advance(0.99)
+        assert rec.batches == []
+        await clock.advance(0.01)  # the first batch, after its second of gathering
+        assert rec.batches == [["a"]]
+        second = asyncio.ensure_future(group.write("b"))
+        rec.open()
+        await first
+        for _ in range(5):
+            await asyncio.sleep(0)
+        # However long the machine took since `b` came, it waits its own second.
+        assert rec.batches == [["a"]] and not second.done()
+        await clock.advance(1.0)
+        await second
     assert rec.batches == [["a"], ["b"]]
 
 
@@ -161,17 +170,19 @@ async def test_with_gather_a_write_during_a_commit_starts_the_gathering_again(
     group.gather = 1.0
     rec.gate.clear()
     rec.thread_gate.clear()
-    first = asyncio.ensure_future(group.write("a"))  # at once, held open
-    while rec.batches[-1] != ["a"]:
-        await asyncio.sleep(0)
-    second = asyncio.ensure_future(group.write("b"))  # during a's commit
-    rec.open()
-    await first
-    for _ in range(5):
-        await asyncio.sleep(0)
-    assert rec.batches[-1] == ["a"] and not second.done()
-    third = asyncio.ensure_future(group.write("c"))
-    await asyncio.gather(second, third)
+    with loop_clock() as clock:
+        first = asyncio.ensure_future(group.write("a"))  # at once, held open
+        while rec.batches[-1] != ["a"]:
+            await asyncio.sleep(0)
+        second = asyncio.ensure_future(group.write("b"))  # during a's commit
+        rec.open()
+        await first
+        for _ in range(5):
+            await asyncio.sleep(0)
+        assert rec.batches[-1] == ["a"] and not second.done()
+        third = asyncio.ensure_future(group.write("c"))
+        await clock.advance(1.0)
+        await asyncio.gather(second, third)
     assert rec.batches[-2:] == [["a"], ["b", "c"]]
 
 

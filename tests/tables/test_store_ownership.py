@@ -7,12 +7,14 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import time
 from pathlib import Path
 
 import asyncpg
 import pytest
 
 from hollywood_gin.tables.store import FIRST_EPOCH, NotOwner, SeatRecord, TableStore
+from tests.loopclock import loop_clock
 from tests.tables.stores import make_store, pg_url, postgres, record, store_kind
 
 __all__ = ["pg_url", "postgres", "store_kind"]  # fixtures
@@ -149,17 +151,28 @@ async def test_appends_made_while_a_commit_gathers_join_it(pg_url: str) -> None:
         await store.close()
 
 
+async def waits_on_a_lock(connection: asyncpg.Connection) -> None:
+    """Until a session of the database waits on a lock (what the test holds). Asked
+    outside any transaction: within one, the statistics are read once and kept."""
+    ends = time.monotonic() + 60  # a bound on a hang, not a margin
+    query = "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock'"
+    while not await connection.fetchval(query):  # each ask a round trip: the pause
+        assert time.monotonic() < ends, "no session waits on the lock"
+
+
 @pytest.mark.anyio
 async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_url: str) -> None:
     """The delay is waited before every commit, not only when the writer was idle: an
     append that arrived while a commit was under way waits for later ones to join it,
     where it used to go alone right after that commit (batches of one at a steady low
-    load)."""
+    load). The loop's clock is the test's (`loop_clock`): the delays end when the test
+    says, however long the machine takes between the steps."""
     from hollywood_gin.tables.postgres_store import PostgresStore
 
     store = PostgresStore(pg_url, owner="a", gather_seconds=1.0)
     await store.open()
     blocker = await asyncpg.connect(pg_url)
+    watcher = await asyncpg.connect(pg_url)
     try:
         for i in range(3):
             await store.create(record(f"d{i}"))
@@ -168,18 +181,26 @@ async def test_appends_made_during_a_commit_wait_for_the_gathering_delay_too(pg_
         hold = blocker.transaction()
         await hold.start()
         await blocker.execute("SELECT 1 FROM tables WHERE id = 'd0' FOR UPDATE")
-        first = asyncio.ensure_future(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
-        await asyncio.sleep(1.3)  # gathered, committing, blocked
-        assert not first.done()
-        second = asyncio.ensure_future(store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
-        await asyncio.sleep(0.05)
-        await hold.rollback()
-        await first
-        await asyncio.sleep(0.05)  # the first commit is done; the second has waited less
-        third = store.append("d2", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
-        await asyncio.gather(second, third)
+        with loop_clock() as clock:
+            first = asyncio.ensure_future(store.append("d0", 1, [{"event": "x"}], 1.0, FIRST_EPOCH))
+            await clock.advance(1.0)  # gathered: committing
+            await waits_on_a_lock(watcher)  # and blocked
+            assert not first.done() and store.commits == commits
+            second = asyncio.ensure_future(
+                store.append("d1", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+            )
+            await hold.rollback()
+            await first
+            for _ in range(5):
+                await asyncio.sleep(0)
+            # The first commit is done; the second, come during it, waits its delay.
+            assert store.commits - commits == 1 and not second.done()
+            third = store.append("d2", 1, [{"event": "x"}], 1.0, FIRST_EPOCH)
+            await clock.advance(1.0)
+            await asyncio.gather(second, third)
         assert store.commits - commits == 2
     finally:
+        await watcher.close()
         await blocker.close()
         await store.close()
 
