@@ -9,10 +9,10 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import httpx
 import pytest
@@ -92,20 +92,23 @@ def listens(pid: int, port: int) -> bool:
 
 # A port picked by `free_port` is closed again before the server binds it: another
 # test's server, or a client's connection from that port, may take it meanwhile.
-# `running_server` then tries another port, this often at most.
+# `serving` then tries another port, this often at most.
 PORT_TRIES = 3
+
+Process = TypeVar("Process", bound="subprocess.Popen[Any]")
 
 
 @contextmanager
-def running_server(
-    data_file: Path, port: int | None = None, env: dict[str, str] | None = None
-) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """Start `python -m hollywood_gin` on a loopback port; yield (base_url, process).
-    Without `port`, a free one; a server that could not start on it (the port taken
-    meanwhile: it exits) is started again on another."""
+def serving(
+    start: Callable[[int], Process], port: int | None = None
+) -> Iterator[tuple[str, Process]]:
+    """The server process `start(port)` makes, once it answers /healthz on loopback's
+    `port`: (its base URL, the process), stopped at the end. Without `port`, a free
+    one; a server that could not start on it (the port taken meanwhile: it exits) is
+    started again on another. A given port is kept (a restart on the same port)."""
     for tries_left in range(PORT_TRIES - 1, -1, -1):
         chosen = port or free_port()
-        proc = _start_server(data_file, chosen, env)
+        proc = start(chosen)
         try:
             started = _wait_healthy(proc, chosen)
             if not started and (port is not None or not tries_left):
@@ -115,6 +118,20 @@ def running_server(
                 return
         finally:
             _stop(proc)
+
+
+def port_of(base: str) -> int:
+    return int(base.rsplit(":", 1)[1])
+
+
+@contextmanager
+def running_server(
+    data_file: Path, port: int | None = None, env: dict[str, str] | None = None
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """Start `python -m hollywood_gin` on a loopback port; yield (base_url, process).
+    Without `port`, a free one (`serving`)."""
+    with serving(lambda chosen: _start_server(data_file, chosen, env), port) as started:
+        yield started
 
 
 def _start_server(
@@ -139,7 +156,7 @@ def _start_server(
     return subprocess.Popen([sys.executable, "-m", "hollywood_gin"], cwd=REPO, env=full_env)
 
 
-def _wait_healthy(proc: subprocess.Popen[bytes], port: int) -> bool:
+def _wait_healthy(proc: subprocess.Popen[Any], port: int) -> bool:
     """True once `proc` answers /healthz on `port`; False when it exited first. An
     answer from another process that holds the port is not taken for this one's."""
     base = f"http://127.0.0.1:{port}"
@@ -159,7 +176,7 @@ def _wait_healthy(proc: subprocess.Popen[bytes], port: int) -> bool:
         time.sleep(0.1)
 
 
-def _stop(proc: subprocess.Popen[bytes]) -> None:
+def _stop(proc: subprocess.Popen[Any]) -> None:
     if proc.poll() is None:
         proc.terminate()
         try:

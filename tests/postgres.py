@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import free_port
+from tests.conftest import PORT_TRIES, free_port
 
 
 def pg_bin() -> Path | None:
@@ -84,6 +84,13 @@ class Cluster:
         with (self.data / "postgresql.conf").open("a") as f:
             f.write("\n".join(conf) + "\n")
 
+    def move_to(self, port: int) -> None:
+        """Listen on `port` from the next start (the configuration's last line wins)."""
+        self.port = port
+        self.url = f"postgresql://gin@127.0.0.1:{port}/gin"
+        with (self.data / "postgresql.conf").open("a") as f:
+            f.write(f"port = {port}\n")
+
     def start(self) -> None:
         self.run(
             str(self.bindir / "pg_ctl"),
@@ -121,7 +128,16 @@ def start_cluster(root: Path, *, fsync: bool = False) -> Cluster:
         pytest.skip("PostgreSQL is not installed (apt-get install postgresql)")
     cluster = Cluster(bindir, root, free_port())
     cluster.init(fsync=fsync)
-    cluster.start()
+    for tries_left in range(PORT_TRIES - 1, -1, -1):
+        try:
+            cluster.start()
+            break
+        except subprocess.CalledProcessError:
+            # The port picked was taken before the server bound it: another one.
+            log = (root / "log").read_text(errors="replace")
+            if not tries_left or "Address already in use" not in log:
+                raise
+            cluster.move_to(free_port())
     cluster.create_database()
     return cluster
 

@@ -7,7 +7,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -15,7 +14,7 @@ import pytest
 from websockets.sync.client import connect
 
 from hollywood_gin.logs import redact
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, serving
 
 TEXT_LINE = re.compile(
     r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (DEBUG|INFO|WARNING|ERROR|CRITICAL) "
@@ -24,31 +23,27 @@ TEXT_LINE = re.compile(
 
 def serve_and_play(tmp_path: Path, log_format: str) -> tuple[str, list[str]]:
     """Run the server, create, join, visit the seat link, open a socket; return its log."""
-    port = free_port()
     env = {
         **os.environ,
-        "HOLLYWOOD_GIN_PORT": str(port),
         "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.sqlite3"),
         "HOLLYWOOD_GIN_LOG_LEVEL": "info",
         "HOLLYWOOD_GIN_LOG_FORMAT": log_format,
     }
-    out = (tmp_path / "server.log").open("w+")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "hollywood_gin"],
-        cwd=REPO,
-        env=env,
-        stdout=out,
-        stderr=subprocess.STDOUT,
-    )
-    base = f"http://127.0.0.1:{port}"
+    log = tmp_path / "server.log"
+
+    def start(port: int) -> subprocess.Popen[bytes]:
+        # A fresh log each start: one that could not bind its port is not this one's.
+        with log.open("w") as out:
+            return subprocess.Popen(
+                [sys.executable, "-m", "hollywood_gin"],
+                cwd=REPO,
+                env={**env, "HOLLYWOOD_GIN_PORT": str(port)},
+                stdout=out,
+                stderr=subprocess.STDOUT,
+            )
+
     secrets: list[str] = []
-    try:
-        for _ in range(300):
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+    with serving(start) as (base, _proc):
         r = httpx.post(base + "/api/tables", json={"name": "Ann"}, timeout=5).json()
         table_id, token = r["table_id"], r["token"]
         token1 = httpx.post(f"{base}/api/tables/{table_id}/seats", json={}, timeout=5).json()[
@@ -57,15 +52,11 @@ def serve_and_play(tmp_path: Path, log_format: str) -> tuple[str, list[str]]:
         httpx.get(f"{base}/t/{table_id}/seat/{token}", timeout=5)
         httpx.post(f"{base}/t/{table_id}/seat/{token}", timeout=5)
         httpx.get(f"{base}/t/{table_id}", timeout=5)
-        with connect(f"ws://127.0.0.1:{port}/ws/tables/{table_id}") as ws:
+        with connect(base.replace("http://", "ws://") + f"/ws/tables/{table_id}") as ws:
             ws.send(json.dumps({"type": "hello", "token": token1}))
             ws.recv(timeout=5)
         secrets = [table_id, token, token1]
-    finally:
-        proc.terminate()
-        proc.wait(timeout=15)
-    out.seek(0)
-    text = out.read()
+    text = log.read_text()
     for secret in secrets:
         assert secret not in text
     return secrets[0], [line for line in text.splitlines() if line.strip()]

@@ -5,6 +5,8 @@ the port from the process that took it is never taken for the server's."""
 
 from __future__ import annotations
 
+import shutil
+import tempfile
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -53,3 +55,25 @@ def test_a_port_taken_before_the_server_binds_it_is_given_up_for_another(
         assert "impostor" not in httpx.get(base + "/healthz", timeout=5).text
         port = int(base.rsplit(":", 1)[1])
         assert listens(proc.pid, port) and not listens(proc.pid, taken_port)
+
+
+def test_the_test_clusters_port_taken_before_it_binds_is_given_up_for_another(
+    taken_port: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same for the throwaway PostgreSQL cluster (`tests.postgres`)."""
+    import tests.postgres
+
+    picks = iter([taken_port])
+    real = tests.conftest.free_port
+    monkeypatch.setattr(tests.postgres, "free_port", lambda: next(picks, None) or real())
+    root = Path(tempfile.mkdtemp(prefix="gin-pg-"))  # the cluster's user may enter it
+    try:
+        cluster = tests.postgres.start_cluster(root)
+        try:
+            assert cluster.port != taken_port and str(cluster.port) in cluster.url
+            pid = int((cluster.data / "postmaster.pid").read_text().split()[0])
+            assert listens(pid, cluster.port)
+        finally:
+            cluster.stop("immediate")
+    finally:
+        shutil.rmtree(root, ignore_errors=True)

@@ -9,14 +9,13 @@ import site
 import subprocess
 import sys
 import tarfile
-import time
 import venv
 import zipfile
 from pathlib import Path
 
 import httpx
 
-from tests.conftest import REPO, free_port
+from tests.conftest import REPO, serving
 
 PIP = [sys.executable, "-m", "pip"]
 
@@ -81,24 +80,17 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
     ).stdout
     assert where.startswith(str(tmp_path / "venv"))
 
-    port = free_port()
     env = {
         **{k: v for k, v in clean.items() if not k.startswith("HOLLYWOOD_GIN_")},
-        "HOLLYWOOD_GIN_PORT": str(port),
         "HOLLYWOOD_GIN_DATA_FILE": "data/tables.sqlite3",
         "HOLLYWOOD_GIN_LOG_LEVEL": "warning",
     }
-    server = subprocess.Popen([str(command), "serve"], cwd=elsewhere, env=env)
-    base = f"http://127.0.0.1:{port}"
-    try:
-        for _ in range(300):
-            if server.poll() is not None:
-                raise AssertionError(f"the server exited with {server.returncode}")
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                time.sleep(0.1)
+
+    def start(port: int) -> subprocess.Popen[bytes]:
+        served = {**env, "HOLLYWOOD_GIN_PORT": str(port)}
+        return subprocess.Popen([str(command), "serve"], cwd=elsewhere, env=served)
+
+    with serving(start) as (base, _server):
         # Built from a commit, it says which one, with no checkout around it.
         head = subprocess.run(
             ["git", "rev-parse", "--short", "HEAD"],
@@ -117,9 +109,6 @@ def test_the_wheel_installs_and_serves_from_anywhere(tmp_path: Path) -> None:
         assert page.status_code == 200 and "<html" in page.text
         script = httpx.get(base + "/static/js/table.js", timeout=5)
         assert script.status_code == 200 and "import" in script.text
-    finally:
-        server.terminate()
-        server.wait(timeout=15)
     assert (elsewhere / "data" / "tables.sqlite3").exists()
 
     said = subprocess.run(

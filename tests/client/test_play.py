@@ -17,7 +17,7 @@ from hollywood_gin.client.session import Place
 from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.melds import best_discards
 from hollywood_gin.engine.views import View
-from tests.conftest import free_port, running_server
+from tests.conftest import port_of, running_server
 
 FAST = {"HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
 
@@ -138,7 +138,6 @@ def test_the_client_reconnects_through_a_server_restart(tmp_path: Path) -> None:
     """The server stops mid-match and comes back on the same file: the bot says hello
     with its last version and plays on to the match's end, never acting twice."""
     data = tmp_path / "tables.sqlite3"
-    port = free_port()
     states: list[dict[str, Any]] = []
     enough = threading.Event()
 
@@ -150,7 +149,8 @@ def test_the_client_reconnects_through_a_server_restart(tmp_path: Path) -> None:
             enough.set()
 
     result: list[int | BaseException] = []
-    with running_server(data, port=port, env=FAST) as (base, _proc):
+    with running_server(data, env=FAST) as (base, _proc):
+        port = port_of(base)  # the restart's, below
         made = create(base, scoring="game", computer="easy", bot=True)
         url = f"{base}/t/{made['table_id']}/seat/{made['token']}"
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import free_port, running_server
+from tests.conftest import port_of, running_server
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
@@ -26,8 +26,8 @@ def test_page_reconnects_after_a_restart_and_continues(
     tmp_path: Path, new_context: NewContext, wake: str
 ) -> None:
     data = tmp_path / "tables.sqlite3"
-    port = free_port()
-    with running_server(data, port=port, env=ENV) as (base, _proc):
+    with running_server(data, env=ENV) as (base, _proc):
+        port = port_of(base)  # the restart's, below
         api = Server(base)
         table = api.create_table(
             name="Ann", test_decks=[deck(ANN, BOB, "4H", [])], test_first_dealer=1

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, WebSocketRoute, expect
 
-from tests.conftest import free_port, running_server
+from tests.conftest import port_of, running_server
 from tests.e2e.conftest import ANN, BOB, NewContext, Server, deck, take_seat
 
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
@@ -57,10 +57,11 @@ def seated_page(base: str, new_context: NewContext, lang: str = "en") -> tuple[P
 def test_a_tab_opened_before_an_upgrade_offers_a_reload_after_it(
     tmp_path: Path, new_context: NewContext
 ) -> None:
-    data, port = tmp_path / "tables.sqlite3", free_port()
+    data = tmp_path / "tables.sqlite3"
     old = {**ENV, "HOLLYWOOD_GIN_COMMIT": "0ld0ld0"}
     new = {**ENV, "HOLLYWOOD_GIN_COMMIT": "9e99e99"}
-    with running_server(data, port=port, env=old) as (base, _proc):
+    with running_server(data, env=old) as (base, _proc):
+        port = port_of(base)  # the restarts', below
         page, watch = seated_page(base, new_context, lang="de")
         assert "0ld0ld0" in (page.locator("html").get_attribute("data-build") or "")
     expect(page.locator("#connection")).to_be_visible()

@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 from websockets.exceptions import ConnectionClosed
 
-from tests.conftest import free_port, running_server
+from tests.conftest import port_of, running_server
 from tests.e2e.test_socket_play import FAST, Client, connect_as, new_table, play
 
 STOP_AT = 90  # the version at which both players pause for the crash
@@ -110,8 +110,8 @@ async def closed_by_sigterm(base: str, table_id: str, token: str, proc: Any) -> 
 @pytest.mark.anyio
 async def test_kill_9_then_restart_loses_nothing(tmp_path: Path) -> None:
     data = tmp_path / "tables.sqlite3"
-    port = free_port()
-    with running_server(data, port=port, env=FAST) as (base, proc):
+    with running_server(data, env=FAST) as (base, proc):
+        port = port_of(base)  # the restart's, below
         table_id, token0, token1 = new_table(base, rules="standard", scoring="hollywood")
         tokens = [token0, token1]
         players, watcher = await first_part(base, table_id, tokens)

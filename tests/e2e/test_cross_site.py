@@ -16,7 +16,7 @@ import httpx
 import pytest
 from playwright.sync_api import expect
 
-from tests.conftest import free_port, running_server
+from tests.conftest import running_server
 from tests.e2e.conftest import NewContext, Server, take_seat
 
 ENV = {"HOLLYWOOD_GIN_TEST_HOOKS": "1", "HOLLYWOOD_GIN_BOT_DELAY_SECONDS": "0"}
@@ -64,8 +64,9 @@ class Evil:
             def log_message(self, *args: object) -> None:
                 pass
 
-        self.port = free_port()
-        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", self.port), Handler)
+        # Port 0: bound at once, where a port picked and closed could be taken meanwhile.
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = int(self.httpd.server_address[1])
         self.thread = threading.Thread(target=self.httpd.serve_forever, daemon=True)
         self.thread.start()
 
