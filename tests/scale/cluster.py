@@ -18,7 +18,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -28,7 +28,7 @@ import pytest
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake, InvalidURI
 
-from tests.conftest import REPO, free_port
+from tests.conftest import PORT_TRIES, REPO, free_port, listens, port_of
 from tests.e2e.test_socket_play import FAST, choose, new_table
 from tests.postgres import Cluster, start_cluster
 from tests.wire import playable
@@ -137,13 +137,22 @@ class Worker:
             self.proc.wait(timeout=5)
 
 
+class Exited(RuntimeError):
+    """A process started for the test ended before it answered."""
+
+
 def wait_healthy(base: str, proc: subprocess.Popen[bytes], timeout: float = 30) -> None:
+    """Until `proc` answers /healthz at `base` (an answer from another process holding
+    the port is not its own: `conftest.listens`)."""
     deadline = time.monotonic() + timeout
+    port = port_of(base)
     while True:
         if proc.poll() is not None:
-            raise RuntimeError(f"{base} exited with {proc.returncode}")
+            raise Exited(f"{base} exited with {proc.returncode}")
         with contextlib.suppress(httpx.HTTPError):
-            if httpx.get(base + "/healthz", timeout=1).status_code == 200:
+            if httpx.get(base + "/healthz", timeout=1).status_code == 200 and listens(
+                proc.pid, port
+            ):
                 return
         if time.monotonic() > deadline:
             raise RuntimeError(f"{base} did not answer /healthz")
@@ -322,6 +331,21 @@ class Scale:
         ]
 
 
+def first_start(process: Worker | Proxy, start: Callable[[], None]) -> None:
+    """`start()`; when the process exits first (the port `free_port` picked was taken
+    before it bound it), again on another port, PORT_TRIES in all. Only a first
+    start: a restart keeps its port (HAProxy's configuration names it)."""
+    for tries_left in range(PORT_TRIES - 1, -1, -1):
+        try:
+            start()
+            return
+        except Exited:
+            if not tries_left:
+                raise
+            process.stop()
+            process.port = free_port()
+
+
 def start_scale(
     pg: Cluster,
     root: Path,
@@ -336,8 +360,8 @@ def start_scale(
     proxy = Proxy(free_port(), root, workers, trusted=trusted)
     try:
         for w in workers:
-            w.start(env or {})
-        proxy.start()
+            first_start(w, lambda w=w: w.start(env or {}))
+        first_start(proxy, proxy.start)
     except BaseException:
         proxy.stop()
         for w in workers:
