@@ -41,6 +41,16 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A loopback port nothing listens on for the block: bound and never listened on,
+    so a connection to it is refused, and no other process can take it meanwhile (as
+    one could a `free_port`, free for anyone once it is closed)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        yield int(s.getsockname()[1])
+
+
 def run_gin(
     *args: str,
     cwd: Path = REPO,

@@ -18,7 +18,7 @@ pytest.importorskip("asyncpg")
 
 from hollywood_gin.cli.host import pg_dump_program, without_password
 from hollywood_gin.tables.migrate import migrate
-from tests.conftest import REPO, free_port, run_gin
+from tests.conftest import REPO, closed_port, run_gin
 from tests.postgres import Cluster, pg_url, postgres  # noqa: F401 (fixtures)
 from tests.tables.test_store_damage import make_tables
 from tests.test_units import directives, systemd_command
@@ -94,9 +94,10 @@ def test_backup_dumps_postgresql_for_this_user_alone(
 
 @needs_pg_dump
 def test_a_failed_dump_is_one_line_and_leaves_no_file(tmp_path: Path) -> None:
-    url = f"postgresql://gin:Sekret-9@127.0.0.1:{free_port()}/gin"  # nothing listens
     target = tmp_path / "tables.pgdump"
-    done = run_gin("backup", str(target), cwd=tmp_path, env=env_for(url), timeout=300)
+    with closed_port() as port:  # nothing listens there
+        url = f"postgresql://gin:Sekret-9@127.0.0.1:{port}/gin"
+        done = run_gin("backup", str(target), cwd=tmp_path, env=env_for(url), timeout=300)
     assert done.returncode == 1
     [line] = done.stderr.splitlines()
     assert "pg_dump of PostgreSQL at postgresql://gin:***@127.0.0.1" in line

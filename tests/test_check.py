@@ -12,7 +12,6 @@ import os
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -24,7 +23,7 @@ from hollywood_gin.main import create_app
 from hollywood_gin.tables.push import keep_in_file, key_file, new_private_key
 from hollywood_gin.tables.sqlite_file import UnusableFile
 from hollywood_gin.tables.sqlite_store import SqliteStore
-from tests.conftest import REPO, free_port, run_gin
+from tests.conftest import REPO, closed_port, free_port, run_gin, serving
 from tests.tables.test_store_damage import make_tables
 
 
@@ -111,11 +110,11 @@ def test_check_fails_on_an_unreachable_database(
     data_file: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     pytest.importorskip("asyncpg")
-    port = free_port()  # bound a moment ago, now closed: nothing listens there
-    monkeypatch.setenv(
-        "HOLLYWOOD_GIN_DATABASE_URL", f"postgresql://gin:s3cret@127.0.0.1:{port}/gin"
-    )
-    assert main(["check"]) == 1
+    with closed_port() as port:  # nothing listens there
+        monkeypatch.setenv(
+            "HOLLYWOOD_GIN_DATABASE_URL", f"postgresql://gin:s3cret@127.0.0.1:{port}/gin"
+        )
+        assert main(["check"]) == 1
     out = capsys.readouterr().out
     assert f"store: PostgreSQL at postgresql://gin:***@127.0.0.1:{port}/gin: unreachable" in out
     assert "s3cret" not in out
@@ -189,29 +188,23 @@ def test_a_backup_takes_the_web_push_key_along(data_file: Path) -> None:
 
 
 def test_serve_logs_the_unknown_variable_at_start(tmp_path: Path) -> None:
-    port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith("HOLLYWOOD_GIN_")}
     env |= {
         "HOLLYWOOD_GIN_DATA_FILE": str(tmp_path / "t.sqlite3"),
-        "HOLLYWOOD_GIN_PORT": str(port),
         "HOLLYWOOD_GIN_MAX_SPECTATOR": "3",
     }
     log = tmp_path / "server.log"
-    with log.open("w") as sink:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "hollywood_gin", "serve"], cwd=REPO, env=env, stderr=sink
-        )
-        try:
-            for _ in range(300):
-                assert proc.poll() is None, log.read_text()
-                try:
-                    if httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).is_success:
-                        break
-                except httpx.HTTPError:
-                    time.sleep(0.1)
-        finally:
-            proc.terminate()
-            proc.wait(timeout=15)
+
+    def start(port: int) -> subprocess.Popen[bytes]:
+        # A fresh log each start: one that could not bind its port is not this one's.
+        with log.open("w") as sink:
+            served = {**env, "HOLLYWOOD_GIN_PORT": str(port)}
+            return subprocess.Popen(
+                [sys.executable, "-m", "hollywood_gin", "serve"], cwd=REPO, env=served, stderr=sink
+            )
+
+    with serving(start):
+        pass  # started: the warning is in the log before it answers
     text = log.read_text()
     assert "WARNING" in text
     assert (

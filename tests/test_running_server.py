@@ -5,7 +5,9 @@ the port from the process that took it is never taken for the server's."""
 
 from __future__ import annotations
 
+import errno
 import shutil
+import socket
 import tempfile
 import threading
 from collections.abc import Iterator
@@ -16,7 +18,7 @@ import httpx
 import pytest
 
 import tests.conftest
-from tests.conftest import listens, running_server
+from tests.conftest import closed_port, listens, running_server
 
 
 class Impostor(BaseHTTPRequestHandler):
@@ -77,3 +79,13 @@ def test_the_test_clusters_port_taken_before_it_binds_is_given_up_for_another(
             cluster.stop("immediate")
     finally:
         shutil.rmtree(root, ignore_errors=True)
+
+
+def test_a_closed_port_refuses_connections_and_cannot_be_taken_meanwhile() -> None:
+    """`closed_port`: where the tests point a client at "nothing listens there"."""
+    with closed_port() as port:
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", port), timeout=5)
+        with pytest.raises(OSError) as taken:
+            socket.create_server(("127.0.0.1", port))  # as a server binds (SO_REUSEADDR)
+        assert taken.value.errno == errno.EADDRINUSE

@@ -20,7 +20,7 @@ import pytest
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import connect
 
-from tests.conftest import REPO, free_port, run_gin, running_server
+from tests.conftest import REPO, closed_port, run_gin, running_server
 
 
 def clean_env(tmp_path: Path, **settings: str) -> dict[str, str]:
@@ -75,9 +75,10 @@ def test_no_postgres_driver_is_one_line(tmp_path: Path) -> None:
 
 
 def test_unreachable_postgres_is_one_line_with_the_password_hidden(tmp_path: Path) -> None:
-    url = f"postgresql://gin:Sekret-77@127.0.0.1:{free_port()}/gin"  # nothing listens
-    env = clean_env(tmp_path, database_url=url)
-    line = refused_in_one_line(tmp_path, env, 1, "unreachable", "gin:***@127.0.0.1")
+    with closed_port() as port:  # nothing listens there
+        url = f"postgresql://gin:Sekret-77@127.0.0.1:{port}/gin"
+        env = clean_env(tmp_path, database_url=url)
+        line = refused_in_one_line(tmp_path, env, 1, "unreachable", "gin:***@127.0.0.1")
     # The exception's name whole (the log's redaction once cut it: `Connecti…`).
     assert "Error" in line and "…" not in line
     assert "Sekret-77" not in line
