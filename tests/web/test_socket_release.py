@@ -130,3 +130,33 @@ async def test_open_sockets_keep_no_handshake_request(tmp_path: Path) -> None:
             gc.collect()
             # The client's own handshake requests (one a socket) are in this process too.
             assert alive("Request") - before <= len(sockets)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("closing", ["close frame", "connection dropped"])
+async def test_closed_sockets_frame_parsers_are_freed_without_the_collector(
+    tmp_path: Path, closing: str
+) -> None:
+    """websockets' frame parser is a generator of its connection's that waits for more
+    bytes or the stream's end, which uvicorn never feeds it: the connection and its
+    parser a reference cycle. Every socket open at a collection had them frozen, and
+    each closed one left them (~10 objects) for good (`serve.tune_gc`); the server lets
+    go of the parser when the socket closes, the client's way of closing either way."""
+    async with table_server(tmp_path) as (port, made):
+        gc.collect()
+        before = alive("ServerProtocol")  # the server's side (the client's: ClientProtocol)
+        gc.disable()
+        try:
+            count = 5
+            async with open_sockets(port, made["table_id"], count) as sockets:
+                assert alive("ServerProtocol") - before == count
+                if closing == "connection dropped":  # no close frame: a lost network
+                    for socket in sockets:
+                        socket.transport.abort()
+            for _ in range(100):  # the server's side of the close, its tasks ending
+                if alive("ServerProtocol") <= before:
+                    break
+                await asyncio.sleep(0.02)
+            assert alive("ServerProtocol") <= before
+        finally:
+            gc.enable()
