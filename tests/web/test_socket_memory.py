@@ -7,7 +7,9 @@ thousands of them are most of a busy server's memory (docs/performance.md "Memor
 - no coroutine frame of the middleware or the router: the gate hands the socket to
   its endpoint (`main.App`, `gate.Gate.direct`);
 - no handshake headers in its scope once they are read;
-- no `__dict__` of uvicorn's protocol's names: slots (`GuardedWebSocket`).
+- no `__dict__` of uvicorn's protocol's names: slots (`GuardedWebSocket`);
+- a reader waiting for its next message holds a future of its inbox, no coroutine
+  of uvicorn's `receive` or of `Inbox.get` (`GuardedWebSocket.next_message`).
 
 And `Inbox` and `Writable` do what uvicorn asks of a queue and an event.
 """
@@ -134,6 +136,18 @@ async def test_open_sockets_protocols_keep_their_attributes_in_slots(tmp_path: P
             assert vars(protocol) == {}
 
 
+@pytest.mark.anyio
+async def test_open_sockets_readers_wait_on_a_future_of_the_inbox_alone(tmp_path: Path) -> None:
+    """A reader waiting for its next message holds no coroutine of uvicorn's `receive`
+    nor of `Inbox.get`: two young objects fewer for every socket's every message."""
+    async with serving(tmp_path) as (url, token), open_sockets(url, token):
+        chains = [list(awaited(t)) for t in asyncio.all_tasks()]
+        readers = [c for c in chains if "Session._read_all" in c]
+        assert len(readers) == SOCKETS
+        for chain in readers:
+            assert chain[-1] == "Session._read_all", chain
+
+
 # --- Inbox and Writable: what uvicorn asks of asyncio.Queue and asyncio.Event ---
 
 
@@ -163,6 +177,24 @@ async def test_inbox_passes_a_message_on_when_its_woken_getter_is_cancelled() ->
     first.cancel()  # ... which is cancelled before it runs
     assert await asyncio.wait_for(second, 1) == "m"
     assert first.cancelled()
+
+
+@pytest.mark.anyio
+async def test_inbox_take_hands_messages_in_order_to_one_future_each() -> None:
+    inbox = Inbox(asyncio.get_running_loop())
+    inbox.put_nowait(1)
+    inbox.put_nowait(2)
+    assert [await inbox.take(), await inbox.take()] == [1, 2]
+    waiting = inbox.take()
+    assert inbox.awaited() and not waiting.done()
+    inbox.put_nowait(3)
+    assert waiting.result() == 3 and inbox.empty() and not inbox.awaited()
+    # A taker given up leaves the next message queued for the next one.
+    inbox.take().cancel()
+    assert not inbox.awaited()
+    inbox.put_nowait(4)
+    assert inbox.qsize() == 1
+    assert await inbox.take() == 4
 
 
 @pytest.mark.anyio

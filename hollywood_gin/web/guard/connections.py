@@ -27,7 +27,7 @@ import asyncio
 import contextlib
 import resource
 import struct
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 import orjson
@@ -96,15 +96,35 @@ class Inbox(_Waiters):
     bytes each even empty: 3 KB of every open socket, for a queue that holds one
     message or none (uvicorn stops reading the socket while one waits)."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("_items", "_taker")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(loop)
         self._items: list[Any] = []
+        # The future `take` gave out, while it waits: handed the next message itself.
+        self._taker: asyncio.Future[Any] | None = None
 
     def put_nowait(self, item: Any) -> None:
+        taker = self._taker
+        if taker is not None:
+            self._taker = None
+            if not taker.done():  # (a taker cancelled leaves the message queued)
+                taker.set_result(item)
+                return
         self._items.append(item)
         self._wake()
+
+    def take(self) -> asyncio.Future[Any]:
+        """The next message as a future that `put_nowait` hands it to: a reader's wait
+        without the two coroutines of `get` and uvicorn's `receive` a message (young
+        objects the collector walks while each socket waits seconds for its next
+        one). One taker at a time; a message already queued comes at once."""
+        future = self._loop.create_future()
+        if self._items:
+            future.set_result(self._items.pop(0))
+        else:
+            self._taker = future
+        return future
 
     def _wake(self) -> None:
         # The getter woken leaves the list here, so its `get` has nothing to drop.
@@ -130,7 +150,9 @@ class Inbox(_Waiters):
 
     def awaited(self) -> bool:
         """A getter waits and nothing is queued: the next message goes to it at once."""
-        return self._waiters is not None and not self._items
+        taker = self._taker
+        waits = self._waiters is not None or (taker is not None and not taker.done())
+        return waits and not self._items
 
     def qsize(self) -> int:
         return len(self._items)
@@ -237,6 +259,8 @@ class DirectSocket(Protocol):
     def write_now(self, text: bytes) -> bool: ...
 
     async def receive(self) -> Any: ...
+
+    def next_message(self) -> Awaitable[Any]: ...
 
     def answer_with(self, answerer: Answerer | None) -> None: ...
 
@@ -830,6 +854,16 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
                 return False
             self.transport.write(b"".join(conn.data_to_send()))
             return True
+
+        def next_message(self) -> asyncio.Future[Any]:
+            """uvicorn's `receive` as a future, no coroutine: the message it would
+            return (`Inbox.take`), and the reading resumed as `receive` resumes it."""
+            queue: Inbox = self.queue  # type: ignore[assignment]
+            message = queue.take()
+            if self.read_paused and queue.empty():
+                self.read_paused = False
+                self.transport.resume_reading()
+            return message
 
         async def send_text_bytes(self, text: bytes) -> None:
             """uvicorn's `websocket.send` of a text, for a text already UTF-8 bytes."""

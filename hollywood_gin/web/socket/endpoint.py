@@ -13,13 +13,13 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import orjson
 from fastapi import FastAPI, WebSocket
 from pydantic import ValidationError
 from starlette.routing import Match, WebSocketRoute
-from starlette.types import Receive, Scope, Send
+from starlette.types import Message, Receive, Scope, Send
 from starlette.websockets import WebSocketDisconnect, WebSocketState
 
 from hollywood_gin.config import Settings
@@ -308,19 +308,19 @@ class Session:
     async def _read(self) -> None:
         direct = self._direct()
         if direct is None:
-            await self._read_all(self.websocket)
+            await self._read_all(self.websocket.receive)
             return
         # The page's heartbeat is answered in the protocol's callback while this
         # reader waits (`answer`); let go of this session when it ends.
         direct.answer_with(self)
         try:
-            await self._read_all(direct)
+            await self._read_all(direct.next_message)
         finally:
             direct.answer_with(None)
 
-    async def _read_all(self, source: WebSocket | DirectSocket) -> None:
+    async def _read_all(self, receive: Callable[[], Awaitable[Message]]) -> None:
         while True:
-            message = await source.receive()
+            message = await receive()
             if message["type"] == "websocket.disconnect":
                 return
             data = message.get("text")
