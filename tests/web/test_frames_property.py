@@ -569,6 +569,35 @@ PINNED = [
 ]
 
 
+@pytest.mark.parametrize("split", ["whole", "joined"])
+def test_nothing_read_after_a_text_not_utf8_reaches_the_app(
+    fuzzed: tuple[Live, Wire], split: str
+) -> None:
+    """A text not UTF-8, a binary message, and the client's close in one read (joined):
+    websockets reads nothing past the bad text; the binary reached the app."""
+    live, bystander = fuzzed
+    stream = encode(0x1, b"\xff" * 10) + encode(0x2, b"cl")
+    expected = oracle(stream + CLOSE_1000)
+    assert expected.messages == []
+    wire = Wire(live)
+    try:
+        if split == "whole":
+            wire.send(stream)
+            time.sleep(0.02)
+            wire.send(CLOSE_1000)
+        else:
+            wire.send(stream + CLOSE_1000)
+        frames = wire.until_end()
+    finally:
+        wire.close()
+    protocol = live.sockets.pop(wire.port)
+    assert app_saw(protocol) == []
+    closes = [bytes(f.data) for f in frames if f.opcode is Opcode.CLOSE]
+    close = closes[0] if closes else sent_close(protocol) if wire.reset else None
+    assert close in expected.closes
+    still_serving(bystander)
+
+
 @pytest.mark.parametrize("stream", PINNED, ids=range(len(PINNED)))
 @pytest.mark.parametrize("split", ["whole", "head", "joined"])
 def test_pinned_streams_read_as_websockets_reads(

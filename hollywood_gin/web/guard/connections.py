@@ -745,10 +745,23 @@ def protocols(settings: Settings) -> tuple[type[asyncio.Protocol], type[asyncio.
             except InvalidState:
                 # A text not UTF-8 read with the client's close after it: websockets
                 # echoed the close, and uvicorn's 1007 (a second close) raises. The
-                # text is dropped; the close, the next event, is answered as ever.
-                # (Raised out of `data_received`, the loop dropped the connection
-                # without the echo and logged a fatal error.)
+                # text is dropped and the connection ends here, as that close ends
+                # it (its echo written, the app told): a message read between the
+                # two must not reach the app, as websockets reads nothing past the
+                # bad text. (Raised out of `data_received`, the loop dropped the
+                # connection without the echo and logged a fatal error.)
                 self.frames = []
+                received = self.conn.close_rcvd
+                self.queue.put_nowait(
+                    {
+                        "type": "websocket.disconnect",
+                        "code": 1006 if received is None else received.code,
+                        "reason": "" if received is None else received.reason,
+                    }
+                )
+                self.transport.write(b"".join(self.conn.data_to_send()))
+                self.close_sent = True
+                self.transport.close()
 
         def data_received(self, data: bytes) -> None:
             marks = self.marks
