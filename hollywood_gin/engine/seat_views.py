@@ -55,37 +55,57 @@ class Seen(Protocol):
     def outcome(self, hand: Hand) -> Outcome | None: ...
 
 
-# What every seat's view of one change shares (`SeatViews._at`): the version and the
-# hand it was taken at, then the table's view, the hand's public view, the sheet's
-# view, `ready` and `next_deal`.
-_Change = tuple[
-    int, Hand | None, TableView, HandView | None, SheetView, tuple[bool, bool], str | None
-]
+# `ready` as every view holds it: one tuple per value of the match's two flags
+# (bools), not a new one each change that the collector walks while the table waits.
+_READY: tuple[tuple[tuple[bool, bool], tuple[bool, bool]], ...] = (
+    ((False, False), (False, True)),
+    ((True, False), (True, True)),
+)
 
 
 class SeatViews:
-    """The views of one match, for its seats and spectators."""
+    """The views of one match, for its seats and spectators.
 
-    __slots__ = ("_at", "_shared")
+    What every seat's view of one change shares is kept in slots with the version
+    and the hand it was taken at (the table's view, the hand's public view, the
+    sheet's view, `ready` and `next_deal`): slots of this long-lived object, not a
+    tuple made on each change that lives until the next and that each young
+    collection walks.
+    """
+
+    __slots__ = (
+        "_hand",
+        "_hand_view",
+        "_next_deal",
+        "_ready",
+        "_shared",
+        "_sheet",
+        "_table",
+        "_version",
+    )
 
     def __init__(self, options: Options) -> None:
         self._shared = SharedViews(options)
-        self._at: _Change | None = None
+        self._version = -1  # none taken yet: the first view takes them (`_change`)
+        self._hand: Hand | None = None
+        self._table: TableView
+        self._hand_view: HandView | None = None
+        self._sheet: SheetView
+        self._ready: tuple[bool, bool] = (False, False)
+        self._next_deal: str | None = None
 
-    def _change(self, match: Seen, hand: Hand | None, version: int) -> _Change:
-        """The parts of this change's views that every seat's view shares."""
+    def _change(self, match: Seen, hand: Hand | None, version: int) -> None:
+        """Take the parts of this change's views that every seat's view shares."""
         shared = self._shared
         ended = match.ended
         ready = match.ready
-        return (
-            version,
-            hand,
-            shared.table(match.status, ended, match.matches_won),
-            None if hand is None else shared.hand(hand, version, match.outcome),
-            shared.sheet(match.sheet, ended),
-            (ready[0], ready[1]),
-            match.next_deal,
-        )
+        self._version = version
+        self._hand = hand
+        self._table = shared.table(match.status, ended, match.matches_won)
+        self._hand_view = None if hand is None else shared.hand(hand, version, match.outcome)
+        self._sheet = shared.sheet(match.sheet, ended)
+        self._ready = _READY[ready[0]][ready[1]]
+        self._next_deal = match.next_deal
 
     def view(self, match: Seen, seat: int | None) -> View:
         """What `seat` (0 or 1, checked; None: a spectator) may see of `match` now;
@@ -96,9 +116,8 @@ class SeatViews:
         # sheet, `ready` and `next_deal` change only with the version (each change of
         # the match is one; a new hand is another `Hand`), as the hand's public view
         # is kept by its version already (`SharedViews.hand`).
-        at = self._at
-        if at is None or at[0] != version or at[1] is not hand:
-            at = self._at = self._change(match, hand, version)
+        if self._version != version or self._hand is not hand:
+            self._change(match, hand, version)
         mine: Mine | None = None
         legal: tuple[Action, ...] = ()
         knock_deadwood: tuple[int, ...] = ()
@@ -127,7 +146,18 @@ class SeatViews:
                     knock_deadwood = own.knock_deadwood
         # Every field, in View's order (`new_view`: see there).
         return new_view(
-            (version, seat, at[2], at[3], mine, legal, at[4], at[5], knock_deadwood, at[6]),
+            (
+                version,
+                seat,
+                self._table,
+                self._hand_view,
+                mine,
+                legal,
+                self._sheet,
+                self._ready,
+                knock_deadwood,
+                self._next_deal,
+            ),
         )
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:

@@ -17,16 +17,26 @@ from hollywood_gin.engine.scoring import Sheet
 from hollywood_gin.engine.views import Ended, HandView, Outcome, SheetView, TableView, sheet_view
 from hollywood_gin.engine.vocabulary import Status
 
+# `card_counts` as a hand's view holds it: one tuple per pair of counts a hand has
+# (0 to 11 cards a seat), not a new one each change that the collector walks.
+_COUNTS = tuple(tuple((a, b) for b in range(12)) for a in range(12))
+
 
 class SharedViews:
-    """The shared parts of one match's views, kept until what they show changes."""
+    """The shared parts of one match's views, kept until what they show changes.
 
-    __slots__ = ("_hand", "_options", "_sheet", "_table")
+    The hand's view is kept with the hand and the version in slots of their own,
+    not in a tuple made each change (a new tracked object each young collection
+    walks while the table waits for its next move)."""
+
+    __slots__ = ("_hand", "_hand_version", "_hand_view", "_options", "_sheet", "_table")
 
     def __init__(self, options: Options) -> None:
         self._options = options
         self._table: TableView | None = None
-        self._hand: tuple[Hand, int, HandView] | None = None
+        self._hand: Hand | None = None
+        self._hand_version = -1
+        self._hand_view: HandView
         # (the sheet, its wins of each seat, how the match ended, the view)
         self._sheet: tuple[Sheet, int, int, Ended | None, SheetView] | None = None
 
@@ -48,11 +58,14 @@ class SharedViews:
     def hand(self, hand: Hand, version: int, outcome: Callable[[Hand], Outcome | None]) -> HandView:
         """The public part of `hand` at `version`; `outcome` gives its result as shown
         once it is over."""
-        known = self._hand
-        if known is not None and known[0] is hand and known[1] == version:
-            return known[2]
+        if self._hand is hand and self._hand_version == version:
+            return self._hand_view
         discard = hand.discard
         cards = hand.cards
+        try:
+            counts = _COUNTS[len(cards[0])][len(cards[1])]
+        except IndexError:  # (never: a seat holds at most eleven)
+            counts = (len(cards[0]), len(cards[1]))
         view = HandView(
             hand.number,
             hand.dealer,
@@ -62,13 +75,15 @@ class SharedViews:
             len(hand.stock),
             discard[-1].text if discard else None,
             len(discard),
-            (len(cards[0]), len(cards[1])),
+            counts,
             hand.commitment,
             hand.last_action,
             tuple(hand.events),
             outcome(hand) if hand.phase == "over" else None,
         )
-        self._hand = (hand, version, view)
+        self._hand = hand
+        self._hand_version = version
+        self._hand_view = view
         return view
 
     def sheet(self, sheet: Sheet, ended: Ended | None) -> SheetView:
