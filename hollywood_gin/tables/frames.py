@@ -11,9 +11,14 @@ matches, turn clocks, resignations and spectators).
 
 Parts are also kept encoded from one change to the next while what they show
 stays (`EncodedParts`, one per table): the hand's moves (a hand only appends
-moves), the sheet, the table object with its players, the message's tail and,
-per seat, the seat's own keys and its `legal`. Each is compared with everything
-its bytes come from before it is used again (`tests/tables/test_frames_kept.py`).
+moves), the sheet, the table object with its players and the message's tail. Each
+is compared with everything its bytes come from before it is used again
+(`tests/tables/test_frames_kept.py`). A seat's own keys and its `legal` are
+encoded anew for each frame: a move changes both seats' own keys (the mover's
+cards, the other's count of them) and the mover's `legal`, so a kept copy was
+nearly never used again, and comparing it cost more than encoding (and kept a
+seat's `Mine` and `legal` alive until the next move, for the collector to walk:
+`tests/tables/test_frames_tracked.py`).
 """
 
 from __future__ import annotations
@@ -29,7 +34,6 @@ from hollywood_gin.engine.actions import Action
 from hollywood_gin.engine.views import (
     PER_SEAT,
     TAIL_KEYS,
-    Mine,
     TableView,
     View,
     hand_back,
@@ -116,22 +120,30 @@ class Framed(Protocol):
 
 class EncodedParts:
     """The encoded parts of one table's frames that outlive a change, kept between
-    changes: the sheet and the hand's moves, and the `table` object, the body's tail
-    (the sheet, `ready`, `next_deal`) and each seat's own keys and `legal` while what
-    they show stays. Views are
+    changes: the sheet and the hand's moves, and the `table` object and the body's
+    tail (the sheet, `ready`, `next_deal`) while what they show stays. Views are
     frozen, so the same object means the same bytes."""
 
-    __slots__ = ("_events", "_legal", "_legal_bytes", "_own", "_sheet", "_table", "_tail")
+    # The hand's moves change with every move: kept in slots of their own, not in a
+    # tuple made each move that lives until the next one for the collector to walk.
+    __slots__ = (
+        "_events",
+        "_events_encoded",
+        "_events_fragment",
+        "_sheet",
+        "_table",
+        "_tail",
+        "legal_bytes",
+    )
 
     def __init__(self, legal_bytes: LegalBytes | None = None) -> None:
         # The app's encoded actions (the hub's), else this table's own.
-        self._legal_bytes = LegalBytes() if legal_bytes is None else legal_bytes
-        # Per seat, its `legal` and knocks' deadwood and their bytes.
-        self._legal: dict[Seat, tuple[tuple[Action, ...], tuple[int, ...], bytes]] = {}
-        # Per seat, its own keys of the hand (`Mine.wire`) and their bytes.
-        self._own: dict[Seat, tuple[Mine, bytes]] = {}
+        self.legal_bytes = LegalBytes() if legal_bytes is None else legal_bytes
         self._sheet: tuple[object, orjson.Fragment] | None = None
-        self._events: tuple[Sequence[object], bytes, orjson.Fragment] | None = None
+        # The hand's moves last encoded, their encoded list and its fragment.
+        self._events: Sequence[object] = ()
+        self._events_encoded = b"[]"
+        self._events_fragment = orjson.Fragment(b"[]")
         self._table: tuple[TableView, list[dict[str, object]], str, bytes] | None = None
         self._tail: tuple[object, object, bytes] | None = None
 
@@ -149,22 +161,6 @@ class EncodedParts:
             encoded = orjson.dumps(table_wire(view, id=table_id, players=players))
             known = self._table = (view.table, players, table_id, b',"table":' + encoded)
         return known[3]
-
-    def own(self, seat: Seat, mine: Mine) -> bytes:
-        """`,` and the seat's own keys of the hand object (`mine_wire`), kept while
-        its own part of the view stays equal (`Mine` is frozen, all of it shown)."""
-        known = self._own.get(seat)
-        if known is None or known[0] != mine:
-            known = self._own[seat] = (mine, b"," + orjson.dumps(mine_wire(mine))[1:-1])
-        return known[1]
-
-    def legal(self, seat: Seat, view: View) -> bytes:
-        """The seat's `legal` encoded (`LegalBytes`), kept while it stays the same."""
-        known = self._legal.get(seat)
-        if known is None or known[0] != view.legal or known[1] != view.knock_deadwood:
-            encoded = self._legal_bytes.encode(view)
-            known = self._legal[seat] = (view.legal, view.knock_deadwood, encoded)
-        return known[2]
 
     def tail(self, view: View, extra: Mapping[str, object]) -> bytes:
         """The body from `,"sheet":` to its end (`tail_wire`, then `extra`: a turn
@@ -198,24 +194,21 @@ class EncodedParts:
         fragment of those same bytes): a move costs one small encoding, not the
         whole hand's list again. One copy of the bytes is kept, not the list's
         items apart as well (a table's longest kept part)."""
-        known = self._events
-        n = 0 if known is None else len(known[0])
-        if known is not None and 0 < n <= len(moves):
-            last = known[0]
-            if moves[n - 1] is last[n - 1] and moves[0] is last[0]:
-                if n == len(moves):
-                    return known[2]
-                if n + 1 == len(moves):
-                    new = orjson.dumps(moves[n])
-                else:
-                    new = b",".join([orjson.dumps(m) for m in moves[n:]])
-                encoded = b"".join((known[1][:-1], b",", new, b"]"))
-                fragment = orjson.Fragment(encoded)
-                self._events = (moves, encoded, fragment)
-                return fragment
-        encoded = b"[" + b",".join([orjson.dumps(m) for m in moves]) + b"]"
-        fragment = orjson.Fragment(encoded)
-        self._events = (moves, encoded, fragment)
+        last = self._events
+        n = len(last)
+        if 0 < n <= len(moves) and moves[n - 1] is last[n - 1] and moves[0] is last[0]:
+            if n == len(moves):
+                return self._events_fragment
+            if n + 1 == len(moves):
+                new = orjson.dumps(moves[n])
+            else:
+                new = b",".join([orjson.dumps(m) for m in moves[n:]])
+            encoded = b"".join((self._events_encoded[:-1], b",", new, b"]"))
+        else:
+            encoded = b"[" + b",".join([orjson.dumps(m) for m in moves]) + b"]"
+        fragment = self._events_fragment = orjson.Fragment(encoded)
+        self._events = moves
+        self._events_encoded = encoded
         return fragment
 
 
@@ -262,7 +255,7 @@ class StateFrames:
     state's wire table (`engine.views.STATE_KEYS`), so `View.wire` and the frames
     share one statement of the shape."""
 
-    __slots__ = ("_parts", "_players", "_shared", "_stamp", "_stamped", "_table")
+    __slots__ = ("_legal_bytes", "_parts", "_players", "_shared", "_stamp", "_stamped", "_table")
 
     def __init__(
         self,
@@ -275,6 +268,7 @@ class StateFrames:
         self._stamp = stamp
         self._players = players
         self._parts = parts
+        self._legal_bytes = parts.legal_bytes
         self._shared: _Shared | None = None
         # What a turn clock adds: keys at the hand's end and at the message's end.
         self._stamped: tuple[Mapping[str, object], Mapping[str, object]] | None = None
@@ -287,7 +281,8 @@ class StateFrames:
         mine = view.mine
         own = b""
         if mine is not None and view.hand is not None:
-            own = self._parts.own(seat, mine)
+            # `,` and the seat's own keys of the hand object
+            own = b"," + orjson.dumps(mine_wire(mine))[1:-1]
         you = _YOU.get(view.you)
         if you is None:
             you = orjson.dumps(view.you)
@@ -299,7 +294,7 @@ class StateFrames:
                 own,
                 shared.hand_back,
                 b',"legal":',
-                self._parts.legal(seat, view),
+                self._legal_bytes.encode(view),
                 shared.tail,
             )
         )
