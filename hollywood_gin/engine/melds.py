@@ -46,9 +46,13 @@ __all__ = [
     "discard_deadwoods",
     "discard_deadwoods_mask",
     "discard_least",
+    "drop_tables",
     "is_meld",
+    "lone_drops",
     "mask_checked",
+    "run_choices",
     "run_deadwoods",
+    "set_states",
     "shown",
 ]
 
@@ -115,7 +119,20 @@ def run_deadwoods() -> list[int]:
     return _RUN_DEADWOOD
 
 
+def run_choices() -> list[int]:
+    """The table of every 13-bit pattern's choice for its lowest card (read only): 0
+    deadwood, n a run of n from it (`arrange_mask`'s runs follow it)."""
+    return _RUN_CHOICE
+
+
 _DROP_LEAST, _DROP_WHICH = _build_drop_tables()
+
+
+def drop_tables() -> tuple[list[int], list[int]]:
+    """`_build_drop_tables`' two tables (read only): per 13-bit pattern, the least run
+    deadwood left after dropping one of its cards, and the cards whose drop leaves it."""
+    return _DROP_LEAST, _DROP_WHICH
+
 
 _BIT = tuple(1 << i for i in range(52))
 
@@ -200,6 +217,17 @@ def _least_with_sets(c: int, d: int, h: int, s: int, three: int) -> int:
 # lookup instead of `three & (three - 1)` and `~three`, two int operations.
 _LONE = [~p if p & (p - 1) == 0 else 0 for p in range(1 << 13)]
 _LONE[0] = 0
+
+
+def lone_drops() -> list[int]:
+    """The table `_LONE` (read only): by a 13-bit pattern of the ranks that may make a
+    set, `~pattern` when it is one rank, else 0."""
+    return _LONE
+
+
+# `_set_states` for other modules (its order, no sets first, is how `arrange_mask`
+# breaks ties); an alias, not a wrapper: a call less.
+set_states = _set_states
 
 
 def deadwood_mask(mask: int) -> int:

@@ -208,3 +208,75 @@ def test_a_seat_that_resigns_holding_eleven_is_shown_no_knock() -> None:
     assert [a.kind for a in after.legal] == ["new_match"]
     assert after.knock_deadwood == ()
     assert after.mine is not None and after.mine.cards == before.mine.cards  # type: ignore[union-attr]
+
+
+def test_every_suit_pattern_is_grouped_as_arrange_groups_it() -> None:
+    """All 8,192 patterns of each suit alone (the runs kept per pattern, built once):
+    the melds' text and the deadwood are `arrange`'s."""
+    for suit in range(4):
+        for pattern in range(1 << 13):
+            held = cards_of(pattern << 13 * suit)
+            melds, dead = arrange(held)
+            assert grouping_of(mask_of(held)) == (
+                tuple(tuple(c.text for c in m) for m in melds),
+                sum(c.value for c in dead),
+            )
+
+
+@given(
+    held=hands(11),
+    taken=st.integers(0, 10),
+    limit=st.sampled_from([0, 5, 10]),
+)
+@settings(max_examples=300, deadline=None)
+def test_the_card_taken_from_the_pile_is_never_the_best_discard(
+    held: list[Card], taken: int, limit: int
+) -> None:
+    """The banned card is often the one that would be best to discard (here any card
+    may be it): the grouping shown is then that of the ten kept after the best of
+    the others, as the straightforward computation finds it."""
+    own = own_cards(tuple(held), held[taken], limit)
+    melds, value, actions, knock_deadwood = straightforward(held, held[taken], limit)
+    assert own.ten & held[taken].bit
+    assert own.grouping == (tuple(tuple(m) for m in melds), value)
+    assert [*own.discards, *own.knocks] == actions
+    assert list(own.knock_deadwood) == knock_deadwood
+
+
+@given(
+    deck=st.permutations(list(CARDS)),
+    steps=st.lists(st.tuples(st.integers(0, 10), st.booleans(), st.booleans()), max_size=30),
+    limit=st.sampled_from([0, 10]),
+)
+@settings(max_examples=200, deadline=None)
+def test_an_own_made_from_the_last_one_is_the_one_made_afresh(
+    deck: list[Card], steps: list[tuple[int, bool, bool]], limit: int
+) -> None:
+    """`own_cards` reuses the last `Own`'s grouping of ten when the ten are the same:
+    through any sequence of draws (with or without a banned card), discards (the
+    best or any) and rearrangements, each `Own` made with the last one equals the
+    one made without it."""
+    held = tuple(deck[:10])
+    stock = list(deck[10:])
+    last = own_cards(held, None, limit)
+    for pick, banned, shuffle in steps:
+        if len(held) == 10:
+            held = (*held, stock.pop())
+            taken = held[-1] if banned else None
+        else:
+            # the best discard, or any
+            drop = next(c for c in held if not last.ten & c.bit) if banned else held[pick]
+            held = tuple(c for c in held if c is not drop)
+            taken = None
+        if shuffle:
+            held = tuple(random.Random(pick).sample(held, len(held)))
+        fresh = own_cards(held, taken, limit)
+        kept = own_cards(held, taken, limit, last)
+        assert (kept.texts, kept.grouping, kept.ten, kept.plays, kept.knock_deadwood) == (
+            fresh.texts,
+            fresh.grouping,
+            fresh.ten,
+            fresh.plays,
+            fresh.knock_deadwood,
+        )
+        last = kept
