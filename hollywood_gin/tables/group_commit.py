@@ -64,6 +64,9 @@ class Worker:
             | None
         ] = queue.SimpleQueue()
         self._thread: threading.Thread | None = None
+        # Calls done (read from any thread: whatever a call wrote is written before
+        # the count moves; the WAL's sync between checkpoints asks it).
+        self.calls = 0
 
     def run(self, fn: Callable[[], T]) -> asyncio.Future[T]:
         loop = asyncio.get_running_loop()
@@ -102,6 +105,7 @@ class Worker:
                 outcome = fn()
             except BaseException as exc:  # handed to the caller, as an executor does
                 failed, outcome = True, exc
+            self.calls += 1
             with contextlib.suppress(RuntimeError):  # the caller's loop is closed
                 if isinstance(target, asyncio.Future):
                     loop.call_soon_threadsafe(_fail if failed else _succeed, target, outcome)

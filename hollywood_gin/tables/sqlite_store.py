@@ -66,12 +66,19 @@ class SqliteStore(SingleOwner):
     next transaction (group commit): each caller still returns only after the
     transaction holding its write has committed.
 
-    WAL checkpoints, the only fsyncs under synchronous=NORMAL, run every
-    `checkpoint_seconds` on a second connection and thread (`self.wal`).
+    WAL checkpoints run every `checkpoint_seconds` on a second connection and thread
+    (`self.wal`); between them that thread syncs the WAL every `sync_seconds` (the
+    only fsyncs under synchronous=NORMAL: what a power cut keeps), as the checkpoints
+    did every second before.
     """
 
     def __init__(
-        self, path: Path, *, checkpoint_seconds: float = 1.0, gather_seconds: float = 0.0
+        self,
+        path: Path,
+        *,
+        checkpoint_seconds: float = 5.0,
+        sync_seconds: float = 1.0,
+        gather_seconds: float = 0.0,
     ) -> None:
         super().__init__()
         self.path = path
@@ -82,7 +89,9 @@ class SqliteStore(SingleOwner):
         # `gather_seconds`: the oldest write of a commit waits that long for others to
         # join it (`GroupCommit`; the setting `data_file_gather_seconds`).
         self._group: GroupCommit[Job] = GroupCommit(submit=self._submit, gather=gather_seconds)
-        self.wal = Checkpointer(path, checkpoint_seconds)
+        self.wal = Checkpointer(
+            path, checkpoint_seconds, sync_seconds, commits=lambda: self._worker.calls
+        )
 
     @property
     def commits(self) -> int:
