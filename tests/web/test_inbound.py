@@ -131,3 +131,64 @@ def test_the_frames_of_play_take_the_fast_path(frame: dict[str, Any]) -> None:
     assert inbound.fast(raw) is not None
     assert inbound.fast(raw.decode()) is not None
     check_same(raw)
+
+
+class _NoOrjson:
+    """`orjson` for `inbound`, refusing to read: a frame read by its text alone."""
+
+    JSONDecodeError = orjson.JSONDecodeError
+
+    @staticmethod
+    def loads(data: object) -> Any:
+        raise AssertionError(f"read with orjson: {data!r}")
+
+
+@pytest.mark.parametrize("version", [0, 7, 12, 123456789012345])
+def test_the_page_s_action_frames_are_read_by_their_text(
+    version: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every plain action as the page writes it (compact, its key order) is read
+    without orjson, to the same frame as orjson's reading and the models'."""
+    bodies = [{"kind": k} for k in KINDS] + [
+        {"kind": k, field: t} for k, field in (("discard", "card"), ("knock", "discard"))
+        for t in TEXTS
+    ]  # fmt: skip
+    by_orjson = {}
+    for body in bodies:
+        text = orjson.dumps({"type": "action", "version": version, "action": body}).decode()
+        check_same(text)  # type: ignore[arg-type]
+        by_orjson[text] = inbound.fast(text)
+    monkeypatch.setattr(inbound, "orjson", _NoOrjson)
+    read = 0
+    for text, expected in by_orjson.items():
+        if expected is None:  # not an action (`fold`): orjson's, and then the models'
+            with pytest.raises(AssertionError):
+                inbound.fast(text)
+            continue
+        got = inbound.fast(text)
+        assert type(got) is inbound.ActionFrame and got == expected, text
+        read += 1
+    assert read == len(KINDS) - 3 + 2 * len(TEXTS)  # not `fold`, nor a card's kind bare
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"type":"action","version":07,"action":{"kind":"pass"}}',
+        '{"type":"action","version":-1,"action":{"kind":"pass"}}',
+        '{"type":"action","version":1.0,"action":{"kind":"pass"}}',
+        '{"type":"action","version":\u0661,"action":{"kind":"pass"}}',
+        '{"type":"action","version":1 ,"action":{"kind":"pass"}}',
+        '{"type":"action","version":,"action":{"kind":"pass"}}',
+        '{"type":"action","version":1,"action":{"kind":"pass"}} ',
+        '{"type":"action","version":1,"action":{"kind":"pass"}}}',
+        '{"type":"action","version":1,"action":{"kind":"pass"},"x":1}',
+        '{"type":"action","version":1,"action":{"kind":"discard","card":"7h"}}',
+        '{"type":"action","version":1,"action":{"kind":"knock","card":"7H"}}',
+        '{"type":"action","version":1,"action":{"kind":"fold"}}',
+        '{"type":"action","version":1234567890123456,"action":{"kind":"pass"}}',
+        '{"type":"action","version":1,"version":2,"action":{"kind":"pass"}}',
+    ],
+)
+def test_near_misses_of_the_page_s_text_read_alike(text: str) -> None:
+    check_same(text)  # type: ignore[arg-type]
