@@ -4,7 +4,7 @@ Run: `python -m benchmarks.bench_tracked --tables 50 --rounds 40`
 
 At human pace a table's objects from one move live until its next move, seconds
 later, so each young collection walks every tracked object a move leaves behind
-(docs/performance.md "Fewer tracked objects per move"). T tables with both seats'
+(docs/research/performance-log.md "The seats' views for the collector"). T tables with both seats'
 connections play random legal moves (`benchmarks.compat.next_actions`) through the
 web layer's own `Session.handle` fed the client's frame, with a store that keeps
 nothing, as `bench_stages` does; the outboxes are emptied after each round (what

@@ -10,7 +10,7 @@ its pages into the file (which only bounds the WAL's size). The sync goes every
 `sync_seconds` as before; the copy less often, so that a page written by several
 commits meanwhile (a leaf of the events' key holds many tables) is copied once: at
 2,900 appends/s over 8,000 tables, 6 µs of CPU an append at every second, 3 at
-every five (docs/research/performance-log.md "The WAL's sync and its copy").
+every five (docs/research/performance-log.md "The store at human pace").
 """
 
 from __future__ import annotations

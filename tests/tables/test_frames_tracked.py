@@ -2,7 +2,7 @@
 
 At human pace a table's objects from one move live until its next move, seconds
 later, so every young collection walks each tracked object a move leaves behind
-(docs/performance.md "Fewer tracked objects per move"). The views and frames of
+(docs/research/performance-log.md "The seats' views for the collector"). The views and frames of
 one change may leave what every seat's view shares (the hand's public view, kept
 for the other views of that change, and what it holds), but nothing per seat: a
 seat's own keys and its `legal` are encoded for its frame and not kept, so no
