@@ -143,19 +143,22 @@ class _NoOrjson:
         raise AssertionError(f"read with orjson: {data!r}")
 
 
+@pytest.mark.parametrize("as_bytes", [False, True])
 @pytest.mark.parametrize("version", [0, 7, 12, 123456789012345])
 def test_the_page_s_action_frames_are_read_by_their_text(
-    version: int, monkeypatch: pytest.MonkeyPatch
+    version: int, as_bytes: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """Every plain action as the page writes it (compact, its key order) is read
-    without orjson, to the same frame as orjson's reading and the models'."""
+    without orjson, to the same frame as orjson's reading and the models' (a text
+    frame's `str`, a binary frame's `bytes`)."""
     bodies = [{"kind": k} for k in KINDS] + [
         {"kind": k, field: t} for k, field in (("discard", "card"), ("knock", "discard"))
         for t in TEXTS
     ]  # fmt: skip
-    by_orjson = {}
+    by_orjson: dict[str | bytes, Any] = {}
     for body in bodies:
-        text = orjson.dumps({"type": "action", "version": version, "action": body}).decode()
+        raw = orjson.dumps({"type": "action", "version": version, "action": body})
+        text: str | bytes = raw if as_bytes else raw.decode()
         check_same(text)  # type: ignore[arg-type]
         by_orjson[text] = inbound.fast(text)
     monkeypatch.setattr(inbound, "orjson", _NoOrjson)
@@ -192,3 +195,4 @@ def test_the_page_s_action_frames_are_read_by_their_text(
 )
 def test_near_misses_of_the_page_s_text_read_alike(text: str) -> None:
     check_same(text)  # type: ignore[arg-type]
+    check_same(text.encode())
